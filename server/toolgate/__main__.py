@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from toolgate.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolgate import __version__
+from toolgate.core.permission import PermissionMode
+
+
+class UsageError(Exception):
+    """Bad command-line usage: reported on stderr with exit status 2."""
+
+
+def _add_session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", type=Path, default=None, help="the first working directory (default: cwd)")
+    parser.add_argument(
+        "--permission-mode",
+        choices=[m.value for m in PermissionMode],
+        default=PermissionMode.DEFAULT.value,
+        help="how calls that no rule decides are treated (default: default)",
+    )
+    for flag, what in (("--allow", "allow"), ("--ask", "ask about"), ("--deny", "deny")):
+        parser.add_argument(flag, action="append", default=[], metavar="RULE", help=f"{what} calls matching RULE")
+    parser.add_argument("--add-dir", action="append", default=[], type=Path, metavar="DIR", help="another working dir")
+    parser.add_argument("--settings", action="append", default=[], type=Path, metavar="FILE", help="a settings file")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolgate", description="The tool layer of a coding agent.")
+    parser.add_argument("--version", action="version", version=f"toolgate {__version__}")
+    parser.add_argument("--log-level", default="WARNING", help="log level for stderr (default: WARNING)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run_tools = commands.add_parser(
+        "run-tools",
+        help="run tool calls read as JSON Lines from stdin; print one tool_result per call",
+        description="Headless session: each stdin line is a tool_use object or a JSON array of them (one turn).",
+    )
+    _add_session_options(run_tools)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level.upper(), format="toolgate %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        if args.command == "run-tools":
+            from toolgate.cli.run_tools import run_tools_command
+
+            return run_tools_command(args)
+    except UsageError as exc:
+        print(f"toolgate {args.command}: {exc}", file=sys.stderr)
+        return 2
+    parser.error(f"unknown command {args.command!r}")
+    return 2

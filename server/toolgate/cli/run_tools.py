@@ -1,0 +1,157 @@
+"""`toolgate run-tools`: a headless session over JSON Lines.
+
+stdin: each line is one tool_use object or a JSON array of them (one assistant turn, batched).
+stdout: one tool_result per tool_use, in order, flushed after each input line. A line that cannot be used
+yields a `{"type": "error", "message": ...}` line and the session goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+
+from toolgate.cli.main import UsageError
+from toolgate.core.context import ToolContext
+from toolgate.core.messages import ToolUse
+from toolgate.core.orchestrator import CancelToken
+from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, PermissionMode, ReviewAnswer, ReviewRequest
+from toolgate.runtime import Runtime, build_runtime
+
+
+class NonInteractiveApprover:
+    """Nobody can be asked in a headless run: every "ask" is answered "no", and the result says why."""
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        return ApprovalAnswer(decision="deny", reason="non_interactive")
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        return ReviewAnswer(decision="reject", reason="non_interactive")
+
+
+def _emit(write: Callable[[str], None], obj: dict[str, Any]) -> None:
+    write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def parse_line(line: str) -> tuple[list[ToolUse], list[str]]:
+    """The tool_uses on one input line, and a message for each part that is not one."""
+    try:
+        payload = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return [], [f"the line is not valid JSON ({exc.msg} at column {exc.colno}); send one JSON value per line"]
+    items = payload if isinstance(payload, list) else [payload]
+    uses: list[ToolUse] = []
+    problems: list[str] = []
+    for position, item in enumerate(items, start=1):
+        where = f"item {position} of the array" if isinstance(payload, list) else "the line"
+        if not isinstance(item, dict) or item.get("type", "tool_use") != "tool_use":
+            problems.append(
+                f'{where} is not a tool_use object ({{"type":"tool_use","id":..,"name":..,"input":{{..}}}})'
+            )
+            continue
+        try:
+            uses.append(ToolUse.model_validate(item))
+        except ValidationError as exc:
+            fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
+            problems.append(f"{where} is not a usable tool_use: missing or invalid {fields}")
+    return uses, problems
+
+
+class Interrupted(Exception):
+    """SIGINT/SIGTERM arrived: the running turn was answered (with cancellations), and the session ends."""
+
+
+async def serve_lines(runtime: Runtime, lines: AsyncIterator[str], write: Callable[[str], None]) -> None:
+    """Run each input line as one turn. A signal interrupts the running turn, prints its results, and ends."""
+    running: list[CancelToken] = []
+    interrupted = anyio.Event()
+
+    async def on_signals(scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                interrupted.set()
+                if running:
+                    running[-1].cancel()  # its results are still printed, then the loop stops
+                else:
+                    scope.cancel()
+
+    with anyio.CancelScope() as outer:
+        async with anyio.create_task_group() as group:
+            group.start_soon(on_signals, outer)
+            async for raw in lines:
+                line = raw.strip()
+                if not line:
+                    continue
+                uses, problems = parse_line(line)
+                for problem in problems:
+                    _emit(write, {"type": "error", "message": problem})
+                if uses:
+                    token = CancelToken()
+                    running.append(token)
+                    try:
+                        results = await runtime.run_turn(uses, token)
+                    finally:
+                        running.pop()
+                    for result in results:
+                        _emit(write, result.model_dump(mode="json"))
+                sys.stdout.flush()
+                if interrupted.is_set():
+                    break
+            group.cancel_scope.cancel()
+    if interrupted.is_set():
+        raise Interrupted
+
+
+def run_tools_command(args: argparse.Namespace) -> int:
+    rule_flags = [
+        f
+        for f, v in (
+            ("--allow", args.allow),
+            ("--ask", args.ask),
+            ("--deny", args.deny),
+            ("--settings", args.settings),
+        )
+        if v
+    ]
+    if rule_flags:
+        raise UsageError(
+            f"{', '.join(rule_flags)} cannot be used yet: this build has no rule engine, and a rule that is "
+            "silently ignored is worse than none. Use --permission-mode instead."
+        )
+    workspace = (args.workspace or Path.cwd()).expanduser()
+    if not workspace.is_dir():
+        raise UsageError(f"the workspace {workspace} is not a directory")
+    for directory in args.add_dir:
+        if not directory.expanduser().is_dir():
+            raise UsageError(f"--add-dir {directory} is not a directory")
+    runtime = build_runtime(
+        workspace.resolve(),
+        NonInteractiveApprover(),
+        mode=PermissionMode(args.permission_mode),
+        additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+    )
+
+    async def main() -> None:
+        stdin = anyio.wrap_file(sys.stdin)
+        try:
+            await serve_lines(runtime, aiter(stdin), _write_stdout)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await runtime.aclose()
+
+    try:
+        anyio.run(main)
+    except Interrupted:
+        return 130
+    return 0
+
+
+def _write_stdout(text: str) -> None:
+    sys.stdout.write(text)

@@ -1,0 +1,88 @@
+"""readFileState: what this session has read, so writes can demand a prior Read and detect staleness.
+
+Bounded by entry count and by total content size (least recently used first out), because a session that
+reads thousands of files must not grow without limit; an evicted file simply has to be Read again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MAX_ENTRIES = 100
+DEFAULT_MAX_BYTES = 25 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One observation of a file. `content` is decoded text (BOM removed, line endings normalised to \\n).
+
+    `full` is True when `content` is the whole file: only then can a changed timestamp be forgiven by
+    comparing content. `offset`/`limit` are the Read arguments (None for a record made by a write).
+    """
+
+    content: str
+    mtime_ns: int
+    offset: int | None
+    limit: int | None
+    full: bool
+    file_size: int | None = None  # bytes on disk when recorded; a cheap second witness beside the mtime
+    unchanged_notice_given: bool = False  # Read answered "unchanged" for this record once already
+
+    @property
+    def size(self) -> int:
+        return len(self.content.encode("utf-8", "surrogatepass"))
+
+
+def state_key(path: Path | str) -> str:
+    """Every spelling of a path (`..`, symlinks) maps to one key, so aliases share one record."""
+    return os.path.realpath(path)
+
+
+class ReadFileState:
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("readFileState bounds must be positive")
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, FileRecord] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str | Path) and state_key(path) in self._entries
+
+    @property
+    def total_bytes(self) -> int:
+        return self._bytes
+
+    def get(self, path: Path | str) -> FileRecord | None:
+        key = state_key(path)
+        record = self._entries.get(key)
+        if record is not None:
+            self._entries.move_to_end(key)
+        return record
+
+    def set(self, path: Path | str, record: FileRecord) -> None:
+        key = state_key(path)
+        self.forget(key)
+        if record.size > self.max_bytes:
+            # Too large to remember at all: the next write will ask for a fresh Read, which is safe.
+            return
+        self._entries[key] = record
+        self._bytes += record.size
+        while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
+            _, evicted = self._entries.popitem(last=False)
+            self._bytes -= evicted.size
+
+    def forget(self, path: Path | str) -> None:
+        old = self._entries.pop(state_key(path), None)
+        if old is not None:
+            self._bytes -= old.size
+
+    def paths(self) -> list[str]:
+        return list(self._entries)

@@ -1,0 +1,140 @@
+"""Run one assistant turn's tool calls: batching, the concurrency limit, ordering and cancellation.
+
+Walk the calls in order; consecutive concurrency-safe calls form one concurrent batch, every other call
+runs alone. A write is never reordered around (Read A → Edit A → Read A reads the edit). Results come
+back in tool_use order, and the session changes a batch asks for are applied in tool_use order after it.
+On cancellation every call without a result gets one, so the transcript never holds a dangling tool_use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import anyio
+
+from toolgate.core.context import ToolContext
+from toolgate.core.errors import ErrorKind
+from toolgate.core.messages import ToolResult, ToolUse
+from toolgate.core.runner import PreparedCall, ToolRunner, error_result
+
+DEFAULT_MAX_CONCURRENCY = 10
+CONCURRENCY_ENV = "TOOLGATE_MAX_TOOL_CONCURRENCY"
+
+
+def max_concurrency_from_env(environ: dict[str, str] | None = None) -> int:
+    raw = (environ if environ is not None else os.environ).get(CONCURRENCY_ENV, "")
+    try:
+        value = int(raw)
+    except ValueError:
+        return DEFAULT_MAX_CONCURRENCY
+    return value if value > 0 else DEFAULT_MAX_CONCURRENCY
+
+
+class CancelToken:
+    """Set once to interrupt a turn. Cheap to create; safe to set from any task."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+def partition(calls: Sequence[PreparedCall]) -> list[list[int]]:
+    """Indices grouped into batches: runs of concurrency-safe calls together, every other call alone."""
+    batches: list[list[int]] = []
+    for index, call in enumerate(calls):
+        if call.concurrency_safe and batches and calls[batches[-1][0]].concurrency_safe:
+            batches[-1].append(index)
+        else:
+            batches.append([index])
+    return batches
+
+
+class Orchestrator:
+    def __init__(self, runner: ToolRunner, max_concurrency: int | None = None) -> None:
+        self.runner = runner
+        self.max_concurrency = max_concurrency or max_concurrency_from_env()
+
+    async def run_turn(self, uses: Sequence[ToolUse], cancel: CancelToken | None = None) -> list[ToolResult]:
+        prepared = [self.runner.prepare(use) for use in uses]
+        results: list[ToolResult | None] = [None] * len(prepared)
+        contexts: list[ToolContext | None] = [None] * len(prepared)
+
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as watcher:
+                if cancel is not None:
+                    watcher.start_soon(_cancel_when, cancel, scope)
+                for batch in partition(prepared):
+                    if cancel is not None and cancel.cancelled:
+                        break
+                    await self._run_batch(batch, prepared, results, contexts)
+                watcher.cancel_scope.cancel()
+
+        for index, result in enumerate(results):
+            if result is None:
+                results[index] = self._interrupted(prepared[index], contexts[index])
+        return [r for r in results if r is not None]
+
+    async def _run_batch(
+        self,
+        batch: list[int],
+        prepared: list[PreparedCall],
+        results: list[ToolResult | None],
+        contexts: list[ToolContext | None],
+    ) -> None:
+        async def run_one(index: int) -> None:
+            ctx = self.runner.new_context(prepared[index].use.id)
+            contexts[index] = ctx
+            try:
+                results[index] = await self.runner.execute(prepared[index], ctx)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await ctx.deps.aclose()
+
+        try:
+            if len(batch) == 1:
+                await run_one(batch[0])
+            else:
+                limiter = anyio.CapacityLimiter(self.max_concurrency)
+
+                async def limited(index: int) -> None:
+                    async with limiter:
+                        await run_one(index)
+
+                async with anyio.create_task_group() as group:
+                    for index in batch:
+                        group.start_soon(limited, index)
+        finally:
+            # Changes are applied in tool_use order, and only for calls that finished; this also runs when
+            # the batch is interrupted, so completed Reads are still recorded.
+            for index in batch:
+                ctx = contexts[index]
+                if ctx is not None and results[index] is not None:
+                    for change in ctx.changes:
+                        change(self.runner.session)
+
+    def _interrupted(self, call: PreparedCall, ctx: ToolContext | None) -> ToolResult:
+        if ctx is not None and ctx.partial_result is not None:
+            return ToolResult(tool_use_id=call.use.id, content=ctx.partial_result, is_error=True)
+        if ctx is None:
+            message = "Not run: the turn was interrupted before this call started."
+        else:
+            message = (
+                "Interrupted while running: the turn was cancelled before this call finished. "
+                "It may have partly taken effect; check before repeating it."
+            )
+        return error_result(call.use.id, ErrorKind.CANCELLED, message)
+
+
+async def _cancel_when(token: CancelToken, scope: anyio.CancelScope) -> None:
+    await token.wait()
+    scope.cancel()

@@ -1,0 +1,137 @@
+"""The permission vocabulary the runner speaks. The engine that decides lives in `toolgate.permissions`.
+
+A tool's own `check_permissions` returns a `PermissionCheck`; the session's `PermissionPolicy` turns it
+(plus rules, modes and safety checks) into a `Decision`; an "ask" decision goes to the session's
+`Approver` (a human in the editor, or a fixed answer in a headless run).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from toolgate.core.context import ToolContext
+    from toolgate.core.tool import AnyTool
+
+
+class PermissionMode(StrEnum):
+    DEFAULT = "default"
+    ACCEPT_EDITS = "acceptEdits"
+    PLAN = "plan"
+    BYPASS = "bypassPermissions"
+
+
+RuleScope = Literal["session", "local", "project", "user"]
+
+
+class RuleSuggestion(BaseModel):
+    """A rule the UI can offer as "always allow", and the scope it would be saved in."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    scope: RuleScope = "local"
+
+
+class PermissionCheck(BaseModel):
+    """A tool's own opinion about one call. `passthrough` means "no opinion: let the policy decide"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    behavior: Literal["allow", "deny", "ask", "passthrough"]
+    reason: str = ""
+    suggestions: list[RuleSuggestion] = Field(default_factory=list)
+
+    @classmethod
+    def passthrough(cls) -> PermissionCheck:
+        return cls(behavior="passthrough")
+
+
+class Decision(BaseModel):
+    """The policy's verdict. Every decision carries a reason a person (and a model) can read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    behavior: Literal["allow", "deny", "ask"]
+    reason: str
+    rule: str | None = None  # the rule that decided, if one did
+    suggestions: list[RuleSuggestion] = Field(default_factory=list)
+    updated_input: dict[str, Any] | None = None  # e.g. a hook rewrote the input
+
+
+class ApprovalRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    tool_use_id: str
+    tool_name: str
+    input: dict[str, Any]
+    summary: str
+    reason: str
+    suggestions: list[RuleSuggestion] = Field(default_factory=list)
+
+
+class ApprovalAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["allow", "deny"]
+    remember: RuleSuggestion | None = None
+    feedback: str | None = None
+    # Why a denial happened when no human decided: nobody can be asked (headless), or the asking failed.
+    reason: Literal["user", "non_interactive", "unavailable"] = "user"
+
+
+class FileProposal(BaseModel):
+    """One file a call proposes to change: `original` None = a new file; `proposed` None = a deletion."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    original: str | None
+    proposed: str | None
+
+
+class ReviewRequest(BaseModel):
+    """A diff review: the human sees original vs proposed for every file and may edit the proposals."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    tool_use_id: str
+    tool_name: str
+    title: str
+    reason: str  # why it is being reviewed (the approval reason, or "edits are always reviewed")
+    files: list[FileProposal]
+    suggestions: list[RuleSuggestion] = Field(default_factory=list)
+
+
+class ReviewedFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    content: str | None  # the final text the human accepted (None: the deletion stands)
+
+
+class ReviewAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["accept", "reject"]
+    files: list[ReviewedFile] | None = None  # final contents; absent = accepted as proposed
+    remember: RuleSuggestion | None = None
+    feedback: str | None = None
+    reason: Literal["user", "non_interactive", "unavailable"] = "user"
+
+
+class PermissionPolicy(Protocol):
+    async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision: ...
+
+
+class Approver(Protocol):
+    """Who answers "ask": a human in the editor, or a fixed answer in a headless run."""
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer: ...
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer: ...

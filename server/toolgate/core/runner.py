@@ -1,0 +1,255 @@
+"""Run one tool call through the six steps, and make sure every exit yields exactly one tool_result.
+
+    lookup by name/alias → schema check → state check (validate) → permission → call → result mapping
+
+Each failure names its kind (see `core.errors`). Unexpected exceptions give the model their message only;
+the traceback goes to the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from toolgate.core.context import ReviewedContent, ToolContext
+from toolgate.core.errors import ErrorKind, ToolError, format_error
+from toolgate.core.input_errors import describe_validation_error
+from toolgate.core.messages import TextBlock, ToolResult, ToolResultContent, ToolUse
+from toolgate.core.permission import ApprovalRequest, Decision, FileProposal, ReviewRequest
+from toolgate.core.registry import ToolRegistry
+from toolgate.core.session import Session
+from toolgate.core.tool import AnyTool, DescribeContext, Rendered, ToolInput
+
+
+@dataclass(slots=True)
+class PreparedCall:
+    """A tool_use after lookup and schema check: either ready to run, or already answered with an error."""
+
+    use: ToolUse
+    tool: AnyTool | None = None
+    tool_input: ToolInput | None = None
+    error: ToolResult | None = None
+
+    @property
+    def concurrency_safe(self) -> bool:
+        """Unknown tools, bad input and classifiers that throw all count as unsafe (they run alone)."""
+        if self.tool is None or self.tool_input is None:
+            return False
+        try:
+            return bool(self.tool.is_concurrency_safe(self.tool_input))
+        except Exception:
+            return False
+
+
+def error_result(use_id: str, kind: ErrorKind, message: str) -> ToolResult:
+    return ToolResult(tool_use_id=use_id, content=format_error(kind, message), is_error=True)
+
+
+def _is_empty(content: ToolResultContent) -> bool:
+    if isinstance(content, str):
+        return not content.strip()
+    return all(isinstance(b, TextBlock) and not b.text.strip() for b in content)
+
+
+class ToolRunner:
+    def __init__(self, registry: ToolRegistry, session: Session) -> None:
+        self.registry = registry
+        self.session = session
+
+    def describe_context(self) -> DescribeContext:
+        return DescribeContext(
+            tool_names=frozenset(self.registry.names),
+            mode=self.session.mode,
+            workspace=self.session.workspace,
+        )
+
+    def new_context(self, tool_use_id: str) -> ToolContext:
+        return ToolContext(
+            session=self.session,
+            tool_use_id=tool_use_id,
+            deps=self.session.deps.for_call(),
+            logger=self.session.logger,
+        )
+
+    # --- steps 1-2: lookup and schema --------------------------------------------------------------------
+    def prepare(self, use: ToolUse) -> PreparedCall:
+        tool = self.registry.get(use.name)
+        if tool is None:
+            available = ", ".join(self.registry.names) or "(none)"
+            return PreparedCall(
+                use,
+                error=error_result(
+                    use.id,
+                    ErrorKind.UNKNOWN_TOOL,
+                    f"There is no tool named {use.name!r}. The tools available are: {available}. "
+                    "Call one of these by its exact name.",
+                ),
+            )
+        parsed = self._parse(tool, use.id, use.input)
+        if isinstance(parsed, ToolResult):
+            return PreparedCall(use, tool=tool, error=parsed)
+        return PreparedCall(use, tool=tool, tool_input=parsed)
+
+    def _parse(self, tool: AnyTool, use_id: str, raw: Any) -> ToolInput | ToolResult:
+        if not isinstance(raw, dict):
+            return error_result(
+                use_id,
+                ErrorKind.INVALID_INPUT,
+                f"The input for {tool.name} must be a JSON object of named parameters, "
+                f'but it was {type(raw).__name__}. Send an object such as {{"param": value}}.',
+            )
+        try:
+            return tool.input_model.model_validate(raw)
+        except ValidationError as exc:
+            accepted = sorted((field.alias or name) for name, field in tool.input_model.model_fields.items())
+            return error_result(use_id, ErrorKind.INVALID_INPUT, describe_validation_error(tool.name, exc, accepted))
+
+    # --- steps 3-6 ----------------------------------------------------------------------------------------
+    async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult:
+        if prepared.error is not None:
+            return prepared.error
+        assert prepared.tool is not None and prepared.tool_input is not None
+        tool, tool_input, use_id = prepared.tool, prepared.tool_input, prepared.use.id
+
+        try:
+            await tool.validate(tool_input, ctx)
+        except ToolError as exc:
+            return error_result(use_id, exc.kind, exc.message)
+        except Exception as exc:
+            ctx.logger.exception("%s: validate raised", tool.name)
+            return error_result(use_id, ErrorKind.FAILED, f"{tool.name} failed while checking its input: {exc}")
+
+        gate = await self._permission(tool, tool_input, ctx)
+        if isinstance(gate, ToolResult):
+            return gate
+        tool_input = gate
+
+        try:
+            data = await tool.call(tool_input, ctx)
+            mapped = tool.to_result(data, ctx)
+        except ToolError as exc:
+            return error_result(use_id, exc.kind, exc.message)
+        except Exception as exc:
+            ctx.logger.exception("%s: call raised", tool.name)
+            return error_result(use_id, ErrorKind.FAILED, f"{tool.name} failed: {exc or type(exc).__name__}")
+
+        rendered = mapped if isinstance(mapped, Rendered) else Rendered(mapped)
+        content = rendered.content
+        if _is_empty(content):
+            content = f"({tool.name} finished with no output.)"
+        return ToolResult(tool_use_id=use_id, content=content, is_error=rendered.is_error)
+
+    async def _permission(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolInput | ToolResult:
+        use_id = ctx.tool_use_id
+        try:
+            decision = await self.session.policy.decide(tool, tool_input, ctx)
+        except Exception as exc:  # a broken check must never mean "allowed"
+            ctx.logger.exception("%s: permission check raised", tool.name)
+            decision = Decision(behavior="ask", reason=f"the permission check could not decide ({exc})")
+
+        if decision.behavior == "deny":
+            return error_result(
+                use_id,
+                ErrorKind.PERMISSION,
+                f"Permission denied: {decision.reason}"
+                + (f" (rule `{decision.rule}`)" if decision.rule else "")
+                + ". Do not retry this call as it is; choose another way or ask the user to change the rules.",
+            )
+        if decision.updated_input is not None:
+            reparsed = self._parse(tool, use_id, decision.updated_input)
+            if isinstance(reparsed, ToolResult):
+                return reparsed
+            tool_input = reparsed
+
+        wants_review = decision.behavior == "ask" or self.session.review_edits == "always"
+        proposals = await tool.propose(tool_input, ctx) if wants_review else None
+        if proposals:
+            refusal = await self._review(tool, tool_input, decision, proposals, ctx)
+            if refusal is not None:
+                return refusal
+        elif decision.behavior == "ask":
+            request = ApprovalRequest(
+                session_id=self.session.id,
+                tool_use_id=use_id,
+                tool_name=tool.name,
+                input=tool_input.model_dump(by_alias=True, exclude_none=True),
+                summary=tool.summary(tool_input),
+                reason=decision.reason,
+                suggestions=decision.suggestions,
+            )
+            answer = await self.session.approver.request(request, ctx)
+            if answer.decision != "allow":
+                return error_result(
+                    use_id, ErrorKind.PERMISSION, _refusal_text(decision, answer.reason, answer.feedback)
+                )
+        return tool_input
+
+    async def _review(
+        self,
+        tool: AnyTool,
+        tool_input: ToolInput,
+        decision: Decision,
+        proposals: list[FileProposal],
+        ctx: ToolContext,
+    ) -> ToolResult | None:
+        """The diff review is the approval: one prompt, not two. Returns a refusal, or None to go ahead."""
+        request = ReviewRequest(
+            session_id=self.session.id,
+            tool_use_id=ctx.tool_use_id,
+            tool_name=tool.name,
+            title=tool.summary(tool_input),
+            reason=decision.reason if decision.behavior == "ask" else "file changes are reviewed before they apply",
+            files=proposals,
+            suggestions=decision.suggestions if decision.behavior == "ask" else [],
+        )
+        answer = await self.session.approver.review(request, ctx)
+        if answer.decision != "accept":
+            if decision.behavior == "allow" and answer.reason != "user":
+                return None  # nobody could review an already-allowed edit: it stands as allowed
+            return error_result(
+                ctx.tool_use_id,
+                ErrorKind.PERMISSION,
+                _refusal_text(decision, answer.reason, answer.feedback, review=True),
+            )
+        final = {f.path: f.content for f in answer.files or []}
+        ctx.reviewed = [
+            ReviewedContent(
+                path=Path(p.path),
+                content=final.get(p.path, p.proposed),
+                proposed=p.proposed,
+                user_modified=p.path in final and final[p.path] != p.proposed,
+            )
+            for p in proposals
+        ]
+        return None
+
+
+def _refusal_text(
+    decision: Decision,
+    reason: Literal["user", "non_interactive", "unavailable"],
+    feedback: str | None,
+    review: bool = False,
+) -> str:
+    declined = (
+        "The user rejected the proposed change, so nothing was written."
+        if review
+        else "The user declined this call, so it did not run."
+    )
+    if feedback:
+        return f"{declined} The user said: {feedback.strip()}\nTake that into account before doing anything else."
+    if reason == "non_interactive":
+        rules = ", ".join(f"--allow '{s.rule}'" for s in decision.suggestions[:3])
+        how = f" To let it run, start the session with a rule that grants it ({rules})." if rules else ""
+        return (
+            f"This call needs approval ({decision.reason}), and this session is non-interactive, "
+            f"so nobody could approve it and it did not run.{how} Otherwise, find a way that needs no approval."
+        )
+    if reason == "unavailable":
+        return (
+            f"This call needs approval ({decision.reason}), but the editor could not be asked "
+            "(it disconnected or the request was cancelled), so it did not run."
+        )
+    return f"{declined} Do not retry it unchanged: stop and ask the user how they want to proceed."

@@ -1,0 +1,74 @@
+"""A session: one conversation's worth of tool state.
+
+Everything that must persist between tool calls lives here: the working directories, readFileState, the
+permission policy and approver, the shell's working directory, and (through dependencies) the output
+store and background tasks. One headless `run-tools` process is one session; the sidecar holds many.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from toolgate.core.deps import Dependencies
+from toolgate.core.file_state import ReadFileState
+from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressEvent:
+    """Live output from a running call (for example a Bash command's output as it is produced)."""
+
+    session_id: str
+    tool_use_id: str
+    kind: str
+    text: str
+
+
+ProgressSink = Callable[[ProgressEvent], None]
+
+
+def _discard(_event: ProgressEvent) -> None:
+    return None
+
+
+@dataclass(eq=False)
+class Session:
+    workspace: Path
+    policy: PermissionPolicy
+    approver: Approver
+    mode: PermissionMode = PermissionMode.DEFAULT
+    additional_dirs: list[Path] = field(default_factory=list)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    data_dir: Path | None = None  # where session files live (output store, transcripts); None = temporary
+    file_state: ReadFileState = field(default_factory=ReadFileState)
+    deps: Dependencies = field(default_factory=Dependencies)
+    logger: logging.Logger = field(default_factory=lambda: logging.getLogger("toolgate"))
+    on_progress: ProgressSink = _discard
+    # Diff review for calls that propose file changes: only when approval is needed, or always.
+    review_edits: Literal["when_asking", "always"] = "when_asking"
+    cwd: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.workspace = Path(os.path.abspath(self.workspace))
+        self.additional_dirs = [Path(os.path.abspath(d)) for d in self.additional_dirs]
+        self.cwd = self.workspace
+
+    @property
+    def working_dirs(self) -> Sequence[Path]:
+        """The workspace first, then directories added explicitly (`--add-dir`, settings, approvals)."""
+        return [self.workspace, *self.additional_dirs]
+
+    def add_working_dir(self, directory: Path) -> None:
+        directory = Path(os.path.abspath(directory))
+        if directory not in self.working_dirs:
+            self.additional_dirs.append(directory)
+
+    async def aclose(self) -> None:
+        """End the session: close what its dependencies hold (background tasks, stores)."""
+        await self.deps.aclose()

@@ -1,0 +1,135 @@
+"""The tool contract. One base class holds every fail-closed default in one place.
+
+A tool that forgets to answer a question is treated as the most dangerous kind of tool: it writes, it
+must run alone, and its permission is decided by the policy (which asks when nothing allows it).
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from toolgate.core.context import ToolContext
+from toolgate.core.messages import ToolResultContent
+from toolgate.core.permission import FileProposal, PermissionCheck, PermissionMode
+
+
+class ToolInput(BaseModel):
+    """Base for every tool's input: unknown keys are an error (the schema says additionalProperties: false)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+InputT = TypeVar("InputT", bound=ToolInput)
+DataT = TypeVar("DataT")
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeContext:
+    """What a description may depend on: which tools exist and which mode is active."""
+
+    tool_names: frozenset[str]
+    mode: PermissionMode
+    workspace: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A tool_result body with an explicit error flag, for tools whose failures still carry output."""
+
+    content: ToolResultContent
+    is_error: bool = False
+
+
+class ToolDefinition(BaseModel):
+    """What a model is told about a tool (Anthropic's tool shape; other providers convert from it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+def _clean_schema(node: Any) -> Any:
+    """Drop pydantic's `title` noise; keep everything a model needs (types, descriptions, enums, bounds)."""
+    if isinstance(node, dict):
+        return {k: _clean_schema(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_clean_schema(v) for v in node]
+    return node
+
+
+class Tool(ABC, Generic[InputT, DataT]):
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    input_model: ClassVar[type[ToolInput]]
+    # External (MCP) tools are listed after every built-in one, so the built-in block is a stable prefix.
+    external: ClassVar[bool] = False
+    # A result longer than this many characters is moved to the session's output store (None: never).
+    max_result_chars: ClassVar[int | None] = 50_000
+
+    # --- what the model is told ----------------------------------------------------------------------
+    @abstractmethod
+    def description(self, ctx: DescribeContext) -> str:
+        """Computed per call from the context, not a constant."""
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = _clean_schema(self.input_model.model_json_schema(by_alias=True))
+        schema.setdefault("additionalProperties", False)
+        return dict(copy.deepcopy(schema))
+
+    def definition(self, ctx: DescribeContext) -> ToolDefinition:
+        return ToolDefinition(name=self.name, description=self.description(ctx), input_schema=self.input_schema())
+
+    # --- properties of the arguments (fail-closed defaults) ------------------------------------------------
+    def is_read_only(self, tool_input: InputT) -> bool:
+        return False
+
+    def is_concurrency_safe(self, tool_input: InputT) -> bool:
+        return False
+
+    def is_destructive(self, tool_input: InputT) -> bool:
+        return False
+
+    def paths(self, tool_input: InputT, ctx: ToolContext) -> Sequence[Path]:
+        """The absolute paths this call reads or writes, for permission checks. Tools with paths must say."""
+        return ()
+
+    def summary(self, tool_input: InputT) -> str:
+        """One line a person can read in an approval prompt."""
+        return f"{self.name}({tool_input.model_dump_json(by_alias=True, exclude_defaults=True)})"
+
+    async def propose(self, tool_input: InputT, ctx: ToolContext) -> list[FileProposal] | None:
+        """For tools that write files: the full original and proposed text of each file, for a diff review.
+
+        Called after `validate`, before permission is asked. A reviewed (maybe edited) result reaches
+        `call` as `ctx.reviewed`, which the tool must then write instead of its own proposal.
+        """
+        return None
+
+    # --- the pipeline ----------------------------------------------------------------------------------
+    async def validate(self, tool_input: InputT, ctx: ToolContext) -> None:
+        """Is this call coherent with the current state? Raise StateError to explain why not to the model."""
+        return None
+
+    async def check_permissions(self, tool_input: InputT, ctx: ToolContext) -> PermissionCheck:
+        """The tool's own permission opinion; shown to the human. Default: no opinion."""
+        return PermissionCheck.passthrough()
+
+    @abstractmethod
+    async def call(self, tool_input: InputT, ctx: ToolContext) -> DataT:
+        """Do the work; return internal data (the model sees `to_result(data)`)."""
+
+    @abstractmethod
+    def to_result(self, data: DataT, ctx: ToolContext) -> ToolResultContent | Rendered:
+        """Map internal data to the tool_result content the model reads."""
+
+
+AnyTool = Tool[Any, Any]

@@ -1,0 +1,228 @@
+"""Read: a text file with `N<TAB>line` numbering, within a byte cap and a token cap, recorded in readFileState."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from pydantic import Field
+
+from toolgate.core.context import ToolContext
+from toolgate.core.errors import StateError
+from toolgate.core.file_state import FileRecord
+from toolgate.core.paths import display_path
+from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.text.encoding import UndecodableError, decode
+from toolgate.text.lines import number_lines, split_lines
+from toolgate.text.tokens import estimate_tokens
+from toolgate.tools._files import stat_regular_file
+
+MAX_WHOLE_FILE_BYTES = 256 * 1024
+MAX_TOKENS = 25_000
+BINARY_SNIFF_BYTES = 8192
+STREAM_THRESHOLD_BYTES = 32 * 1024 * 1024
+
+
+class ReadInput(ToolInput):
+    file_path: str = Field(description="Path of the file to read: absolute, or relative to the workspace.")
+    offset: int | None = Field(
+        default=None,
+        ge=0,
+        description="1-based line number to start at (0 counts as 1). Omit to start at line 1.",
+    )
+    limit: int | None = Field(default=None, ge=1, description="How many lines to read. Omit to read to the end.")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadText:
+    shown: str  # the path as the model should see it
+    kind: Literal["text", "empty", "past_end", "unchanged"]
+    first_line: int
+    lines: Sequence[str]
+    total_lines: int
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / 1024 / 1024:.1f} MiB"
+
+
+class ReadTool(Tool[ReadInput, ReadText]):
+    name = "Read"
+    input_model = ReadInput
+    max_result_chars = None  # Read enforces its own caps and refuses instead of truncating
+
+    def description(self, ctx: DescribeContext) -> str:
+        search = " Use Grep to find where something is before reading around it." if "Grep" in ctx.tool_names else ""
+        return (
+            "Read a text file. Lines come back numbered as `N<TAB>text`, starting at 1; the number and tab are "
+            "not part of the file (leave them out of any Edit).\n"
+            f"- Whole-file reads are limited to {MAX_WHOLE_FILE_BYTES // 1024} KiB and every read to about "
+            f"{MAX_TOKENS:,} tokens; over a limit, the call fails and says so: read a range with offset and limit."
+            f"{search}\n"
+            "- Relative paths resolve against the workspace; `~` is your home directory.\n"
+            "- Read a file before you edit or overwrite it; the edit tools refuse files you have not read.\n"
+            "- Several independent reads in one turn run in parallel."
+        )
+
+    def is_read_only(self, tool_input: ReadInput) -> bool:
+        return True
+
+    def is_concurrency_safe(self, tool_input: ReadInput) -> bool:
+        return True
+
+    def paths(self, tool_input: ReadInput, ctx: ToolContext) -> Sequence[Path]:
+        return [ctx.resolve_path(tool_input.file_path)]
+
+    def summary(self, tool_input: ReadInput) -> str:
+        rng = ""
+        if tool_input.offset or tool_input.limit:
+            start = max(tool_input.offset or 1, 1)
+            rng = f" (lines {start}–{start + tool_input.limit - 1})" if tool_input.limit else f" (from line {start})"
+        return f"Read {tool_input.file_path}{rng}"
+
+    async def validate(self, tool_input: ReadInput, ctx: ToolContext) -> None:
+        path = ctx.resolve_path(tool_input.file_path)
+        st = stat_regular_file(path, ctx)
+        whole = tool_input.offset is None and tool_input.limit is None
+        if whole and st.st_size > MAX_WHOLE_FILE_BYTES:
+            raise StateError(
+                f"{display_path(path, ctx.workspace)} is {_size(st.st_size)}, over the "
+                f"{MAX_WHOLE_FILE_BYTES // 1024} KiB limit for reading a whole file. Read part of it with "
+                "offset and limit (for example offset=1, limit=500), or use Grep to find the lines you need."
+            )
+
+    async def call(self, tool_input: ReadInput, ctx: ToolContext) -> ReadText:
+        path = ctx.resolve_path(tool_input.file_path)
+        shown = display_path(path, ctx.workspace)
+        first = max(tool_input.offset or 1, 1)
+        limit = tool_input.limit
+
+        previous = ctx.file_state.get(path)
+        current = os.stat(path)
+        if (
+            previous is not None
+            and previous.offset == first
+            and previous.limit == limit
+            and previous.mtime_ns == current.st_mtime_ns
+            and previous.file_size == current.st_size
+            and not previous.unchanged_notice_given
+        ):
+            # Same range, same file: say so instead of sending it again. Only once in a row, though: a model
+            # that reads it yet again evidently no longer has it, and gets the text.
+            ctx.commit(lambda s: s.file_state.set(path, replace(previous, unchanged_notice_given=True)))
+            return ReadText(shown, "unchanged", first, (), 0)
+
+        if current.st_size > STREAM_THRESHOLD_BYTES:
+            # A ranged read of a huge file (a log, a dump): never hold the whole file in memory.
+            selected, total, st = await anyio.to_thread.run_sync(_read_range_streaming, path, first, limit)
+            text = "\n".join(selected)
+        else:
+            data, st = await anyio.to_thread.run_sync(_read_bytes, path)
+            if _looks_binary(data):
+                raise StateError(
+                    f"{shown} looks like a binary file (it contains NUL bytes), so it is not shown as text."
+                )
+            try:
+                text = decode(data).text
+            except UndecodableError as exc:
+                raise StateError(f"{shown} cannot be decoded as text: {exc}.") from None
+            all_lines = split_lines(text)
+            total = len(all_lines)
+            selected = all_lines[first - 1 : first - 1 + limit if limit else None]
+        full = first == 1 and (limit is None or limit >= total)
+        record = FileRecord(
+            content=text if full else "\n".join(selected),
+            mtime_ns=st.st_mtime_ns,
+            offset=first,
+            limit=limit,
+            full=full,
+            file_size=st.st_size,
+        )
+        ctx.commit(lambda s: s.file_state.set(path, record))
+
+        if total == 0:
+            return ReadText(shown, "empty", first, (), 0)
+        if first > total:
+            return ReadText(shown, "past_end", first, (), total)
+
+        rendered = number_lines(selected, first)
+        tokens = estimate_tokens(rendered, path.name)
+        if tokens > MAX_TOKENS:
+            fit = max(1, int(len(selected) * MAX_TOKENS / tokens * 0.9))
+            raise StateError(
+                f"Lines {first}–{first + len(selected) - 1} of {shown} come to about {tokens:,} tokens, over the "
+                f"{MAX_TOKENS:,}-token limit for one read. Read fewer lines (about limit={fit} fits), "
+                "or use Grep to find the part you need."
+            )
+        return ReadText(shown, "text", first, selected, total)
+
+    def to_result(self, data: ReadText, ctx: ToolContext) -> str:
+        if data.kind == "empty":
+            return f"(The file {data.shown} exists but is empty.)"
+        if data.kind == "past_end":
+            return (
+                f"(The file {data.shown} has {data.total_lines} lines, so there is nothing at line "
+                f"{data.first_line}. Use an offset between 1 and {data.total_lines}.)"
+            )
+        if data.kind == "unchanged":
+            return (
+                f"(The file {data.shown} has not changed since you last read this same range; that earlier "
+                "result is still current. Reading the same range once more returns the full text.)"
+            )
+        return number_lines(data.lines, data.first_line)
+
+
+def _looks_binary(head: bytes) -> bool:
+    return b"\x00" in head[:BINARY_SNIFF_BYTES] and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def _read_range_streaming(path: Path, first: int, limit: int | None) -> tuple[list[str], int, os.stat_result]:
+    with open(path, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        head = handle.read(BINARY_SNIFF_BYTES)
+        if _looks_binary(head):
+            raise StateError(f"{path} looks like a binary file (it contains NUL bytes), so it is not shown as text.")
+        handle.seek(0)
+        if head.startswith(codecs.BOM_UTF8):
+            encoding = "utf-8-sig"
+        elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            encoding = "utf-16"  # the codec reads the BOM and drops it
+        else:
+            encoding = "utf-8"  # invalid bytes are shown as U+FFFD; a ranged view, never written back
+        selected: list[str] = []
+        total = 0
+        stream = io.TextIOWrapper(handle, encoding=encoding, errors="replace", newline="")
+        for total, line in enumerate(_iter_lf_lines(stream), start=1):
+            if total >= first and (limit is None or len(selected) < limit):
+                selected.append(line)
+        return selected, total, st
+
+
+def _iter_lf_lines(stream: io.TextIOWrapper) -> Iterator[str]:
+    """Lines split on LF only (the same rule as `split_lines`), streamed."""
+    pending = ""
+    for chunk in iter(lambda: stream.read(1 << 20), ""):
+        pending += chunk
+        *complete, pending = pending.split("\n")
+        for line in complete:
+            yield line[:-1] if line.endswith("\r") else line
+    if pending:
+        yield pending[:-1] if pending.endswith("\r") else pending
+
+
+def _read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
+    # fstat before reading: if the file changes while we read, its mtime will be newer than the one we
+    # record, so a later write notices and compares content.
+    with open(path, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        return handle.read(), st
