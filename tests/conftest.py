@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from toolgate.cli.run_tools import NonInteractiveApprover
-from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 
@@ -25,15 +24,3 @@ async def runtime(workspace: Path) -> AsyncIterator[Runtime]:
     rt = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.DEFAULT)
     yield rt
     await rt.aclose()
-
-
-_ids = iter(range(10**9))
-
-
-def use(name: str, **tool_input: object) -> ToolUse:
-    return ToolUse(id=f"toolu_{next(_ids)}", name=name, input=dict(tool_input))
-
-
-async def run1(rt: Runtime, name: str, **tool_input: object) -> ToolResult:
-    [result] = await rt.run_turn([use(name, **tool_input)])
-    return result
