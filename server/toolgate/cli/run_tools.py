@@ -8,9 +8,11 @@ yields a `{"type": "error", "message": ...}` line and the session goes on.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -139,9 +141,8 @@ def run_tools_command(args: argparse.Namespace) -> int:
     )
 
     async def main() -> None:
-        stdin = anyio.wrap_file(sys.stdin)
         try:
-            await serve_lines(runtime, aiter(stdin), _write_stdout)
+            await serve_lines(runtime, stdin_lines(), _write_stdout)
         finally:
             with anyio.CancelScope(shield=True):
                 await runtime.aclose()
@@ -151,6 +152,28 @@ def run_tools_command(args: argparse.Namespace) -> int:
     except Interrupted:
         return 130
     return 0
+
+
+async def stdin_lines() -> AsyncIterator[str]:
+    """stdin lines, read by a daemon thread so that waiting for input can be cancelled (by a signal)."""
+    send, receive = anyio.create_memory_object_stream[str | None](max_buffer_size=16)
+    token = anyio.lowlevel.current_token()
+
+    def pump() -> None:
+        try:
+            for line in sys.stdin:
+                anyio.from_thread.run(send.send, line, token=token)
+        except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the session ended while we waited for input
+        with contextlib.suppress(anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            anyio.from_thread.run(send.send, None, token=token)
+
+    threading.Thread(target=pump, name="toolgate-stdin", daemon=True).start()
+    async with receive:
+        async for line in receive:
+            if line is None:
+                return
+            yield line
 
 
 def _write_stdout(text: str) -> None:

@@ -1,0 +1,136 @@
+"""`toolgate run-tools` as a real subprocess: JSON Lines in, one tool_result per tool_use out, in order."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TOOLGATE = [sys.executable, "-m", "toolgate"]
+
+
+def run_tools(workspace: Path, lines: list[Any], *args: str) -> tuple[list[dict[str, Any]], str, int]:
+    payload = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    proc = subprocess.run(
+        [*TOOLGATE, "run-tools", "--workspace", str(workspace), *args],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,
+    )
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    return out, proc.stderr, proc.returncode
+
+
+def tool_use(id_: str, name: str, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id_, "name": name, "input": tool_input}
+
+
+def test_lines_and_batches_in_order_with_one_session(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    (workspace / "b.txt").write_text("beta\n")
+    out, stderr, code = run_tools(
+        workspace,
+        [
+            tool_use("1", "Read", file_path="a.txt"),
+            [tool_use("2", "Read", file_path="b.txt"), tool_use("3", "Nope"), tool_use("4", "Read", file_path="a.txt")],
+            "this is not json",
+            [{"type": "tool_use", "name": "Read", "input": {}}, tool_use("5", "Read", file_path="b.txt", limit=1)],
+            "",
+        ],
+    )
+    assert code == 0, stderr
+    kinds = [(o["type"], o.get("tool_use_id")) for o in out]
+    assert kinds == [
+        ("tool_result", "1"),
+        ("tool_result", "2"),
+        ("tool_result", "3"),
+        ("tool_result", "4"),
+        ("error", None),
+        ("error", None),
+        ("tool_result", "5"),
+    ]
+    assert out[0] == {"type": "tool_result", "tool_use_id": "1", "content": "1\talpha", "is_error": False}
+    assert out[2]["is_error"] and "no tool named 'Nope'" in out[2]["content"]
+    # Same process = same session: the second full read of a.txt is answered from readFileState.
+    assert "has not changed" in out[3]["content"]
+    assert "not valid JSON" in out[4]["message"]
+    assert "missing or invalid id" in out[5]["message"]
+    assert out[6]["content"] == "1\tbeta"
+
+
+def test_asks_are_denied_with_the_rule_that_would_grant_them(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("x\n")
+    out, _, code = run_tools(workspace, [tool_use("o", "Read", file_path=str(tmp_path / "outside.txt"))])
+    assert code == 0 and out[0]["is_error"]
+    assert "non-interactive" in out[0]["content"] and "--allow 'Read(/" in out[0]["content"]
+
+    out, _, _ = run_tools(
+        workspace,
+        [tool_use("o", "Read", file_path=str(tmp_path / "outside.txt"))],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    assert out[0]["content"] == "1\tx"
+
+    out, _, _ = run_tools(
+        workspace, [tool_use("o", "Read", file_path=str(tmp_path / "outside.txt"))], "--add-dir", str(tmp_path)
+    )
+    assert out[0]["content"] == "1\tx"
+
+
+def test_bad_usage_is_reported_at_start(workspace: Path) -> None:
+    _, stderr, code = run_tools(workspace / "missing", [])
+    assert code == 2 and "is not a directory" in stderr
+    _, stderr, code = run_tools(workspace, [], "--permission-mode", "yolo")
+    assert code == 2 and "invalid choice" in stderr
+
+
+@pytest.fixture
+def live_session(workspace: Path) -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(
+        [*TOOLGATE, "run-tools", "--workspace", str(workspace)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    yield proc
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream:
+            stream.close()
+
+
+def test_each_line_is_answered_before_the_next_is_read(live_session: subprocess.Popen[str], workspace: Path) -> None:
+    """Output is flushed per line, so a driver can hold a conversation with one process."""
+    (workspace / "a.txt").write_text("alpha\n")
+    assert live_session.stdin and live_session.stdout
+    for i in range(3):
+        live_session.stdin.write(json.dumps(tool_use(f"t{i}", "Read", file_path="a.txt", limit=1 + i)) + "\n")
+        live_session.stdin.flush()
+        answer = json.loads(live_session.stdout.readline())
+        assert answer["tool_use_id"] == f"t{i}" and answer["content"] == "1\talpha"
+    live_session.stdin.close()
+    assert live_session.wait(timeout=30) == 0
+
+
+def test_sigint_when_idle_ends_the_session(live_session: subprocess.Popen[str], workspace: Path) -> None:
+    assert live_session.stdin and live_session.stdout
+    (workspace / "a.txt").write_text("alpha\n")
+    live_session.stdin.write(json.dumps(tool_use("t", "Read", file_path="a.txt")) + "\n")
+    live_session.stdin.flush()
+    assert json.loads(live_session.stdout.readline())["tool_use_id"] == "t"  # the handler is installed by now
+    live_session.send_signal(signal.SIGINT)
+    assert live_session.wait(timeout=30) == 130

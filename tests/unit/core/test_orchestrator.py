@@ -1,0 +1,175 @@
+"""Batching, ordering, the concurrency limit and cancellation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from tests.unit.core.tools_for_tests import EchoTool, Probe, PutTool, SlowTool
+
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.messages import ToolUse
+from toolgate.core.orchestrator import CancelToken, max_concurrency_from_env, partition
+from toolgate.core.permission import PermissionMode
+from toolgate.core.runner import PreparedCall
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.testing import use
+from toolgate.tools.read import ReadTool
+
+
+def make(workspace: Path, probe: Probe, limit: int | None = None) -> Runtime:
+    tools = [EchoTool(), SlowTool(probe), PutTool(), ReadTool()]
+    return build_runtime(
+        workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS, tools=tools, max_concurrency=limit
+    )
+
+
+def slow(label: str, **kw: object) -> ToolUse:
+    return use("Slow", label=label, **kw)
+
+
+def test_partition_groups_consecutive_safe_calls_only(workspace: Path) -> None:
+    rt = make(workspace, Probe())
+    calls = [
+        slow("a"),
+        slow("b"),
+        slow("w", safe=False),
+        slow("c"),
+        use("Nope"),  # unknown tool: unsafe
+        slow("d"),
+        use("Slow", label=3),  # bad input: unsafe
+        slow("e"),
+        slow("f"),
+    ]
+    prepared = [rt.runner.prepare(c) for c in calls]
+    assert partition(prepared) == [[0, 1], [2], [3], [4], [5], [6], [7, 8]]
+
+
+def test_a_classifier_that_throws_counts_as_unsafe(workspace: Path) -> None:
+    class Exploding(EchoTool):
+        def is_concurrency_safe(self, tool_input: object) -> bool:
+            raise RuntimeError("cannot tell")
+
+    call = PreparedCall(use("Echo"), tool=Exploding(), tool_input=Exploding.input_model())
+    assert call.concurrency_safe is False
+
+
+async def test_read_write_read_is_never_reordered(workspace: Path) -> None:
+    target = workspace / "a.txt"
+    target.write_text("before\n")
+    rt = make(workspace, Probe())
+    results = await rt.run_turn(
+        [
+            use("Read", file_path="a.txt"),
+            use("Put", path="a.txt", text="after\n"),
+            use("Read", file_path="a.txt", offset=1, limit=5),
+        ]
+    )
+    assert [r.content for r in results] == ["1\tbefore", "wrote a.txt", "1\tafter"]
+
+
+async def test_results_come_back_in_tool_use_order_whatever_the_completion_order(workspace: Path) -> None:
+    probe = Probe()
+    rt = make(workspace, probe)
+    # The first call takes the longest: it finishes last, yet its result comes first.
+    calls = [slow("slowest", delay_steps=50), slow("middle", delay_steps=10), slow("fastest")]
+    results = await rt.run_turn(calls)
+    assert [r.content for r in results] == ["slowest", "middle", "fastest"]
+    assert [r.tool_use_id for r in results] == [c.id for c in calls]
+    assert probe.finished == ["fastest", "middle", "slowest"]
+
+
+@pytest.mark.parametrize("limit", [1, 3, 10])
+async def test_concurrency_limit_is_respected_and_reached(workspace: Path, limit: int) -> None:
+    probe = Probe()
+    rt = make(workspace, probe, limit=limit)
+    results = await rt.run_turn([slow(str(i), delay_steps=20) for i in range(12)])
+    assert not any(r.is_error for r in results)
+    assert probe.max_running == limit
+
+
+async def test_unsafe_calls_run_alone(workspace: Path) -> None:
+    probe = Probe()
+    rt = make(workspace, probe)
+    await rt.run_turn([slow("a", delay_steps=5), slow("w", safe=False, delay_steps=5), slow("b", delay_steps=5)])
+    assert probe.max_running == 1
+
+
+def test_concurrency_setting_from_the_environment() -> None:
+    assert max_concurrency_from_env({}) == 10
+    assert max_concurrency_from_env({"TOOLGATE_MAX_TOOL_CONCURRENCY": "4"}) == 4
+    for bad in ("0", "-2", "ten", "", "2.5"):
+        assert max_concurrency_from_env({"TOOLGATE_MAX_TOOL_CONCURRENCY": bad}) == 10
+
+
+async def test_context_changes_of_a_batch_are_applied_in_tool_use_order(workspace: Path) -> None:
+    applied: list[str] = []
+    probe = Probe()
+    rt = make(workspace, probe)
+
+    class Recorder:
+        def info(self, _fmt: str, label: str) -> None:
+            applied.append(label)
+
+    rt.session.logger = Recorder()  # type: ignore[assignment]
+    await rt.run_turn([slow("first", delay_steps=30), slow("second", delay_steps=10), slow("third")])
+    assert probe.finished == ["third", "second", "first"]
+    assert applied == ["first", "second", "third"]
+
+
+async def test_cancellation_answers_every_call(workspace: Path) -> None:
+    probe = Probe(expected=2)
+    rt = make(workspace, probe)
+    token = CancelToken()
+    calls = [
+        slow("held-1", hold=True),
+        slow("held-2", hold=True, partial="half of the output"),
+        slow("later", safe=False),  # never starts
+        use("Echo", text="never"),
+    ]
+    results: list[object] = []
+
+    async def run() -> None:
+        results.extend(await rt.run_turn(calls, token))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        with anyio.fail_after(5):
+            await probe.all_started.wait()
+        token.cancel()
+
+    assert [r.tool_use_id for r in results] == [c.id for c in calls]  # type: ignore[attr-defined]
+    texts = [r.text() for r in results]  # type: ignore[attr-defined]
+    assert all(r.is_error for r in results)  # type: ignore[attr-defined]
+    assert 'kind="cancelled"' in texts[0] and "may have partly taken effect" in texts[0]
+    assert texts[1] == "half of the output"
+    assert "before this call started" in texts[2] and "before this call started" in texts[3]
+    assert probe.running == 0  # the held calls were really stopped
+
+
+async def test_a_token_cancelled_before_the_turn_runs_nothing(workspace: Path) -> None:
+    probe = Probe()
+    rt = make(workspace, probe)
+    token = CancelToken()
+    token.cancel()
+    results = await rt.run_turn([slow("a"), slow("b", safe=False)], token)
+    assert len(results) == 2 and all("before this call started" in r.text() for r in results)
+    assert probe.started == []
+
+
+async def test_completed_reads_are_recorded_even_when_the_turn_is_cancelled(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("x\n")
+    probe = Probe(expected=1)
+    rt = make(workspace, probe)
+    token = CancelToken()
+
+    async def run() -> None:
+        await rt.run_turn([use("Read", file_path="a.txt"), slow("held", hold=True)], token)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        with anyio.fail_after(5):
+            await probe.all_started.wait()
+        token.cancel()
+    assert rt.session.file_state.get(workspace / "a.txt") is not None

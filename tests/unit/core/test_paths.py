@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from toolgate.core.errors import StateError
+from toolgate.core.paths import display_path, expand_path, inside_any
+
+
+def test_expand_path_forms() -> None:
+    base, home = Path("/ws"), Path("/home/u")
+    assert expand_path("a/b.txt", base, home) == Path("/ws/a/b.txt")
+    assert expand_path("  /abs/../x  ", base, home) == Path("/x")
+    assert expand_path("~", base, home) == home
+    assert expand_path("~/n.txt", base, home) == Path("/home/u/n.txt")
+    assert expand_path("~other/n", base, home) == Path("/ws/~other/n")  # only the user's own home expands
+
+
+@pytest.mark.parametrize("raw", ["a\x00b", "", "   "])
+def test_expand_path_refuses_nul_and_empty(raw: str) -> None:
+    with pytest.raises(StateError):
+        expand_path(raw, Path("/ws"), Path("/h"))
+
+
+def test_inside_checks_every_resolved_form(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    outside = tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    os.symlink(outside, ws / "escape")
+    assert inside_any(ws / "a.txt", [ws])
+    assert not inside_any(ws / "escape" / "secret", [ws]), "a symlink out of the workspace must not count as inside"
+    assert not inside_any(ws / ".." / "outside", [ws])
+    assert inside_any(ws / "escape" / "secret", [ws, outside])
+
+
+def test_a_workspace_reached_through_a_symlink_still_contains_its_files(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    alias = tmp_path / "alias"
+    os.symlink(real, alias)
+    assert inside_any(alias / "f.txt", [alias])
+    assert inside_any(real / "f.txt", [alias])
+
+
+def test_display_path_is_relative_inside_the_workspace() -> None:
+    assert display_path(Path("/ws/src/a.py"), Path("/ws")) == "src/a.py"
+    assert display_path(Path("/etc/hosts"), Path("/ws")) == "/etc/hosts"

@@ -1,0 +1,202 @@
+"""Every exit of the runner gives exactly one tool_result with the call's id, and says which kind it is."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from tests.unit.core.tools_for_tests import BareTool, EchoTool, FailTool
+
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.context import ToolContext
+from toolgate.core.messages import ToolUse
+from toolgate.core.permission import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Decision,
+    PermissionMode,
+    ReviewAnswer,
+    ReviewRequest,
+    RuleSuggestion,
+)
+from toolgate.core.tool import AnyTool
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.testing import run1
+
+
+def make(workspace: Path, **kwargs: Any) -> Runtime:
+    kwargs.setdefault("approver", NonInteractiveApprover())
+    approver = kwargs.pop("approver")
+    return build_runtime(workspace, approver, tools=[EchoTool(), BareTool(), FailTool()], **kwargs)
+
+
+async def test_success_carries_the_id_and_no_error(workspace: Path) -> None:
+    rt = make(workspace)
+    [result] = await rt.run_turn([ToolUse(id="abc", name="Echo", input={"text": "hi", "count": 2})])
+    assert (result.tool_use_id, result.content, result.is_error) == ("abc", "hihi", False)
+
+
+async def test_alias_finds_the_tool(workspace: Path) -> None:
+    result = await run1(make(workspace), "Say", text="via alias")
+    assert result.content == "via alias"
+
+
+async def test_unknown_tool_names_the_available_tools(workspace: Path) -> None:
+    [result] = await make(workspace).run_turn([ToolUse(id="u1", name="Grep", input={})])
+    assert result.is_error and result.tool_use_id == "u1"
+    assert 'kind="unknown_tool"' in result.text()
+    assert "'Grep'" in result.text()
+    assert "Bare, Echo, Fail" in result.text()  # sorted, every tool named
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "expected"),
+    [
+        ({}, "the required parameter `where` is missing"),
+        ({"where": "x", "colour": "red"}, "`colour` is not a parameter of this tool"),
+        ({"where": 7}, "`where` should be a string, but got an integer (7)"),
+    ],
+)
+async def test_schema_failures_name_the_field_in_plain_words(
+    workspace: Path, tool_input: dict[str, Any], expected: str
+) -> None:
+    result = await run1(make(workspace), "Fail", **tool_input)
+    assert result.is_error
+    text = result.text()
+    assert 'kind="invalid_input"' in text
+    assert expected in text
+    assert "Fail accepts: where." in text
+    assert "pydantic" not in text.lower() and "errors.pydantic.dev" not in text
+
+
+async def test_wrong_type_reports_expected_and_got(workspace: Path) -> None:
+    result = await run1(make(workspace), "Echo", text="x", count="many")
+    assert '`count` should be an integer, but got a string ("many")' in result.text()
+
+
+async def test_numeric_strings_are_accepted_for_numbers(workspace: Path) -> None:
+    # Models often send "3" for 3; refusing would cost a round trip for nothing.
+    assert (await run1(make(workspace), "Echo", text="a", count="3")).content == "aaa"
+
+
+async def test_input_that_is_not_an_object(workspace: Path) -> None:
+    [result] = await make(workspace).run_turn([ToolUse(id="x", name="Echo", input=["a"])])
+    assert result.is_error and "must be a JSON object" in result.text()
+
+
+async def test_state_failure_is_marked_as_state(workspace: Path) -> None:
+    result = await run1(make(workspace), "Fail", where="state")
+    assert result.is_error
+    assert 'kind="state"' in result.text() and "look again" in result.text()
+
+
+@pytest.mark.parametrize(("where", "message"), [("validate", "validator exploded"), ("call", "secret internal detail")])
+async def test_exceptions_give_the_message_and_log_the_traceback(
+    workspace: Path, caplog: pytest.LogCaptureFixture, where: str, message: str
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="toolgate"):
+        result = await run1(make(workspace), "Fail", where=where)
+    assert result.is_error and 'kind="failed"' in result.text() and message in result.text()
+    assert "Traceback" not in result.text()
+    assert any(r.exc_info for r in caplog.records), "the traceback must reach the log"
+
+
+async def test_an_exception_while_mapping_the_result_is_a_failure(workspace: Path) -> None:
+    result = await run1(make(workspace), "Fail", where="map")
+    assert result.is_error and "mapping broke" in result.text()
+
+
+async def test_empty_output_gets_an_explicit_notice(workspace: Path) -> None:
+    result = await run1(make(workspace), "Fail", where="empty")
+    assert not result.is_error and result.content == "(Fail finished with no output.)"
+
+
+async def test_rendered_error_keeps_its_output(workspace: Path) -> None:
+    result = await run1(make(workspace), "Fail", where="rendered-error")
+    assert result.is_error and result.content == "exit 3: it failed but here is output"
+
+
+async def test_a_tool_that_answers_nothing_needs_approval(workspace: Path) -> None:
+    """Fail-closed defaults: not read-only, so the default mode asks, and headless asks are refused."""
+    result = await run1(make(workspace), "Bare")
+    assert result.is_error and 'kind="permission"' in result.text()
+    assert "non-interactive" in result.text() and "--allow 'Bare'" in result.text()
+    assert (await run1(make(workspace, mode=PermissionMode.BYPASS), "Bare")).content == "bare ran"
+
+
+class _FixedPolicy:
+    def __init__(self, decision: Decision | Exception) -> None:
+        self.decision = decision
+
+    async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision:
+        if isinstance(self.decision, Exception):
+            raise self.decision
+        return self.decision
+
+
+class _RecordingApprover:
+    def __init__(self, answer: ApprovalAnswer) -> None:
+        self.answer = answer
+        self.requests: list[ApprovalRequest] = []
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        self.requests.append(request)
+        return self.answer
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        raise AssertionError("no file proposals here")
+
+
+async def test_deny_says_which_rule_and_does_not_run(workspace: Path) -> None:
+    policy = _FixedPolicy(Decision(behavior="deny", reason="echoing is forbidden here", rule="Echo"))
+    result = await run1(make(workspace, policy=policy), "Echo", text="x")
+    assert result.is_error and 'kind="permission"' in result.text()
+    assert "echoing is forbidden here" in result.text() and "`Echo`" in result.text()
+
+
+async def test_ask_goes_to_the_approver_with_reason_summary_and_suggestions(workspace: Path) -> None:
+    suggestion = RuleSuggestion(rule="Echo", scope="project")
+    policy = _FixedPolicy(Decision(behavior="ask", reason="needs a human", suggestions=[suggestion]))
+    approver = _RecordingApprover(ApprovalAnswer(decision="allow"))
+    rt = make(workspace, policy=policy, approver=approver)
+    result = await run1(rt, "Echo", text="ok")
+    assert result.content == "ok"
+    [request] = approver.requests
+    assert request.reason == "needs a human" and request.suggestions == [suggestion]
+    assert request.tool_name == "Echo" and request.input == {"text": "ok", "count": 1}
+    assert request.session_id == rt.session.id
+
+
+async def test_user_denial_with_feedback_reaches_the_model(workspace: Path) -> None:
+    policy = _FixedPolicy(Decision(behavior="ask", reason="needs a human"))
+    approver = _RecordingApprover(ApprovalAnswer(decision="deny", feedback="use the staging copy instead"))
+    result = await run1(make(workspace, policy=policy, approver=approver), "Echo", text="x")
+    assert result.is_error and "The user said: use the staging copy instead" in result.text()
+
+
+async def test_a_policy_that_throws_asks_instead_of_allowing(workspace: Path) -> None:
+    approver = _RecordingApprover(ApprovalAnswer(decision="deny"))
+    rt = make(workspace, policy=_FixedPolicy(RuntimeError("rule file vanished")), approver=approver)
+    result = await run1(rt, "Echo", text="x")
+    assert result.is_error
+    assert "could not decide (rule file vanished)" in approver.requests[0].reason
+
+
+async def test_updated_input_from_the_policy_is_validated_and_used(workspace: Path) -> None:
+    policy = _FixedPolicy(Decision(behavior="allow", reason="hook rewrote it", updated_input={"text": "new"}))
+    assert (await run1(make(workspace, policy=policy), "Echo", text="old")).content == "new"
+    bad = _FixedPolicy(Decision(behavior="allow", reason="hook broke it", updated_input={"nope": 1}))
+    result = await run1(make(workspace, policy=bad), "Echo", text="old")
+    assert result.is_error and 'kind="invalid_input"' in result.text()
+
+
+async def test_descriptions_are_computed_from_the_context(workspace: Path) -> None:
+    rt = make(workspace, mode=PermissionMode.PLAN)
+    definitions = rt.registry.definitions(rt.runner.describe_context())
+    echo = next(d for d in definitions if d.name == "Echo")
+    assert echo.description == "Echo text back (mode plan)."
+    assert echo.input_schema["additionalProperties"] is False
+    assert "title" not in echo.input_schema
