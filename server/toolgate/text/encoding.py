@@ -8,6 +8,7 @@ for every part of the text that did not change.
 from __future__ import annotations
 
 import codecs
+import difflib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -33,10 +34,20 @@ class TextFormat:
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    """`text` has the BOM removed and CRLF turned into LF; `format` says how to turn it back."""
+    """`text` has the BOM removed and CRLF turned into LF; `format` says how to turn it back.
+
+    `raw` is the decoded text with its line endings as they were, kept only when the file mixes LF and
+    CRLF: then no single `format.newline` can rebuild it, and `encode(..., like=...)` lines the new text
+    up against it so that every untouched line keeps its own ending.
+    """
 
     text: str
     format: TextFormat
+    raw: str | None = None
+
+    @property
+    def mixed_endings(self) -> bool:
+        return self.raw is not None
 
 
 class UndecodableError(ValueError):
@@ -59,7 +70,8 @@ def _decode_8bit(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
-def decode(data: bytes) -> Decoded:
+def decode_raw(data: bytes) -> tuple[str, TextFormat]:
+    """The file's text with its line endings untouched (BOM removed), and its format."""
     encoding = "utf-8"
     bom = False
     body = data
@@ -79,17 +91,116 @@ def decode(data: bytes) -> Decoded:
             raw = body.decode("utf-8")
         except UnicodeDecodeError:
             raw, encoding = _decode_8bit(body)
-    newline = detect_newline(raw)
-    text = raw.replace("\r\n", "\n")
-    return Decoded(text=text, format=TextFormat(encoding=encoding, bom=bom, newline=newline))
+    return raw, TextFormat(encoding=encoding, bom=bom, newline=detect_newline(raw))
 
 
-def encode(text: str, fmt: TextFormat) -> bytes:
-    """Inverse of `decode`: LF becomes the format's newline, and the BOM is put back."""
+def has_mixed_endings(raw: str) -> bool:
+    crlf = raw.count("\r\n")
+    return 0 < crlf < raw.count("\n")
+
+
+def decode(data: bytes) -> Decoded:
+    raw, fmt = decode_raw(data)
+    return Decoded(text=raw.replace("\r\n", "\n"), format=fmt, raw=raw if has_mixed_endings(raw) else None)
+
+
+def encode(text: str, fmt: TextFormat, like: Decoded | None = None) -> bytes:
+    """Inverse of `decode`: LF becomes the format's newline, and the BOM is put back.
+
+    With `like` (the decoded original of a file that mixes line endings), lines the new text shares with
+    the original keep their own endings, and only new lines get `fmt.newline`.
+    """
     body = text.replace("\r\n", "\n")
-    if fmt.newline == "\r\n":
+    if like is not None and like.raw is not None:
+        body = restore_line_endings(like.raw, body, fmt.newline)
+    elif fmt.newline == "\r\n":
         body = body.replace("\n", "\r\n")
-    data = body.encode(fmt.encoding)
+    return encode_raw(body, fmt)
+
+
+def encode_raw(raw: str, fmt: TextFormat) -> bytes:
+    """Text whose line endings are already final, in the format's encoding, with its BOM."""
+    try:
+        data = raw.encode(fmt.encoding)
+    except UnicodeEncodeError as exc:
+        bad = sorted({ch for ch in raw if not _encodable(ch, fmt.encoding)})
+        shown = " ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in bad[:5])
+        raise UnencodableError(fmt.encoding, bad, f"{fmt.encoding} cannot represent {shown}") from exc
     if fmt.bom:
         data = next(mark for mark, name in _BOMS if name == fmt.encoding) + data
     return data
+
+
+class UnencodableError(ValueError):
+    """The text holds characters the file's own encoding cannot store (an 8-bit file gaining an emoji)."""
+
+    def __init__(self, encoding: str, characters: list[str], message: str) -> None:
+        super().__init__(message)
+        self.encoding = encoding
+        self.characters = characters
+
+
+def _encodable(ch: str, encoding: str) -> bool:
+    try:
+        ch.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _split_keep_ends(text: str) -> list[str]:
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def restore_line_endings(original_raw: str, new_text: str, newline: Newline) -> str:
+    """`new_text` (LF only) with the line endings of `original_raw` wherever a line is unchanged.
+
+    Lines are aligned by their common head and tail first (cheap, and exact for a single edit), and the
+    changed middle with difflib. A rewritten line keeps the ending of the line it replaces; a line that is
+    only added ends with `newline`.
+    """
+    old_lines = _split_keep_ends(original_raw)
+    new_lines = _split_keep_ends(new_text)
+
+    def bare(line: str) -> str:
+        return line[:-2] + "\n" if line.endswith("\r\n") else line
+
+    old_bare = [bare(line) for line in old_lines]
+    head = 0
+    limit = min(len(old_lines), len(new_lines))
+    while head < limit and old_bare[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old_bare[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+
+    def restyled(line: str) -> str:
+        return line[:-1] + newline if line.endswith("\n") and newline == "\r\n" else line
+
+    out = old_lines[:head]
+    old_mid = old_bare[head : len(old_lines) - tail]
+    new_mid = new_lines[head : len(new_lines) - tail]
+    if old_mid and new_mid:
+        matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                out.extend(old_lines[head + i1 : head + i2])
+                continue
+            for k, line in enumerate(new_mid[j1:j2]):
+                # A rewritten line keeps the ending of the line it replaces; an added one gets `newline`.
+                paired = old_lines[head + i1 + k] if i1 + k < i2 else None
+                if paired is not None and paired.endswith("\r\n") and line.endswith("\n"):
+                    out.append(line[:-1] + "\r\n")
+                elif paired is not None and line.endswith("\n"):
+                    out.append(line)
+                else:
+                    out.append(restyled(line))
+    else:
+        out.extend(restyled(line) for line in new_mid)
+    if tail:
+        out.extend(old_lines[len(old_lines) - tail :])
+    return "".join(out)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from toolgate.core.tool import AnyTool
+from toolgate.tools.edit import EditTool
 from toolgate.tools.read import ReadTool
+from toolgate.tools.write import WriteTool
 
 
 def builtin_tools() -> list[AnyTool]:
-    return [ReadTool()]
+    return [ReadTool(), EditTool(), WriteTool()]

@@ -1,0 +1,267 @@
+"""The write path every file-writing tool shares: load, check freshness, write atomically, record.
+
+Rules (DESIGN §3):
+- an existing file may only be written after a Read in this session, and only if it has not changed since:
+  timestamp first (any difference, older too: a restored backup is a change), then content when the
+  recorded read covered the whole file, so a touched-but-identical file is not an error;
+- the final check runs in the same synchronous function as the write (`write_checked`): no await between;
+- the write is atomic (temp file in the target's directory, fsync, rename), keeps the file's mode, goes
+  through symlinks to their target, and refuses if the file changed while the temp file was being written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from toolgate.core.context import ReviewedContent, ToolContext
+from toolgate.core.documents import OPEN_DOCUMENTS
+from toolgate.core.errors import StateError
+from toolgate.core.file_state import FileRecord
+from toolgate.core.paths import display_path
+from toolgate.text.diff import unified_diff
+from toolgate.text.encoding import Decoded, UndecodableError, UnencodableError, decode
+
+MAX_EDIT_BYTES = 256 * 1024 * 1024
+MAX_USER_DIFF_LINES = 60
+_BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class OnDisk:
+    """A file as it is now. `stat` None: nothing exists at the path (it would be created)."""
+
+    path: Path  # as the model named it, absolute and normalised
+    target: Path  # where the bytes live: symlinks followed
+    stat: os.stat_result | None
+    data: bytes = b""
+    decoded: Decoded | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.stat is not None
+
+    @property
+    def text(self) -> str:
+        return self.decoded.text if self.decoded is not None else ""
+
+
+def load(path: Path, shown: str) -> OnDisk:
+    """Read a file that is about to be written. Anything that is not a decodable text file is a StateError."""
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return OnDisk(path, target, None)
+    except PermissionError:
+        raise StateError(
+            f"Permission denied: {shown} cannot be accessed by toolgate's user. Ask the user to change its "
+            "permissions, or pick another file."
+        ) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise StateError(f"{shown} is a directory, not a file. Give the path of a file inside it.")
+    if not stat.S_ISREG(st.st_mode):
+        raise StateError(f"{shown} is not a regular file (a device, pipe or socket), so it cannot be written.")
+    if st.st_size > MAX_EDIT_BYTES:
+        raise StateError(
+            f"{shown} is {st.st_size / 1024 / 1024:.0f} MiB, over the {MAX_EDIT_BYTES // 1024 // 1024} MiB limit "
+            "for the file tools. Change it with a command that streams (for example sed via Bash) instead."
+        )
+    try:
+        with open(target, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            data = handle.read()
+    except PermissionError:
+        raise StateError(
+            f"Permission denied: toolgate's user may not read {shown}. Ask the user to change its permissions."
+        ) from None
+    head = data[:_BINARY_SNIFF_BYTES]
+    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise StateError(f"{shown} looks like a binary file (it contains NUL bytes); the text tools do not edit it.")
+    try:
+        decoded = decode(data)
+    except UndecodableError as exc:
+        raise StateError(f"{shown} cannot be decoded as text ({exc}), so it is not edited.") from None
+    return OnDisk(path, target, st, data, decoded)
+
+
+def freshness(record: FileRecord | None, disk: OnDisk) -> Literal["fresh", "unread", "stale"]:
+    """Timestamp, then content: only a real change since the recorded Read is stale."""
+    if disk.stat is None:
+        return "fresh"
+    if record is None:
+        return "unread"
+    same_time = record.mtime_ns == disk.stat.st_mtime_ns
+    same_size = record.file_size is None or record.file_size == disk.stat.st_size
+    if same_time and same_size:
+        return "fresh"
+    if record.full and disk.text == record.content:
+        return "fresh"  # touched (sync, formatter, antivirus) but not changed
+    return "stale"
+
+
+def require_fresh(record: FileRecord | None, disk: OnDisk, shown: str) -> None:
+    state = freshness(record, disk)
+    if state == "unread":
+        raise StateError(
+            f"{shown} has not been read in this session, so it cannot be changed safely. Read it first "
+            "(any part of it will do), then retry."
+        )
+    if state == "stale":
+        raise StateError(
+            f"{shown} has changed on disk since you last read it (the user, a formatter or another tool "
+            "wrote it). Read it again to see its current content, then redo your change against that."
+        )
+
+
+def require_clean_in_editor(ctx: ToolContext, disk: OnDisk) -> None:
+    documents = ctx.get(OPEN_DOCUMENTS)
+    if any(documents.is_dirty(p) for p in {disk.path, disk.target}):
+        shown = display_path(disk.path, ctx.workspace)
+        raise StateError(
+            f"{shown} has unsaved changes in the editor, and writing it now would clash with them. Ask the "
+            "user to save or revert the file in the editor, then Read it again and retry."
+        )
+
+
+def written_record(text: str, st: os.stat_result) -> FileRecord:
+    """What a successful write leaves in readFileState: the whole new text, so a next edit needs no Read."""
+    return FileRecord(content=text, mtime_ns=st.st_mtime_ns, offset=None, limit=None, full=True, file_size=st.st_size)
+
+
+def encoding_error(shown: str, exc: UnencodableError) -> StateError:
+    chars = ", ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in exc.characters[:5])
+    return StateError(
+        f"{shown} is stored as {exc.encoding}, which cannot represent {chars}. Nothing was written. Use "
+        f"characters {exc.encoding} can store (or an escape the file's language understands), or ask the user "
+        "whether to convert the file to UTF-8."
+    )
+
+
+def reviewed_for(ctx: ToolContext, path: Path) -> ReviewedContent | None:
+    """The human's final version of `path` from a diff review of this call, if there was one."""
+    for item in ctx.reviewed or ():
+        if Path(item.path) == path:
+            return item
+    return None
+
+
+def user_changes(proposed: str | None, final: str | None, shown: str) -> str:
+    """A short unified diff of what the user changed in a proposal, capped (and saying so)."""
+    diff = unified_diff(proposed or "", final or "", f"{shown} (your proposal)", f"{shown} (as accepted)")
+    lines = diff.splitlines()
+    if len(lines) > MAX_USER_DIFF_LINES:
+        hidden = len(lines) - MAX_USER_DIFF_LINES
+        lines = [*lines[:MAX_USER_DIFF_LINES], f"... ({hidden} more diff lines not shown; Read the file to see all)"]
+    return "\n".join(lines)
+
+
+def review_note(changes: str) -> str:
+    return (
+        "\nThe user edited your proposal before accepting it, so the file differs from what you proposed:\n"
+        f"```diff\n{changes}\n```\nBuild on the file as it now is."
+    )
+
+
+# --- the atomic write ---------------------------------------------------------------------------------------
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _flush_to_disk(handle: IO[bytes]) -> None:
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def _same_file_state(before: os.stat_result | None, target: Path) -> bool:
+    try:
+        now = os.stat(target)
+    except FileNotFoundError:
+        return before is None
+    if before is None:
+        return False
+    return (now.st_ino, now.st_size, now.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+
+
+def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> os.stat_result:
+    """Replace `target` with `data` so that a reader (or a crash) sees the old file or the new, never a mix.
+
+    `expected` is the target as it was when its content was read (None: it did not exist); if the target
+    no longer matches it once the new bytes are on disk, nothing is replaced.
+    """
+    if expected is not None and not expected.st_mode & 0o222:
+        raise StateError(
+            f"{shown} is read-only (mode {stat.filemode(expected.st_mode)}). Ask the user to make it writable "
+            "if it should change."
+        )
+    mode = stat.S_IMODE(expected.st_mode) if expected is not None else 0o666 & ~_umask()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tg-tmp", dir=target.parent)
+    except PermissionError:
+        raise StateError(
+            f"Permission denied: toolgate's user may not create files in {target.parent}. Ask the user to "
+            "change the directory's permissions."
+        ) from None
+    except (FileExistsError, NotADirectoryError):
+        raise StateError(f"{shown} cannot be created: a part of its directory path is a file.") from None
+    except OSError as exc:
+        raise StateError(f"{shown} cannot be written: {exc.strerror or exc}.") from None
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            os.fchmod(handle.fileno(), mode)
+            if expected is not None and os.geteuid() == 0:
+                with contextlib.suppress(OSError):
+                    os.fchown(handle.fileno(), expected.st_uid, expected.st_gid)
+            _flush_to_disk(handle)
+        if not _same_file_state(expected, target):
+            raise StateError(
+                f"{shown} changed on disk while it was being written (another program wrote it at the same "
+                "moment), so it was left as that program wrote it. Read it again, then retry."
+            )
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_directory(target.parent)
+    return os.stat(target)
+
+
+def _fsync_directory(directory: Path) -> None:
+    # Makes the rename itself durable; some filesystems do not allow opening a directory, which is fine.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def remove_file(target: Path, expected: os.stat_result, shown: str) -> None:
+    """Delete a file, but only if it is still the file that was read."""
+    if not _same_file_state(expected, target):
+        raise StateError(f"{shown} changed on disk just before it was to be deleted. Read it again, then retry.")
+    try:
+        target.unlink()
+    except OSError as exc:
+        raise StateError(f"{shown} could not be deleted: {exc.strerror or exc}.") from None
+    _fsync_directory(target.parent)

@@ -1,0 +1,245 @@
+"""Edit: replace an exact string in a file, tolerant of curly quotes, strict about ambiguity and staleness."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from pydantic import Field
+
+from toolgate.core.context import ToolContext
+from toolgate.core.errors import StateError, ToolError
+from toolgate.core.file_state import FileRecord
+from toolgate.core.paths import display_path
+from toolgate.core.permission import FileProposal
+from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.text.diff import Hunk, changed_line_range, structured_patch
+from toolgate.text.encoding import TextFormat, UnencodableError, encode, encode_raw
+from toolgate.text.replace import Matches, explain_miss, find_matches, lines_of, replace_matches
+from toolgate.tools._files import missing_message
+from toolgate.tools._write import (
+    OnDisk,
+    atomic_write,
+    encoding_error,
+    load,
+    require_clean_in_editor,
+    require_fresh,
+    review_note,
+    reviewed_for,
+    user_changes,
+    written_record,
+)
+
+MAX_LISTED_LINES = 20
+
+
+class EditInput(ToolInput):
+    file_path: str = Field(description="Path of the file to change: absolute, or relative to the workspace.")
+    old_string: str = Field(description="The exact text to replace, as it appears in the file (no line numbers).")
+    new_string: str = Field(description="The text to put in its place (must differ from old_string).")
+    replace_all: bool = Field(default=False, description="Replace every occurrence instead of exactly one.")
+
+
+@dataclass(frozen=True, slots=True)
+class EditPlan:
+    disk: OnDisk
+    matches: Matches
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditDone:
+    shown: str
+    created: bool
+    replaced: int
+    lines: list[int]  # where each replaced occurrence started, in the original
+    quotes_folded: bool
+    patch: list[Hunk]
+    original: str | None  # None: the file was created
+    user_modified: bool = False
+    user_changes: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class EditTool(Tool[EditInput, EditDone]):
+    name = "Edit"
+    input_model = EditInput
+
+    def description(self, ctx: DescribeContext) -> str:
+        notebook = " Notebooks (.ipynb) are changed with NotebookEdit." if "NotebookEdit" in ctx.tool_names else ""
+        return (
+            "Replace text in a file: old_string must match the file exactly (indentation included), and is "
+            "replaced by new_string, literally.\n"
+            "- Read the file first in this session; an edit to a file that changed since you read it is refused.\n"
+            "- Copy old_string from Read output without the `N<TAB>` line-number prefix.\n"
+            "- old_string must occur exactly once, or set replace_all to change every occurrence; add "
+            "surrounding lines to make it unique.\n"
+            "- Curly quotes in the file match straight quotes in old_string; the replacement is written in "
+            "the file's quote style.\n"
+            "- With an empty old_string, Edit creates a new file (and its directories) containing new_string."
+            f"{notebook}"
+        )
+
+    def paths(self, tool_input: EditInput, ctx: ToolContext) -> Sequence[Path]:
+        return [ctx.resolve_path(tool_input.file_path)]
+
+    def summary(self, tool_input: EditInput) -> str:
+        return f"Edit {tool_input.file_path}" + (" (all occurrences)" if tool_input.replace_all else "")
+
+    async def validate(self, tool_input: EditInput, ctx: ToolContext) -> None:
+        if tool_input.old_string == tool_input.new_string:
+            raise StateError(
+                "old_string and new_string are identical, so there is nothing to change. Send the text you "
+                "want in new_string."
+            )
+        path = ctx.resolve_path(tool_input.file_path)
+        record = ctx.file_state.get(path)
+        await anyio.to_thread.run_sync(_plan, tool_input, path, record, ctx)
+
+    async def propose(self, tool_input: EditInput, ctx: ToolContext) -> list[FileProposal] | None:
+        path = ctx.resolve_path(tool_input.file_path)
+        try:
+            plan = await anyio.to_thread.run_sync(_plan, tool_input, path, ctx.file_state.get(path), ctx)
+        except ToolError:
+            return None  # the call itself will report the problem
+        original = plan.disk.text if plan.disk.exists else None
+        return [FileProposal(path=str(path), original=original, proposed=plan.new_text)]
+
+    async def call(self, tool_input: EditInput, ctx: ToolContext) -> EditDone:
+        path = ctx.resolve_path(tool_input.file_path)
+        record = ctx.file_state.get(path)
+        done, final, st = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
+        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st)))
+        return done
+
+    def to_result(self, data: EditDone, ctx: ToolContext) -> str:
+        if data.created:
+            text = f"Created {data.shown}."
+        elif data.replaced == 1:
+            text = f"Edited {data.shown} (line {data.lines[0]})."
+        else:
+            text = f"Edited {data.shown}: replaced all {data.replaced} occurrences ({_lines(data.lines)})."
+        if data.quotes_folded:
+            text += (
+                " old_string matched once curly quotes were read as straight ones; the new text uses the "
+                "file's curly quotes."
+            )
+        text += "".join(f" {note}" for note in data.notes)
+        if data.user_modified:
+            text += review_note(data.user_changes)
+        return text
+
+
+def _lines(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:MAX_LISTED_LINES])
+    more = f" and {len(numbers) - MAX_LISTED_LINES} more" if len(numbers) > MAX_LISTED_LINES else ""
+    return f"line{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: ToolContext) -> EditPlan:
+    """Every state check, in order, then the new text. Synchronous: `_apply` runs it right before writing."""
+    shown = display_path(path, ctx.workspace)
+    old, new = tool_input.old_string, tool_input.new_string
+    if old == new:
+        raise StateError("old_string and new_string are identical, so there is nothing to change.")
+    disk = load(path, shown)
+    if not disk.exists:
+        if old == "":
+            return EditPlan(disk, Matches([], False), new)
+        raise StateError(
+            missing_message(path, ctx) + " To create a new file, call Edit with an empty old_string (or use Write)."
+        )
+    if old == "" and disk.data:
+        raise StateError(
+            f"{shown} already exists and is not empty, so an empty old_string (which creates a file) cannot be "
+            "used. To change part of it, put the text to replace in old_string."
+        )
+    if path.suffix.lower() == ".ipynb":
+        raise StateError(f"{shown} is a Jupyter notebook; change its cells with NotebookEdit, not Edit.")
+    require_fresh(record, disk, shown)
+    require_clean_in_editor(ctx, disk)
+    if old == "":
+        return EditPlan(disk, Matches([], False), new)  # an existing empty file gets its first content
+    text = disk.text
+    matches = find_matches(text, old)
+    if not matches:
+        raise StateError(_not_found(text, old, shown))
+    if len(matches) > 1 and not tool_input.replace_all:
+        numbers = lines_of(text, [start for start, _ in matches.spans])
+        raise StateError(
+            f"old_string occurs {len(matches)} times in {shown} ({_lines(numbers)}), and Edit will not guess "
+            "which one you mean. Add surrounding lines to old_string so it matches exactly one place, or set "
+            "replace_all to true to change every occurrence."
+        )
+    return EditPlan(disk, matches, replace_matches(text, matches, old, new))
+
+
+def _not_found(text: str, old: str, shown: str) -> str:
+    hints = explain_miss(text, old)
+    if hints.longer_than_text and not hints.line_number_prefixes:
+        return (
+            f"old_string was not found in {shown}: it is longer than the whole file. Read the file and copy the "
+            "exact text to replace."
+        )
+    parts = [f"old_string was not found in {shown}, not even with curly and straight quotes treated alike."]
+    if hints.line_number_prefixes:
+        parts.append("It seems to include the `N<TAB>` line-number prefixes from Read output; leave those out.")
+    elif hints.whitespace_only:
+        parts.append("It does match if whitespace is ignored: check indentation (tabs vs spaces) and line breaks.")
+    if hints.closest:
+        listed = "\n".join(f"{number}\t{line}" for number, line in hints.closest)
+        parts.append(f"The most similar lines in the file are:\n{listed}\n")
+    parts.append("Read the file around the place you want to change and copy old_string from it exactly.")
+    return " ".join(parts).replace("\n ", "\n")
+
+
+def _apply(
+    tool_input: EditInput, path: Path, record: FileRecord | None, ctx: ToolContext
+) -> tuple[EditDone, str, os.stat_result]:
+    """The final check and the write, with no await between them."""
+    shown = display_path(path, ctx.workspace)
+    plan = _plan(tool_input, path, record, ctx)
+    final = plan.new_text
+    reviewed = reviewed_for(ctx, path)
+    modified, changes = False, ""
+    if reviewed is not None:
+        if reviewed.proposed != plan.new_text:
+            raise StateError(
+                f"{shown} changed on disk while your change was being reviewed, so nothing was written. Read it "
+                "again and redo the change."
+            )
+        if reviewed.content is None:
+            raise StateError(f"The review removed all of {shown}'s content instead of editing it; nothing was written.")
+        final = reviewed.content.replace("\r\n", "\n")
+        modified = final != plan.new_text
+        changes = user_changes(plan.new_text, final, shown) if modified else ""
+    disk = plan.disk
+    try:
+        if disk.decoded is not None:
+            data = encode(final, disk.decoded.format, like=disk.decoded)
+        else:
+            data = encode_raw(final, TextFormat())
+    except UnencodableError as exc:
+        raise encoding_error(shown, exc) from None
+    st = atomic_write(disk.target, data, disk.stat, shown)
+    original = disk.text if disk.exists else None
+    patch = structured_patch(original or "", final)
+    starts = lines_of(disk.text, [start for start, _ in plan.matches.spans])
+    if not starts:
+        span = changed_line_range(patch)
+        starts = [span[0] if span else 1]
+    done = EditDone(
+        shown=shown,
+        created=not disk.exists,
+        replaced=len(plan.matches) or 1,
+        lines=starts,
+        quotes_folded=plan.matches.quotes_folded,
+        patch=patch,
+        original=original,
+        user_modified=modified,
+        user_changes=changes,
+    )
+    return done, final.replace("\r\n", "\n"), st
