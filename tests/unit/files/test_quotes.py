@@ -1,0 +1,147 @@
+"""Curly-quote tolerance: matching, mapping back, re-styling; and properties of the replacement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolgate.runtime import Runtime
+from toolgate.testing import run1
+from toolgate.text.quotes import fold_quotes, restyle_quotes
+from toolgate.text.replace import find_matches, replace_matches
+
+
+async def edit_file(rt: Runtime, path: Path, content: str, old: str, new: str) -> tuple[str, str]:
+    path.write_text(content, encoding="utf-8")
+    assert not (await run1(rt, "Read", file_path=str(path))).is_error
+    result = await run1(rt, "Edit", file_path=str(path), old_string=old, new_string=new)
+    assert not result.is_error, result.text()
+    return path.read_text(encoding="utf-8"), result.text()
+
+
+@pytest.mark.parametrize(
+    ("content", "old", "new", "expected"),
+    [
+        pytest.param(
+            "He said \u201chello\u201d and it\u2019s fine\n",
+            'said "hello" and it\'s',
+            "said \"goodbye\" and it's 'x'",
+            "He said \u201cgoodbye\u201d and it\u2019s \u2018x\u2019 fine\n",
+            id="doubles, apostrophe, new singles",
+        ),
+        pytest.param(
+            "title = \u201cShe said \u2018hi\u2019\u201d\n",
+            "\"She said 'hi'\"",
+            "\"She said 'bye'\"",
+            "title = \u201cShe said \u2018bye\u2019\u201d\n",
+            id="nested quotes",
+        ),
+        pytest.param(
+            "don\u2019t stop\n",
+            "don't stop",
+            "won't stop, can't stop",
+            "won\u2019t stop, can\u2019t stop\n",
+            id="apostrophes between letters",
+        ),
+        pytest.param(
+            "(\u201cquoted\u201d)\n",
+            '("quoted")',
+            '("changed")',
+            "(\u201cchanged\u201d)\n",
+            id="opening after a bracket",
+        ),
+        pytest.param(
+            "print('a') # \u201cb\u201d\n",
+            "print('a') # \"b\"",
+            "print('c') # \"d\"",
+            "print('c') # \u201cd\u201d\n",
+            id="straight singles stay straight while doubles are curly",
+        ),
+        pytest.param(
+            'x = "straight" and \u201ccurly\u201d\n',
+            '"straight" and "curly"',
+            '"STRAIGHT" and "CURLY"',
+            'x = "STRAIGHT" and \u201cCURLY\u201d\n',
+            id="a match mixing styles keeps each position's style",
+        ),
+        pytest.param(
+            "plain 'text' here\n",
+            "plain \u2018text\u2019",
+            "plain \u2018words\u2019",
+            "plain 'words' here\n",
+            id="curly quotes the file does not have become straight",
+        ),
+    ],
+)
+async def test_quote_styles(rt: Runtime, workspace: Path, content: str, old: str, new: str, expected: str) -> None:
+    written, text = await edit_file(rt, workspace / "q.txt", content, old, new)
+    assert written == expected
+    assert "curly quotes" in text
+
+
+async def test_exact_match_wins_and_nothing_is_restyled(rt: Runtime, workspace: Path) -> None:
+    content = 'a = "x"\nb = \u201cx\u201d\n'
+    written, text = await edit_file(rt, workspace / "q.txt", content, 'a = "x"', 'a = "y"')
+    assert written == 'a = "y"\nb = \u201cx\u201d\n'
+    assert "curly" not in text
+
+
+async def test_a_match_across_straight_and_curly_lines_is_found_once_folded(rt: Runtime, workspace: Path) -> None:
+    path = workspace / "q.txt"
+    path.write_text('say "hi"\nsay \u201chi\u201d\n', encoding="utf-8")
+    await run1(rt, "Read", file_path=str(path))
+    result = await run1(
+        rt, "Edit", file_path=str(path), old_string="say \u201chi\u201d\nsay \u201chi\u201d", new_string="x"
+    )
+    assert not result.is_error  # folded, the two-line string matches exactly once
+    assert path.read_text(encoding="utf-8") == "x\n"
+
+
+def test_restyle_uses_the_characters_around_the_match() -> None:
+    # The new text starts with a quote right after a letter in the file: that quote closes.
+    assert restyle_quotes("'s", "\u2019s", "'s and 't", before="t") == "\u2019s and \u2018t"
+    assert restyle_quotes("'x", "\u2018x", "'y", before=" ") == "\u2018y"
+
+
+# --- properties --------------------------------------------------------------------------------------------
+
+quote_text = st.text(alphabet=st.sampled_from("ab \n'\"\u2018\u2019\u201c\u201d.("), max_size=60)
+
+
+@given(
+    prefix=st.text(max_size=40),
+    middle=st.text(min_size=1, max_size=20),
+    suffix=st.text(max_size=40),
+    new=st.text(min_size=1, max_size=20),
+)
+def test_an_edit_changes_exactly_the_matched_span(prefix: str, middle: str, suffix: str, new: str) -> None:
+    text = prefix + middle + suffix
+    matches = find_matches(text, middle)
+    if len(matches) != 1 or matches.quotes_folded:
+        return  # ambiguous: Edit refuses it (tested above)
+    [(start, end)] = matches.spans
+    assert replace_matches(text, matches, middle, new) == text[:start] + new + text[end:]
+
+
+@settings(max_examples=300)
+@given(text=quote_text, data=st.data(), new=quote_text)
+def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st.DataObject, new: str) -> None:
+    if not text or not new:
+        return
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    old = fold_quotes(text[start:end])  # what a model types: straight quotes only
+    matches = find_matches(text, old)
+    if len(matches) != 1:
+        return
+    [(s, e)] = matches.spans
+    result = replace_matches(text, matches, old, new)
+    tail = len(text) - e
+    assert result[:s] == text[:s]
+    assert result[len(result) - tail :] == text[e:] if tail else True
+    replaced = result[s : len(result) - tail]
+    # Only quote characters may differ from what the model sent, and only as a re-styling.
+    assert fold_quotes(replaced) == fold_quotes(new)
