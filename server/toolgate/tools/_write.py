@@ -199,12 +199,18 @@ def _same_file_state(before: os.stat_result | None, target: Path) -> bool:
     return (now.st_ino, now.st_size, now.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
 
 
-def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> os.stat_result:
-    """Replace `target` with `data` so that a reader (or a crash) sees the old file or the new, never a mix.
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """New bytes for `target`, safely on disk in a temp file beside it, not yet in place."""
 
-    `expected` is the target as it was when its content was read (None: it did not exist); if the target
-    no longer matches it once the new bytes are on disk, nothing is replaced.
-    """
+    tmp: Path
+    target: Path
+    expected: os.stat_result | None
+    shown: str
+
+
+def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> Staged:
+    """Write `data` to a temp file in the target's directory (mode kept, fsynced). Nothing visible changes."""
     if expected is not None and not expected.st_mode & 0o222:
         raise StateError(
             f"{shown} is read-only (mode {stat.filemode(expected.st_mode)}). Ask the user to make it writable "
@@ -232,18 +238,49 @@ def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, sho
                 with contextlib.suppress(OSError):
                     os.fchown(handle.fileno(), expected.st_uid, expected.st_gid)
             _flush_to_disk(handle)
-        if not _same_file_state(expected, target):
-            raise StateError(
-                f"{shown} changed on disk while it was being written (another program wrote it at the same "
-                "moment), so it was left as that program wrote it. Read it again, then retry."
-            )
-        os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError):
+            raise StateError(f"{shown} could not be written: {exc.strerror or exc}. It was left as it was.") from None
         raise
-    _fsync_directory(target.parent)
-    return os.stat(target)
+    return Staged(tmp, target, expected, shown)
+
+
+def discard(staged: Staged) -> None:
+    with contextlib.suppress(OSError):
+        staged.tmp.unlink()
+
+
+def verify_unchanged(staged: Staged) -> None:
+    """The target is still the file that was read (or still absent): the last check before it is replaced."""
+    if not _same_file_state(staged.expected, staged.target):
+        raise StateError(
+            f"{staged.shown} changed on disk while it was being written (another program wrote it at the same "
+            "moment), so it was left as that program wrote it. Read it again, then retry."
+        )
+
+
+def publish(staged: Staged) -> os.stat_result:
+    """Move the staged bytes into place: one rename, so readers see the old file or the new, never a mix."""
+    os.replace(staged.tmp, staged.target)
+    _fsync_directory(staged.target.parent)
+    return os.stat(staged.target)
+
+
+def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> os.stat_result:
+    """Replace `target` with `data` so that a reader (or a crash) sees the old file or the new, never a mix.
+
+    `expected` is the target as it was when its content was read (None: it did not exist); if the target
+    no longer matches it once the new bytes are on disk, nothing is replaced.
+    """
+    staged = stage(target, data, expected, shown)
+    try:
+        verify_unchanged(staged)
+        return publish(staged)
+    except BaseException:
+        discard(staged)
+        raise
 
 
 def _fsync_directory(directory: Path) -> None:

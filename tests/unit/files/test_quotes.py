@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,11 +16,11 @@ from toolgate.text.replace import find_matches, replace_matches
 
 
 async def edit_file(rt: Runtime, path: Path, content: str, old: str, new: str) -> tuple[str, str]:
-    path.write_text(content, encoding="utf-8")
+    await anyio.Path(path).write_text(content, encoding="utf-8")
     assert not (await run1(rt, "Read", file_path=str(path))).is_error
     result = await run1(rt, "Edit", file_path=str(path), old_string=old, new_string=new)
     assert not result.is_error, result.text()
-    return path.read_text(encoding="utf-8"), result.text()
+    return await anyio.Path(path).read_text(encoding="utf-8"), result.text()
 
 
 @pytest.mark.parametrize(
