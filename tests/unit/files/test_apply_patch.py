@@ -29,11 +29,14 @@ def tree(root: Path) -> dict[str, bytes | None]:
     return found
 
 
+def files_under(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
 async def read_every_file(rt: Runtime, root: Path) -> None:
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            result = await run1(rt, "Read", file_path=str(path))
-            assert not result.is_error, result.text()
+    for path in files_under(root):
+        result = await run1(rt, "Read", file_path=str(path))
+        assert not result.is_error, result.text()
 
 
 def test_there_are_23_scenarios() -> None:
