@@ -1,4 +1,8 @@
-"""Read: a text file with `N<TAB>line` numbering, within a byte cap and a token cap, recorded in readFileState."""
+"""Read: a text file with `N<TAB>line` numbering, within a byte cap and a token cap, recorded in readFileState.
+
+Images come back as image blocks, PDFs as the text of their pages, notebooks cell by cell with their outputs
+(see `_read_media`); binary formats are refused by name and by a NUL-byte sniff.
+"""
 
 from __future__ import annotations
 
@@ -16,12 +20,24 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
+from toolgate.core.messages import ContentBlock
 from toolgate.core.paths import display_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.lines import number_lines, split_lines
 from toolgate.text.tokens import estimate_tokens
 from toolgate.tools._files import stat_regular_file
+from toolgate.tools._read_media import (
+    IMAGE_SUFFIXES,
+    MAX_MEDIA_FILE_BYTES,
+    MAX_PDF_PAGES_PER_READ,
+    MAX_PDF_PAGES_WITHOUT_RANGE,
+    binary_refusal,
+    parse_pages,
+    read_image,
+    read_pdf,
+    render_notebook,
+)
 
 MAX_WHOLE_FILE_BYTES = 256 * 1024
 MAX_TOKENS = 25_000
@@ -37,6 +53,17 @@ class ReadInput(ToolInput):
         description="1-based line number to start at (0 counts as 1). Omit to start at line 1.",
     )
     limit: int | None = Field(default=None, ge=1, description="How many lines to read. Omit to read to the end.")
+    pages: str | None = Field(
+        default=None,
+        description=f'PDFs only: the pages to read, like "3", "1-5" or "10-" (at most {MAX_PDF_PAGES_PER_READ}).',
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReadMedia:
+    """An image, a PDF's text or a rendered notebook: content ready for the model."""
+
+    content: str | list[ContentBlock]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +83,7 @@ def _size(n: int) -> str:
     return f"{n / 1024 / 1024:.1f} MiB"
 
 
-class ReadTool(Tool[ReadInput, ReadText]):
+class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
     name = "Read"
     input_model = ReadInput
     max_result_chars = None  # Read enforces its own caps and refuses instead of truncating
@@ -69,6 +96,9 @@ class ReadTool(Tool[ReadInput, ReadText]):
             f"- Whole-file reads are limited to {MAX_WHOLE_FILE_BYTES // 1024} KiB and every read to about "
             f"{MAX_TOKENS:,} tokens; over a limit, the call fails and says so: read a range with offset and limit."
             f"{search}\n"
+            "- Images (png, jpeg, gif, webp) are shown as images; PDFs as the text of their pages (use pages for "
+            f"a PDF over {MAX_PDF_PAGES_WITHOUT_RANGE} pages); notebooks cell by cell with outputs (offset/limit "
+            "read a notebook's raw JSON instead). Other binary files are refused.\n"
             "- Relative paths resolve against the workspace; `~` is your home directory.\n"
             "- Read a file before you edit or overwrite it; the edit tools refuse files you have not read.\n"
             "- Several independent reads in one turn run in parallel."
@@ -93,19 +123,37 @@ class ReadTool(Tool[ReadInput, ReadText]):
     async def validate(self, tool_input: ReadInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.file_path)
         st = stat_regular_file(path, ctx)
+        shown = display_path(path, ctx.workspace)
+        refusal = binary_refusal(path, shown)
+        if refusal is not None:
+            raise StateError(refusal)
+        kind = _kind(path, tool_input)
+        if tool_input.pages is not None:
+            if kind != "pdf":
+                raise StateError("pages applies only to PDF files; for a text file use offset and limit.")
+            parse_pages(tool_input.pages)
         whole = tool_input.offset is None and tool_input.limit is None
-        if whole and st.st_size > MAX_WHOLE_FILE_BYTES:
+        if kind != "text" and st.st_size > MAX_MEDIA_FILE_BYTES:
+            raise StateError(f"{shown} is {_size(st.st_size)}, too large for Read to open.")
+        if kind == "text" and whole and st.st_size > MAX_WHOLE_FILE_BYTES:
             raise StateError(
                 f"{display_path(path, ctx.workspace)} is {_size(st.st_size)}, over the "
                 f"{MAX_WHOLE_FILE_BYTES // 1024} KiB limit for reading a whole file. Read part of it with "
                 "offset and limit (for example offset=1, limit=500), or use Grep to find the lines you need."
             )
 
-    async def call(self, tool_input: ReadInput, ctx: ToolContext) -> ReadText:
+    async def call(self, tool_input: ReadInput, ctx: ToolContext) -> ReadText | ReadMedia:
         path = ctx.resolve_path(tool_input.file_path)
         shown = display_path(path, ctx.workspace)
         first = max(tool_input.offset or 1, 1)
         limit = tool_input.limit
+        kind = _kind(path, tool_input)
+        # Images and PDFs are not recorded in readFileState (they are never edited as text), so they are
+        # always sent: there is no "unchanged" shortcut for them.
+        if kind == "image":
+            return ReadMedia(await anyio.to_thread.run_sync(read_image, path, shown))
+        if kind == "pdf":
+            return ReadMedia(await anyio.to_thread.run_sync(read_pdf, path, shown, tool_input.pages, MAX_TOKENS))
 
         previous = ctx.file_state.get(path)
         current = os.stat(path)
@@ -136,6 +184,11 @@ class ReadTool(Tool[ReadInput, ReadText]):
                 text = decode(data).text
             except UndecodableError as exc:
                 raise StateError(f"{shown} cannot be decoded as text: {exc}.") from None
+            if kind == "notebook":
+                rendered_nb = await anyio.to_thread.run_sync(render_notebook, text, shown, MAX_TOKENS)
+                record = FileRecord(text, st.st_mtime_ns, first, limit, True, st.st_size)
+                ctx.commit(lambda s: s.file_state.set(path, record))
+                return ReadMedia(rendered_nb)
             all_lines = split_lines(text)
             total = len(all_lines)
             selected = all_lines[first - 1 : first - 1 + limit if limit else None]
@@ -166,7 +219,9 @@ class ReadTool(Tool[ReadInput, ReadText]):
             )
         return ReadText(shown, "text", first, selected, total)
 
-    def to_result(self, data: ReadText, ctx: ToolContext) -> str:
+    def to_result(self, data: ReadText | ReadMedia, ctx: ToolContext) -> str | list[ContentBlock]:
+        if isinstance(data, ReadMedia):
+            return data.content
         if data.kind == "empty":
             return f"(The file {data.shown} exists but is empty.)"
         if data.kind == "past_end":
@@ -180,6 +235,17 @@ class ReadTool(Tool[ReadInput, ReadText]):
                 "result is still current. Reading the same range once more returns the full text.)"
             )
         return number_lines(data.lines, data.first_line)
+
+
+def _kind(path: Path, tool_input: ReadInput) -> Literal["text", "image", "pdf", "notebook"]:
+    suffix = path.suffix.lower()
+    if suffix in IMAGE_SUFFIXES:
+        return "image"
+    if suffix == ".pdf":
+        return "pdf"
+    if suffix == ".ipynb" and tool_input.offset is None and tool_input.limit is None:
+        return "notebook"  # with offset/limit, a notebook is read as its raw JSON text
+    return "text"
 
 
 def _looks_binary(head: bytes) -> bool:
