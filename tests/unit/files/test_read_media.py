@@ -72,7 +72,8 @@ async def test_jpeg_keeps_its_media_type(rt: Runtime, workspace: Path) -> None:
 async def test_images_are_not_recorded_and_always_sent(rt: Runtime, workspace: Path) -> None:
     (workspace / "dot.png").write_bytes(png(4, 4))
     for _ in range(3):
-        _, [image] = blocks(await run1(rt, "Read", file_path="dot.png"))
+        _, images = blocks(await run1(rt, "Read", file_path="dot.png"))
+        assert len(images) == 1
     assert str(workspace / "dot.png") not in rt.session.file_state
 
 
