@@ -115,11 +115,12 @@ def new_cell(nb: dict[str, Any], cell_type: CellType, source: str) -> dict[str, 
         cell["execution_count"] = None
         cell["outputs"] = []
     cell["source"] = _as_source(source, like)
-    return cell
+    return _ordered_like(cell, nb["cells"][0] if nb["cells"] else {"a": 0, "b": 0})
 
 
 def replace_cell(cell: dict[str, Any], source: str, cell_type: CellType | None) -> None:
     """New source (and maybe type) in place; a code cell's outputs and execution count no longer apply."""
+    was_sorted = list(cell) == sorted(cell)
     if cell_type is not None and cell_type != cell.get("cell_type"):
         cell["cell_type"] = cell_type
         if cell_type == "code":
@@ -132,6 +133,15 @@ def replace_cell(cell: dict[str, Any], source: str, cell_type: CellType | None) 
     if cell.get("cell_type") == "code":
         cell["execution_count"] = None
         cell["outputs"] = []
+    if was_sorted:
+        ordered = dict(sorted(cell.items()))
+        cell.clear()
+        cell.update(ordered)
+
+
+def _ordered_like(cell: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
+    """nbformat writes keys sorted; a new cell follows the notebook's habit so the diff stays one cell."""
+    return dict(sorted(cell.items())) if list(model) == sorted(model) else cell
 
 
 # --- rendering ---------------------------------------------------------------------------------------------

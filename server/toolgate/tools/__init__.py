@@ -5,9 +5,10 @@ from __future__ import annotations
 from toolgate.core.tool import AnyTool
 from toolgate.tools.apply_patch import ApplyPatchTool
 from toolgate.tools.edit import EditTool
+from toolgate.tools.notebook_edit import NotebookEditTool
 from toolgate.tools.read import ReadTool
 from toolgate.tools.write import WriteTool
 
 
 def builtin_tools() -> list[AnyTool]:
-    return [ReadTool(), EditTool(), WriteTool(), ApplyPatchTool()]
+    return [ReadTool(), EditTool(), WriteTool(), NotebookEditTool(), ApplyPatchTool()]
