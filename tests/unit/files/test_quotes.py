@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import anyio
@@ -9,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgate.runtime import Runtime
-from toolgate.testing import run1
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.testing import AllowingApprover, run1
 from toolgate.text.quotes import fold_quotes, restyle_quotes
 from toolgate.text.replace import find_matches, replace_matches
 
@@ -146,3 +148,41 @@ def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st
     replaced = result[s : len(result) - tail]
     # Only quote characters may differ from what the model sent, and only as a re-styling.
     assert fold_quotes(replaced) == fold_quotes(new)
+
+
+# Any character a text file can hold except NUL (binary) and CR (line endings have their own tests).
+plain_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    prefix=st.text(alphabet=plain_chars, max_size=30),
+    middle=st.text(alphabet=plain_chars, min_size=1, max_size=10),
+    suffix=st.text(alphabet=plain_chars, max_size=30),
+    new=st.text(alphabet=plain_chars, min_size=1, max_size=10),
+)
+def test_an_edit_through_the_runtime_changes_exactly_the_matched_bytes(
+    prefix: str, middle: str, suffix: str, new: str
+) -> None:
+    text = prefix + middle + suffix
+    if middle == new or len(find_matches(text, middle)) != 1:
+        return  # line-ending conversion and ambiguity have their own tests
+    [(start, end)] = find_matches(text, middle).spans
+    expected = text[:start] + (restyle_quotes(middle, text[start:end], new) if text[start:end] != middle else new)
+    expected += text[end:]
+
+    async def scenario(workspace: Path) -> bytes:
+        runtime = build_runtime(workspace, AllowingApprover(), mode=PermissionMode.BYPASS)
+        try:
+            target = workspace / "f.txt"
+            target.write_bytes(text.encode("utf-8"))
+            await run1(runtime, "Read", file_path=str(target), offset=1, limit=1)
+            result = await run1(runtime, "Edit", file_path=str(target), old_string=middle, new_string=new)
+            assert not result.is_error, result.text()
+            return target.read_bytes()
+        finally:
+            await runtime.aclose()
+
+    with tempfile.TemporaryDirectory() as directory:
+        written = anyio.run(scenario, Path(directory))
+    assert written == expected.encode("utf-8")
