@@ -31,27 +31,74 @@ def _split_lf(text: str) -> list[str]:
     return out
 
 
+_CHUNK = 1 << 16
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, compared in slices (in C); a slice that differs is halved until found."""
+    limit = min(len(a), len(b))
+    i, step = 0, _CHUNK
+    while i < limit:
+        n = min(step, limit - i)
+        if a[i : i + n] == b[i : i + n]:
+            i += n
+        elif n == 1:
+            break
+        else:
+            step = max(1, n // 2)
+    return i
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix, at most `limit` characters."""
+    i, step = 0, _CHUNK
+    while i < limit:
+        n = min(step, limit - i)
+        if a[len(a) - i - n : len(a) - i] == b[len(b) - i - n : len(b) - i]:
+            i += n
+        elif n == 1:
+            break
+        else:
+            step = max(1, n // 2)
+    return i
+
+
+def _trim(a: str, b: str, context: int) -> tuple[int, int, int]:
+    """(start, end in a, end in b): the changed region widened to whole lines plus `context` lines each side."""
+    prefix = _common_prefix(a, b)
+    suffix = _common_suffix(a, b, min(len(a), len(b)) - prefix)
+    start = a.rfind("\n", 0, prefix) + 1  # back to the start of the line where they differ
+    for _ in range(context):
+        if start == 0:
+            break
+        start = a.rfind("\n", 0, start - 1) + 1
+    end_a, end_b = len(a) - suffix, len(b) - suffix
+    # Forward to the end of the line where they stop differing (the same line in both: the tail is shared).
+    for _ in range(context + 1):
+        if end_a >= len(a):
+            break
+        next_a = a.find("\n", end_a)
+        if next_a == -1:
+            end_a, end_b = len(a), len(b)
+            break
+        step = next_a + 1 - end_a
+        end_a, end_b = end_a + step, end_b + step
+    return start, end_a, end_b
+
+
 def unified_diff(old: str, new: str, old_name: str = "a", new_name: str = "b", context: int = 3) -> str:
     """A unified diff of two LF texts ('' when equal), marking a missing final newline as `diff` does."""
     if old == new:
         return ""
-    a, b = _split_lf(old), _split_lf(new)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    keep_head = max(head - context, 0)
-    keep_tail = max(tail - context, 0)
-    a_mid = a[keep_head : len(a) - keep_tail]
-    b_mid = b[keep_head : len(b) - keep_tail]
+    start, end_old, end_new = _trim(old, new, context)
+    offset = old.count("\n", 0, start)
+    a_mid, b_mid = _split_lf(old[start:end_old]), _split_lf(new[start:end_new])
     out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
     for line in difflib.unified_diff(a_mid, b_mid, n=context, lineterm="\n"):
         if line.startswith(("---", "+++")):
             continue
         if line.startswith("@@"):
-            line = _shift_header(line, keep_head)
+            line = _shift_header(line, offset)
         out.append(line)
         if not line.endswith("\n"):
             out.append("\n" + NO_NEWLINE)

@@ -14,7 +14,6 @@ from typing import Literal
 LEFT_SINGLE, RIGHT_SINGLE = "\u2018", "\u2019"
 LEFT_DOUBLE, RIGHT_DOUBLE = "\u201c", "\u201d"
 
-_FOLD = str.maketrans({LEFT_SINGLE: "'", RIGHT_SINGLE: "'", LEFT_DOUBLE: '"', RIGHT_DOUBLE: '"'})
 
 # After one of these (or at the start of the text), a quote opens; anywhere else it closes.
 _OPENERS = frozenset(" \t\n\r([{\u2014\u2013" + LEFT_SINGLE + LEFT_DOUBLE + "\u00a0")
@@ -24,11 +23,16 @@ Style = Literal["straight", "curly", "mixed", "none"]
 
 def fold_quotes(text: str) -> str:
     """‘ ’ → ' and “ ” → ", nothing else; the result has exactly the length of `text`."""
-    return text.translate(_FOLD)
+    # Four str.replace calls run in C at memory speed; str.translate with a table is ~20x slower on MBs.
+    if not has_curly_quotes(text):
+        return text
+    return (
+        text.replace(LEFT_SINGLE, "'").replace(RIGHT_SINGLE, "'").replace(LEFT_DOUBLE, '"').replace(RIGHT_DOUBLE, '"')
+    )
 
 
 def has_curly_quotes(text: str) -> bool:
-    return text != fold_quotes(text)
+    return LEFT_SINGLE in text or RIGHT_SINGLE in text or LEFT_DOUBLE in text or RIGHT_DOUBLE in text
 
 
 def _style(chars: list[str], straight: str) -> Style:

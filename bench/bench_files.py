@@ -1,0 +1,129 @@
+"""File tools on a 5 MB file: Edit (exact and quote-normalised match) and Write, through the full pipeline,
+each against a plain read+replace+write of the same file measured in the same run.
+
+The tools do more than the baseline on purpose: staleness check (timestamp, then content), decode and
+re-encode in the file's own conventions, a structured patch, and an atomic, fsynced write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+
+from bench.report import Figure, Report, median_us, time_async, time_sync
+from toolgate.core.messages import ToolUse
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import build_runtime
+from toolgate.testing import AllowingApprover
+
+SIZE = 5 * 1024 * 1024
+REPEAT = 10
+
+
+def run(report: Report, workdir: Path) -> None:
+    anyio.run(_run, report, workdir)
+
+
+def _make_text(marker: str) -> str:
+    line = "    value = compute(alpha, beta)  # a line of ordinary code, 64 b\n"
+    count = SIZE // len(line)
+    lines = [line] * count
+    lines[count // 2] = f"    {marker}\n"
+    return "".join(lines)
+
+
+async def _run(report: Report, workdir: Path) -> None:
+    runtime = build_runtime(workdir, AllowingApprover(), mode=PermissionMode.BYPASS)
+    counter = iter(range(10**9))
+
+    async def call(name: str, **tool_input: object) -> None:
+        [result] = await runtime.run_turn([ToolUse(id=f"b{next(counter)}", name=name, input=tool_input)])
+        assert not result.is_error, result.text()
+
+    cases = [
+        ("Edit 5 MB, exact match", "exact.py", 'label = "first"', 'label = "first"', 'label = "second"'),
+        (
+            "Edit 5 MB, curly-quote match",
+            "curly.py",
+            "label = \u201cfirst\u201d",
+            'label = "first"',
+            'label = "second"',
+        ),
+    ]
+    for title, name, marker, old, new in cases:
+        await _bench_edit(report, call, workdir / name, title, marker, old, new)
+
+    target = workdir / "written.txt"
+    contents = [_make_text("version one"), _make_text("version two")]
+    target.write_text(contents[0], encoding="utf-8")
+    await call("Read", file_path=str(target), offset=1, limit=10)
+    turn = {"n": 0}
+
+    async def one_write() -> None:
+        turn["n"] += 1
+        await call("Write", file_path=str(target), content=contents[turn["n"] % 2])
+
+    write_samples = await time_async(one_write, REPEAT, warmup=1)
+
+    def plain_write() -> None:
+        turn["n"] += 1
+        with open(target, "wb") as handle:
+            handle.write(contents[turn["n"] % 2].encode("utf-8"))
+
+    plain_write_samples = time_sync(plain_write, REPEAT, 1)
+    report.add(
+        Figure(
+            "files",
+            "Write 5 MB",
+            median_us(write_samples) / 1000,
+            "ms",
+            "plain encode+write",
+            median_us(plain_write_samples) / 1000,
+        )
+    )
+    await runtime.aclose()
+
+
+async def _bench_edit(
+    report: Report, call: Callable[..., Awaitable[None]], path: Path, title: str, marker: str, old: str, new: str
+) -> None:
+    _put(path, _make_text(marker))
+    await call("Read", file_path=str(path), offset=1, limit=10)
+    flip = False
+
+    async def one_edit() -> None:
+        # Alternate there and back, so every call really changes the file; the record each write leaves
+        # means no Read is needed in between.
+        nonlocal flip
+        a, b = (new, old) if flip else (old, new)
+        flip = not flip
+        await call("Edit", file_path=str(path), old_string=a, new_string=b)
+
+    tool_samples = await time_async(one_edit, REPEAT, warmup=1)
+    # The baseline finds the same line (in the middle of the file) and writes the file back.
+    _put(path, _make_text(marker))
+    plain_samples = time_sync(lambda: _plain_replace(path, marker, marker), REPEAT, 1)
+    report.add(
+        Figure(
+            "files",
+            title,
+            median_us(tool_samples) / 1000,
+            "ms",
+            "plain read+replace+write",
+            median_us(plain_samples) / 1000,
+        )
+    )
+
+
+def _put(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def _plain_replace(path: Path, old: str, new: str) -> None:
+    with open(path, "rb") as handle:
+        text = handle.read().decode("utf-8")
+    with open(path, "wb") as handle:
+        handle.write(text.replace(old, new, 1).encode("utf-8"))
