@@ -6,9 +6,9 @@ cell is the only change a diff shows.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -109,13 +109,28 @@ def new_cell(nb: dict[str, Any], cell_type: CellType, source: str) -> dict[str, 
     cell: dict[str, Any] = {"cell_type": cell_type}
     minor = nb.get("nbformat_minor", 0)
     if nb.get("nbformat", 4) >= 4 and isinstance(minor, int) and minor >= 5:
-        cell["id"] = secrets.token_hex(4)
+        cell["id"] = _fresh_id(nb, cell_type, source)
     cell["metadata"] = {}
     if cell_type == "code":
         cell["execution_count"] = None
         cell["outputs"] = []
     cell["source"] = _as_source(source, like)
     return _ordered_like(cell, nb["cells"][0] if nb["cells"] else {"a": 0, "b": 0})
+
+
+def _fresh_id(nb: dict[str, Any], cell_type: str, source: str) -> str:
+    """A new cell id that is unique in the notebook and the same every time for the same edit.
+
+    Deterministic on purpose: a diff review computes the new notebook once to show it and once to write
+    it, and the two must agree.
+    """
+    taken = {c.get("id") for c in nb["cells"]}
+    seed = json.dumps([sorted(str(t) for t in taken), cell_type, source])
+    for attempt in range(1000):
+        candidate = hashlib.sha256(f"{attempt}:{seed}".encode()).hexdigest()[:8]
+        if candidate not in taken:
+            return candidate
+    raise NotebookError("could not find a free cell id")
 
 
 def replace_cell(cell: dict[str, Any], source: str, cell_type: CellType | None) -> None:

@@ -142,13 +142,14 @@ def _lines(numbers: list[int]) -> str:
 def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: ToolContext) -> EditPlan:
     """Every state check, in order, then the new text. Synchronous: `_apply` runs it right before writing."""
     shown = display_path(path, ctx.workspace)
-    old, new = tool_input.old_string, tool_input.new_string
+    # The file is matched in its LF form; the file's own line endings are put back when it is written.
+    old, new = tool_input.old_string.replace("\r\n", "\n"), tool_input.new_string.replace("\r\n", "\n")
     if old == new:
         raise StateError("old_string and new_string are identical, so there is nothing to change.")
     disk = load(path, shown)
     if not disk.exists:
         if old == "":
-            return EditPlan(disk, Matches([], False), new)
+            return EditPlan(disk, Matches([], False), tool_input.new_string)  # a new file is written as sent
         raise StateError(
             missing_message(path, ctx) + " To create a new file, call Edit with an empty old_string (or use Write)."
         )

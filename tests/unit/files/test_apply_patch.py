@@ -14,6 +14,8 @@ import pytest
 from toolgate.runtime import Runtime
 from toolgate.testing import AllowingApprover, run1
 from toolgate.text.patch_format import AddFile, DeleteFile, PatchSyntaxError, UpdateFile, parse_patch, seek_sequence
+from toolgate.tools import _write
+from toolgate.tools import apply_patch as apply_patch_module
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "apply_patch"
 SCENARIOS = sorted(p for p in (FIXTURES / "scenarios").iterdir() if p.is_dir())
@@ -236,3 +238,30 @@ async def test_review_shows_every_file_and_applies_the_users_version(
     assert (workspace / "a.txt").read_text() == "ALPHA, as the user wants it\n"
     assert not (workspace / "old.txt").exists()
     assert "user edited your proposal" in result.text()
+
+
+async def test_a_failure_while_renaming_puts_back_what_was_already_replaced(
+    rt: Runtime, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    (workspace / "b.txt").write_text("beta\n")
+    (workspace / "gone.txt").write_text("gone\n")
+    await read_every_file(rt, workspace)
+    before = tree(workspace)
+    real_publish = apply_patch_module.publish
+    calls = {"n": 0}
+
+    def publish_then_fail(staged: _write.Staged) -> os.stat_result:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        return real_publish(staged)
+
+    monkeypatch.setattr(apply_patch_module, "publish", publish_then_fail)
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** Update File: b.txt\n@@\n-beta\n+BETA\n"
+        "*** Delete File: gone.txt\n*** Add File: new.txt\n+new\n*** End Patch"
+    )
+    result = await run1(rt, "ApplyPatch", patch=patch)
+    assert result.is_error and "No space left on device" in result.text() and "put back" in result.text()
+    assert tree(workspace) == before  # a.txt was replaced, then restored; no temp files remain

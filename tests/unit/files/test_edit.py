@@ -380,3 +380,29 @@ async def test_rejected_review_writes_nothing(
     failed, text = await edit(reviewed_rt, target, "alpha", "beta")
     assert failed and 'kind="permission"' in text
     assert snapshot(target) == before
+
+
+async def test_crlf_typed_by_the_model_matches_a_crlf_file(rt: Runtime, workspace: Path) -> None:
+    target = workspace / "win.txt"
+    target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    await read(rt, target)
+    failed, text = await edit(rt, target, "one\r\ntwo", "uno\r\ndos")
+    assert not failed, text
+    assert target.read_bytes() == b"uno\r\ndos\r\nthree\r\n"
+
+
+async def test_unwritable_directory_is_a_clear_error(rt: Runtime, workspace: Path) -> None:
+    locked = workspace / "locked"
+    locked.mkdir()
+    target = locked / "a.txt"
+    target.write_text("alpha\n")
+    locked.chmod(0o555)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running with privileges that ignore directory modes")
+        await read(rt, target)
+        failed, text = await edit(rt, target, "alpha", "beta")
+        assert failed and "Permission denied" in text
+        assert target.read_text() == "alpha\n"
+    finally:
+        locked.chmod(0o755)

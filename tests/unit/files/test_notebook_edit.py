@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from toolgate.runtime import Runtime
-from toolgate.testing import run1
+from toolgate.testing import AllowingApprover, run1
 
 
 def nb_text(cells: list[dict[str, Any]], minor: int = 5) -> str:
@@ -133,3 +133,15 @@ async def test_a_second_edit_needs_no_new_read(rt: Runtime, nb: Path) -> None:
     assert not (await notebook_edit(rt, nb, cell_id="md1", new_source="# One"))[0]
     assert not (await notebook_edit(rt, nb, cell_id="md1", new_source="# Two"))[0]
     assert json.loads(nb.read_text())["cells"][0]["source"] == ["# Two"]
+
+
+async def test_an_insert_under_diff_review_writes_what_was_reviewed(
+    reviewed_rt: Runtime, approver: AllowingApprover, nb: Path
+) -> None:
+    await run1(reviewed_rt, "Read", file_path=str(nb))
+    failed, text = await notebook_edit(
+        reviewed_rt, nb, cell_id="code1", new_source="print(2)", cell_type="code", edit_mode="insert"
+    )
+    assert not failed, text
+    [request] = approver.reviews
+    assert nb.read_text(encoding="utf-8") == request.files[0].proposed
