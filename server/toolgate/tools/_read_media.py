@@ -22,6 +22,7 @@ MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded: the most a model API ac
 MAX_MEDIA_FILE_BYTES = 64 * 1024 * 1024
 MAX_PDF_PAGES_PER_READ = 20
 MAX_PDF_PAGES_WITHOUT_RANGE = 10
+MAX_NOTEBOOK_IMAGES = 20
 
 # Formats Read refuses by name: their bytes mean nothing as text. Images and PDFs it reads are not here.
 _BINARY_FORMATS = (
@@ -197,11 +198,16 @@ def render_notebook(text: str, shown: str, max_tokens: int) -> list[ContentBlock
     cells = len(nb["cells"])
     blocks: list[ContentBlock] = [TextBlock(text=f"Notebook {shown}: {cells} cell{'s' if cells != 1 else ''}.")]
     text_tokens = 0
+    images = 0
     for part in notebook.render(nb):
         if part.text is not None:
             text_tokens += estimate_tokens(part.text)
             blocks.append(TextBlock(text=part.text))
         elif part.image is not None:
+            images += 1
+            if images > MAX_NOTEBOOK_IMAGES:
+                blocks.append(TextBlock(text=f"(an output image left out: at most {MAX_NOTEBOOK_IMAGES} per read)"))
+                continue
             _, data = part.image
             try:
                 block, _ = image_block(base64.b64decode(data), "an output image")

@@ -268,3 +268,12 @@ async def test_invalid_notebook_json_is_a_clear_error(rt: Runtime, workspace: Pa
     (workspace / "nb.ipynb").write_text("{not json")
     result = await run1(rt, "Read", file_path="nb.ipynb")
     assert result.is_error and "not valid JSON" in result.text() and "offset and limit" in result.text()
+
+
+async def test_notebook_images_beyond_the_cap_are_announced(rt: Runtime, workspace: Path) -> None:
+    image = base64.b64encode(png(2, 2)).decode()
+    outputs = [{"output_type": "display_data", "data": {"image/png": image}, "metadata": {}}] * 22
+    (workspace / "nb.ipynb").write_text(notebook([code("many", "show()", outputs)]))
+    texts, images = blocks(await run1(rt, "Read", file_path="nb.ipynb"))
+    assert len(images) == 20
+    assert sum("at most 20 per read" in t for t in texts) == 2
