@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -61,7 +61,6 @@ class EditDone:
     original: str | None  # None: the file was created
     user_modified: bool = False
     user_changes: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 class EditTool(Tool[EditInput, EditDone]):
@@ -127,7 +126,6 @@ class EditTool(Tool[EditInput, EditDone]):
                 " old_string matched once curly quotes were read as straight ones; the new text uses the "
                 "file's curly quotes."
             )
-        text += "".join(f" {note}" for note in data.notes)
         if data.user_modified:
             text += review_note(data.user_changes)
         return text
