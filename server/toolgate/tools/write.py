@@ -125,8 +125,9 @@ def _apply(
         if reviewed.content is None:
             raise StateError(f"The review emptied the proposal for {shown} instead of editing it; nothing was written.")
         modified = reviewed.content != reviewed.proposed
-        changes = user_changes(reviewed.proposed, reviewed.content, shown) if modified else ""
-        content = reviewed.content
+        if modified:  # otherwise keep the content exactly as sent (the proposal shows it with LF endings)
+            changes = user_changes(reviewed.proposed, reviewed.content, shown)
+            content = reviewed.content
     notes: list[str] = []
     try:
         if disk.decoded is None:

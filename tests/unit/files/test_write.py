@@ -118,3 +118,13 @@ async def test_review_edit_is_written_and_reported(
     assert request.files[0].original is None and request.files[0].proposed == "proposed content\n"
     assert target.read_text() == "reviewed content\n"
     assert "user edited your proposal" in text and "+reviewed content" in text
+
+
+async def test_review_accepted_unchanged_writes_the_content_exactly_as_sent(
+    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+) -> None:
+    target = workspace / "win.txt"
+    failed, text = await write(reviewed_rt, target, "a\r\nb\r\n")
+    assert not failed, text
+    assert approver.reviews[0].files[0].proposed == "a\nb\n"
+    assert target.read_bytes() == b"a\r\nb\r\n" and "user edited" not in text
