@@ -170,7 +170,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             ctx.commit(lambda s: s.file_state.set(path, replace(previous, unchanged_notice_given=True)))
             return ReadText(shown, "unchanged", first, (), 0)
 
-        if current.st_size > STREAM_THRESHOLD_BYTES:
+        if kind == "text" and current.st_size > STREAM_THRESHOLD_BYTES:
             # A ranged read of a huge file (a log, a dump): never hold the whole file in memory.
             selected, total, st = await anyio.to_thread.run_sync(_read_range_streaming, path, first, limit)
             text = "\n".join(selected)
