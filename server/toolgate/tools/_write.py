@@ -252,13 +252,17 @@ def discard(staged: Staged) -> None:
         staged.tmp.unlink()
 
 
-def verify_unchanged(staged: Staged) -> None:
+def require_unchanged(target: Path, expected: os.stat_result | None, shown: str) -> None:
     """The target is still the file that was read (or still absent): the last check before it is replaced."""
-    if not _same_file_state(staged.expected, staged.target):
+    if not _same_file_state(expected, target):
         raise StateError(
-            f"{staged.shown} changed on disk while it was being written (another program wrote it at the same "
+            f"{shown} changed on disk while it was being written (another program wrote it at the same "
             "moment), so it was left as that program wrote it. Read it again, then retry."
         )
+
+
+def verify_unchanged(staged: Staged) -> None:
+    require_unchanged(staged.target, staged.expected, staged.shown)
 
 
 def publish(staged: Staged) -> os.stat_result:
@@ -291,14 +295,3 @@ def _fsync_directory(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def remove_file(target: Path, expected: os.stat_result, shown: str) -> None:
-    """Delete a file, but only if it is still the file that was read."""
-    if not _same_file_state(expected, target):
-        raise StateError(f"{shown} changed on disk just before it was to be deleted. Read it again, then retry.")
-    try:
-        target.unlink()
-    except OSError as exc:
-        raise StateError(f"{shown} could not be deleted: {exc.strerror or exc}.") from None
-    _fsync_directory(target.parent)

@@ -44,6 +44,7 @@ from toolgate.tools._write import (
     publish,
     require_clean_in_editor,
     require_fresh,
+    require_unchanged,
     review_note,
     reviewed_for,
     stage,
@@ -311,9 +312,7 @@ def _apply(
         for _, item, _ in staged:
             verify_unchanged(item)
         for path, slot in to_delete:
-            verify_unchanged(
-                Staged(slot.disk.target, slot.disk.target, slot.disk.stat, display_path(path, ctx.workspace))
-            )
+            require_unchanged(slot.disk.target, slot.disk.stat, display_path(path, ctx.workspace))
     except BaseException:
         for _, item, _ in staged:
             discard(item)
