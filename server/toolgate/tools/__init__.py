@@ -7,8 +7,9 @@ from toolgate.tools.apply_patch import ApplyPatchTool
 from toolgate.tools.edit import EditTool
 from toolgate.tools.notebook_edit import NotebookEditTool
 from toolgate.tools.read import ReadTool
+from toolgate.tools.todo_write import TodoWriteTool
 from toolgate.tools.write import WriteTool
 
 
 def builtin_tools() -> list[AnyTool]:
-    return [ReadTool(), EditTool(), WriteTool(), NotebookEditTool(), ApplyPatchTool()]
+    return [ReadTool(), EditTool(), WriteTool(), NotebookEditTool(), ApplyPatchTool(), TodoWriteTool()]

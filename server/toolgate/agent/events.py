@@ -1,0 +1,136 @@
+"""What a chat session reports while it works: typed events, one JSON object each.
+
+The sidecar forwards each one as a `toolgate/chat/event` notification (`{sessionId, event}`), and
+`toolgate chat --output-format stream-json` prints one per line. `type` tells them apart.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from toolgate.agent.conversation import ChatMessage
+from toolgate.core.messages import ToolResult
+from toolgate.tools.todo_write import TodoItem
+
+StopReason = Literal["end_turn", "max_tokens", "max_turns", "interrupted", "error"]
+"""Why `send` returned: the model asked for no tool; its reply was cut off at the token limit; the max-turns
+guard stopped the loop; the user interrupted; the model API failed (an `error` event says how)."""
+
+ErrorKindName = Literal[
+    "rate_limit", "overloaded", "server", "connection", "auth", "context_too_long", "bad_request", "not_found", "config"
+]
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def add(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RequestStarted(_Event):
+    """A model request is being sent (request number `request` of this `send`)."""
+
+    type: Literal["request_started"] = "request_started"
+    request: int
+
+
+class TextDelta(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class MessageAdded(_Event):
+    """A whole message joined the conversation (the assistant's reply, or the tool results sent back)."""
+
+    type: Literal["message"] = "message"
+    message: ChatMessage
+
+
+class ToolCallStarted(_Event):
+    type: Literal["tool_call_started"] = "tool_call_started"
+    tool_use_id: str
+    name: str
+    input: Any
+    summary: str
+
+
+class ToolCallProgress(_Event):
+    type: Literal["tool_call_progress"] = "tool_call_progress"
+    tool_use_id: str
+    kind: str
+    text: str
+
+
+class ToolCallFinished(_Event):
+    type: Literal["tool_call_finished"] = "tool_call_finished"
+    tool_use_id: str
+    name: str
+    is_error: bool
+    summary: str  # the result's first line, shortened
+    result: ToolResult
+
+
+class TodoUpdate(_Event):
+    type: Literal["todo_update"] = "todo_update"
+    todos: list[TodoItem]
+
+
+class Retrying(_Event):
+    """A transient API failure; the request is sent again after `delay_seconds`.
+
+    `discard_partial`: text already streamed for this reply is void (the reply starts over).
+    """
+
+    type: Literal["retrying"] = "retrying"
+    attempt: int
+    max_attempts: int
+    delay_seconds: float
+    kind: ErrorKindName
+    message: str
+    discard_partial: bool
+
+
+class ErrorEvent(_Event):
+    type: Literal["error"] = "error"
+    kind: ErrorKindName
+    message: str
+
+
+class TurnEnd(_Event):
+    type: Literal["turn_end"] = "turn_end"
+    stop_reason: StopReason
+    requests: int
+    usage: Usage
+
+
+ChatEvent = Annotated[
+    RequestStarted
+    | TextDelta
+    | MessageAdded
+    | ToolCallStarted
+    | ToolCallProgress
+    | ToolCallFinished
+    | TodoUpdate
+    | Retrying
+    | ErrorEvent
+    | TurnEnd,
+    Field(discriminator="type"),
+]
+CHAT_EVENT: TypeAdapter[ChatEvent] = TypeAdapter(ChatEvent)

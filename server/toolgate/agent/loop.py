@@ -1,0 +1,347 @@
+"""The agent loop: a ChatSession answers one user message at a time, calling tools until the model stops.
+
+    send(text): system prompt + conversation + sorted tool definitions → stream the reply → run its
+    tool_uses through the runtime's orchestrator → one user message with every tool_result, in tool_use
+    order → again, until a reply asks for no tool (decided from the content, not `stop_reason` alone).
+
+Whatever happens — an interrupt while streaming or while a tool runs, an API error, a bug, the caller
+cancelling `send` — the conversation is left so the next request is valid: every tool_use has its
+tool_result, and an interrupt is written into the conversation so the model knows about it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import anyio
+
+from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
+from toolgate.agent.events import (
+    ChatEvent,
+    ErrorEvent,
+    MessageAdded,
+    RequestStarted,
+    Retrying,
+    StopReason,
+    TextDelta,
+    TodoUpdate,
+    ToolCallFinished,
+    ToolCallProgress,
+    ToolCallStarted,
+    TurnEnd,
+    Usage,
+)
+from toolgate.agent.providers.base import (
+    ModelError,
+    ModelRequest,
+    Provider,
+    ReplyCompleted,
+    StreamEvent,
+    TextArrived,
+)
+from toolgate.agent.retry import RetryPolicy
+from toolgate.agent.system_prompt import build_system_prompt, current_environment
+from toolgate.agent.transcript import ErrorEntry, InterruptEntry, MessageEntry, TodosEntry, Transcript
+from toolgate.core.errors import ErrorKind, format_error
+from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+from toolgate.core.orchestrator import CancelToken
+from toolgate.core.session import ProgressEvent
+from toolgate.runtime import Runtime
+from toolgate.tools.todo_write import TODOS, TodoItem
+
+log = logging.getLogger("toolgate.agent")
+
+DEFAULT_MAX_TURNS = 100
+DEFAULT_MAX_TOKENS = 16_384
+SUMMARY_CHARS = 200
+
+INTERRUPT_NOTE = (
+    "[The user interrupted at this point. Any call above whose result says it was interrupted or not run did "
+    "not finish. Stop here and wait for the user's next message.]"
+)
+
+ChatListener = Callable[[ChatEvent], None]
+AfterSend = Callable[[str, StopReason], None]
+
+
+class ChatBusy(RuntimeError):
+    """`send` was called while an earlier message is still being answered."""
+
+
+class ChatSession:
+    """One conversation with a model, driving one tool runtime. Not thread-safe: use it from one event loop.
+
+    `aclose()` closes the runtime (its output store and background tasks) and the provider's client.
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        provider: Provider,
+        *,
+        system_prompt: str | None = None,
+        messages: Sequence[ChatMessage] = (),
+        transcript: Transcript | None = None,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        retry: RetryPolicy | None = None,
+        after_send: AfterSend | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.provider = provider
+        workspace = runtime.session.workspace
+        self.system_prompt = (
+            system_prompt
+            if system_prompt is not None
+            else build_system_prompt(current_environment(workspace), runtime.registry.names, workspace)
+        )
+        self.messages: list[ChatMessage] = []
+        for message in messages:
+            merge_into(self.messages, message)
+        self.transcript = transcript or Transcript(None)
+        self.max_turns = max_turns
+        self.max_tokens = max_tokens
+        self.retry = retry or RetryPolicy()
+        self._after_send = after_send
+        self._listeners: list[ChatListener] = []
+        self._cancel: CancelToken | None = None
+        self._streamed: list[str] = []
+        self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
+        previous = runtime.session.on_progress
+
+        def on_progress(event: ProgressEvent) -> None:
+            previous(event)
+            self._emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
+
+        runtime.session.on_progress = on_progress
+
+    # --- the public surface ------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.runtime.session.id
+
+    @property
+    def busy(self) -> bool:
+        return self._cancel is not None
+
+    @property
+    def todos(self) -> list[TodoItem]:
+        return list(self.runtime.session.deps.get(TODOS).items)
+
+    def subscribe(self, listener: ChatListener) -> Callable[[], None]:
+        """Hear every event. Returns a function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def interrupt(self) -> bool:
+        """Stop the message being answered (streaming, or tools running). False when nothing is running."""
+        if self._cancel is None or self._cancel.cancelled:
+            return False
+        self._cancel.cancel()
+        return True
+
+    async def send(self, text: str) -> StopReason:
+        """Answer one user message; returns once the model asks for no more tools (or something stops it)."""
+        if self._cancel is not None:
+            raise ChatBusy("A message is still being answered; interrupt it or wait for it to finish.")
+        token = CancelToken()
+        self._cancel = token
+        totals = _Totals()
+        stop: StopReason = "error"
+        try:
+            self._add(user_text(text))
+            stop = await self._run(token, totals)
+        finally:
+            self._cancel = None
+            # Whatever ended the turn (a bug, the caller cancelling us), no tool_use is left unanswered.
+            dangling = unanswered_tool_uses(self.messages)
+            if dangling:
+                self._add(ChatMessage(role="user", content=[stopped_result(u.id) for u in dangling]))
+                self._record_interrupt("tools")
+                stop = "interrupted"
+            self._emit(TurnEnd(stop_reason=stop, requests=totals.requests, usage=totals.usage))
+        if self._after_send is not None:
+            self._after_send(text, stop)
+        return stop
+
+    async def aclose(self) -> None:
+        self.interrupt()
+        self._unsubscribe_todos()
+        self.transcript.close()
+        try:
+            await self.provider.aclose()
+        finally:
+            await self.runtime.aclose()
+
+    # --- the loop ----------------------------------------------------------------------------------------
+    async def _run(self, token: CancelToken, totals: _Totals) -> StopReason:
+        while True:
+            if token.cancelled:
+                self._record_interrupt("waiting")
+                return "interrupted"
+            if totals.requests >= self.max_turns:
+                return "max_turns"
+            totals.requests += 1
+            self._emit(RequestStarted(request=totals.requests))
+            try:
+                reply = await self._request(token)
+            except ModelError as exc:
+                self.transcript.append(ErrorEntry(kind=exc.kind, message=exc.message))
+                self._emit(ErrorEvent(kind=exc.kind, message=exc.message))
+                return "error"
+            if reply is None:  # interrupted while streaming: keep what the user already saw
+                partial = "".join(self._streamed)
+                if partial.strip():
+                    self._add(ChatMessage(role="assistant", content=[TextBlock(text=partial)]))
+                self._record_interrupt("streaming")
+                return "interrupted"
+            totals.usage = totals.usage.add(reply.usage)
+            if reply.content:
+                self._add(ChatMessage(role="assistant", content=list(reply.content)))
+            uses = [b for b in reply.content if isinstance(b, ToolUse)]
+            if not uses:
+                return "max_tokens" if reply.stop_reason == "max_tokens" else "end_turn"
+            results = await self._run_tools(uses, reply.malformed, token)
+            self._add(ChatMessage(role="user", content=list(results)))
+            if token.cancelled:
+                self._record_interrupt("tools")
+                return "interrupted"
+
+    async def _request(self, token: CancelToken) -> ReplyCompleted | None:
+        """Stream one reply, retrying transient failures. None when interrupted first."""
+        runner = self.runtime.runner
+        request = ModelRequest(
+            system=self.system_prompt,
+            tools=self.runtime.registry.definitions(runner.describe_context()),
+            messages=list(self.messages),
+            max_tokens=self.max_tokens,
+        )
+        reply: ReplyCompleted | None = None
+        failure: ModelError | None = None
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(_cancel_when, token, scope)
+                try:
+                    reply = await self._attempts(request)
+                except ModelError as exc:
+                    failure = exc
+                group.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        return reply
+
+    async def _attempts(self, request: ModelRequest) -> ReplyCompleted:
+        attempt = 0
+        while True:
+            attempt += 1
+            self._streamed = []
+            replies: list[ReplyCompleted] = []
+            try:
+                await self.provider.stream(request, functools.partial(self._on_stream, replies=replies))
+            except ModelError as exc:
+                if not exc.retryable or attempt >= self.retry.max_attempts:
+                    if exc.retryable:
+                        exc.message += f" Gave up after {attempt} attempts; try again later."
+                    raise
+                delay = self.retry.delay(attempt, exc.retry_after)
+                self._emit(
+                    Retrying(
+                        attempt=attempt,
+                        max_attempts=self.retry.max_attempts,
+                        delay_seconds=round(delay, 3),
+                        kind=exc.kind,
+                        message=exc.message,
+                        discard_partial=bool(self._streamed),
+                    )
+                )
+                await self.retry.sleep(delay)
+                continue
+            if not replies:
+                raise ModelError("server", "The model's reply ended without being complete (the stream was cut).")
+            return replies[-1]
+
+    def _on_stream(self, event: StreamEvent, replies: list[ReplyCompleted]) -> None:
+        if isinstance(event, TextArrived):
+            self._streamed.append(event.text)
+            self._emit(TextDelta(text=event.text))
+        elif isinstance(event, ReplyCompleted):
+            replies.append(event)
+
+    async def _run_tools(self, uses: list[ToolUse], malformed: dict[str, str], token: CancelToken) -> list[ToolResult]:
+        for use in uses:
+            self._emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=self._summary(use)))
+        answered = {
+            use_id: ToolResult(
+                tool_use_id=use_id, content=format_error(ErrorKind.INVALID_INPUT, problem), is_error=True
+            )
+            for use_id, problem in malformed.items()
+        }
+        runnable = [u for u in uses if u.id not in answered]
+        if runnable:
+            for result in await self.runtime.run_turn(runnable, token):
+                answered[result.tool_use_id] = result
+        results = [answered[u.id] for u in uses]
+        for use, result in zip(uses, results, strict=True):
+            self._emit(
+                ToolCallFinished(
+                    tool_use_id=use.id,
+                    name=use.name,
+                    is_error=result.is_error,
+                    summary=result_summary(result),
+                    result=result,
+                )
+            )
+        return results
+
+    # --- bookkeeping -------------------------------------------------------------------------------------
+    def _add(self, message: ChatMessage) -> None:
+        merge_into(self.messages, message)
+        self.transcript.append(MessageEntry(message=message))
+        self._emit(MessageAdded(message=message))
+
+    def _record_interrupt(self, during: Literal["streaming", "tools", "waiting"]) -> None:
+        self._add(user_text(INTERRUPT_NOTE))
+        self.transcript.append(InterruptEntry(during=during))
+
+    def _on_todos(self, todos: list[TodoItem]) -> None:
+        self.transcript.append(TodosEntry(todos=todos))
+        self._emit(TodoUpdate(todos=todos))
+
+    def _summary(self, use: ToolUse) -> str:
+        prepared = self.runtime.runner.prepare(use)
+        if prepared.tool is not None and prepared.tool_input is not None:
+            try:
+                return prepared.tool.summary(prepared.tool_input)
+            except Exception:
+                log.exception("%s: summary raised", use.name)
+        return use.name
+
+    def _emit(self, event: ChatEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken listener must not break the conversation
+                log.exception("a chat event listener raised")
+
+
+class _Totals:
+    def __init__(self) -> None:
+        self.requests = 0
+        self.usage = Usage()
+
+
+def result_summary(result: ToolResult) -> str:
+    """The first meaningful line of a result, shortened, for a tool card's collapsed state."""
+    for line in result.text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("<tool_error", "</tool_error")):
+            return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return "(no output)"
+
+
+async def _cancel_when(token: CancelToken, scope: anyio.CancelScope) -> None:
+    await token.wait()
+    scope.cancel()

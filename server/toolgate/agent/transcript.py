@@ -1,0 +1,147 @@
+"""A session's transcript: JSON Lines, appended one entry at a time, never rewritten.
+
+Each line is one entry: a message that joined the conversation, an interrupt, a todo-list change, a repair
+made on resume, or an API error. Loading replays the messages, skips (and reports) lines it cannot read —
+a crash can cut the last line short — and repairs the tool_use/tool_result pairing so the conversation can
+be sent again. The file itself is only ever appended to: no data is lost to a bad line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from toolgate.agent.conversation import ChatMessage, Repair, repair
+from toolgate.agent.events import ErrorKindName
+from toolgate.tools.todo_write import TodoItem
+
+log = logging.getLogger("toolgate.transcript")
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    at: dt.datetime = Field(default_factory=_now)
+
+
+class MessageEntry(_Entry):
+    type: Literal["message"] = "message"
+    message: ChatMessage
+
+
+class InterruptEntry(_Entry):
+    type: Literal["interrupt"] = "interrupt"
+    during: Literal["streaming", "tools", "waiting"]
+
+
+class TodosEntry(_Entry):
+    type: Literal["todos"] = "todos"
+    todos: list[TodoItem]
+
+
+class RepairEntry(_Entry):
+    """Resuming found the pairing broken (a crash mid-turn) and fixed it as described."""
+
+    type: Literal["repair"] = "repair"
+    answered: list[str]  # tool_use ids that got a "session stopped" result
+    dropped: list[str]  # tool_result ids that answered no tool_use
+
+
+class ErrorEntry(_Entry):
+    type: Literal["error"] = "error"
+    kind: ErrorKindName
+    message: str
+
+
+Entry = Annotated[MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ErrorEntry, Field(discriminator="type")]
+ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
+
+
+class Transcript:
+    """The append side. `path` None keeps nothing (an in-memory session)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def append(self, entry: Entry) -> None:
+        if self.path is None:
+            return
+        if self._fd is None:
+            self._fd = self._open(self.path)
+        # One write per line: a crash leaves at most the last line incomplete.
+        os.write(self._fd, entry.model_dump_json().encode("utf-8") + b"\n")
+
+    @staticmethod
+    def _open(path: Path) -> int:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # A line cut short by a crash must not swallow the next entry: end it first.
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as handle:
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    os.write(fd, b"\n")
+        return fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+@dataclass
+class LoadedTranscript:
+    messages: list[ChatMessage]  # merged and repaired: ready to send
+    todos: list[TodoItem] = field(default_factory=list)
+    repair: Repair = field(default_factory=lambda: Repair(messages=[]))
+    unreadable_lines: list[int] = field(default_factory=list)
+
+
+def load_transcript(path: Path) -> LoadedTranscript:
+    raw: list[ChatMessage] = []
+    todos: list[TodoItem] = []
+    unreadable: list[int] = []
+    try:
+        lines = path.read_bytes().splitlines()
+    except FileNotFoundError:
+        lines = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = ENTRY.validate_json(line)
+        except ValidationError:
+            if _is_unknown_kind(line):
+                continue  # written by a newer version: not ours to judge
+            unreadable.append(number)
+            continue
+        if isinstance(entry, MessageEntry):
+            raw.append(entry.message)
+        elif isinstance(entry, TodosEntry):
+            todos = entry.todos
+    if unreadable:
+        log.warning("%s: skipped unreadable lines %s", path, ", ".join(map(str, unreadable)))
+    fixed = repair(raw)
+    return LoadedTranscript(messages=fixed.messages, todos=todos, repair=fixed, unreadable_lines=unreadable)
+
+
+def _is_unknown_kind(line: bytes) -> bool:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return False
+    known = {"message", "interrupt", "todos", "repair", "error"}
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known

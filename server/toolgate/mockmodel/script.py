@@ -1,0 +1,92 @@
+"""What the mock model says: a list of steps, one consumed per accepted request.
+
+A script file is JSON: `{"steps": [...]}` or just the list. A step is a reply (text and/or tool calls), an
+HTTP error, a reply broken by an error event in the middle, or a reply that stalls until the client goes away.
+
+    {"text": "Reading it.", "tool_uses": [{"name": "Read", "input": {"file_path": "a.txt"}}]}
+    {"error": {"status": 529}}
+    {"text": "Partly", "stream_error": {"status": 529}}
+    {"text": "Thinking...", "hang": true}
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+# The error type each API reports for a status (the mock picks the one for the API it is speaking).
+ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+OPENAI_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_api_key",
+    403: "permission_denied",
+    404: "model_not_found",
+    429: "rate_limit_exceeded",
+    500: "server_error",
+    503: "server_error",
+}
+
+
+class ErrorSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: int = 500
+    type: str | None = None  # None: the usual type for the status in the API being spoken
+    message: str = "scripted error"
+    retry_after: float | None = None  # sent as a retry-after header (seconds)
+
+
+class ScriptedToolUse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None  # None: generated
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None  # send exactly this as the arguments (to script malformed JSON)
+
+
+class Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
+    tool_uses: list[ScriptedToolUse] = Field(default_factory=list)
+    stop_reason: str | None = None  # None: tool_use when there are tool calls, else end_turn
+    error: ErrorSpec | None = None  # answer with this HTTP error instead of a reply
+    stream_error: ErrorSpec | None = None  # send the text, then this error inside the stream
+    hang: bool = False  # send the text, then stall until the client disconnects or `release()`
+    chunk_chars: int = Field(default=8, ge=1)  # how finely text and arguments are split into deltas
+    delay: float = Field(default=0.0, ge=0)  # seconds between deltas
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    steps: list[Step] = Field(default_factory=list)
+
+
+_STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])
+
+
+def load_script(value: Script | list[Step] | list[dict[str, Any]] | dict[str, Any] | str | Path) -> Script:
+    """A script from an object, a list of steps, JSON text, or a JSON file."""
+    if isinstance(value, Script):
+        return value
+    if isinstance(value, Path):
+        value = json.loads(value.read_text(encoding="utf-8"))
+    elif isinstance(value, str):
+        value = json.loads(value)
+    if isinstance(value, list):
+        return Script(steps=_STEPS.validate_python(value))
+    return Script.model_validate(value)

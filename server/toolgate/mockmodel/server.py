@@ -1,0 +1,358 @@
+"""A scripted model server on 127.0.0.1 that speaks both streaming APIs and records every request.
+
+    POST /v1/messages            Anthropic Messages, streaming (SSE)
+    POST /v1/chat/completions    OpenAI Chat Completions, streaming (SSE)   (also without the /v1)
+    GET  /_mock/requests         what was recorded so far, as JSON
+
+Each accepted request consumes the next scripted step, whichever API it came in through. A request that
+breaks the pairing rules (see `pairing.py`) gets a 400 like the real APIs give, and consumes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from toolgate.mockmodel.formats import (
+    Frame,
+    Stall,
+    Usage,
+    anthropic_error_body,
+    anthropic_frames,
+    openai_error_body,
+    openai_frames,
+)
+from toolgate.mockmodel.pairing import check_anthropic, check_openai
+from toolgate.mockmodel.script import ErrorSpec, Script, Step, load_script
+
+Api = Literal["anthropic", "openai"]
+HOST = "127.0.0.1"
+
+
+@dataclass
+class RecordedRequest:
+    index: int
+    api: Api
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    json: Any
+    received_at: float  # time.perf_counter() once the body was read
+    status: int = 0
+    rejection: str | None = None  # why a 400 was given
+    step: int | None = None  # which scripted step answered it
+    finished_at: float | None = None  # perf_counter() after the last byte was written
+    disconnected: bool = False  # the client went away before the response was complete
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "api": self.api,
+            "path": self.path,
+            "status": self.status,
+            "rejection": self.rejection,
+            "step": self.step,
+            "disconnected": self.disconnected,
+            "body": self.json,
+        }
+
+
+@dataclass
+class _State:
+    script: Script
+    next_step: int = 0
+    requests: list[RecordedRequest] = field(default_factory=list)
+    prefixes: set[str] = field(default_factory=set)
+    hanging: int = 0
+    lock: threading.Condition = field(default_factory=threading.Condition)
+    released: threading.Event = field(default_factory=threading.Event)
+    on_record: Callable[[RecordedRequest], None] | None = None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, state: _State, port: int) -> None:
+        self.state = state
+        self.open_sockets: set[socket.socket] = set()
+        self.sockets_lock = threading.Lock()
+        super().__init__((HOST, port), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.sockets_lock:
+            self.open_sockets.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.sockets_lock:
+            self.open_sockets.discard(request)
+        super().shutdown_request(request)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the recorder is the log
+        return None
+
+    # --- plumbing ------------------------------------------------------------------------------------
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+    def _client_gone(self) -> bool:
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return bool(self.connection.recv(1, socket.MSG_PEEK) == b"")
+        except OSError:
+            return True
+
+    # --- routes --------------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        state = self.server.state
+        if self.path.rstrip("/") == "/_mock/requests":
+            with state.lock:
+                payload = [r.summary() for r in state.requests]
+            self._send_json(200, payload)
+            return
+        self._send_json(404, {"error": {"type": "not_found_error", "message": f"nothing at {self.path}"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length)
+        received = time.perf_counter()
+        path = self.path.split("?")[0].rstrip("/")
+        api: Api
+        if path.endswith("/messages"):
+            api = "anthropic"
+        elif path.endswith("/chat/completions"):
+            api = "openai"
+        else:
+            self._send_json(404, {"error": {"type": "not_found_error", "message": f"nothing at {self.path}"}})
+            return
+        try:
+            parsed: Any = json.loads(body or b"null")
+        except ValueError:
+            parsed = None
+        state = self.server.state
+        with state.lock:
+            record = RecordedRequest(
+                index=len(state.requests),
+                api=api,
+                path=path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
+                json=parsed,
+                received_at=received,
+            )
+            state.requests.append(record)
+            problem = (check_anthropic if api == "anthropic" else check_openai)(parsed)
+            if problem is None and not (isinstance(parsed, dict) and parsed.get("stream") is True):
+                problem = "this mock only answers streaming requests (stream: true)"
+            step: Step | None = None
+            if problem is None:
+                if state.next_step < len(state.script.steps):
+                    record.step = state.next_step
+                    step = state.script.steps[state.next_step]
+                    state.next_step += 1
+                else:
+                    problem = f"the mock's script has no step left for request {record.index}"
+            state.lock.notify_all()
+        try:
+            if step is None:
+                record.rejection = problem
+                self._reject(api, record, 400, problem or "rejected")
+            elif step.error is not None:
+                self._reject(api, record, step.error.status, step.error.message, step.error)
+            else:
+                self._stream(api, record, step)
+        except (BrokenPipeError, ConnectionResetError):
+            record.disconnected = True
+            self.close_connection = True
+        finally:
+            record.finished_at = time.perf_counter()
+            with state.lock:
+                state.lock.notify_all()
+            if state.on_record is not None:
+                state.on_record(record)
+
+    def _reject(
+        self, api: Api, record: RecordedRequest, status: int, message: str, spec: ErrorSpec | None = None
+    ) -> None:
+        spec = spec or ErrorSpec(status=status, message=message)
+        record.status = spec.status
+        headers = {"retry-after": str(spec.retry_after)} if spec.retry_after is not None else {}
+        body = anthropic_error_body(spec) if api == "anthropic" else openai_error_body(spec)
+        self._send_json(spec.status, body, headers)
+
+    def _usage(self, api: Api, body: dict[str, Any]) -> Usage:
+        """Fake but consistent token counts; a repeated system+tools prefix counts as a cache read."""
+        size = len(json.dumps(body.get("messages"))) // 4
+        if api == "openai":
+            return Usage(input_tokens=size)
+        prefix = json.dumps([body.get("tools"), body.get("system")], sort_keys=False)
+        tokens = len(prefix) // 4
+        state = self.server.state
+        with state.lock:
+            seen = prefix in state.prefixes
+            state.prefixes.add(prefix)
+        return Usage(input_tokens=size, cache_read=tokens if seen else 0, cache_creation=0 if seen else tokens)
+
+    def _stream(self, api: Api, record: RecordedRequest, step: Step) -> None:
+        body = record.json if isinstance(record.json, dict) else {}
+        model = str(body.get("model", "mock-model"))
+        prefix = "toolu" if api == "anthropic" else "call"
+        ids = [u.id or f"{prefix}_mock_{record.index}_{i}" for i, u in enumerate(step.tool_uses)]
+        frames: list[Frame]
+        if api == "anthropic":
+            frames = anthropic_frames(step, ids, model, self._usage(api, body))
+        else:
+            wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            frames = openai_frames(step, ids, model, self._usage(api, body) if wants_usage else None)
+        record.status = 200
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for frame in frames:
+            if isinstance(frame, Stall):
+                if not self._stall():
+                    record.disconnected = True
+                    self.close_connection = True
+                    return
+                continue
+            self._chunk(frame)
+            if step.delay:
+                time.sleep(step.delay)
+        self.wfile.write(b"0\r\n\r\n")
+        if step.stream_error is not None:
+            self.close_connection = True
+
+    def _stall(self) -> bool:
+        """Wait until released (True) or until the client disconnects (False)."""
+        state = self.server.state
+        with state.lock:
+            state.hanging += 1
+            state.lock.notify_all()
+        try:
+            while not state.released.is_set():
+                readable, _, _ = select.select([self.connection], [], [], 0.02)
+                if readable and self._client_gone():
+                    return False
+            return True
+        finally:
+            with state.lock:
+                state.hanging -= 1
+                state.lock.notify_all()
+
+
+class MockModelServer:
+    """Run it with `with MockModelServer(steps) as mock:`; point an SDK at `mock.url` (OpenAI: `mock.openai_url`)."""
+
+    def __init__(
+        self,
+        script: Script | list[Step] | list[dict[str, Any]] | dict[str, Any],
+        *,
+        port: int = 0,
+        on_record: Callable[[RecordedRequest], None] | None = None,
+    ) -> None:
+        self._state = _State(script=load_script(script), on_record=on_record)
+        self._server = _Server(self._state, port)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def start(self) -> MockModelServer:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="mock-model", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._state.released.set()
+        self._server.shutdown()
+        with self._server.sockets_lock:
+            for sock in list(self._server.open_sockets):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> MockModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- for tests -----------------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    @property
+    def accepted(self) -> list[RecordedRequest]:
+        """The requests that passed the checks (each consumed a step)."""
+        return [r for r in self.requests if r.step is not None]
+
+    @property
+    def steps_left(self) -> int:
+        with self._state.lock:
+            return len(self._state.script.steps) - self._state.next_step
+
+    def add_steps(self, steps: list[Step]) -> None:
+        more = load_script(steps).steps
+        with self._state.lock:
+            self._state.script.steps.extend(more)
+
+    def release(self) -> None:
+        """Let hanging streams finish normally (and every later hang pass straight through)."""
+        self._state.released.set()
+
+    def wait_for(self, condition: Callable[[MockModelServer], bool], timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._state.lock:
+            while not condition(self):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._state.lock.wait(remaining)
+        return True
+
+    def wait_for_requests(self, count: int, timeout: float = 10.0) -> bool:
+        return self.wait_for(lambda m: len(m._state.requests) >= count, timeout)
+
+    def wait_until_hanging(self, timeout: float = 10.0) -> bool:
+        return self.wait_for(lambda m: m._state.hanging > 0, timeout)
