@@ -40,6 +40,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Headless session: each stdin line is a tool_use object or a JSON array of them (one turn).",
     )
     _add_session_options(run_tools)
+
+    from toolgate.cli.chat import add_chat_options
+
+    chat = commands.add_parser(
+        "chat",
+        help="let a model use the tools: `chat --print PROMPT` answers one message headless",
+        description="Headless agent run, saved as a session (continue it with --resume SESSION_ID).",
+    )
+    _add_session_options(chat)
+    add_chat_options(chat)
     return parser
 
 
@@ -54,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.run_tools import run_tools_command
 
             return run_tools_command(args)
+        if args.command == "chat":
+            from toolgate.cli.chat import chat_command
+
+            return chat_command(args)
     except UsageError as exc:
         print(f"toolgate {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -295,7 +295,9 @@ class MockModelServer:
         return f"{self.url}/v1"
 
     def start(self) -> MockModelServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="mock-model", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="mock-model", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -128,7 +128,10 @@ class AnthropicProvider:
         inputs: dict[int, str] = {}
         usage = Usage()
         stop_reason: str | None = None
-        async with self._client.messages.stream(**cast(Any, params)) as stream:
+        # The raw event stream, not the SDK's accumulating helper: that one gives up on arguments that are not
+        # JSON, and we want to answer such a call with an error instead of losing the whole reply.
+        stream = await self._client.messages.create(**cast(Any, params), stream=True)
+        async with stream:
             async for event in stream:
                 if event.type == "message_start":
                     u = event.message.usage

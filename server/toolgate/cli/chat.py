@@ -1,0 +1,190 @@
+"""`toolgate chat --print PROMPT`: one headless agent run, saved as a session that can be resumed.
+
+Nobody can approve anything here, so a call that needs approval is denied with its reason (as in run-tools).
+text output: the final answer on stdout; tool calls, retries and errors as short lines on stderr.
+stream-json output: an `init` line, every chat event, then a `result` line, one JSON object per line.
+API keys and base URLs come from the environment the way the SDKs read them (ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL); nothing secret is written to disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from toolgate.agent.events import ChatEvent, ErrorEvent, Retrying, StopReason, ToolCallFinished, ToolCallStarted
+from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
+from toolgate.agent.providers import ModelConfig, ModelError, make_provider
+from toolgate.agent.sessions import open_chat
+from toolgate.cli.main import UsageError
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import PermissionMode
+from toolgate.session_store import SessionNotFound, SessionStore
+
+EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
+
+
+def add_chat_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("prompt", nargs="?", help="the message to send (default: read stdin)")
+    parser.add_argument("--print", "-p", action="store_true", help="run headless: answer PROMPT and exit")
+    parser.add_argument("--provider", choices=["anthropic", "openai"], default="anthropic")
+    parser.add_argument("--model", default=None, help="model name (default: the provider's default)")
+    parser.add_argument("--base-url", default=None, help="API base URL (default: from the SDK's environment)")
+    parser.add_argument("--max-tokens", type=int, default=16_384, help="output token limit per reply")
+    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS, help="model requests per message")
+    parser.add_argument("--output-format", choices=["text", "stream-json"], default="text")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where sessions are kept")
+    parser.add_argument("--resume", metavar="SESSION_ID", default=None, help="continue a stored session")
+    parser.add_argument("--session-id", default=None, help="the id for a new session (default: random)")
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if not args.print:
+        raise UsageError("interactive chat runs in the editor; for a headless run pass --print PROMPT")
+    # Keep in step with run-tools: rule flags mean nothing until the rule engine exists, and a rule that is
+    # silently ignored is worse than none.
+    rule_flags = [f for f, v in (("--allow", args.allow), ("--ask", args.ask), ("--deny", args.deny)) if v]
+    if args.settings:
+        rule_flags.append("--settings")
+    if rule_flags:
+        raise UsageError(
+            f"{', '.join(rule_flags)} cannot be used yet: this build has no rule engine, and a rule that is "
+            "silently ignored is worse than none. Use --permission-mode instead."
+        )
+    if args.max_turns < 1 or args.max_tokens < 1:
+        raise UsageError("--max-turns and --max-tokens must be at least 1")
+    if args.resume and args.session_id:
+        raise UsageError("--resume continues an existing session; --session-id names a new one. Use one of them.")
+
+
+def chat_command(args: argparse.Namespace) -> int:
+    _check_args(args)
+    prompt = args.prompt if args.prompt not in (None, "-") else sys.stdin.read()
+    if not prompt.strip():
+        raise UsageError("the prompt is empty: pass it as an argument or on stdin")
+    for directory in args.add_dir:
+        if not directory.expanduser().is_dir():
+            raise UsageError(f"--add-dir {directory} is not a directory")
+    store = SessionStore(args.data_dir.expanduser().resolve() if args.data_dir else None)
+    workspace = (args.workspace or Path.cwd()).expanduser().resolve()
+    if not args.resume and not workspace.is_dir():
+        raise UsageError(f"the workspace {workspace} is not a directory")
+    config = ModelConfig(provider=args.provider, model=args.model, base_url=args.base_url, max_tokens=args.max_tokens)
+    try:
+        provider = make_provider(config)
+    except ModelError as exc:
+        print(f"toolgate chat: {exc.message}", file=sys.stderr)
+        return 1
+    mode = PermissionMode(args.permission_mode)
+    try:
+        chat, meta = open_chat(
+            store,
+            provider,
+            NonInteractiveApprover(),
+            workspace=workspace,
+            resume=args.resume,
+            session_id=args.session_id,
+            mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
+            additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+            max_turns=args.max_turns,
+            max_tokens=args.max_tokens,
+        )
+    except SessionNotFound as exc:
+        raise UsageError(f"cannot resume: {exc}") from None
+    except (FileExistsError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.resume and args.workspace and Path(meta.workspace) != workspace:
+        print(
+            f"toolgate chat: note: session {meta.id} works in {meta.workspace}; --workspace is ignored",
+            file=sys.stderr,
+        )
+    output = _JsonOutput(chat, meta.workspace) if args.output_format == "stream-json" else _TextOutput()
+    chat.subscribe(output.event)
+    stop: StopReason = anyio.run(_run, chat, prompt)
+    output.finish(chat, stop)
+    return EXIT_CODES[stop]
+
+
+async def _run(chat: ChatSession, prompt: str) -> StopReason:
+    async def on_signals() -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                chat.interrupt()  # the turn ends with every call answered; then we exit with 130
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(on_signals)
+            stop = await chat.send(prompt)
+            group.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await chat.aclose()
+    return stop
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+class _TextOutput:
+    def event(self, event: ChatEvent) -> None:
+        if isinstance(event, ToolCallStarted):
+            print(f"· {event.summary}", file=sys.stderr, flush=True)
+        elif isinstance(event, ToolCallFinished) and event.is_error:
+            print(f"  ✗ {event.summary}", file=sys.stderr, flush=True)
+        elif isinstance(event, Retrying):
+            print(f"  {event.message} Retrying in {event.delay_seconds:.1f}s.", file=sys.stderr, flush=True)
+        elif isinstance(event, ErrorEvent):
+            print(f"toolgate chat: {event.message}", file=sys.stderr, flush=True)
+
+    def finish(self, chat: ChatSession, stop: StopReason) -> None:
+        answer = _final_text(chat)
+        if answer:
+            _write(answer if answer.endswith("\n") else answer + "\n")
+        if stop == "max_turns":
+            print(
+                f"toolgate chat: stopped after {chat.max_turns} model requests (--max-turns); "
+                f"continue with --resume {chat.id}",
+                file=sys.stderr,
+            )
+        elif stop == "max_tokens":
+            print("toolgate chat: the answer was cut off at --max-tokens", file=sys.stderr)
+        elif stop == "interrupted":
+            print(f"toolgate chat: interrupted; continue with --resume {chat.id}", file=sys.stderr)
+
+
+class _JsonOutput:
+    def __init__(self, chat: ChatSession, workspace: str) -> None:
+        self._line(
+            {
+                "type": "init",
+                "session_id": chat.id,
+                "provider": chat.provider.name,
+                "model": chat.provider.model,
+                "workspace": workspace,
+                "tools": chat.runtime.registry.names,
+                "messages": len(chat.messages),
+            }
+        )
+
+    @staticmethod
+    def _line(payload: dict[str, Any]) -> None:
+        _write(json.dumps(payload, ensure_ascii=False) + "\n")
+
+    def event(self, event: ChatEvent) -> None:
+        self._line(event.model_dump(mode="json"))
+
+    def finish(self, chat: ChatSession, stop: StopReason) -> None:
+        self._line({"type": "result", "session_id": chat.id, "stop_reason": stop, "text": _final_text(chat)})
+
+
+def _final_text(chat: ChatSession) -> str:
+    last = chat.messages[-1] if chat.messages else None
+    return last.text() if last is not None and last.role == "assistant" else ""
