@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from pydantic import SecretStr
-from tests.agent.conftest import PNG, ChatFactory, Events, GateTool, PictureTool, Sleeps
+from tests.integration.agent.helpers import PNG, ChatFactory, Events, GateTool, PictureTool, Sleeps
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallFinished, ToolCallStarted, TurnEnd
@@ -388,3 +388,15 @@ async def test_tool_use_ids_round_trip(mock_model: Any, make_chat: ChatFactory) 
     await chat.send("x")
     use = chat.messages[1].content[0]
     assert isinstance(use, ToolUse) and use.id == "toolu_fixed"
+
+
+async def test_built_once_and_identical_across_requests(
+    mock_model: Any, make_chat: ChatFactory, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("Be brief.\n")
+    mock = mock_model([{"tool_uses": [{"name": "TodoWrite", "input": {"todos": []}}]}, {"text": "ok"}])
+    chat = make_chat(mock, system_prompt=None)
+    (workspace / "AGENTS.md").write_text("Changed mid-session: not picked up until the next session.\n")
+    await chat.send("hi")
+    systems = [r.json["system"] for r in mock.requests]
+    assert systems[0] == systems[1] and "Be brief." in systems[0][0]["text"]

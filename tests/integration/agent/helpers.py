@@ -1,26 +1,17 @@
-"""Fixtures for the agent tests: the mock model server, small test tools, and a chat wired to both."""
+"""Helpers for the agent tests: small test tools, an event recorder and an injectable backoff sleep."""
 
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import anyio
-import pytest
-from pydantic import SecretStr
 
 from toolgate.agent.loop import ChatSession
-from toolgate.agent.providers import ModelConfig, make_provider
-from toolgate.agent.retry import RetryPolicy
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
-from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
-from toolgate.mockmodel import MockModelServer
-from toolgate.runtime import build_runtime
-from toolgate.tools import builtin_tools
+from toolgate.core.tool import DescribeContext, Tool, ToolInput
 
 # A 1x1 transparent PNG.
 PNG = base64.b64encode(
@@ -30,13 +21,15 @@ PNG = base64.b64encode(
     )
 ).decode()
 
+ChatFactory = Callable[..., ChatSession]
+
 
 class GateInput(ToolInput):
     label: str = "gate"
 
 
 class GateTool(Tool[GateInput, str]):
-    """Runs until `opened` is set; records when it started. Cancelled, it leaves a partial result."""
+    """Runs until `opened` is set; says when it started. Cancelled, it leaves a partial result."""
 
     name = "Gate"
     input_model = GateInput
@@ -44,7 +37,6 @@ class GateTool(Tool[GateInput, str]):
     def __init__(self) -> None:
         self.started = anyio.Event()
         self.opened = anyio.Event()
-        self.calls: list[str] = []
 
     def description(self, ctx: DescribeContext) -> str:
         return "Wait at a gate (test tool)."
@@ -53,7 +45,6 @@ class GateTool(Tool[GateInput, str]):
         return True
 
     async def call(self, tool_input: GateInput, ctx: ToolContext) -> str:
-        self.calls.append(tool_input.label)
         ctx.partial_result = f"{tool_input.label}: stopped at the gate"
         self.started.set()
         await self.opened.wait()
@@ -81,24 +72,7 @@ class PictureTool(Tool[PictureInput, None]):
         return None
 
     def to_result(self, data: None, ctx: ToolContext) -> ToolResultContent:
-        return [
-            TextBlock(text="one pixel"),
-            ImageBlock(source=ImageSource(media_type="image/png", data=PNG)),
-        ]
-
-
-@pytest.fixture
-def mock_model() -> Iterator[Callable[[list[Any]], MockModelServer]]:
-    started: list[MockModelServer] = []
-
-    def start(steps: list[Any]) -> MockModelServer:
-        server = MockModelServer(steps).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
+        return [TextBlock(text="one pixel"), ImageBlock(source=ImageSource(media_type="image/png", data=PNG))]
 
 
 class Sleeps:
@@ -109,44 +83,6 @@ class Sleeps:
 
     async def __call__(self, seconds: float) -> None:
         self.delays.append(seconds)
-
-
-@pytest.fixture
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-ChatFactory = Callable[..., ChatSession]
-
-
-@pytest.fixture
-async def make_chat(workspace: Path, sleeps: Sleeps) -> AsyncIterator[ChatFactory]:
-    chats: list[ChatSession] = []
-
-    def make(
-        mock: MockModelServer,
-        provider: str = "anthropic",
-        *,
-        tools: list[AnyTool] | None = None,
-        **options: Any,
-    ) -> ChatSession:
-        config = ModelConfig(
-            provider=provider,  # type: ignore[arg-type]
-            base_url=mock.url if provider == "anthropic" else mock.openai_url,
-            api_key=SecretStr("test-key"),
-            model="mock-model",
-            timeout_seconds=30,
-        )
-        runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[*builtin_tools(), *(tools or [])])
-        options.setdefault("system_prompt", "You are a test model.")
-        options.setdefault("retry", RetryPolicy(max_attempts=4, sleep=sleeps))
-        chat = ChatSession(runtime, make_provider(config), **options)
-        chats.append(chat)
-        return chat
-
-    yield make
-    for chat in chats:
-        await chat.aclose()
 
 
 class Events:

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from tests.agent.conftest import PNG, ChatFactory, Events, PictureTool, Sleeps
+from tests.integration.agent.helpers import PNG, ChatFactory, Events, PictureTool, Sleeps
 
 from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallStarted
 from toolgate.agent.loop import INTERRUPT_NOTE

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from tests.agent.conftest import GateTool
+from tests.integration.agent.helpers import GateTool
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.providers import ModelConfig, make_provider

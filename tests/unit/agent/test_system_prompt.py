@@ -5,10 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from tests.agent.conftest import ChatFactory
 
 from toolgate.agent.system_prompt import (
     MAX_INSTRUCTIONS_CHARS,
@@ -48,15 +46,3 @@ def test_guidance_mentions_only_tools_that_exist() -> None:
     assert "TodoWrite" in tool_guidance(["Read", "TodoWrite"])
     with_shell = tool_guidance(["Bash", "Edit", "Grep", "Read"])
     assert "Prefer the dedicated tools (Read, Edit, Grep)" in with_shell and "Read a file before you edit" in with_shell
-
-
-async def test_built_once_and_identical_across_requests(
-    mock_model: Any, make_chat: ChatFactory, workspace: Path
-) -> None:
-    (workspace / "AGENTS.md").write_text("Be brief.\n")
-    mock = mock_model([{"tool_uses": [{"name": "TodoWrite", "input": {"todos": []}}]}, {"text": "ok"}])
-    chat = make_chat(mock, system_prompt=None)
-    (workspace / "AGENTS.md").write_text("Changed mid-session: not picked up until the next session.\n")
-    await chat.send("hi")
-    systems = [r.json["system"] for r in mock.requests]
-    assert systems[0] == systems[1] and "Be brief." in systems[0][0]["text"]
