@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,7 @@ class TimedProvider:
         self.name = inner.name
         self.model = inner.model
         self.base_url = inner.base_url
+        self.max_tokens = inner.max_tokens
         self.handed: list[float] = []
         self.completed: list[float] = []
 
@@ -114,7 +116,7 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
     steps.append({"text": "done"})
     with MockModelServer(steps) as mock:
         config = ModelConfig(
-            provider=provider_name,  # type: ignore[arg-type]
+            provider=provider_name,
             base_url=mock.url if provider_name == "anthropic" else mock.openai_url,
             api_key=SecretStr("bench"),
             model="mock-model",
@@ -123,7 +125,7 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
         ready: list[float] = []
         run_turn = runtime.run_turn
 
-        async def timed(uses: list[ToolUse], cancel: CancelToken | None = None) -> list[ToolResult]:
+        async def timed(uses: Sequence[ToolUse], cancel: CancelToken | None = None) -> list[ToolResult]:
             results = await run_turn(uses, cancel)
             ready.append(time.perf_counter())
             return results

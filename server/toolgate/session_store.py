@@ -105,7 +105,10 @@ class SessionStore:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def touch(self, meta: SessionMeta, *, title: str | None = None) -> SessionMeta:
+    def touch(self, session_id: str, *, title: str | None = None) -> SessionMeta:
+        """Mark the session as just used (and give it `title` if it has none). Re-reads meta.json first, so
+        what another writer (the sidecar) put there is kept."""
+        meta = self.load(session_id)
         meta.updated = _now()
         if title is not None and not meta.title:
             meta.title = title

@@ -55,7 +55,6 @@ from toolgate.tools.todo_write import TODOS, TodoItem
 log = logging.getLogger("toolgate.agent")
 
 DEFAULT_MAX_TURNS = 100
-DEFAULT_MAX_TOKENS = 16_384
 SUMMARY_CHARS = 200
 
 INTERRUPT_NOTE = (
@@ -86,7 +85,7 @@ class ChatSession:
         messages: Sequence[ChatMessage] = (),
         transcript: Transcript | None = None,
         max_turns: int = DEFAULT_MAX_TURNS,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_tokens: int | None = None,
         retry: RetryPolicy | None = None,
         after_send: AfterSend | None = None,
     ) -> None:
@@ -103,7 +102,7 @@ class ChatSession:
             merge_into(self.messages, message)
         self.transcript = transcript or Transcript(None)
         self.max_turns = max_turns
-        self.max_tokens = max_tokens
+        self.max_tokens = max_tokens if max_tokens is not None else provider.max_tokens
         self.retry = retry or RetryPolicy()
         self._after_send = after_send
         self._listeners: list[ChatListener] = []
@@ -147,6 +146,8 @@ class ChatSession:
         """Answer one user message; returns once the model asks for no more tools (or something stops it)."""
         if self._cancel is not None:
             raise ChatBusy("A message is still being answered; interrupt it or wait for it to finish.")
+        if not text.strip():
+            raise ValueError("The message is empty; the model APIs refuse empty messages.")
         token = CancelToken()
         self._cancel = token
         totals = _Totals()
@@ -257,6 +258,7 @@ class ChatSession:
                         discard_partial=bool(self._streamed),
                     )
                 )
+                self._streamed = []  # that reply is void: an interrupt now must not keep its text
                 await self.retry.sleep(delay)
                 continue
             if not replies:

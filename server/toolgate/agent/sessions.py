@@ -11,14 +11,14 @@ from pathlib import Path
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import StopReason
-from toolgate.agent.loop import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, ChatSession
+from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
 from toolgate.agent.providers.base import Provider
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.transcript import MessageEntry, RepairEntry, Transcript, load_transcript
 from toolgate.core.messages import ToolResult
 from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
 from toolgate.core.tool import AnyTool
-from toolgate.runtime import build_runtime
+from toolgate.runtime import Runtime, build_runtime
 from toolgate.session_store import SessionMeta, SessionStore
 from toolgate.tools.todo_write import TODOS
 
@@ -39,35 +39,19 @@ def open_chat(
     tools: Sequence[AnyTool] | None = None,
     system_prompt: str | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
+    max_tokens: int | None = None,
     retry: RetryPolicy | None = None,
 ) -> tuple[ChatSession, SessionMeta]:
-    """A new session (in `workspace`), or the stored session `resume`, ready to `send`.
-
-    Resuming reads the transcript, repairs the tool_use/tool_result pairing (a crash mid-turn leaves calls
-    without results), writes the repair down, and restores the todo list.
-    """
-    messages: list[ChatMessage] = []
-    todos = None
+    """A new session (in `workspace`), or the stored session `resume`, with its runtime, ready to `send`."""
     if resume is not None:
         meta = store.load(resume)
         if mode is not None and mode != meta.mode:
             meta.mode = mode
             store.save(meta)
-        transcript = Transcript(store.transcript_path(meta.id))
-        loaded = load_transcript(store.transcript_path(meta.id))
-        messages, todos = loaded.messages, loaded.todos
-        if loaded.repair.changed:
-            tail = messages[-1] if messages else None
-            if tail is not None and _only_repaired_results(tail, loaded.repair.answered):
-                transcript.append(MessageEntry(message=tail))  # later loads find it answered
-            transcript.append(RepairEntry(answered=loaded.repair.answered, dropped=loaded.repair.dropped))
     else:
         if workspace is None:
             raise ValueError("a new session needs a workspace")
         meta = store.create(workspace, mode or PermissionMode.DEFAULT, session_id=session_id)
-        transcript = Transcript(store.transcript_path(meta.id))
-
     runtime = build_runtime(
         Path(meta.workspace),
         approver,
@@ -78,24 +62,61 @@ def open_chat(
         session_id=meta.id,
         data_dir=store.session_dir(meta.id),
     )
-    if todos:
-        runtime.session.deps.get(TODOS).replace(todos)  # before the chat listens: not a new change
+    chat = attach_chat(
+        runtime,
+        provider,
+        store,
+        meta,
+        system_prompt=system_prompt,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        retry=retry,
+    )
+    return chat, meta
+
+
+def attach_chat(
+    runtime: Runtime,
+    provider: Provider,
+    store: SessionStore,
+    meta: SessionMeta,
+    *,
+    system_prompt: str | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    max_tokens: int | None = None,
+    retry: RetryPolicy | None = None,
+) -> ChatSession:
+    """A ChatSession over a runtime the caller built (the sidecar does) for the stored session `meta`.
+
+    Its transcript is read back and its tool_use/tool_result pairing repaired (a crash mid-turn leaves calls
+    without results); the repair is written down, and the todo list restored. A new session simply has no
+    transcript yet. After each `send`, meta.json gets the time (and a title from the first message).
+    """
+    path = store.transcript_path(meta.id)
+    transcript = Transcript(path)
+    loaded = load_transcript(path)
+    if loaded.repair.changed:
+        tail = loaded.messages[-1] if loaded.messages else None
+        if tail is not None and _only_repaired_results(tail, loaded.repair.answered):
+            transcript.append(MessageEntry(message=tail))  # later loads find the calls answered
+        transcript.append(RepairEntry(answered=loaded.repair.answered, dropped=loaded.repair.dropped))
+    if loaded.todos:
+        runtime.session.deps.get(TODOS).replace(loaded.todos)  # before the chat listens: not a new change
 
     def after_send(text: str, stop: StopReason) -> None:
-        store.touch(meta, title=text.strip().splitlines()[0][:TITLE_CHARS] if text.strip() else None)
+        store.touch(meta.id, title=text.strip().splitlines()[0][:TITLE_CHARS])
 
-    chat = ChatSession(
+    return ChatSession(
         runtime,
         provider,
         system_prompt=system_prompt,
-        messages=messages,
+        messages=loaded.messages,
         transcript=transcript,
         max_turns=max_turns,
         max_tokens=max_tokens,
         retry=retry,
         after_send=after_send,
     )
-    return chat, meta
 
 
 def _only_repaired_results(message: ChatMessage, answered: list[str]) -> bool:

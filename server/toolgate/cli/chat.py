@@ -93,7 +93,6 @@ def chat_command(args: argparse.Namespace) -> int:
             mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
             additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
             max_turns=args.max_turns,
-            max_tokens=args.max_tokens,
         )
     except SessionNotFound as exc:
         raise UsageError(f"cannot resume: {exc}") from None

@@ -15,6 +15,7 @@ from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallFinished, ToolCallStarted, TurnEnd
 from toolgate.agent.loop import INTERRUPT_NOTE, ChatBusy
 from toolgate.agent.providers import ModelConfig, make_provider
+from toolgate.agent.retry import RetryPolicy
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.mockmodel import MockModelServer
 
@@ -400,3 +401,37 @@ async def test_built_once_and_identical_across_requests(
     await chat.send("hi")
     systems = [r.json["system"] for r in mock.requests]
     assert systems[0] == systems[1] and "Be brief." in systems[0][0]["text"]
+
+
+async def test_interrupt_during_the_backoff_keeps_no_void_text(mock_model: Any, make_chat: ChatFactory) -> None:
+    mock = mock_model([{"text": "Void half", "stream_error": {"status": 529}}])
+    chat = make_chat(mock, retry=RetryPolicy(base_delay=60, jitter=0))  # a real, long sleep
+    events = Events(chat)
+    stops: list[str] = []
+
+    async with anyio.create_task_group() as group:
+
+        async def run() -> None:
+            stops.append(await chat.send("hi"))
+
+        group.start_soon(run)
+        await events.wait_for(lambda: bool(events.of(Retrying)))
+        chat.interrupt()
+
+    assert stops == ["interrupted"]
+    assert [m.role for m in chat.messages] == ["user"]  # no assistant message made of the void reply
+    assert chat.messages[0].text() == "hi" + INTERRUPT_NOTE
+
+
+async def test_the_configured_token_limit_is_sent(mock_model: Any, make_chat: ChatFactory) -> None:
+    mock = mock_model([{"text": "ok"}])
+    chat = make_chat(mock)
+    await chat.send("hi")
+    assert chat.max_tokens == chat.provider.max_tokens == mock.requests[0].json["max_tokens"] == 16_384
+
+
+async def test_an_empty_message_is_refused(mock_model: Any, make_chat: ChatFactory) -> None:
+    chat = make_chat(mock_model([]))
+    with pytest.raises(ValueError, match="empty"):
+        await chat.send("  \n")
+    assert chat.messages == []

@@ -32,7 +32,7 @@ def test_create_list_load_delete(tmp_path: Path, workspace: Path) -> None:
     store = SessionStore(tmp_path / "data")
     first = store.create(workspace)
     second = store.create(workspace, PermissionMode.ACCEPT_EDITS, session_id="named-1")
-    store.touch(first, title="Fix the parser")
+    store.touch(first.id, title="Fix the parser")
     broken = store.sessions_dir / "broken"
     broken.mkdir()
     (broken / "meta.json").write_text("{not json")

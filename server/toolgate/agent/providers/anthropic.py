@@ -91,6 +91,7 @@ class AnthropicProvider:
         self._client = anthropic.AsyncAnthropic(**options)
         self.model = config.model or DEFAULT_MODEL
         self.base_url = str(self._client.base_url).rstrip("/")
+        self.max_tokens = config.max_tokens
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -99,6 +99,7 @@ class Provider(Protocol):
     name: ProviderName
     model: str
     base_url: str
+    max_tokens: int  # the output limit per reply, from the config
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> None:
         """Send one request and report its reply to `sink`, ending with exactly one `ReplyCompleted`."""

@@ -129,6 +129,7 @@ class OpenAIProvider:
             self._client = openai.AsyncOpenAI(**options, api_key=LOCAL_PLACEHOLDER_KEY)
         self.model = config.model or DEFAULT_MODEL
         self.base_url = str(self._client.base_url).rstrip("/")
+        self.max_tokens = config.max_tokens
         self._official = OFFICIAL_HOST in self.base_url
 
     async def aclose(self) -> None:
