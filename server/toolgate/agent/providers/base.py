@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ErrorKindName, Usage
@@ -31,7 +31,7 @@ class ModelConfig(BaseModel):
     provider: ProviderName = "anthropic"
     model: str | None = None  # None: the provider's default
     base_url: str | None = None  # None: the SDK's default (ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else official)
-    api_key: SecretStr | None = None  # None: the SDK reads its environment variable
+    api_key: SecretStr | None = Field(default=None, exclude=True)  # None: the SDK reads its environment variable
     max_tokens: int = 16_384
     timeout_seconds: float = 600.0
 
