@@ -213,3 +213,27 @@ def test_usage_errors(env: dict[str, str], data_dir: Path, chats: list[Chat], ar
     chats.append(chat)
     code, _, err = chat.finish()
     assert code == 2 and words in err
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected", "words"), [("default", "alpha\n", "non-interactive"), ("bypassPermissions", "omega\n", "")]
+)
+def test_edits_follow_the_permission_mode(
+    env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat], mode: str, expected: str, words: str
+) -> None:
+    edit = {"file_path": "a.txt", "old_string": "alpha", "new_string": "omega"}
+    steps = [
+        {"tool_uses": [{"name": "Read", "input": {"file_path": "a.txt"}}]},
+        {"tool_uses": [{"name": "Edit", "input": edit}]},
+        {"text": "Done."},
+    ]
+    with MockModelServer(steps) as mock:
+        args = ["rename", "--workspace", str(workspace), "--data-dir", str(data_dir), "--permission-mode", mode]
+        chat = Chat(args, anthropic_env(env, mock))
+        chats.append(chat)
+        code, out, err = chat.finish()
+        assert code == 0, err
+        [result] = [b for b in mock.requests[2].json["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert (workspace / "a.txt").read_text() == expected
+    assert result.get("is_error", False) == bool(words)
+    assert words in str(result["content"])
