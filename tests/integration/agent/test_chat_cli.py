@@ -233,6 +233,7 @@ def test_edits_follow_the_permission_mode(
         chats.append(chat)
         code, out, err = chat.finish()
         assert code == 0, err
+        assert out == "Done.\n"
         [result] = [b for b in mock.requests[2].json["messages"][-1]["content"] if b["type"] == "tool_result"]
     assert (workspace / "a.txt").read_text() == expected
     assert result.get("is_error", False) == bool(words)
