@@ -147,11 +147,12 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
             "start": median_gap(probe.starts, [r.finished_at or 0.0 for r in requests[:TURNS]]),
         }
 
-        # The last request again, sent by the provider alone (no loop around it).
+        # A request of the median size, sent by the provider alone (no loop around it): the first message,
+        # then half the (tool_use, tool_result) pairs.
         last = ModelRequest(
             system=chat.system_prompt,
             tools=runtime.registry.definitions(runtime.runner.describe_context()),
-            messages=chat.messages[:-1],
+            messages=chat.messages[: 1 + 2 * (TURNS // 2)],
             max_tokens=chat.max_tokens,
         )
         mock.add_steps([{"text": "x"}] * 30)

@@ -49,6 +49,7 @@ from toolgate.core.errors import ErrorKind, format_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.session import ProgressEvent
+from toolgate.core.tool import DescribeContext, ToolDefinition
 from toolgate.runtime import Runtime
 from toolgate.tools.todo_write import TODOS, TodoItem
 
@@ -108,6 +109,7 @@ class ChatSession:
         self._listeners: list[ChatListener] = []
         self._cancel: CancelToken | None = None
         self._streamed: list[str] = []
+        self._definitions: tuple[DescribeContext, list[ToolDefinition]] | None = None
         self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
         previous = runtime.session.on_progress
 
@@ -213,10 +215,9 @@ class ChatSession:
 
     async def _request(self, token: CancelToken) -> ReplyCompleted | None:
         """Stream one reply, retrying transient failures. None when interrupted first."""
-        runner = self.runtime.runner
         request = ModelRequest(
             system=self.system_prompt,
-            tools=self.runtime.registry.definitions(runner.describe_context()),
+            tools=self._tool_definitions(),
             messages=list(self.messages),
             max_tokens=self.max_tokens,
         )
@@ -297,6 +298,17 @@ class ChatSession:
                 )
             )
         return results
+
+    def _tool_definitions(self) -> list[ToolDefinition]:
+        """The sorted definitions, rebuilt only when what they depend on changes (tools, mode, workspace).
+
+        Descriptions are computed from the describe-context alone, so the same context gives the same bytes
+        (the prompt-cache prefix), and the JSON Schemas are not regenerated for every request.
+        """
+        ctx = self.runtime.runner.describe_context()
+        if self._definitions is None or self._definitions[0] != ctx:
+            self._definitions = (ctx, self.runtime.registry.definitions(ctx))
+        return self._definitions[1]
 
     # --- bookkeeping -------------------------------------------------------------------------------------
     def _add(self, message: ChatMessage) -> None:

@@ -16,7 +16,10 @@ from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallFinis
 from toolgate.agent.loop import INTERRUPT_NOTE, ChatBusy
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.retry import RetryPolicy
+from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolResult, ToolUse
+from toolgate.core.permission import PermissionMode
+from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.mockmodel import MockModelServer
 
 
@@ -435,3 +438,42 @@ async def test_an_empty_message_is_refused(mock_model: Any, make_chat: ChatFacto
     with pytest.raises(ValueError, match="empty"):
         await chat.send("  \n")
     assert chat.messages == []
+
+
+class ModeInput(ToolInput):
+    pass
+
+
+class ModeTool(Tool[ModeInput, str]):
+    name = "Mode"
+    input_model = ModeInput
+    described = 0
+
+    def description(self, ctx: DescribeContext) -> str:
+        ModeTool.described += 1
+        return f"Says the mode ({ctx.mode.value})."
+
+    async def call(self, tool_input: ModeInput, ctx: ToolContext) -> str:
+        return ""
+
+    def to_result(self, data: str, ctx: ToolContext) -> str:
+        return data
+
+
+async def test_definitions_are_reused_until_the_mode_changes(mock_model: Any, make_chat: ChatFactory) -> None:
+    mock = mock_model([{"tool_uses": [{"name": "TodoWrite", "input": {"todos": []}}]}, {"text": "a"}, {"text": "b"}])
+    chat = make_chat(mock, tools=[ModeTool()])
+    ModeTool.described = 0
+    await chat.send("one")
+    chat.runtime.session.mode = PermissionMode.ACCEPT_EDITS
+    await chat.send("two")
+
+    def description(request: Any) -> str:
+        return next(t["description"] for t in request.json["tools"] if t["name"] == "Mode")
+
+    assert [description(r) for r in mock.requests] == [
+        "Says the mode (default).",
+        "Says the mode (default).",
+        "Says the mode (acceptEdits).",
+    ]
+    assert ModeTool.described == 2  # once per mode, not once per request
