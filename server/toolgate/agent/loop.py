@@ -171,6 +171,7 @@ class ChatSession:
         return stop
 
     async def aclose(self) -> None:
+        """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away."""
         self.interrupt()
         self._unsubscribe_todos()
         self.transcript.close()
