@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from toolgate.core.tool import AnyTool
 from toolgate.tools.apply_patch import ApplyPatchTool
+from toolgate.tools.bash import BashTool
+from toolgate.tools.bash_output import BashOutputTool
 from toolgate.tools.edit import EditTool
+from toolgate.tools.kill_shell import KillShellTool
 from toolgate.tools.notebook_edit import NotebookEditTool
 from toolgate.tools.read import ReadTool
 from toolgate.tools.todo_write import TodoWriteTool
@@ -12,4 +15,14 @@ from toolgate.tools.write import WriteTool
 
 
 def builtin_tools() -> list[AnyTool]:
-    return [ReadTool(), EditTool(), WriteTool(), NotebookEditTool(), ApplyPatchTool(), TodoWriteTool()]
+    return [
+        ReadTool(),
+        EditTool(),
+        WriteTool(),
+        NotebookEditTool(),
+        ApplyPatchTool(),
+        TodoWriteTool(),
+        BashTool(),
+        BashOutputTool(),
+        KillShellTool(),
+    ]

@@ -1,0 +1,253 @@
+"""Running one command in /bin/bash: its own process group, no stdin, merged output, a timeout that
+kills everything it started, and the directory it ended in.
+
+The process group is the unit of cleanup. On timeout, cancellation, or when the shell exits but leaves
+processes behind, the whole group gets TERM, then KILL after a grace period; only a process that left the
+group on purpose (setsid) can escape. The final working directory comes from an EXIT trap installed through
+BASH_ENV (see `rc_script`), so the user's command runs exactly as written, not wrapped in anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+from toolgate.shell.output import OutputCapture
+
+BASH = "/bin/bash"
+KILL_GRACE_S = 2.0  # between TERM and KILL
+EXIT_GRACE_S = 0.25  # how long output may keep flowing after the shell itself exited
+POLL_S = 0.02
+READ_SIZE = 65536
+
+# Added to the environment of every command: no editor or pager may wait for a person who is not there.
+EXTRA_ENV = {"GIT_EDITOR": "true", "PAGER": "cat", "GIT_PAGER": "cat", "TOOLGATE": "1"}
+CWD_FILE_VAR = "TOOLGATE_CWD_FILE"
+
+
+def rc_script() -> str:
+    """Sourced by bash before the command (BASH_ENV): record the final directory when the shell exits.
+
+    It unsets BASH_ENV at once so that scripts the command runs do not source it too, and keeps the file
+    name in an unexported variable. A command that sets its own EXIT trap replaces this one; the session
+    then keeps its previous directory.
+    """
+    return (
+        f'__toolgate_cwd_file="${{{CWD_FILE_VAR}:-}}"\n'
+        f"unset BASH_ENV {CWD_FILE_VAR}\n"
+        'if [ -n "$__toolgate_cwd_file" ]; then trap \'builtin pwd >| "$__toolgate_cwd_file"\' EXIT; fi\n'
+    )
+
+
+def command_env(base: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env.update(EXTRA_ENV)
+    env.update(extra)
+    return env
+
+
+# --- process groups ----------------------------------------------------------------------------------
+
+
+def _live_members_proc(pgid: int) -> bool | None:
+    """Linux: does the group have a member that is not a zombie? (None: /proc is not available.)
+
+    A killed orphan is reparented to PID 1, and in containers PID 1 often never reaps it, so a zombie can
+    stay in the group forever; it runs nothing and holds nothing, so it does not count.
+    """
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if sys.platform.startswith("linux"):
+        live = _live_members_proc(pgid)
+        if live is not None:
+            return live
+    return True
+
+
+def process_alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+        return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
+    except OSError:
+        return True
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def stop_group(pgid: int, grace: float = KILL_GRACE_S, reap: Callable[[], object] | None = None) -> bool:
+    """TERM the whole group, then KILL what is left after `grace` seconds. True if anything was running.
+
+    `reap` collects our own child's exit status while we wait (a child that is not reaped stays a zombie in
+    the group, and where there is no /proc to tell zombies apart, the group would look alive).
+    """
+    if not group_alive(pgid):
+        return False
+    _signal_group(pgid, signal.SIGTERM)
+    _signal_group(pgid, signal.SIGCONT)  # a stopped process cannot act on TERM
+    for sig in (signal.SIGKILL, None):
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            await anyio.sleep(POLL_S)
+            if reap is not None:
+                reap()
+            if not group_alive(pgid):
+                return True
+        if sig is not None:
+            _signal_group(pgid, sig)
+    return True
+
+
+def stop_group_now(pgid: int) -> None:
+    """KILL the group without waiting (for interpreter exit, when there is no event loop to wait in)."""
+    _signal_group(pgid, signal.SIGKILL)
+
+
+# --- one foreground command --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShellRun:
+    exit_code: int | None  # None: stopped by us (timeout)
+    timed_out: bool
+    duration_s: float
+    final_cwd: Path | None  # where the shell ended (None: unknown, e.g. killed, or its own EXIT trap)
+    stopped_leftovers: bool  # it left processes running after it exited, and they were stopped
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    capture: OutputCapture,
+    cwd_file: Path,
+    on_output: Callable[[str], None] | None = None,
+) -> ShellRun:
+    """Run `command` and wait for it (and its output) to finish, or for the timeout.
+
+    On cancellation the group is stopped (shielded from the cancellation) and the cancellation goes on;
+    `capture` holds what was printed until then.
+    """
+    started = time.monotonic()
+    _discard(cwd_file)  # a stale file from an earlier run must not be mistaken for this one's answer
+    process = await anyio.open_process(
+        [BASH, "-c", command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+        env={**env, CWD_FILE_VAR: str(cwd_file)},
+        start_new_session=True,
+    )
+    pgid = process.pid
+    stopped_leftovers = False
+    timed_out = False
+    try:
+        with anyio.move_on_after(timeout_s) as deadline:
+            async with anyio.create_task_group() as group:
+                reader_done = anyio.Event()
+
+                async def read() -> None:
+                    assert process.stdout is not None
+                    try:
+                        async for chunk in process.stdout:
+                            text = capture.feed(chunk)
+                            if text and on_output is not None:
+                                on_output(text)
+                    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        pass
+                    finally:
+                        reader_done.set()
+
+                async def watch_exit() -> None:
+                    nonlocal stopped_leftovers
+                    await process.wait()
+                    # The shell is gone; processes it put in the background may still hold the output open.
+                    with anyio.move_on_after(EXIT_GRACE_S):
+                        await reader_done.wait()
+                    if not reader_done.is_set() or group_alive(pgid):
+                        stopped_leftovers = await stop_group(pgid)
+
+                group.start_soon(read)
+                group.start_soon(watch_exit)
+        if deadline.cancelled_caught:
+            timed_out = True
+            with anyio.CancelScope(shield=True):
+                await stop_group(pgid)
+                await process.wait()
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await stop_group(pgid)
+            await process.wait()
+            capture.finish()
+        raise
+    finally:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    capture.finish()
+    return ShellRun(
+        exit_code=None if timed_out else process.returncode,
+        timed_out=timed_out,
+        duration_s=time.monotonic() - started,
+        final_cwd=None if timed_out else _read_cwd(cwd_file),
+        stopped_leftovers=stopped_leftovers,
+    )
+
+
+def _discard(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _read_cwd(cwd_file: Path) -> Path | None:
+    try:
+        text = cwd_file.read_text(encoding="utf-8", errors="surrogateescape").rstrip("\n")
+    except OSError:
+        return None
+    finally:
+        cwd_file.unlink(missing_ok=True)
+    return Path(text) if text.startswith("/") else None
