@@ -29,6 +29,10 @@ __all__ = ["Classification", "Redirect", "SimpleCommand", "classify"]
 
 # How deep xargs and wrappers may nest (`xargs timeout 5 xargs …`) before we stop following.
 MAX_NESTING = 8
+# Devices that read or write no file worth a permission check.
+HARMLESS_DEVICES = frozenset(
+    {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/tty"}
+)
 # How many combinations of loop values one command is checked with (`for a in …; for b in …`).
 MAX_LOOP_COMBINATIONS = 32
 
@@ -237,6 +241,7 @@ def _simple(
     if directory:
         reads = [_join(directory, p) for p in reads]
         writes = [_join(directory, p) for p in writes]
+    reads = [p for p in reads if p not in HARMLESS_DEVICES]
     if verdict.moves_directory and not parsed.in_function:
         dirs.move(parsed.scope, verdict, name)
 
@@ -257,6 +262,8 @@ def _simple(
 
 
 def _summary(commands: Sequence[SimpleCommand]) -> str:
+    if not commands:
+        return "read-only: there is nothing to run (only blank lines or comments)"
     if len(commands) == 1:
         return f"read-only: {commands[0].reason}"
     names = ", ".join(dict.fromkeys(c.effective_argv[0] for c in commands if c.effective_argv))
@@ -292,8 +299,6 @@ def classify_uncached(command: str) -> Classification:
         if problem is not None:
             reasons.append(problem)
     reasons.extend(c.reason for c in commands if not c.read_only)
-    if not commands and not reasons:
-        reasons.append("there is no command in it")
 
     final = script.final_command
     final_argv: tuple[str, ...] = ()

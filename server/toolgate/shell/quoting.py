@@ -197,7 +197,9 @@ class _Scanner:
             end = self.n if end < 0 else end
             self.set(i, end, COMMENT)
             return end
-        if ch == "<" and text.startswith("<<", i) and not text.startswith("<<<", i) and ctx != "param":
+        if ch == "<" and text.startswith("<<<", i):
+            return i + 3  # a here-string, not a here-document
+        if ch == "<" and text.startswith("<<", i) and ctx != "param":
             return self._heredoc_operator(i)
         if ch == "\n" and self.pending:
             return self._heredoc_bodies(i + 1)
@@ -364,13 +366,13 @@ def word_value(raw: str) -> WordValue:
             i += 2 if raw.startswith(('$"', "$'"), i) else 1
             continue
         if code == ESCAPED:
-            if ch == "\\":
-                if i + 1 < n and raw[i + 1] == "\n":
-                    i += 2  # a line continuation disappears
-                    continue
-                i += 1
+            # A backslash and the character it escapes: the character, literally (a line continuation vanishes).
+            if ch == "\\" and i + 1 < n:
+                if raw[i + 1] != "\n":
+                    out.append(raw[i + 1])
+                i += 2
                 continue
-            out.append(ch)
+            out.append(ch)  # a lone backslash at the very end stays itself
             i += 1
             continue
         if code == DOUBLE:
@@ -391,8 +393,10 @@ def word_value(raw: str) -> WordValue:
         # CODE (unquoted, or inside an expansion)
         if (ch == "$" and i + 1 < n and (raw[i + 1].isalnum() or raw[i + 1] in "_{(@*#?$!-")) or ch == "`":
             expansion = True
-        elif ch in "*?[" and not _inside_expansion(raw, mask, i):
+        elif ch in "*?" and not _inside_expansion(raw, mask, i):
             pattern = True
+        elif ch == "[" and "]" in raw[i + 2 :] and not _inside_expansion(raw, mask, i):
+            pattern = True  # a bracket expression needs its closing ] (`[` alone is the test command)
         elif ch in "@+!" and i + 1 < n and raw[i + 1] == "(" and mask[i + 1] == CODE:
             pattern = True  # extglob
         out.append(ch)

@@ -131,13 +131,14 @@ def check_set(name: str, args: Sequence[Word]) -> Verdict:
             return Verdict.ok("set only sets positional parameters")
         if text[:1] not in "-+" or len(text) < 2:
             return Verdict.ok("set only sets positional parameters")
-        if text[1:] == "o":
+        letters = text[1:]
+        if letters.endswith("o"):  # -o NAME, also at the end of a bundle (-euo pipefail)
             option = args[i].value if i < len(args) else ""
             i += 1
             if option and option not in _SET_OPTIONS:
                 return Verdict.no(f"set -o {option} changes how later commands are read or exported")
-            continue
-        bad = [ch for ch in text[1:] if ch not in _SET_LETTERS]
+            letters = letters[:-1]
+        bad = [ch for ch in letters if ch not in _SET_LETTERS]
         if bad:
             return Verdict.no(f"set {text[0]}{bad[0]} changes how later commands are read or exported")
     return Verdict.ok("set only changes error handling and tracing options")
@@ -202,6 +203,8 @@ CHECKERS = {
     "popd": check_cd,
     "dirs": check_plain,
     "exit": check_plain,
+    "break": check_plain,
+    "continue": check_plain,
     "return": check_plain,
     "shift": check_plain,
     "wait": check_plain,

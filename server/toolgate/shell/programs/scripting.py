@@ -45,7 +45,7 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
         word = args[i]
         i += 1
         text = word.value
-        if positional_are_values or not could_be_option(word) or text == "-":
+        if (positional_are_values and filter_word is not None) or not could_be_option(word) or text == "-":
             if filter_word is None:
                 filter_word = word
             elif not positional_are_values:
@@ -57,7 +57,7 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
         if option in _JQ_FORBIDDEN:
             return Verdict.no(_JQ_FORBIDDEN[option])
         if option in ("--args", "--jsonargs"):
-            positional_are_values = filter_word is not None
+            positional_are_values = True  # later operands (after the program) are values, not files
             continue
         if option in ("--arg", "--argjson"):
             i += 2

@@ -142,9 +142,12 @@ class _ScriptReader:
             while self.peek() == "!":
                 self.i += 1
                 self.skip_blank()
+            opens_block = self.peek() == "{"
             problem = self.command()
             if problem is not None:
                 return self.fail(problem)
+            if opens_block:
+                continue  # commands may follow `{` directly
             self.skip_blank()
             if self.peek() == "#":
                 self.rest_of_line()

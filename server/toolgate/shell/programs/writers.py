@@ -44,8 +44,11 @@ def check_writer(name: str, args: Sequence[Word]) -> Verdict:
         operands = operands[1:]  # the mode or owner
     if name == "dd":
         operands = [value.partition("=")[2] for value in operands if value.startswith("of=")]
-    if name in ("cp", "install", "ln") and not parsed.has("-t", "--target-directory"):
-        operands = operands[-1:] if len(operands) > 1 or name != "ln" else operands
+    if name in ("cp", "install", "ln"):
+        if parsed.has("-t", "--target-directory"):
+            operands = []  # the sources are only read; the -t directory is already in `writes`
+        elif len(operands) > 1 or name != "ln":
+            operands = operands[-1:]
     if name == "patch":
         operands = operands[:1]
     writes.extend(operands)
