@@ -603,6 +603,7 @@ UNPARSED = [
     ("time -v ls", "not model"),
     ("time -o out ls", "not model"),
     ("echo $[1+1]", "arithmetic"),
+    ("echo trailing\\", "could not be parsed"),
 ]
 
 
