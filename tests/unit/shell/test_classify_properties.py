@@ -75,7 +75,7 @@ UNARY = [
     "{a} 2>&1",
     "{a} > /dev/null",
 ]
-SUBSTITUTING = ["echo $({a})", "echo `{a}`", "cat <({a})", "echo \"x $({a}) y\""]
+SUBSTITUTING = ["echo $({a})", "echo `{a}`", "cat <({a})", 'echo "x $({a}) y"']
 
 
 def combine(leaves: st.SearchStrategy[str], with_substitution: bool) -> st.SearchStrategy[str]:
