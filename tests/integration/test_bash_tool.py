@@ -270,7 +270,7 @@ async def test_cancellation_kills_the_group_and_returns_partial_output(workspace
     runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
     runtime.session.on_progress = lambda event: started.set() if "started" in event.text else None
     token = CancelToken()
-    command = f"bash -c 'sleep 300 & echo $! > {pid_file}; wait' & echo started; wait"
+    command = f"bash -c 'sleep 300 & echo $! > {pid_file}; echo started; wait'"
     try:
         async with anyio.create_task_group() as group:
             results: list[ToolResult] = []

@@ -35,16 +35,19 @@ CWD_FILE_VAR = "TOOLGATE_CWD_FILE"
 
 
 def rc_script() -> str:
-    """Sourced by bash before the command (BASH_ENV): record the final directory when the shell exits.
+    """Sourced by bash before the command (BASH_ENV): on exit, record the directory if the command moved.
 
     It unsets BASH_ENV at once so that scripts the command runs do not source it too, and keeps the file
-    name in an unexported variable. A command that sets its own EXIT trap replaces this one; the session
-    then keeps its previous directory.
+    name in an unexported variable. Nothing is written when the directory did not change (creating a file
+    costs more than the rest of a short command). A command that sets its own EXIT trap replaces this one;
+    the session then keeps its previous directory.
     """
     return (
-        f'__toolgate_cwd_file="${{{CWD_FILE_VAR}:-}}"\n'
+        f'__toolgate_cwd_file="${{{CWD_FILE_VAR}:-}}" __toolgate_start="$PWD"\n'
         f"unset BASH_ENV {CWD_FILE_VAR}\n"
-        'if [ -n "$__toolgate_cwd_file" ]; then trap \'builtin pwd >| "$__toolgate_cwd_file"\' EXIT; fi\n'
+        'if [ -n "$__toolgate_cwd_file" ]; then\n'
+        "  trap '[ \"$PWD\" = \"$__toolgate_start\" ] || builtin pwd >| \"$__toolgate_cwd_file\"' EXIT\n"
+        "fi\n"
     )
 
 
@@ -153,7 +156,8 @@ class ShellRun:
     exit_code: int | None  # None: stopped by us (timeout)
     timed_out: bool
     duration_s: float
-    final_cwd: Path | None  # where the shell ended (None: unknown, e.g. killed, or its own EXIT trap)
+    final_cwd: Path | None  # where the shell ended, if it moved (None: it did not, or it was killed, or it set
+    # its own EXIT trap)
     stopped_leftovers: bool  # it left processes running after it exited, and they were stopped
 
 
