@@ -6,6 +6,7 @@ directly as a subprocess (the Bash tool's floor).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import time
@@ -39,10 +40,9 @@ def _per_command_us(fn: object, commands: list[str], passes: int) -> float:
 
 
 def _bashlex_parse(command: str) -> None:
-    try:
+    # The classifier reports bashlex's errors as parse failures; their cost still counts.
+    with contextlib.suppress(Exception):
         bashlex.parse(command)
-    except Exception:
-        pass  # the classifier reports these as parse failures; the cost still counts
 
 
 def run(report: Report, workdir: Path) -> None:
@@ -77,6 +77,8 @@ async def _calls(report: Report, workdir: Path) -> None:
     raw = await time_async(raw_true, 150)
     tool = await time_async(bash_true, 150)
     report.add(
-        Figure("bash", "Bash running `true` (whole pipeline)", median_us(tool), "µs", "raw bash -c true", median_us(raw))
+        Figure(
+            "bash", "Bash running `true` (whole pipeline)", median_us(tool), "µs", "raw bash -c true", median_us(raw)
+        )
     )
     await runtime.aclose()

@@ -46,7 +46,7 @@ def rc_script() -> str:
         f'__toolgate_cwd_file="${{{CWD_FILE_VAR}:-}}" __toolgate_start="$PWD"\n'
         f"unset BASH_ENV {CWD_FILE_VAR}\n"
         'if [ -n "$__toolgate_cwd_file" ]; then\n'
-        "  trap '[ \"$PWD\" = \"$__toolgate_start\" ] || builtin pwd >| \"$__toolgate_cwd_file\"' EXIT\n"
+        '  trap \'[ "$PWD" = "$__toolgate_start" ] || builtin pwd >| "$__toolgate_cwd_file"\' EXIT\n'
         "fi\n"
     )
 

@@ -19,12 +19,39 @@ from typing import Any
 import bashlex
 import bashlex.errors
 
-from toolgate.shell.quoting import CODE, Heredoc, Scan, word_value
+from toolgate.shell.quoting import CODE, Heredoc, Scan, braced_expansions, scan, word_value
 
 # Redirection targets that are not files on disk: writing to them changes nothing.
 SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _PLAIN_DELIMITER = re.compile(r"[A-Za-z0-9_.-]+")
 _TIME_KEYWORD = re.compile(r"time(?:[ \t]+-p)?(?=[ \t]+[^\s-])")
+_PARAMETER = re.compile(r"(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(\[[^\]]*\])?(.*)", re.DOTALL)
+_SUBSTRING = re.compile(r":\s*-?\d+(?::\s*-?\d+)?")
+_HARMLESS_TRANSFORMS = frozenset("QEAKkauUL")
+
+
+def parameter_problem(value: str) -> str | None:
+    """Why the expansion ${value} is not modelled (None: it only substitutes a value).
+
+    Some expansions evaluate text taken from a variable's value as code: ${x@P} (prompt expansion runs
+    $(…) in it), ${!x} (indirection evaluates a subscript), and arithmetic in subscripts and substring
+    offsets (${a[$i]}, ${x:$n}), where a value like `a[$(cmd)]` runs cmd. Assignments (${x:=v}) set variables.
+    """
+    if value.startswith("!"):
+        return "it uses ${!…} indirect expansion, which can evaluate code hidden in a variable's value"
+    match = _PARAMETER.fullmatch(value)
+    if match is None:
+        return f"it uses the parameter expansion ${{{value}}}, which this checker does not model"
+    subscript, rest = match.group(3), match.group(4)
+    if subscript is not None and subscript[1:-1] not in ("@", "*") and not subscript[1:-1].isdigit():
+        return "it uses an array subscript that bash evaluates as arithmetic, which can run commands"
+    if rest.startswith(":") and rest[1:2] not in ("-", "=", "+", "?") and not _SUBSTRING.fullmatch(rest):
+        return "it uses a substring offset that bash evaluates as arithmetic, which can run commands"
+    if rest.startswith(("=", ":=")):
+        return f"it assigns a variable inside ${{{value}}}"
+    if rest.startswith("@") and rest[1:] not in _HARMLESS_TRANSFORMS:
+        return f"it uses ${{…{rest}}}, which can run commands found in a variable's value"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +181,11 @@ def parse(text: str, info: Scan) -> ParsedScript:
         if index:
             script.operators.append("\n")
         walker.node(tree, _Ctx())
+    if len(info.substitutions) > walker.substitutions:
+        # bashlex does not look inside some constructs (a default value in ${x:-…}, for one); a substitution
+        # it did not report is one whose commands we cannot see.
+        script.has_substitution = True
+        walker.problem("it runs a command substitution where this checker cannot see its commands")
     script.final_command = walker.final_of(trees[-1]) if trees else None
     return script
 
@@ -165,10 +197,14 @@ class _Walker:
         self.script = script
         self.heredocs: dict[int, Heredoc] = {h.operator_start: h for h in info.heredocs}
         self.scopes = 0
+        self.substitutions = 0  # substitution nodes bashlex reported
 
     def _new_scope(self, ctx: _Ctx) -> tuple[int, ...]:
         self.scopes += 1
         return (*ctx.scope, self.scopes)
+
+    def problem(self, message: str) -> None:
+        self._problem(message)
 
     def _problem(self, message: str) -> None:
         if message not in self.script.problems:
@@ -295,6 +331,12 @@ class _Walker:
     def _word(self, n: Any, ctx: _Ctx) -> Word:
         raw = self.text[n.pos[0] : n.pos[1]]
         substitution = self._substitutions(n, ctx)
+        if "${" in raw:
+            # bashlex cuts ${…} at the first "}", so nested expansions are found from the raw text instead.
+            for inner in braced_expansions(raw, scan(raw).mask):
+                problem = parameter_problem(inner)
+                if problem is not None:
+                    self._problem(problem)
         info = word_value(raw)
         expansion = info.expansion or substitution or _has_parameter(n)
         if not expansion:
@@ -311,6 +353,7 @@ class _Walker:
         for part in getattr(n, "parts", None) or []:
             if part.kind in ("commandsubstitution", "processsubstitution"):
                 found = True
+                self.substitutions += 1
                 self.script.has_substitution = True
                 inner = _Ctx(self._new_scope(ctx), True, ctx.in_function, ())
                 self.node(part.command, inner)
@@ -348,6 +391,12 @@ class _Walker:
         if "$(" in body or "`" in body:
             self.script.has_substitution = True
             self._problem("a here-document body runs a command substitution, which this checker does not model")
+        if "$[" in body:
+            self._problem("a here-document body uses arithmetic expansion, which this checker does not model")
+        for inner in braced_expansions(body):
+            problem = parameter_problem(inner)
+            if problem is not None:
+                self._problem(problem)
 
     def final_of(self, tree: Any) -> ParsedCommand | None:
         """The simple command whose exit status is the whole command's, if the last part is a simple pipeline."""

@@ -49,6 +49,8 @@ class Scan:
     mask: str
     heredocs: list[Heredoc] = field(default_factory=list)
     ansi_strings: list[AnsiString] = field(default_factory=list)
+    # Where each command or process substitution starts ($(, `, <(, >(), wherever bash would run it.
+    substitutions: list[int] = field(default_factory=list)
     unterminated: str | None = None  # what was left open at the end, in words
 
     def unquoted(self, index: int) -> bool:
@@ -130,15 +132,25 @@ class _Scanner:
             self.set(i, i + 2, DOUBLE)
             return i + 2
         if text.startswith("$(", i) or text.startswith("${", i):
-            self.stack.append("cmd" if text[i + 1] == "(" else "param")
+            self._open_expansion(i)
             self.set(i, i + 2, CODE)
             return i + 2
         if ch == "`":
             self.mask[i] = QUOTE
             self.stack.append("bt")
+            self.result.substitutions.append(i)
             return i + 1
         self.mask[i] = DOUBLE
         return i + 1
+
+    def _open_expansion(self, i: int) -> None:
+        """At `$(` or `${`: enter the nested context (and note a command substitution, but not `$((`)."""
+        if self.text[i + 1] == "(":
+            if not self.text.startswith("$((", i):
+                self.result.substitutions.append(i)
+            self.stack.append("cmd")
+        else:
+            self.stack.append("param")
 
     def _code(self, i: int, ctx: str) -> int:
         text, ch = self.text, self.text[i]
@@ -182,9 +194,14 @@ class _Scanner:
                 self.stack.pop()
             else:
                 self.stack.append("bt")
+                self.result.substitutions.append(i)
             return i + 1
         if text.startswith("$(", i) or text.startswith("${", i):
-            self.stack.append("cmd" if text[i + 1] == "(" else "param")
+            self._open_expansion(i)
+            return i + 2
+        if ch in "<>" and text.startswith("(", i + 1):
+            self.result.substitutions.append(i)  # process substitution
+            self.stack.append("cmd")
             return i + 2
         if ch == "(" and ctx == "cmd":
             self.stack.append("cmd")
@@ -425,3 +442,34 @@ def _inside_expansion(raw: str, mask: str, index: int) -> bool:
             depth -= 1
         k += 1
     return depth > 0
+
+
+def braced_expansions(text: str, mask: str | None = None) -> list[str]:
+    """The inside of every ${…} in `text`, nested ones included (outermost first).
+
+    With a mask (from `scan`), only expansions bash performs are returned (not those in single quotes).
+    Braces are matched by depth, so ${x:-${y}} yields "x:-${y}" and then "y".
+    """
+    found: list[str] = []
+    i, n = 0, len(text)
+    while i < n - 1:
+        if text.startswith("${", i) and (mask is None or mask[i] == CODE) and not (i and text[i - 1] == "\\"):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("${", j):
+                    depth += 1
+                    j += 2
+                    continue
+                if text[j] == "\\":
+                    j += 2
+                    continue
+                if text[j] == "}":
+                    depth -= 1
+                j += 1
+            inner = text[i + 2 : j - 1] if depth == 0 else text[i + 2 :]
+            found.append(inner)
+            found.extend(braced_expansions(inner))
+            i = j
+            continue
+        i += 1
+    return found

@@ -102,7 +102,9 @@ def prefix_assignment_problem(word: Word) -> str | None:
 
 def shell_variable_problem(name: str) -> str | None:
     """Why assigning the shell variable `name` may affect later commands (None: it does not)."""
-    base = name.split("[", 1)[0].rstrip("+")
+    base, bracket, subscript = name.rstrip("+").partition("[")
+    if bracket and not subscript.rstrip("]").isdigit():
+        return f"it assigns to {name}, whose subscript bash evaluates as arithmetic (which can run commands)"
     if is_safe_environment(base):
         return None
     if not any(ch.islower() for ch in base) or base.lower() in _LOWERCASE_ENVIRONMENT:

@@ -32,10 +32,6 @@ _JQ_ENV = re.compile(r"\$ENV\b|(?<![\w$])env\b|\$__prog_name|\bget_search_list\b
 _JQ_MODULES = re.compile(r"(?<![\w$])(?:import|include|modulemeta)\b")
 
 
-def _jq_strip_strings(program: str) -> str:
-    return re.sub(r'"(?:[^"\\]|\\.)*"', '""', program)
-
-
 def check_jq(name: str, args: Sequence[Word]) -> Verdict:
     operands: list[Word] = []
     filter_word: Word | None = None
@@ -77,7 +73,8 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
     if filter_word is not None:
         if filter_word.unknown:
             return Verdict.no(f"jq's program {filter_word.raw} is only known when it runs")
-        program = _jq_strip_strings(filter_word.value)
+        # Strings are not set aside: "\(env.X)" interpolates code inside a string literal.
+        program = filter_word.value
         if _JQ_ENV.search(program):
             return Verdict.no("jq's program reads environment variables (env / $ENV), which hold secrets")
         if _JQ_MODULES.search(program):
@@ -164,6 +161,8 @@ def awk_program_problem(program: str) -> str | None:
         return "awk's program uses getline, which can read other files or the output of commands"
     if re.search(r"@(?:load|include|namespace)\b", text):
         return "awk's program loads other files"
+    if "@" in text:
+        return "awk's program makes an indirect function call (@name), which can call system()"
     if re.search(r"(?<!\|)\|(?!\|)", text):
         return "awk's program pipes to or from a command"
     for match in re.finditer(r"\b(?:print|printf)\b", text):
@@ -177,7 +176,7 @@ def awk_program_problem(program: str) -> str | None:
                 depth -= 1
             elif ch == ">" and depth <= 0:
                 rest = text[k:].lstrip(">").lstrip()
-                target = re.match(r'"S(\d+)"', rest)
+                target = re.match(r'"S(\d+)"\s*(?=$|[;\n}])', rest)  # the string alone: "a" "b" concatenates
                 if target and strings[int(target.group(1))] in _SAFE_OUTPUTS:
                     break
                 return "awk's program redirects print output to a file"

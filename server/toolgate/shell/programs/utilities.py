@@ -242,6 +242,17 @@ def check_date(name: str, args: Sequence[Word]) -> Verdict:
     return Verdict.ok("date only prints the date", parsed.reads)
 
 
+def check_test(name: str, args: Sequence[Word]) -> Verdict:
+    for index, word in enumerate(args):
+        if word.value in ("-v", "-R") and index + 1 < len(args):
+            target = args[index + 1]
+            if target.unknown or "[" in target.value:
+                return Verdict.no(
+                    f"{name} {word.value} evaluates an array subscript as arithmetic, which can run commands"
+                )
+    return Verdict.ok(f"{name} only tests")
+
+
 def check_hostname(name: str, args: Sequence[Word]) -> Verdict:
     for word in args:
         if word.unknown or not word.value.startswith("-") or word.value in ("-F", "--file", "-b", "--boot"):
@@ -332,6 +343,8 @@ CHECKERS: dict[str, Checker] = {
     **{name: check_utility for name in UTILITIES},
     "date": check_date,
     "hostname": check_hostname,
+    "test": check_test,
+    "[": check_test,
     "uniq": check_uniq,
     "xxd": check_xxd,
     "ps": check_ps,
