@@ -100,6 +100,21 @@ async def test_filter_returns_only_matching_new_lines(rt: Runtime) -> None:
     assert "2 of 3 new lines matched" in reads[-1]
 
 
+async def test_long_new_output_is_shortened_and_kept_by_reference(rt: Runtime, workspace: Path) -> None:
+    marker, gate = workspace / "printed", workspace / "gate"
+    task_id = await start(rt, f"seq 1 100000; echo yes > {marker}; while [ ! -e {gate} ]; do sleep 0.02; done")
+    await wait_for_file(marker)
+    result = await run1(rt, "BashOutput", id=task_id)
+    body = text(result)
+    gate.touch()
+    assert len(body) < 30_000
+    assert body.splitlines()[1:4] == ["1", "2", "3"]
+    assert "100000" in body and "omitted" in body
+    ref = body.split("stored as ", 1)[1].split(".", 1)[0]
+    stored = rt.session.deps.get(OUTPUT_STORE).read_text(ref)
+    assert stored.splitlines() == [str(i) for i in range(1, 100001)]
+
+
 async def test_bad_filter_and_unknown_id_are_explained(rt: Runtime) -> None:
     task_id = await start(rt, "true")
     bad = await run1(rt, "BashOutput", id=task_id, filter="(")

@@ -339,7 +339,3 @@ def test_description_mentions_only_tools_that_exist() -> None:
         DescribeContext(frozenset({"Bash", "Read", "BashOutput", "KillShell"}), PermissionMode.DEFAULT, Path("/w"))
     )
     assert "BashOutput" in full and "Use Read" in full
-
-
-def test_no_stray_environment_leaks_into_this_process() -> None:
-    assert "TOOLGATE_CWD_FILE" not in os.environ

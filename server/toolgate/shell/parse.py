@@ -204,9 +204,6 @@ class _Walker:
         return (*ctx.scope, self.scopes)
 
     def problem(self, message: str) -> None:
-        self._problem(message)
-
-    def _problem(self, message: str) -> None:
         if message not in self.script.problems:
             self.script.problems.append(message)
 
@@ -236,7 +233,7 @@ class _Walker:
         elif kind in ("reservedword", "operator", "pipe"):
             return
         else:
-            self._problem(f"it contains a {kind or 'syntax'} node this checker does not model")
+            self.problem(f"it contains a {kind or 'syntax'} node this checker does not model")
 
     def _pipeline(self, n: Any, ctx: _Ctx) -> None:
         members = [p for p in n.parts if p.kind not in ("pipe", "reservedword")]
@@ -255,7 +252,7 @@ class _Walker:
         inner = _Ctx(ctx.scope, ctx.in_substitution, ctx.in_function, ctx.redirects + extra)
         if opener is not None and opener.word == "(":
             if self.text.startswith("((", opener.pos[0]):
-                self._problem("it uses (( … )), an arithmetic command this checker does not model")
+                self.problem("it uses (( … )), an arithmetic command this checker does not model")
                 return
             inner = _Ctx(self._new_scope(ctx), ctx.in_substitution, ctx.in_function, inner.redirects)
         for item in items:
@@ -280,11 +277,11 @@ class _Walker:
                 elif seen_in:
                     items.append(word)
                 else:
-                    self._problem("it uses a for loop form this checker does not model")
+                    self.problem("it uses a for loop form this checker does not model")
             else:
                 self.node(part, ctx)
         if variable is None:
-            self._problem("it uses a for loop form this checker does not model")
+            self.problem("it uses a for loop form this checker does not model")
         else:
             self.script.loops.append((variable, tuple(items) if seen_in else None))
 
@@ -311,7 +308,7 @@ class _Walker:
             elif part.kind == "redirect":
                 redirects.append(self._redirect(part, ctx))
             else:
-                self._problem(f"it contains a {part.kind} inside a command, which this checker does not model")
+                self.problem(f"it contains a {part.kind} inside a command, which this checker does not model")
         start, end = n.pos
         for heredoc in self.heredocs.values():
             if start <= heredoc.operator_start < end:
@@ -336,7 +333,7 @@ class _Walker:
             for inner in braced_expansions(raw, scan(raw).mask):
                 problem = parameter_problem(inner)
                 if problem is not None:
-                    self._problem(problem)
+                    self.problem(problem)
         info = word_value(raw)
         expansion = info.expansion or substitution or _has_parameter(n)
         if not expansion:
@@ -390,13 +387,13 @@ class _Walker:
         body = self.text[heredoc.body_span[0] : heredoc.body_span[1]]
         if "$(" in body or "`" in body:
             self.script.has_substitution = True
-            self._problem("a here-document body runs a command substitution, which this checker does not model")
+            self.problem("a here-document body runs a command substitution, which this checker does not model")
         if "$[" in body:
-            self._problem("a here-document body uses arithmetic expansion, which this checker does not model")
+            self.problem("a here-document body uses arithmetic expansion, which this checker does not model")
         for inner in braced_expansions(body):
             problem = parameter_problem(inner)
             if problem is not None:
-                self._problem(problem)
+                self.problem(problem)
 
     def final_of(self, tree: Any) -> ParsedCommand | None:
         """The simple command whose exit status is the whole command's, if the last part is a simple pipeline."""
