@@ -23,7 +23,7 @@ from toolgate.shell.parse import ParsedCommand, ParsedScript, Redirect, Word, pa
 from toolgate.shell.programs import EVAL_LIKE, PROGRAMS, WRAPPERS, Verdict, unwrap
 from toolgate.shell.programs.builtins import prefix_assignment_problem, shell_variable_problem
 from toolgate.shell.quoting import scan
-from toolgate.shell.security import raw_check
+from toolgate.shell.security import MAX_COMMAND_CHARS, raw_check
 
 __all__ = ["Classification", "Redirect", "SimpleCommand", "classify"]
 
@@ -277,9 +277,14 @@ def classify(command: str) -> Classification:
 
 
 def classify_uncached(command: str) -> Classification:
-    info = scan(command)
-    failures = raw_check(command, info)
-    script = parse(command, info)
+    if len(command) > MAX_COMMAND_CHARS:
+        # The raw check already says no; scanning and parsing it would only cost time.
+        failures = raw_check(command)
+        script = ParsedScript(problems=[failures[0]])
+    else:
+        info = scan(command)
+        failures = raw_check(command, info)
+        script = parse(command, info)
     dirs = _Directories()
     commands: list[SimpleCommand] = []
     loops = _loop_values(script)

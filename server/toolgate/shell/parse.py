@@ -177,10 +177,14 @@ def parse(text: str, info: Scan) -> ParsedScript:
         script.problems.append(f"it could not be parsed as a bash command ({type(exc).__name__}: {exc})")
         return script
     walker = _Walker(text, prepared, info, script)
-    for index, tree in enumerate(trees):
-        if index:
-            script.operators.append("\n")
-        walker.node(tree, _Ctx())
+    try:
+        for index, tree in enumerate(trees):
+            if index:
+                script.operators.append("\n")
+            walker.node(tree, _Ctx())
+    except RecursionError:
+        walker.problem("it nests constructs too deeply to check")
+        return script
     if len(info.substitutions) > walker.substitutions:
         # bashlex does not look inside some constructs (a default value in ${x:-…}, for one); a substitution
         # it did not report is one whose commands we cannot see.
