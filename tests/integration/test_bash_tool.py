@@ -197,6 +197,19 @@ async def test_directory_that_disappears_is_reset_to_the_workspace(rt: Runtime, 
     assert rt.session.cwd == workspace
 
 
+async def test_a_missing_workspace_is_explained(tmp_path: Path) -> None:
+    workspace = tmp_path / "doomed"
+    workspace.mkdir()
+    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    try:
+        workspace.rmdir()
+        result = await run1(runtime, "Bash", command="pwd")
+    finally:
+        await runtime.aclose()
+    assert result.is_error
+    assert "no longer exists" in text(result) and 'kind="state"' in text(result)
+
+
 async def test_leaving_the_working_directories_resets_and_says_so(rt: Runtime, workspace: Path) -> None:
     result = await bash(rt, "cd /")
     assert "outside the working directories" in text(result)

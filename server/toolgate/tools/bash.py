@@ -181,6 +181,11 @@ class BashTool(Tool[BashInput, BashResult]):
         if _usable_dir(cwd, ctx):
             return cwd, None
         workspace = ctx.workspace
+        if not workspace.is_dir():
+            raise StateError(
+                f"The workspace {workspace} no longer exists, so there is no directory to run the command in. "
+                "Ask the user to reopen the session on an existing directory."
+            )
         why = "no longer exists" if not cwd.is_dir() else "is outside the working directories"
         ctx.commit(lambda s: setattr(s, "cwd", workspace))
         return workspace, f"The shell's directory {cwd} {why}, so this command ran in the workspace {workspace}."
