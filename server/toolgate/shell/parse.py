@@ -415,7 +415,7 @@ class _Walker:
         if getattr(node, "kind", None) != "command":
             return None
         for command in reversed(self.script.commands):
-            if command.span == (node.pos[0], node.pos[1]) and not command.in_substitution:
+            if command.span[0] == node.pos[0] and not command.in_substitution:
                 return command
         return None
 

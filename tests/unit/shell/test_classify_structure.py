@@ -213,6 +213,7 @@ def test_function_bodies_are_listed_and_marked() -> None:
         ("! grep x f", ()),
         ("if true; then grep x f; fi", ()),
         ("grep x f &", ("grep", "x", "f")),
+        ("grep -c x <<'EOF'\nline\nEOF", ("grep", "-c", "x")),
     ],
 )
 def test_final_command_is_the_one_whose_status_counts(command: str, final: tuple[str, ...]) -> None:
