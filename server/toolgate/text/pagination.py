@@ -15,7 +15,7 @@ class Page:
 
     @property
     def count(self) -> int:
-        return self.stop - self.start
+        return self.stop - self.start  # 0 when the offset is past the end
 
     @property
     def complete(self) -> bool:
@@ -29,8 +29,8 @@ class Page:
 
 def paginate(total: int, offset: int, limit: int) -> Page:
     """`limit` 0 means no limit; an offset past the end gives an empty page (announced by `page_notice`)."""
-    start = min(max(offset, 0), total)
-    stop = total if limit <= 0 else min(total, start + limit)
+    start = max(offset, 0)
+    stop = max(start, total if limit <= 0 else min(total, start + limit))
     return Page(start, stop, total)
 
 

@@ -74,7 +74,9 @@ class Ripgrep:
     def describe_stop(self, stopped: Stopped) -> str:
         if stopped == "time_limit":
             return f"the search ran past its {self.time_limit:g}-second time limit and was stopped"
-        return f"the search produced more than {self.max_output_bytes // (1024 * 1024)} MB of output and was stopped"
+        limit = self.max_output_bytes
+        size = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
+        return f"the search produced more than {size} of output and was stopped"
 
     async def type_names(self) -> list[str]:
         """The file type names ripgrep knows (`rg --type-list`: one `name: globs` line each)."""
@@ -168,11 +170,11 @@ RIPGREP: Dep[Ripgrep] = Dep("ripgrep", _default_ripgrep)
 
 # --- what ripgrep's complaints mean ---------------------------------------------------------------------
 
-_REGEX_ADVICE = {
-    "look-around": "Look-ahead and look-behind ((?=…), (?!…), (?<=…), (?<!…)) are not supported: match the "
-    "surrounding text as part of the pattern instead, or search for the parts separately.",
-    "backreferences": "Back-references such as \\1 are not supported: spell the repeated text out, or search "
-    "for it separately.",
+_UNSUPPORTED = {
+    "look-around": "look-ahead or look-behind ((?=…), (?!…), (?<=…), (?<!…)), which this regex engine does not "
+    "support: match the surrounding text as part of the pattern instead, or search for the parts separately.",
+    "backreferences": "a back-reference such as \\1, which this regex engine does not support: spell the "
+    "repeated text out, or search for it separately.",
 }
 
 
@@ -192,13 +194,13 @@ def explain_regex_error(stderr: str, pattern: str) -> str | None:
         return None
     found = re.search(r"^error: (.+)$", stderr, re.MULTILINE)
     reason = found.group(1).strip() if found else "it could not be parsed"
-    text = f"The pattern {pattern!r} is not a valid regular expression: {reason}."
-    for key, advice in _REGEX_ADVICE.items():
+    for key, advice in _UNSUPPORTED.items():
         if key in reason:
-            return f"{text} {advice}"
+            return f"The pattern {pattern!r} uses {advice}"
     return (
-        f"{text} Patterns use Rust regex syntax, where ( ) [ ] {{ }} . * + ? | ^ $ and \\ are special: put a "
-        "backslash before one to match it literally (for example \\( or \\{)."
+        f"The pattern {pattern!r} is not a valid regular expression: {reason}. Patterns use Rust regex syntax, "
+        "where ( ) [ ] { } . * + ? | ^ $ and \\ are special: put a backslash before one to match it literally "
+        "(for example \\( or \\{)."
     )
 
 
