@@ -8,6 +8,7 @@ Paths stay bytes here (they are not always valid UTF-8); callers decode what the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,35 +43,82 @@ class ContentLine:
         return f"{shown_path}{separator}{text}"
 
 
-def parse_content(lines: list[bytes], *, with_context: bool) -> list[ContentLine]:
-    """`path\\0rest` lines (and `--` breaks, and binary-file notices) as records sorted by path."""
-    blocks: list[tuple[bytes, list[ContentLine]]] = []
-    current: list[ContentLine] | None = None
-    current_path = b""
-    pending_break = False
-    kind: LineKind
-    for line in lines:
-        nul = line.find(b"\0")
-        if nul < 0:
-            if line == b"--":
-                pending_break = True
+class ContentListing:
+    """Content-mode output: the records of each file together, files in path order, materialised by page.
+
+    Only the grouping pass touches every line (with one `startswith` each); records are built only for
+    the lines a page shows, so a search with 100k matching lines costs little more than ripgrep itself.
+    """
+
+    def __init__(self, lines: list[bytes], *, with_context: bool) -> None:
+        self._lines = lines
+        self._with_context = with_context
+        # [path, first index, end index, records in range, kind]: one per run of lines of one file
+        self._blocks: list[tuple[bytes, int, int, int, LineKind]] = []
+        self._build()
+
+    def _build(self) -> None:
+        lines = self._lines
+        prefix = b"\0\0"  # matches no line
+        path = b""
+        start = breaks = 0
+        kind: LineKind = "line"
+        blocks = self._blocks
+        for index, line in enumerate(lines):
+            if line.startswith(prefix):
                 continue
-            # "<path>: binary file matches (…)" for a binary file named explicitly; anything else is kept as is.
-            cut = line.rfind(_BINARY)
-            path, text, kind = (line[:cut], b"", "binary") if cut > 0 else (line, b"", "other")
-        else:
-            path, text, kind = line[:nul], line[nul + 1 :], "line"
-        if current is None or path != current_path:
-            current = []
-            current_path = path
-            blocks.append((path, current))
-            starts = with_context
-        else:
-            starts = pending_break
-        current.append(ContentLine(path, text, starts, kind))
-        pending_break = False
-    blocks.sort(key=lambda block: block[0])  # stable: one file's blocks keep their order
-    return [record for _, block in blocks for record in block]
+            if line == b"--":
+                breaks += 1
+                continue
+            if index:
+                blocks.append((path, start, index, index - start - breaks, kind))
+            start, breaks = index, 0
+            nul = line.find(b"\0")
+            if nul >= 0:
+                path, kind = line[:nul], "line"
+                prefix = line[: nul + 1]
+            else:
+                # "<path>: binary file matches (…)" for a binary file named explicitly; anything else as is.
+                cut = line.rfind(_BINARY)
+                path, kind = (line[:cut], "binary") if cut > 0 else (line, "other")
+                prefix = b"\0\0"
+        if lines and start < len(lines) and lines[start] != b"--":
+            blocks.append((path, start, len(lines), len(lines) - start - breaks, kind))
+        blocks.sort(key=lambda block: block[0])  # stable: one file's runs keep their order
+
+    @property
+    def total(self) -> int:
+        return sum(block[3] for block in self._blocks)
+
+    def keep_paths(self, keep: Callable[[bytes], bool]) -> None:
+        self._blocks = [block for block in self._blocks if keep(block[0])]
+
+    def page(self, start: int, stop: int) -> list[ContentLine]:
+        """Records `start` to `stop` (exclusive) in listing order."""
+        out: list[ContentLine] = []
+        skip = start
+        for path, first, end, count, kind in self._blocks:
+            if len(out) >= stop - start:
+                break
+            if skip >= count:
+                skip -= count
+                continue
+            group = self._with_context
+            for index in range(first, end):
+                line = self._lines[index]
+                if line == b"--":
+                    group = True
+                    continue
+                if skip:
+                    skip -= 1
+                    group = False
+                    continue
+                if len(out) >= stop - start:
+                    break
+                text = line[len(path) + 1 :] if kind == "line" else b""
+                out.append(ContentLine(path, text, group, kind))
+                group = False
+        return out
 
 
 def parse_counts(lines: list[bytes]) -> list[tuple[bytes, int]]:

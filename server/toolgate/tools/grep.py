@@ -17,7 +17,7 @@ from toolgate.core.paths import display_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list
 from toolgate.text.pagination import Page, page_notice, paginate
-from toolgate.text.ripgrep_output import parse_content, parse_counts, split_records
+from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_records
 from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, explain_search_error, file_errors
 from toolgate.tools._search import (
     PathShower,
@@ -252,12 +252,12 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         with_context = any(
             v for v in (tool_input.context, tool_input.around, tool_input.before, tool_input.after) if v is not None
         )
-        records = parse_content(split_records(run.stdout, b"\n", partial=run.partial), with_context=with_context)
+        listing = ContentListing(split_records(run.stdout, b"\n", partial=run.partial), with_context=with_context)
         if keep is not None:
-            records = [r for r in records if keep(r.path)]
-        page = paginate(len(records), tool_input.offset, tool_input.head_limit)
+            listing.keep_paths(keep)
+        page = paginate(listing.total, tool_input.offset, tool_input.head_limit)
         body: list[str] = []
-        for index, record in enumerate(records[page.start : page.stop]):
+        for index, record in enumerate(listing.page(page.start, page.stop)):
             if record.starts_group and index:
                 body.append("--")
             body.append(record.render(show(record.path)))

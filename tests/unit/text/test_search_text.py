@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list, split_static_prefix
 from toolgate.text.pagination import page_notice, paginate
 from toolgate.text.preview import count_lines, head_and_tail
-from toolgate.text.ripgrep_output import parse_content, parse_counts, split_records
+from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_records
 
 
 @pytest.mark.parametrize(
@@ -156,7 +156,9 @@ def test_parse_content_sorts_files_and_keeps_groups() -> None:
         b"/w/a.py\x009:a nine",
         b'/w/bin.dat: binary file matches (found "\\0" byte around offset 3)',
     ]
-    records = parse_content(raw, with_context=True)
+    listing = ContentListing(raw, with_context=True)
+    assert listing.total == 5
+    records = listing.page(0, 5)
     rendered = [(r.render(r.path.decode()), r.starts_group) for r in records]
     assert rendered == [
         ("/w/a.py:5:a five", True),
@@ -165,6 +167,19 @@ def test_parse_content_sorts_files_and_keeps_groups() -> None:
         ("/w/b.py-2-b ctx", False),
         ("/w/bin.dat: [binary file with matches; its lines are not shown]", True),
     ]
+
+
+def test_content_pages_start_anywhere() -> None:
+    raw = [b"/w/b\x001:b1", b"/w/b\x002:b2", b"--", b"/w/b\x009:b9", b"/w/a\x001:a1", b"/w/a\x002-a2"]
+    listing = ContentListing(raw, with_context=False)
+    everything = [r.render(r.path.decode()) for r in listing.page(0, 99)]
+    assert everything == ["/w/a:1:a1", "/w/a-2-a2", "/w/b:1:b1", "/w/b:2:b2", "/w/b:9:b9"]
+    for start in range(6):
+        for stop in range(start, 7):
+            assert [r.render(r.path.decode()) for r in listing.page(start, stop)] == everything[start:stop]
+    assert [r.starts_group for r in listing.page(3, 5)] == [False, True]
+    listing.keep_paths(lambda path: path.endswith(b"b"))
+    assert listing.total == 3
 
 
 def test_parse_counts() -> None:
