@@ -58,6 +58,7 @@ class RgRun:
     stderr: str
     returncode: int | None  # None when we stopped it
     stopped: Stopped | None = None
+    stderr_truncated: bool = False
 
     @property
     def partial(self) -> bool:
@@ -111,6 +112,7 @@ class Ripgrep:
         stdout: list[bytes] = []
         stderr: list[bytes] = []
         stopped: Stopped | None = None
+        stderr_complete = True
         try:
             with anyio.move_on_after(self.time_limit) as deadline:
                 async with anyio.create_task_group() as group:
@@ -118,12 +120,17 @@ class Ripgrep:
 
                     async def read_stdout(stream: ByteReceiveStream) -> None:
                         nonlocal stopped
-                        if not await _collect(stream, stdout, self.max_output_bytes):
+                        if not await _collect(stream, stdout, self.max_output_bytes, drain=False):
                             stopped = "output_limit"
                             _kill(process)
 
+                    async def read_stderr(stream: ByteReceiveStream) -> None:
+                        nonlocal stderr_complete
+                        # Drained to the end even past its cap: a blocked stderr would stall ripgrep.
+                        stderr_complete = await _collect(stream, stderr, _MAX_STDERR_BYTES, drain=True)
+
                     group.start_soon(read_stdout, process.stdout)
-                    group.start_soon(_collect, process.stderr, stderr, _MAX_STDERR_BYTES)
+                    group.start_soon(read_stderr, process.stderr)
                 await process.wait()
             if deadline.cancelled_caught:
                 stopped = "time_limit"
@@ -137,22 +144,25 @@ class Ripgrep:
             stderr=b"".join(stderr).decode("utf-8", errors="replace"),
             returncode=None if stopped else process.returncode,
             stopped=stopped,
+            stderr_truncated=not stderr_complete,
         )
 
 
-async def _collect(stream: ByteReceiveStream, into: list[bytes], limit: int) -> bool:
-    """Read until end of stream; False when more than `limit` bytes came (the extra is dropped)."""
+async def _collect(stream: ByteReceiveStream, into: list[bytes], limit: int, *, drain: bool) -> bool:
+    """Keep up to `limit` bytes of the stream; False when there were more. Past the limit, either stop
+    reading at once or (`drain`) read on to the end, dropping the rest."""
     size = 0
     while True:
         try:
             chunk = await stream.receive(_READ_CHUNK)
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            return True
+            return size <= limit
+        room = limit - size
         size += len(chunk)
-        if size > limit:
-            into.append(chunk[: len(chunk) - (size - limit)])
+        if room > 0:
+            into.append(chunk[:room])
+        if size > limit and not drain:
             return False
-        into.append(chunk)
 
 
 def _kill(process: Process) -> None:
@@ -204,9 +214,19 @@ def explain_regex_error(stderr: str, pattern: str) -> str | None:
     )
 
 
-def file_errors(stderr: str) -> list[str]:
-    """ripgrep's per-file complaints (unreadable files, loops), which do not stop a search."""
-    return [line[4:] for line in stderr.splitlines() if line.startswith("rg: ") and "regex" not in line]
+def file_errors_note(run: RgRun, what: str) -> str | None:
+    """A note quoting ripgrep's per-file complaints (unreadable files, loops), which do not stop a search."""
+    errors = [line[4:] for line in run.stderr.splitlines() if line.startswith("rg: ") and "regex" not in line]
+    if run.stderr_truncated and errors:
+        errors.pop()  # probably cut off mid-line
+    if not errors:
+        return None
+    more = ""
+    if run.stderr_truncated:
+        more = " (and more)"
+    elif len(errors) > 3:
+        more = f" (and {len(errors) - 3:,} more)"
+    return f"{what}: " + "; ".join(errors[:3]) + more + "."
 
 
 class SearchInputError(ToolError):

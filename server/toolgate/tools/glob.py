@@ -14,7 +14,7 @@ from toolgate.core.paths import display_path, expand_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_static_prefix
 from toolgate.text.ripgrep_output import split_records
-from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, file_errors
+from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, file_errors_note
 from toolgate.tools._search import (
     PathShower,
     check_search_root,
@@ -51,7 +51,8 @@ class GlobFound:
     paths: list[str]  # the first MAX_PATHS, newest first, as the model should see them
     total: int
     stopped: str | None  # why the listing is incomplete, if it is
-    unreadable: list[str]
+    unreadable: str | None  # ripgrep's complaints about entries it could not list
+    hint: str = ""  # for an empty result: why the pattern may not mean what was intended
 
 
 class GlobTool(Tool[GlobInput, GlobFound]):
@@ -130,7 +131,8 @@ class GlobTool(Tool[GlobInput, GlobFound]):
             paths=[show(p) for p in ordered[:MAX_PATHS]],
             total=len(ordered),
             stopped=stopped,
-            unreadable=file_errors(run.stderr),
+            unreadable=file_errors_note(run, "Some entries could not be listed"),
+            hint="" if ordered else _hint(plan),
         )
 
     def to_result(self, data: GlobFound, ctx: ToolContext) -> str:
@@ -143,15 +145,20 @@ class GlobTool(Tool[GlobInput, GlobFound]):
         if data.stopped:
             notes.append(f"Incomplete: {data.stopped}, so some matching files may be missing.")
         if data.unreadable:
-            more = f" (and {len(data.unreadable) - 3} more)" if len(data.unreadable) > 3 else ""
-            notes.append("Some entries could not be listed: " + "; ".join(data.unreadable[:3]) + more)
+            notes.append(data.unreadable)
         if not data.paths:
             body = f"No files match {data.pattern} in {data.root_shown}."
-            rest = split_static_prefix(data.pattern.strip())[1]
-            if "/" not in rest and "**" not in rest:
-                body += (
-                    f" ({rest} matches only files directly in that directory; "
-                    f"to look in subdirectories too, use **/{rest}.)"
-                )
-            return join_notes(body, notes)
+            return join_notes(f"{body} ({data.hint})" if data.hint else body, notes)
         return join_notes("\n".join(data.paths), notes)
+
+
+def _hint(plan: GlobPlan) -> str:
+    """Why a pattern that matched nothing may not mean what was intended."""
+    if (plan.root / plan.pattern).is_dir():
+        return f"{plan.pattern} is a directory, and Glob lists files: use {plan.pattern}/** to list what is in it."
+    if "/" not in plan.pattern and "**" not in plan.pattern:
+        return (
+            f"{plan.pattern} matches only files directly in that directory; "
+            f"to look in subdirectories too, use **/{plan.pattern}."
+        )
+    return ""

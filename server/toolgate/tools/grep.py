@@ -18,7 +18,7 @@ from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list
 from toolgate.text.pagination import Page, page_notice, paginate
 from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_records
-from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, explain_search_error, file_errors
+from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, explain_search_error, file_errors_note
 from toolgate.tools._search import (
     PathShower,
     check_search_root,
@@ -193,10 +193,9 @@ class GrepTool(Tool[GrepInput, GrepFound]):
                 f"Incomplete: {ripgrep.describe_stop(run.stopped)}. These are the results found before then; "
                 f"to get them all, {_NARROW}."
             )
-        unreadable = file_errors(run.stderr)
+        unreadable = file_errors_note(run, "Some files could not be searched")
         if unreadable:
-            more = f" (and {len(unreadable) - 3} more)" if len(unreadable) > 3 else ""
-            notes.append("Some files could not be searched: " + "; ".join(unreadable[:3]) + more)
+            notes.append(unreadable)
         if tool_input.output_mode != "content" and _content_only_options(tool_input):
             notes.append('-A, -B, -C, context and -n apply only to output_mode "content", so they were ignored.')
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from toolgate.core.permission import PermissionMode
 from toolgate.core.tool import DescribeContext
 from toolgate.runtime import Runtime
-from toolgate.testing import run1
+from toolgate.testing import run1, use
 from toolgate.tools.glob import GlobInput, GlobTool
 
 
@@ -121,6 +121,8 @@ async def test_no_match_is_a_plain_notice_with_a_hint(runtime: Runtime, workspac
     )
     deep = await run1(runtime, "Glob", pattern="**/*.go")
     assert deep.text() == "No files match **/*.go in the workspace."
+    directory = await run1(runtime, "Glob", pattern="sub")
+    assert "sub is a directory, and Glob lists files: use sub/** to list what is in it." in directory.text()
 
 
 async def test_missing_directory_suggests_a_near_name(runtime: Runtime, workspace: Path) -> None:
@@ -139,6 +141,15 @@ async def test_outside_the_workspace_needs_approval(runtime: Runtime, tmp_path: 
     assert result.is_error and 'kind="permission"' in result.text()
     escaping = await run1(runtime, "Glob", pattern="../elsewhere/*")
     assert escaping.is_error and 'kind="permission"' in escaping.text()
+
+
+async def test_parallel_calls_in_one_turn(runtime: Runtime, workspace: Path) -> None:
+    write_tree(workspace, {"a/x.py": "", "b/y.py": "", "c/z.txt": ""})
+    uses = [use("Glob", pattern=p) for p in ("a/*", "b/*", "c/*", "**/*.md")]
+    results = await runtime.run_turn(uses)
+    assert [r.tool_use_id for r in results] == [u.id for u in uses]
+    assert [r.text() for r in results[:3]] == ["a/x.py", "b/y.py", "c/z.txt"]
+    assert results[3].text().startswith("No files match")
 
 
 def test_contract(workspace: Path) -> None:

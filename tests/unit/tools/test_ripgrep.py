@@ -27,11 +27,12 @@ async def rt(workspace: Path) -> AsyncIterator[Runtime]:
     await runtime.aclose()
 
 
-def _fake_rg(tmp_path: Path, body: str) -> tuple[Path, Path]:
-    """A stand-in for rg (a real subprocess) that records its pid, prints `body`'s output, then blocks."""
+def _fake_rg(tmp_path: Path, body: str, *, block: bool = True) -> tuple[Path, Path]:
+    """A stand-in for rg (a real subprocess) that records its pid, runs `body`, then blocks (or exits)."""
     pidfile = tmp_path / "fake-rg.pid"
     script = tmp_path / "fake-rg"
-    script.write_text(f"#!/bin/sh\necho $$ > '{pidfile}'\n{body}\nexec sleep 30\n")
+    end = "exec sleep 30" if block else "exit 0"
+    script.write_text(f"#!/bin/sh\necho $$ > '{pidfile}'\n{body}\n{end}\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script, pidfile
 
@@ -106,6 +107,18 @@ async def test_output_limit_stops_the_search(rt: Runtime, workspace: Path) -> No
     assert "Incomplete: the search produced more than 2,000 bytes of output" in text
     listed = [line for line in text.splitlines() if line.endswith(".txt")]
     assert 0 < len(listed) < 2000 // 30 + 1
+
+
+async def test_a_flood_on_stderr_does_not_stall_the_search(rt: Runtime, workspace: Path, tmp_path: Path) -> None:
+    (workspace / "a.py").write_text("")
+    flood = 'i=0; while [ $i -lt 20000 ]; do echo "rg: $i: Permission denied (os error 13)" >&2; i=$((i+1)); done'
+    script, _ = _fake_rg(tmp_path, f"{flood}\nprintf '%s\\0' '{workspace}/a.py'", block=False)
+    rt.session.deps.override(RIPGREP, Ripgrep(script, time_limit=30))
+    result = await run1(rt, "Glob", pattern="*.py")
+    text = result.text()
+    assert text.startswith("a.py\n\n[Some entries could not be listed: 0: Permission denied (os error 13); 1: ")
+    assert text.endswith(" (and more).]")
+    assert "Incomplete" not in text
 
 
 async def test_cancel_kills_ripgrep(rt: Runtime, tmp_path: Path) -> None:
