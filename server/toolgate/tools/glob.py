@@ -111,10 +111,12 @@ class GlobTool(Tool[GlobInput, GlobFound]):
         if run.returncode not in (0, 1, None) and not run.stdout:
             raise ToolFailure(f"Listing files failed: {run.stderr.strip() or f'ripgrep exited with {run.returncode}'}")
 
-        matcher = compile_glob(plan.pattern, basename_if_no_slash=False)
-        prefix = root_prefix(plan.root)
-        entries = split_records(run.stdout, b"\0", partial=run.partial)
-        ordered = [p for p in entries if matcher.fullmatch(relative_to_root(p, prefix))]
+        ordered = split_records(run.stdout, b"\0", partial=run.partial)
+        # `**/NAME` is exactly what the file-name type selects; anything else is matched here, in full.
+        if plan.pattern != "**" and (prefilter is None or plan.pattern != f"**/{prefilter}"):
+            matcher = compile_glob(plan.pattern, basename_if_no_slash=False)
+            prefix = root_prefix(plan.root)
+            ordered = [p for p in ordered if matcher.fullmatch(relative_to_root(p, prefix))]
 
         stopped = ripgrep.describe_stop(run.stopped) if run.stopped else None
         if stopped and not ordered:
