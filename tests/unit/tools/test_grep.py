@@ -185,6 +185,8 @@ async def test_invalid_regex_and_type_are_explained(runtime: Runtime, workspace:
     assert "look-ahead or look-behind" in lookahead.text()
     backref = await run1(runtime, "Grep", pattern=r"(a)\1")
     assert "back-reference" in backref.text()
+    huge = await run1(runtime, "Grep", pattern=r"\w{500}{100}")
+    assert huge.is_error and "too large to compile" in huge.text()
     bad_type = await run1(runtime, "Grep", pattern="x", type="javascript")
     assert bad_type.is_error and "'javascript' is not a file type name ripgrep knows. Did you mean 'js'" in (
         bad_type.text()

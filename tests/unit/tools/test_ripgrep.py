@@ -61,6 +61,20 @@ def test_the_wheel_binary_next_to_python_is_found() -> None:
     assert found.is_file()
 
 
+def test_path_is_the_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    on_path = bin_dir / "rg"
+    on_path.write_text("#!/bin/sh\n")
+    on_path.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python"))
+    monkeypatch.setattr("sysconfig.get_path", lambda _name: str(tmp_path / "no-scripts"))
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert find_ripgrep() == on_path
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert find_ripgrep() is None
+
+
 async def test_a_missing_binary_is_a_clear_error(rt: Runtime) -> None:
     rt.session.deps.override(RIPGREP, Ripgrep(None))
     result = await run1(rt, "Grep", pattern="x")
