@@ -115,7 +115,10 @@ class OutputStore:
                 "Run the command or search again to get a fresh reference."
             )
         known = ", ".join(list(self._entries)[-5:]) or "none"
-        raise StateError(f"There is no stored output {ref!r} in this session (recent references: {known}).")
+        raise StateError(
+            f"There is no stored output {ref!r} in this session (recent references: {known}). Stored outputs "
+            "end with the session that made them: run the command or search again to get a fresh reference."
+        )
 
     def read_text(self, ref: str) -> str:
         """The stored text exactly as it was put (bytes that are not UTF-8 show as U+FFFD)."""
