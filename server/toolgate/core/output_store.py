@@ -14,14 +14,22 @@ import secrets
 import shutil
 import tempfile
 from collections import OrderedDict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+
 from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
+from toolgate.core.messages import ImageBlock, ToolResultContent
+from toolgate.text.preview import Preview, head_and_tail
 
 DEFAULT_MAX_ENTRIES = 200
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+# How much of a stored result the model sees inline.
+PREVIEW_HEAD_CHARS = 2_000
+PREVIEW_TAIL_CHARS = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,32 +55,47 @@ class OutputStore:
         self._owns_directory = owns_directory
         self._entries: OrderedDict[str, StoredOutput] = OrderedDict()
         self._evicted: set[str] = set()
+        # References handed out by `new_path` whose file is still being written (not yet adopted).
+        self._pending: dict[str, Path] = {}
         self._bytes = 0
 
     def _new_ref(self) -> str:
         while True:
             ref = "out-" + secrets.token_hex(4)
-            if ref not in self._entries and ref not in self._evicted:
+            if ref not in self._entries and ref not in self._evicted and ref not in self._pending:
                 return ref
 
     def new_path(self) -> tuple[str, Path]:
-        """A fresh reference and the file to write it to (for output that is streamed to disk as it comes)."""
+        """A fresh reference and the file to write it to (for output that is streamed to disk as it comes).
+
+        The reference is reserved until `adopt` registers the file, so concurrent writers never collide.
+        """
         self.directory.mkdir(parents=True, exist_ok=True)
         ref = self._new_ref()
-        return ref, self.directory / f"{ref}.txt"
+        path = self.directory / f"{ref}.txt"
+        self._pending[ref] = path
+        return ref, path
 
     def put(self, text: str, *, source: str) -> StoredOutput:
         ref, path = self.new_path()
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        # Bytes, not write_text: no newline translation, so the stored text reads back exactly.
+        path.write_bytes(encode_text(text))
         return self.adopt(ref, path, source=source)
 
     def adopt(self, ref: str, path: Path, *, source: str) -> StoredOutput:
         """Register a file written at a path from `new_path` (its size is taken now)."""
+        self._pending.pop(ref, None)
         entry = StoredOutput(ref=ref, source=source, path=path, size_bytes=path.stat().st_size)
         self._entries[ref] = entry
         self._bytes += entry.size_bytes
         self._evict()
         return entry
+
+    def discard(self, ref: str) -> None:
+        """Give up a reference from `new_path` that will never be adopted (its writer failed)."""
+        path = self._pending.pop(ref, None)
+        if path is not None:
+            path.unlink(missing_ok=True)
 
     def _evict(self) -> None:
         while len(self._entries) > 1 and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
@@ -86,16 +109,20 @@ class OutputStore:
         entry = self._entries.get(ref)
         if entry is not None and entry.path.exists():
             return entry
-        if ref in self._evicted:
+        if entry is not None or ref in self._evicted:
             raise StateError(
                 f"The stored output {ref} has expired: the store keeps only the most recent outputs. "
                 "Run the command or search again to get a fresh reference."
             )
         known = ", ".join(list(self._entries)[-5:]) or "none"
-        raise StateError(f"There is no stored output {ref!r} in this session (recent references: {known}).")
+        raise StateError(
+            f"There is no stored output {ref!r} in this session (recent references: {known}). Stored outputs "
+            "end with the session that made them: run the command or search again to get a fresh reference."
+        )
 
     def read_text(self, ref: str) -> str:
-        return self.get(ref).path.read_text(encoding="utf-8", errors="replace")
+        """The stored text exactly as it was put (bytes that are not UTF-8 show as U+FFFD)."""
+        return self.get(ref).path.read_bytes().decode("utf-8", errors="replace")
 
     def refs(self) -> list[str]:
         return list(self._entries)
@@ -103,12 +130,20 @@ class OutputStore:
     def close(self) -> None:
         for entry in self._entries.values():
             entry.path.unlink(missing_ok=True)
+        for path in self._pending.values():
+            path.unlink(missing_ok=True)
         self._entries.clear()
+        self._pending.clear()
         if self._owns_directory:
             shutil.rmtree(self.directory, ignore_errors=True)
         else:
             with contextlib.suppress(OSError):
                 self.directory.rmdir()
+
+
+def encode_text(text: str) -> bytes:
+    # surrogatepass: a lone surrogate (say, from bytes decoded with surrogateescape) is written, not refused.
+    return text.encode("utf-8", errors="surrogatepass")
 
 
 def _default_store(_r: Resolver) -> OutputStore:
@@ -119,3 +154,81 @@ def _default_store(_r: Resolver) -> OutputStore:
 
 # The sidecar and the agent loop override this with a store inside the session's own directory.
 OUTPUT_STORE: Dep[OutputStore] = Dep("output_store", _default_store, close=lambda store: store.close())
+
+
+# --- the runner's hook: results over a tool's cap ---------------------------------------------------------
+
+
+def _text_of(content: ToolResultContent) -> str | None:
+    """The result as one text, or None when it holds an image (those are never stored)."""
+    if isinstance(content, str):
+        return content
+    if any(isinstance(block, ImageBlock) for block in content):
+        return None
+    return "\n".join(block.text for block in content if not isinstance(block, ImageBlock))
+
+
+async def spill_oversized(
+    content: ToolResultContent,
+    *,
+    limit: int,
+    store: Callable[[], OutputStore],
+    source: str,
+    readers: Collection[str],
+) -> ToolResultContent:
+    """`content` itself when it fits in `limit` characters; otherwise store it and return a preview.
+
+    The preview holds the start and the end (the end is where tools put their summaries and notices), the
+    total size, the reference, and how to read the rest with the reader tools present (`readers`). `store`
+    is called only when something must be stored, so a session that never needs the store never makes one.
+    """
+    text = _text_of(content)
+    if text is None or len(text) <= limit:
+        return content
+    preview = head_and_tail(text, PREVIEW_HEAD_CHARS, PREVIEW_TAIL_CHARS)
+    size = f"{preview.total_chars:,} characters, {preview.total_lines:,} lines"
+    ref = ""
+    try:
+        outputs = store()
+        ref, path = outputs.new_path()
+        await anyio.to_thread.run_sync(path.write_bytes, encode_text(text))
+        outputs.adopt(ref, path, source=source)
+    except OSError as exc:
+        if ref:
+            with contextlib.suppress(OSError):
+                outputs.discard(ref)
+        header = (
+            f"[This result is too long to show in full ({size}), and it could not be stored for reading back "
+            f"({exc.strerror or exc}). Only its start and end are shown: narrow the call to get a smaller result.]"
+        )
+        return _render_preview(header, preview, "")
+    header = (
+        f"[This result is too long to show in full ({size}), so the whole text is stored as {ref}. "
+        "Its start and end follow.]"
+    )
+    return _render_preview(header, preview, _how_to_read(ref, readers))
+
+
+def _how_to_read(ref: str, readers: Collection[str]) -> str:
+    ways = []
+    if "ToolOutput" in readers:
+        ways.append(f'read any range of lines with ToolOutput(ref="{ref}", offset=<first line>, limit=<count>)')
+    if "ToolOutputGrep" in readers:
+        ways.append(f'find lines with ToolOutputGrep(ref="{ref}", pattern=<regex>)')
+    if not ways:
+        return "[No tool that reads stored results is available here: narrow the call to get a smaller result.]"
+    return "[To see the rest, " + ", or ".join(ways) + ".]"
+
+
+def _render_preview(header: str, preview: Preview, footer: str) -> str:
+    parts = [header, preview.head]
+    if preview.omitted_chars:
+        first = preview.head_last_line + (0 if preview.head_ends_mid_line else 1)
+        last = preview.tail_first_line - (0 if preview.tail_starts_mid_line else 1)
+        where = f"line {first:,}" if first >= last else f"lines {first:,}–{last:,}"
+        parts.append(f"[… {preview.omitted_chars:,} characters not shown ({where}) …]")
+    if preview.tail:
+        parts.append(preview.tail)
+    if footer:
+        parts.append(footer)
+    return "\n".join(parts)

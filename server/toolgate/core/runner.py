@@ -18,6 +18,7 @@ from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.errors import ErrorKind, ToolError, format_error
 from toolgate.core.input_errors import describe_validation_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolResultContent, ToolUse
+from toolgate.core.output_store import OUTPUT_STORE, spill_oversized
 from toolgate.core.permission import ApprovalRequest, Decision, FileProposal, ReviewRequest
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.session import Session
@@ -140,6 +141,14 @@ class ToolRunner:
         content = rendered.content
         if _is_empty(content):
             content = f"({tool.name} finished with no output.)"
+        elif tool.max_result_chars is not None:
+            content = await spill_oversized(
+                content,
+                limit=tool.max_result_chars,
+                store=lambda: ctx.get(OUTPUT_STORE),
+                source=f"{tool.name} {use_id}",
+                readers=self.registry.names,
+            )
         return ToolResult(tool_use_id=use_id, content=content, is_error=rendered.is_error)
 
     async def _permission(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolInput | ToolResult:

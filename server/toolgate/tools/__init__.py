@@ -7,10 +7,14 @@ from toolgate.tools.apply_patch import ApplyPatchTool
 from toolgate.tools.bash import BashTool
 from toolgate.tools.bash_output import BashOutputTool
 from toolgate.tools.edit import EditTool
+from toolgate.tools.glob import GlobTool
+from toolgate.tools.grep import GrepTool
 from toolgate.tools.kill_shell import KillShellTool
 from toolgate.tools.notebook_edit import NotebookEditTool
 from toolgate.tools.read import ReadTool
 from toolgate.tools.todo_write import TodoWriteTool
+from toolgate.tools.tool_output import ToolOutputTool
+from toolgate.tools.tool_output_grep import ToolOutputGrepTool
 from toolgate.tools.write import WriteTool
 
 
@@ -25,4 +29,8 @@ def builtin_tools() -> list[AnyTool]:
         BashTool(),
         BashOutputTool(),
         KillShellTool(),
+        GlobTool(),
+        GrepTool(),
+        ToolOutputTool(),
+        ToolOutputGrepTool(),
     ]

@@ -1,0 +1,272 @@
+"""The ripgrep binary: where it is, running it under a time limit, and what its errors mean.
+
+toolgate depends on the `ripgrep` wheel, which installs `rg` next to the Python interpreter; a `rg` on
+PATH is the fallback. Tools get it through the `RIPGREP` dependency, so tests can point it at another
+binary or give it a tiny time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+
+from toolgate.core.deps import Dep, Resolver
+from toolgate.core.errors import ErrorKind, ToolError, ToolFailure
+from toolgate.text.suggest import closest_names
+
+DEFAULT_TIME_LIMIT = 20.0
+# Past this much output the search is stopped: the model could never read it all, and memory is finite.
+DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+_MAX_STDERR_BYTES = 64 * 1024
+_READ_CHUNK = 1 << 20
+
+# Version-control directories are never searched (ripgrep skips hidden files unless told, and we tell it).
+VCS_EXCLUDES = tuple(f"--glob=!{name}" for name in (".git", ".svn", ".hg", ".bzr", ".jj", ".sl"))
+
+Stopped = Literal["time_limit", "output_limit"]
+
+
+def find_ripgrep() -> Path | None:
+    """The `rg` installed with toolgate's Python (the wheel's script directory), else the first on PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    candidates = [Path(sys.executable).parent / name]
+    scripts = sysconfig.get_path("scripts")
+    if scripts:
+        candidates.append(Path(scripts) / name)
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which("rg")
+    return Path(found) if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class RgRun:
+    stdout: bytes
+    stderr: str
+    returncode: int | None  # None when we stopped it
+    stopped: Stopped | None = None
+    stderr_truncated: bool = False
+
+    @property
+    def partial(self) -> bool:
+        return self.stopped is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Ripgrep:
+    binary: Path | None
+    time_limit: float = DEFAULT_TIME_LIMIT
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+
+    def describe_stop(self, stopped: Stopped) -> str:
+        if stopped == "time_limit":
+            return f"the search ran past its {self.time_limit:g}-second time limit and was stopped"
+        limit = self.max_output_bytes
+        size = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
+        return f"the search produced more than {size} of output and was stopped"
+
+    async def type_names(self) -> list[str]:
+        """The file type names ripgrep knows (`rg --type-list`: one `name: globs` line each)."""
+        run = await self.run(["--type-list"])
+        return [line.split(":", 1)[0] for line in run.stdout.decode("utf-8", errors="replace").splitlines()]
+
+    async def run(self, args: Sequence[str]) -> RgRun:
+        """Run `rg --no-config ARGS` as a real subprocess.
+
+        On the time limit (or the output limit) it is killed and what it printed so far comes back with
+        `stopped` set; if the calling task is cancelled, it is killed before the cancellation goes on.
+        """
+        if self.binary is None:
+            raise ToolFailure(
+                "The search tools need ripgrep (rg), and it is not installed: toolgate's `ripgrep` package is "
+                "missing and no `rg` is on PATH. Reinstall toolgate (pip install toolgate) or install ripgrep."
+            )
+        # --no-config: a user's RIPGREP_CONFIG_PATH must not change the output format we parse.
+        argv = [str(self.binary), "--no-config", *args]
+        try:
+            process = await anyio.open_process(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                # Not in a new session: on Linux that also means a new scheduler autogroup, and on a busy
+                # machine that made searches up to twice as slow in wall time for the same CPU time. ripgrep
+                # starts no processes of its own (we never pass --pre), so killing it is killing all of it.
+            )
+        except OSError as exc:
+            raise ToolFailure(f"ripgrep ({self.binary}) could not be started: {exc.strerror or exc}.") from None
+
+        stdout: list[bytes] = []
+        stderr: list[bytes] = []
+        stopped: Stopped | None = None
+        stderr_complete = True
+        try:
+            with anyio.move_on_after(self.time_limit) as deadline:
+                async with anyio.create_task_group() as group:
+                    assert process.stdout is not None and process.stderr is not None
+
+                    async def read_stdout(stream: ByteReceiveStream) -> None:
+                        nonlocal stopped
+                        if not await _collect(stream, stdout, self.max_output_bytes, drain=False):
+                            stopped = "output_limit"
+                            _kill(process)
+
+                    async def read_stderr(stream: ByteReceiveStream) -> None:
+                        nonlocal stderr_complete
+                        # Drained to the end even past its cap: a blocked stderr would stall ripgrep.
+                        stderr_complete = await _collect(stream, stderr, _MAX_STDERR_BYTES, drain=True)
+
+                    group.start_soon(read_stdout, process.stdout)
+                    group.start_soon(read_stderr, process.stderr)
+                await process.wait()
+            if deadline.cancelled_caught:
+                stopped = "time_limit"
+        finally:
+            with anyio.CancelScope(shield=True):
+                _kill(process)
+                await process.wait()
+                await process.aclose()
+        return RgRun(
+            stdout=b"".join(stdout),
+            stderr=b"".join(stderr).decode("utf-8", errors="replace"),
+            returncode=None if stopped else process.returncode,
+            stopped=stopped,
+            stderr_truncated=not stderr_complete,
+        )
+
+
+async def _collect(stream: ByteReceiveStream, into: list[bytes], limit: int, *, drain: bool) -> bool:
+    """Keep up to `limit` bytes of the stream; False when there were more. Past the limit, either stop
+    reading at once or (`drain`) read on to the end, dropping the rest."""
+    size = 0
+    while True:
+        try:
+            chunk = await stream.receive(_READ_CHUNK)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return size <= limit
+        room = limit - size
+        size += len(chunk)
+        if room > 0:
+            into.append(chunk[:room])
+        if size > limit and not drain:
+            return False
+
+
+def _kill(process: Process) -> None:
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+
+
+def _default_ripgrep(_r: Resolver) -> Ripgrep:
+    return Ripgrep(find_ripgrep())
+
+
+RIPGREP: Dep[Ripgrep] = Dep("ripgrep", _default_ripgrep)
+
+
+# --- what ripgrep's complaints mean ---------------------------------------------------------------------
+
+_UNSUPPORTED = {
+    "look-around": "look-ahead or look-behind ((?=…), (?!…), (?<=…), (?<!…)), which this regex engine does not "
+    "support: match the surrounding text as part of the pattern instead, or search for the parts separately.",
+    "backreferences": "a back-reference such as \\1, which this regex engine does not support: spell the "
+    "repeated text out, or search for it separately.",
+}
+
+
+def explain_regex_error(stderr: str, pattern: str) -> str | None:
+    """Plain words for an invalid pattern, or None when stderr is about something else."""
+    if 'the literal "\\n" is not allowed' in stderr:
+        return (
+            f"The pattern {pattern!r} contains a line break, which only a multiline search can match. "
+            "Set multiline: true, or search for one line at a time."
+        )
+    if "regex parse error" not in stderr and "error parsing regex" not in stderr:
+        if "exceeds size limit" in stderr:
+            return (
+                f"The pattern {pattern!r} is too large to compile (it expands to too many states, usually "
+                "from big repetition counts like {1000}). Simplify it."
+            )
+        return None
+    found = re.search(r"^error: (.+)$", stderr, re.MULTILINE)
+    reason = found.group(1).strip() if found else "it could not be parsed"
+    for key, advice in _UNSUPPORTED.items():
+        if key in reason:
+            return f"The pattern {pattern!r} uses {advice}"
+    return (
+        f"The pattern {pattern!r} is not a valid regular expression: {reason}. Patterns use Rust regex syntax, "
+        "where ( ) [ ] { } . * + ? | ^ $ and \\ are special: put a backslash before one to match it literally "
+        "(for example \\( or \\{)."
+    )
+
+
+def file_errors_note(run: RgRun, what: str) -> str | None:
+    """A note quoting ripgrep's per-file complaints (unreadable files, loops), which do not stop a search."""
+    errors = [line[4:] for line in run.stderr.splitlines() if line.startswith("rg: ") and "regex" not in line]
+    if run.stderr_truncated and errors:
+        errors.pop()  # probably cut off mid-line
+    if not errors:
+        return None
+    more = ""
+    if run.stderr_truncated:
+        more = " (and more)"
+    elif len(errors) > 3:
+        more = f" (and {len(errors) - 3:,} more)"
+    return f"{what}: " + "; ".join(errors[:3]) + more + "."
+
+
+class SearchInputError(ToolError):
+    """A pattern or filter ripgrep cannot use: the call's arguments are wrong, not the files."""
+
+    kind = ErrorKind.INVALID_INPUT
+
+
+# Names people reach for that ripgrep spells differently.
+_TYPE_ALIASES = {
+    "python": "py",
+    "javascript": "js",
+    "typescript": "ts",
+    "rs": "rust",
+    "golang": "go",
+    "markdown": "md",
+    "c++": "cpp",
+    "shell": "sh",
+    "bash": "sh",
+    "yml": "yaml",
+    "kt": "kotlin",
+    "rb": "ruby",
+}
+
+
+async def explain_search_error(run: RgRun, pattern: str, ripgrep: Ripgrep) -> ToolError:
+    """The error to raise for a search that ripgrep refused (exit status 2 and no results)."""
+    regex = explain_regex_error(run.stderr, pattern)
+    if regex is not None:
+        return SearchInputError(regex)
+    unknown_type = re.search(r"unrecognized file type: (\S+)", run.stderr)
+    if unknown_type:
+        wanted = unknown_type.group(1)
+        names = await ripgrep.type_names()
+        guesses = [_TYPE_ALIASES[wanted.lower()]] if wanted.lower() in _TYPE_ALIASES else []
+        guesses += [g for g in closest_names(wanted, names) if g not in guesses]
+        hint = f" Did you mean {' or '.join(repr(g) for g in guesses[:3])}?" if guesses else ""
+        return SearchInputError(
+            f"{wanted!r} is not a file type name ripgrep knows.{hint} Common ones are py, js, ts, rust, go, java, "
+            'c, cpp, md, json, yaml, sh; or filter by file name with glob instead (for example "*.vue").'
+        )
+    message = run.stderr.strip() or f"ripgrep exited with status {run.returncode} and printed nothing"
+    return ToolFailure(f"The search failed: {message[:2000]}")

@@ -1,0 +1,77 @@
+"""What Glob and Grep share: the directory to search, showing ripgrep's paths, and newest-first order."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from toolgate.core.context import ToolContext
+from toolgate.core.errors import StateError
+from toolgate.core.paths import display_path
+from toolgate.tools._files import missing_message
+
+
+def search_root(raw: str | None, ctx: ToolContext) -> Path:
+    """The absolute directory (or, for Grep, file) to search: the workspace when `raw` is empty."""
+    return ctx.resolve_path(raw) if raw and raw.strip() else ctx.workspace
+
+
+def check_search_root(root: Path, ctx: ToolContext, *, files_allowed: bool) -> None:
+    """A missing root is an error with near names; a file is one only where a directory is needed."""
+    try:
+        st = os.stat(root)
+    except (FileNotFoundError, NotADirectoryError):
+        what = "file or directory" if files_allowed else "directory"
+        raise StateError(missing_message(root, ctx, what=what)) from None
+    except OSError as exc:
+        raise StateError(f"{root} cannot be searched: {exc.strerror or exc}.") from None
+    if not files_allowed and not stat.S_ISDIR(st.st_mode):
+        raise StateError(
+            f"{display_path(root, ctx.workspace)} is a file, not a directory. Give its directory as path, "
+            "or use Read to see the file."
+        )
+
+
+class PathShower:
+    """ripgrep prints the paths under the root exactly as it was given; show them relative to the workspace."""
+
+    def __init__(self, workspace: Path) -> None:
+        self._prefix = os.fsencode(workspace).rstrip(b"/") + b"/"
+        self._cache: dict[bytes, str] = {}
+
+    def __call__(self, raw: bytes) -> str:
+        shown = self._cache.get(raw)
+        if shown is None:
+            relative = raw[len(self._prefix) :] if raw.startswith(self._prefix) else raw
+            shown = relative.decode("utf-8", errors="replace")
+            self._cache[raw] = shown
+        return shown
+
+
+def relative_to_root(raw: bytes, root_prefix: bytes) -> str:
+    """A path from ripgrep as a `/`-separated path below the search root (for glob matching)."""
+    return raw[len(root_prefix) :].decode("utf-8", errors="surrogateescape")
+
+
+def root_prefix(root: Path) -> bytes:
+    return os.fsencode(root).rstrip(b"/") + b"/"
+
+
+def newest_first(paths: Sequence[bytes]) -> list[bytes]:
+    """Most recently modified first; ties (and files that vanished, counted as oldest) in path order."""
+    return [p for _, p in sorted((-_mtime_ns(p), p) for p in paths)]
+
+
+def _mtime_ns(path: bytes) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def join_notes(body: str, notes: Iterable[str]) -> str:
+    """The result, then each note in brackets after a blank line (where a reader looks for the summary)."""
+    lines = [f"[{note}]" for note in notes if note]
+    return "\n\n".join([body, "\n".join(lines)]) if lines and body else body or "\n".join(lines)

@@ -1,0 +1,271 @@
+"""The output store and the runner's hook that moves oversized results into it, read back by ToolOutput(Grep)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from pydantic import Field
+
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.context import ToolContext
+from toolgate.core.errors import StateError
+from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
+from toolgate.core.output_store import OUTPUT_STORE, OutputStore
+from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.testing import run1
+from toolgate.tools.tool_output import ToolOutputTool
+from toolgate.tools.tool_output_grep import ToolOutputGrepTool
+
+# --- the store on its own -------------------------------------------------------------------------------
+
+
+def test_round_trip_is_exact(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "outputs")
+    text = "crlf\r\nlone cr\r tab\t ünïcödé 🙂\nno final newline"
+    entry = store.put(text, source="test")
+    assert store.read_text(entry.ref) == text
+    assert store.get(f"  {entry.ref} ").ref == entry.ref
+    assert entry.path.parent == tmp_path / "outputs"
+
+
+def test_streamed_writers_reserve_their_reference(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path)
+    ref1, path1 = store.new_path()
+    ref2, path2 = store.new_path()
+    assert ref1 != ref2 and path1 != path2
+    path1.write_bytes(b"streamed\n")
+    entry = store.adopt(ref1, path1, source="Bash")
+    assert entry.size_bytes == 9 and store.read_text(ref1) == "streamed\n"
+    store.discard(ref2)
+    with pytest.raises(StateError):
+        store.get(ref2)
+
+
+def test_oldest_entries_are_evicted_and_then_reported_expired(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path, max_entries=3)
+    entries = [store.put(f"output {i}", source="test") for i in range(5)]
+    assert store.refs() == [e.ref for e in entries[2:]]
+    assert not entries[0].path.exists() and not entries[1].path.exists()
+    with pytest.raises(StateError, match="expired"):
+        store.get(entries[0].ref)
+    assert store.read_text(entries[4].ref) == "output 4"
+
+
+def test_eviction_by_size_keeps_the_newest(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path, max_bytes=25)
+    first = store.put("a" * 10, source="test")
+    second = store.put("b" * 10, source="test")
+    third = store.put("c" * 10, source="test")
+    assert store.refs() == [second.ref, third.ref]
+    with pytest.raises(StateError, match="expired"):
+        store.read_text(first.ref)
+    huge = store.put("d" * 100, source="test")  # larger than the whole budget: still kept, alone
+    assert store.refs() == [huge.ref]
+
+
+def test_a_file_deleted_behind_the_store_reads_as_expired(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path)
+    entry = store.put("x", source="test")
+    entry.path.unlink()
+    with pytest.raises(StateError, match="expired"):
+        store.get(entry.ref)
+
+
+def test_unknown_reference_lists_recent_ones(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path)
+    entry = store.put("x", source="test")
+    with pytest.raises(StateError, match=re.escape(entry.ref)):
+        store.get("out-00000000")
+
+
+def test_close_removes_the_files(tmp_path: Path) -> None:
+    directory = tmp_path / "outputs"
+    store = OutputStore(directory)
+    store.put("x", source="test")
+    _, pending = store.new_path()
+    pending.write_text("half written")
+    store.close()
+    assert not directory.exists()
+
+
+# --- the runner's hook -----------------------------------------------------------------------------------
+
+
+class BigInput(ToolInput):
+    text: str = ""
+    repeat: int = Field(default=1, ge=1)
+    image: bool = False
+    error: bool = False
+
+
+class Big(Tool[BigInput, ToolResultContent]):
+    """Returns `text * repeat` (as an error when asked), optionally with an image block."""
+
+    name = "Big"
+    input_model = BigInput
+    max_result_chars: ClassVar[int | None] = 1_000
+
+    def description(self, ctx: DescribeContext) -> str:
+        return "test tool"
+
+    def is_read_only(self, tool_input: BigInput) -> bool:
+        return True
+
+    async def call(self, tool_input: BigInput, ctx: ToolContext) -> ToolResultContent:
+        text = tool_input.text * tool_input.repeat
+        if tool_input.image:
+            image = ImageBlock(source=ImageSource(media_type="image/png", data="iVBORw0KGgo="))
+            return [TextBlock(text=text), image]
+        return text
+
+    def to_result(self, data: ToolResultContent, ctx: ToolContext) -> ToolResultContent | Rendered:
+        return Rendered(data, is_error=True) if ctx.tool_use_id.endswith("err") else data
+
+
+class Unlimited(Big):
+    name = "Unlimited"
+    max_result_chars = None
+
+
+@pytest.fixture
+async def rt(tmp_path: Path) -> AsyncIterator[Runtime]:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    runtime = build_runtime(
+        workspace,
+        NonInteractiveApprover(),
+        tools=[Big(), Unlimited(), ToolOutputTool(), ToolOutputGrepTool()],
+        data_dir=tmp_path / "session",
+    )
+    yield runtime
+    await runtime.aclose()
+
+
+def _numbered(result_text: str) -> list[tuple[int, str]]:
+    out = []
+    for line in result_text.split("\n"):
+        number, tab, rest = line.partition("\t")
+        if tab and number.isdigit():
+            out.append((int(number), rest))
+    return out
+
+
+async def test_small_results_pass_untouched(rt: Runtime) -> None:
+    result = await run1(rt, "Big", text="x" * 1000)
+    assert result.content == "x" * 1000
+
+
+async def test_oversized_result_becomes_preview_and_reads_back_exactly(rt: Runtime, tmp_path: Path) -> None:
+    original = "".join(f"row {i:04d} {'·' * (i % 7)}\r\n" if i % 5 == 0 else f"row {i:04d}\n" for i in range(1, 3001))
+    result = await run1(rt, "Big", text=original)
+    preview = result.text()
+    assert not result.is_error
+    ref = re.search(r"stored as (out-[0-9a-f]+)", preview)
+    assert ref is not None, preview
+    assert f"{len(original):,} characters" in preview and "3,000 lines" in preview
+    assert "row 0001" in preview and "row 3000" in preview  # head and tail
+    assert "characters not shown" in preview
+    assert "ToolOutput(" in preview and "ToolOutputGrep(" in preview
+    assert len(preview) < 4_000
+    stored = list((tmp_path / "session" / "outputs").iterdir())
+    assert [p.name for p in stored] == [f"{ref.group(1)}.txt"]
+
+    lines: list[str] = []
+    offset = 1
+    while True:
+        page = await run1(rt, "ToolOutput", ref=ref.group(1), offset=offset, limit=700)
+        assert not page.is_error, page.text()
+        numbered = _numbered(page.text())
+        assert numbered[0][0] == offset
+        lines += [text for _, text in numbered]
+        offset = numbered[-1][0] + 1
+        if "continue with offset" not in page.text():
+            break
+        assert f"continue with offset {offset}." in page.text()
+    assert "\n".join(lines) + "\n" == original
+
+    found = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern=r"^row 2999$", context=1)
+    assert found.text() == "2998-row 2998\n2999:row 2999\n3000-row 3000 ····\r"
+
+
+async def test_tooloutput_budget_and_long_lines(rt: Runtime) -> None:
+    result = await run1(rt, "Big", text="x" * 100_000)
+    ref = re.search(r"stored as (out-[0-9a-f]+)", result.text())
+    assert ref is not None
+    page = await run1(rt, "ToolOutput", ref=ref.group(1))
+    [(number, text)] = _numbered(page.text())
+    assert number == 1 and text == "x" * 40_000
+    assert "100,000 characters long" in page.text()
+    past = await run1(rt, "ToolOutput", ref=ref.group(1), offset=5)
+    assert "nothing at line 5" in past.text()
+
+
+async def test_tooloutputgrep_caps_are_announced(rt: Runtime) -> None:
+    result = await run1(rt, "Big", text="match me\n", repeat=500)
+    ref = re.search(r"stored as (out-[0-9a-f]+)", result.text())
+    assert ref is not None
+    found = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="MATCH", **{"-i": True})
+    assert found.text().startswith("1:match me\n2:match me")
+    assert "Showing the first 200 of 500 lines (500 matching)" in found.text()
+    none = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="absent")
+    assert none.text() == f"No line of {ref.group(1)} matches 'absent'."
+    bad = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="(")
+    assert bad.is_error and "not a valid regular expression" in bad.text()
+
+
+async def test_errors_keep_their_flag_when_stored(rt: Runtime) -> None:
+    from toolgate.core.messages import ToolUse
+
+    [result] = await rt.run_turn([ToolUse(id="toolu_err", name="Big", input={"text": "e" * 5000})])
+    assert result.is_error and "stored as out-" in result.text()
+
+
+async def test_results_with_images_are_never_stored(rt: Runtime, tmp_path: Path) -> None:
+    result = await run1(rt, "Big", text="y" * 5000, image=True)
+    assert isinstance(result.content, list) and len(result.content) == 2
+    assert not (tmp_path / "session" / "outputs").exists()
+
+
+async def test_tools_without_a_cap_are_never_stored(rt: Runtime) -> None:
+    result = await run1(rt, "Unlimited", text="z" * 50_000)
+    assert result.content == "z" * 50_000
+
+
+async def test_expired_reference_is_explained(rt: Runtime) -> None:
+    store = rt.session.deps.get(OUTPUT_STORE)
+    store.max_entries = 1
+    first = await run1(rt, "Big", text="a" * 2000)
+    await run1(rt, "Big", text="b" * 2000)
+    ref = re.search(r"stored as (out-[0-9a-f]+)", first.text())
+    assert ref is not None
+    result = await run1(rt, "ToolOutput", ref=ref.group(1))
+    assert result.is_error and "expired" in result.text()
+
+
+async def test_session_close_removes_the_store(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[Big()], data_dir=tmp_path / "session")
+    await run1(runtime, "Big", text="q" * 5000)
+    assert len(list((tmp_path / "session" / "outputs").iterdir())) == 1
+    await runtime.aclose()
+    assert not (tmp_path / "session" / "outputs").exists()
+
+
+async def test_default_store_is_temporary_and_made_only_when_needed(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[Big()])
+    await run1(runtime, "Big", text="small")
+    assert OUTPUT_STORE not in runtime.session.deps._session.values  # nothing needed storing yet
+    result = await run1(runtime, "Big", text="q" * 5000)
+    directory = runtime.session.deps.get(OUTPUT_STORE).directory
+    assert directory.is_dir()
+    assert "No tool that reads stored results is available" in result.text()
+    await runtime.aclose()
+    assert not directory.exists()
