@@ -10,14 +10,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.client import LanguageClient as PyglsLanguageClient
 from pygls.protocol import JsonRPCProtocol
 from pytest_lsp import LanguageClient
@@ -56,21 +59,30 @@ class SidecarClient(LanguageClient):
         self.progress_events: list[dict[str, Any]] = []
         self.answer_approval: Answer = _refuse
         self.answer_review: Answer = _refuse
-        self._stderr_changed = asyncio.Event()
+        self._changed = asyncio.Event()  # set whenever anything the tests wait for arrives
 
         @self.feature(p.APPROVAL_REQUEST)
         async def approval(params: dict[str, Any]) -> dict[str, Any]:
             self.approvals.append(params)
+            self._changed.set()
             return await self.answer_approval(params)
 
         @self.feature(p.DIFF_REVIEW)
         async def review(params: dict[str, Any]) -> dict[str, Any]:
             self.reviews.append(params)
+            self._changed.set()
             return await self.answer_review(params)
 
         @self.feature(p.TOOLS_PROGRESS)
         def progress(params: dict[str, Any]) -> None:
             self.progress_events.append(params)
+            self._changed.set()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # A handler of ours that raises is answered to the server as an error response, which some tests
+        # do on purpose; pytest-lsp would also fail the test for it.
+        if source is not FeatureRequestError:
+            super().report_server_error(error, source)
 
     async def start_io(self, cmd: str, *args: Any, **kwargs: Any) -> None:
         # pytest-lsp's own start_io forwards stderr; we keep the lines as well.
@@ -82,22 +94,33 @@ class SidecarClient(LanguageClient):
         while line := await self._server.stderr.readline():
             sys.stderr.write(line.decode(errors="replace"))
             self.stderr_lines.append(line.decode(errors="replace"))
-            self._stderr_changed.set()
+            self._changed.set()
 
-    async def wait_for_log(self, text: str) -> str:
+    async def wait_for(self, condition: Callable[[], object]) -> None:
+        """Until `condition()` holds, re-checked whenever a request, notification or log line arrives."""
         async with asyncio.timeout(DEADLINE):
-            while True:
-                for line in self.stderr_lines:
-                    if text in line:
-                        return line
-                self._stderr_changed.clear()
-                await self._stderr_changed.wait()
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def wait_for_log(self, text: str) -> None:
+        await self.wait_for(lambda: any(text in line for line in self.stderr_lines))
 
     async def call(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         # pygls's own send: pytest-lsp's wrapper checks LSP capabilities (meaningless for toolgate methods)
         # and refuses to send anything before initialize, which one test needs to do.
         async with asyncio.timeout(DEADLINE):
             return await JsonRPCProtocol.send_request_async(self.protocol, method, params, **kwargs)
+
+    async def raw_request(self, message: dict[str, Any]) -> Any:
+        """Send a request exactly as given (even one pygls would refuse to build) and await its answer."""
+        assert self._server is not None and self._server.stdin is not None
+        answer: Future[Any] = Future()
+        self.protocol._request_futures[message["id"]] = answer
+        body = json.dumps(message).encode()
+        self._server.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        async with asyncio.timeout(DEADLINE):
+            return await asyncio.wrap_future(answer)
 
     async def new_session(self, workspace: Path, **params: Any) -> str:
         info = await self.call(p.SESSION_NEW, {"workspace": str(workspace), **params})

@@ -140,8 +140,29 @@ class SleepTool(Tool[SleepInput, str]):
         return data
 
 
+class NoisyTool(Tool[ToolInput, str]):
+    """Writes to stdout the careless ways: print(), and a child process that inherits fd 1."""
+
+    name = "Noisy"
+    input_model = ToolInput
+
+    def description(self, ctx: DescribeContext) -> str:
+        return "Test tool that writes to stdout."
+
+    def is_read_only(self, tool_input: ToolInput) -> bool:
+        return True
+
+    async def call(self, tool_input: ToolInput, ctx: ToolContext) -> str:
+        print("noise from print()", flush=True)
+        await anyio.run_process(["echo", "noise from a child process"], stdout=None, stderr=None, check=True)
+        return "made some noise"
+
+    def to_result(self, data: str, ctx: ToolContext) -> str:
+        return data
+
+
 def test_tools() -> list[AnyTool]:
-    return [*builtin_tools(), GateTool(), ProposeWriteTool(), SleepTool()]
+    return [*builtin_tools(), GateTool(), ProposeWriteTool(), SleepTool(), NoisyTool()]
 
 
 async def crash(params: p.Empty) -> p.Empty:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -37,6 +37,11 @@ class WireModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON object sent on the wire."""
         return self.model_dump(mode="json", by_alias=True)
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> Self:
+        """Validate a JSON value received on the wire: camelCase names only (Python code may use either)."""
+        return cls.model_validate(raw, by_alias=True, by_name=False)
 
 
 # A session id names a directory under the data root, so it must never be able to climb out of it.
@@ -255,7 +260,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 def parse_params(method: str, model: type[WireModel], raw: Any) -> WireModel:
     """Validate raw JSON params into `model`; missing params count as an empty object."""
     try:
-        return model.model_validate({} if raw is None else raw)
+        return model.from_wire({} if raw is None else raw)
     except ValidationError as exc:
         errors = [{"field": _field_path(tuple(e["loc"])), "message": e["msg"]} for e in exc.errors(include_url=False)]
         raise InvalidParams(method, errors) from None

@@ -155,7 +155,7 @@ class EditorChannel:
         if error is not None:
             raise ClientUnavailable(f"the editor answered {method} with an error: {error}")
         try:
-            return result.model_validate(future.result())
+            return result.from_wire(future.result())
         except ValidationError as exc:
             raise ClientUnavailable(f"the editor's answer to {method} does not fit the protocol: {exc}") from None
 
@@ -244,7 +244,7 @@ class ToolgateServer(LanguageServer):
         @self.feature(types.INITIALIZE)
         def initialize(params: types.InitializeParams) -> None:
             try:
-                options = p.InitializationOptions.model_validate(params.initialization_options or {})
+                options = p.InitializationOptions.from_wire(params.initialization_options or {})
             except ValidationError as exc:
                 raise JsonRpcInvalidParams(message=f"Invalid initializationOptions: {exc}") from None
             root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())

@@ -35,6 +35,7 @@ from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionMeta, Ses
 logger = logging.getLogger("toolgate.sidecar.sessions")
 
 META_FILE = "meta.json"
+META_SAVE_INTERVAL_SECONDS = 5.0
 
 
 def default_data_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -62,6 +63,7 @@ class LiveSession:
         self.directory = directory
         self.runtime = runtime
         self._clock = clock
+        self._saved_at = meta.updated_at
         self.closed = False
         self._turn_lock = anyio.Lock()
         self._running: set[CancelToken] = set()
@@ -96,22 +98,31 @@ class LiveSession:
     def set_mode(self, mode: PermissionMode) -> None:
         self.runtime.session.mode = mode
         self.meta.mode = mode
-        self.touch()
+        self.touch(save=True)
 
     def set_review_edits(self, review_edits: ReviewEdits) -> None:
         self.runtime.session.review_edits = review_edits
         self.meta.review_edits = review_edits
-        self.touch()
+        self.touch(save=True)
 
-    def touch(self) -> None:
+    def touch(self, *, save: bool = False) -> None:
+        """Mark the session used now. meta.json is rewritten at most every few seconds for this alone
+        (a turn should not pay for a file write), and always when the session closes."""
         self.meta.updated_at = _now(self._clock)
+        if save or (self.meta.updated_at - self._saved_at).total_seconds() >= META_SAVE_INTERVAL_SECONDS:
+            self.save()
+
+    def save(self) -> None:
         write_meta(self.directory, self.meta)
+        self._saved_at = self.meta.updated_at
 
     async def aclose(self) -> None:
         """Interrupt running turns, wait for them to answer, then close the runtime (background tasks die)."""
         self.closed = True
         self.cancel_turns()
         async with self._turn_lock:
+            if self.meta.updated_at != self._saved_at:
+                self.save()
             await self.runtime.aclose()
 
 
@@ -188,7 +199,7 @@ class SessionManager:
             ) from None
         _existing_dir(meta.workspace)
         live = self._open(meta, directory)
-        live.touch()
+        live.touch(save=True)
         return live
 
     def list(self) -> list[SessionInfo]:
