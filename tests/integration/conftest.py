@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-
-# The tests import the client helpers from this directory (pytest runs with --import-mode=importlib).
-sys.path.insert(0, str(Path(__file__).parent))
-
-from sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
+from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from sidecar_client import SidecarClient, use
+from tests.integration.sidecar_client import SidecarClient, use
 
 from toolgate.sidecar import protocol as p
 

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcServerNotInitialized
-from sidecar_client import REAL_SERVER, TEST_SERVER, SidecarClient, initialize, start_client, stop_client, use
+from tests.integration.sidecar_client import (
+    REAL_SERVER,
+    TEST_SERVER,
+    SidecarClient,
+    initialize,
+    start_client,
+    stop_client,
+    use,
+)
 
 from toolgate.sidecar import protocol as p
 

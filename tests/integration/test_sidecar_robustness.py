@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
-from sidecar_client import DEADLINE, REAL_SERVER, SidecarClient, initialize, start_client, stop_client, use
+from tests.integration.sidecar_client import (
+    DEADLINE,
+    REAL_SERVER,
+    SidecarClient,
+    initialize,
+    start_client,
+    stop_client,
+    use,
+)
 
 from toolgate.sidecar import protocol as p
 

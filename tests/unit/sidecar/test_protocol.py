@@ -11,7 +11,7 @@ from toolgate.core.messages import ToolResult
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.tsgen import UnsupportedSchema, render_type, typescript_from_schema
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 COMMITTED_TS = REPO / "extension" / "src" / "protocol.ts"
 
 
