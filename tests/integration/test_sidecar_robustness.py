@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,19 @@ async def test_client_disconnect_with_an_approval_pending(storage: Path, workspa
         assert result["is_error"] and "could not be asked" in result["content"]
     finally:
         await stop_client(client)
+
+
+async def test_sigterm_interrupts_running_tools_and_exits(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    running = asyncio.create_task(sidecar.call(p.TOOLS_RUN, {"sessionId": session_id, "calls": [use("Sleep")]}))
+    await sidecar.wait_for(lambda: sidecar.progress_events)
+    pid = int(sidecar.progress_events[0]["text"].removeprefix("pid="))
+    os.kill(sidecar.pid, signal.SIGTERM)
+    [result] = (await running)["results"]  # answered before the server went away
+    assert f"process group {pid} was killed" in result["content"]
+    assert await sidecar.exited() == 0
+    assert process_gone(pid)
+    await sidecar.wait_for_log("stopped by a signal")
 
 
 async def test_malformed_params_name_the_fields(sidecar: SidecarClient, workspace: Path) -> None:

@@ -24,11 +24,13 @@ def reserve_stdout() -> BinaryIO:
 def run_server(server: ToolgateServer) -> NoReturn:
     rpc_out = reserve_stdout()
     loop = asyncio.new_event_loop()
+    log = logging.getLogger("toolgate.sidecar")
     try:
         status = loop.run_until_complete(server.serve_stdio(sys.stdin.buffer, rpc_out))
-    except KeyboardInterrupt:
-        status = 130
-    logging.getLogger("toolgate.sidecar").info("exiting with status %d", status)
+    except BaseException:
+        log.exception("the sidecar failed")
+        status = 1
+    log.info("exiting with status %d", status)
     logging.shutdown()
     sys.stderr.flush()
     # Sessions are closed by now. A tool thread stuck in a system call must not keep the process alive

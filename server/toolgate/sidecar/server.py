@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-import anyio
 import attrs
 import cattrs
 from lsprotocol import types
@@ -54,7 +54,7 @@ from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import ClientUnavailable, EditorApprover
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.rules import RememberingPolicy, SessionRuleMemory
-from toolgate.sidecar.sessions import SessionError, SessionManager, default_data_root
+from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager, default_data_root
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
 
@@ -64,7 +64,7 @@ ResultT = TypeVar("ResultT", bound=p.WireModel)
 Handler = Callable[[Any], Awaitable[p.WireModel]]
 
 # How long running turns get to answer after the client went away, before sessions are closed regardless.
-SHUTDOWN_GRACE_SECONDS = 10.0
+SHUTDOWN_GRACE_SECONDS = CLOSE_GRACE_SECONDS
 
 
 # --- JSON-RPC plumbing -----------------------------------------------------------------------------------------
@@ -144,8 +144,9 @@ class EditorChannel:
             await answered.wait()
         except BaseException:
             # Cancelled: withdraw the question, so the editor can take its prompt down.
-            self._abandon(msg_id, future)
-            self._protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            if not future.done():
+                self._abandon(msg_id, future)
+                self._protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
         finally:
             self._pending.pop(msg_id, None)
@@ -243,6 +244,9 @@ class ToolgateServer(LanguageServer):
     def _register_lsp_features(self) -> None:
         @self.feature(types.INITIALIZE)
         def initialize(params: types.InitializeParams) -> None:
+            if self._sessions is not None:
+                logger.warning("a second initialize request was ignored; the first one's settings stay")
+                return
             try:
                 options = p.InitializationOptions.from_wire(params.initialization_options or {})
             except ValidationError as exc:
@@ -368,21 +372,45 @@ class ToolgateServer(LanguageServer):
 
     # --- serving --------------------------------------------------------------------------------------------------
     async def serve_stdio(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
-        """Serve until end of input or `exit`; then close every session. Returns the exit status."""
-        assert isinstance(self.protocol, ToolgateProtocol)
+        """Serve until end of input, `exit`, SIGTERM or SIGINT; then close every session. Returns the exit status."""
         self.protocol.set_writer(LockedWriter(stdout))
         reader = await open_reader(stdin)
-        status = 0
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        handled: list[signal.Signals] = []
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, stop.set)
+                handled.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+                pass
+        serving = asyncio.ensure_future(self._serve_messages(reader))
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if serving.done():
+                status = serving.result()
+            else:
+                logger.warning("stopped by a signal; shutting down")
+                serving.cancel()
+                status = 0
+        finally:
+            stopping.cancel()
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+            await self.aclose()
+        return status
+
+    async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
+        assert isinstance(self.protocol, ToolgateProtocol)
         try:
             async for body in read_messages(reader):
                 self.protocol.receive(body)
-            logger.warning("the client closed the connection without `exit`; shutting down")
-        except SystemExit as exc:  # pygls ends the `exit` notification with sys.exit
-            status = exc.code if isinstance(exc.code, int) else 1
+        except SystemExit as exc:  # pygls ends the `exit` notification with sys.exit; catch it inside this task
             logger.info("exit received; shutting down")
-        finally:
-            await self.aclose()
-        return status
+            return exc.code if isinstance(exc.code, int) else 1
+        logger.warning("the client closed the connection without `exit`; shutting down")
+        return 0
 
     async def aclose(self) -> None:
         """The client is gone: pending questions are answered "no", turns are interrupted, sessions closed."""
@@ -392,7 +420,4 @@ class ToolgateServer(LanguageServer):
         self._sessions.cancel_all_turns()
         if self._turns:
             await asyncio.wait(set(self._turns), timeout=SHUTDOWN_GRACE_SECONDS)
-        with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS) as scope:
-            await self._sessions.close_all()
-        if scope.cancelled_caught:
-            logger.error("sessions did not close within %.0f s; exiting anyway", SHUTDOWN_GRACE_SECONDS)
+        await self._sessions.close_all()

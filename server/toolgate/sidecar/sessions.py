@@ -36,6 +36,8 @@ logger = logging.getLogger("toolgate.sidecar.sessions")
 
 META_FILE = "meta.json"
 META_SAVE_INTERVAL_SECONDS = 5.0
+# How long a closing session waits for its running turn to answer after interrupting it.
+CLOSE_GRACE_SECONDS = 10.0
 
 
 def default_data_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -117,13 +119,22 @@ class LiveSession:
         self._saved_at = self.meta.updated_at
 
     async def aclose(self) -> None:
-        """Interrupt running turns, wait for them to answer, then close the runtime (background tasks die)."""
+        """Interrupt running turns, give them a moment to answer, then close the runtime (background tasks die)."""
         self.closed = True
         self.cancel_turns()
-        async with self._turn_lock:
+        with anyio.move_on_after(CLOSE_GRACE_SECONDS, shield=True) as waiting:
+            await self._turn_lock.acquire()
+        if waiting.cancelled_caught:
+            logger.error(
+                "a turn in session %s did not stop within %.0f s; closing it anyway", self.id, CLOSE_GRACE_SECONDS
+            )
+        try:
             if self.meta.updated_at != self._saved_at:
                 self.save()
             await self.runtime.aclose()
+        finally:
+            if not waiting.cancelled_caught:
+                self._turn_lock.release()
 
 
 def _now(clock: Clock) -> datetime:
@@ -226,9 +237,11 @@ class SessionManager:
         live = self._live.pop(session_id, None)
         if live is None and not directory.is_dir():
             raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
-        if live is not None:
-            await live.aclose()
-        shutil.rmtree(directory, ignore_errors=True)
+        # Half a deletion (closed but not removed, or the reverse) would be worse than none: finish it.
+        with anyio.CancelScope(shield=True):
+            if live is not None:
+                await live.aclose()
+            shutil.rmtree(directory, ignore_errors=True)
 
     def cancel_all_turns(self) -> None:
         for live in self._live.values():
