@@ -27,7 +27,7 @@ from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from toolgate.sidecar import protocol as p
-from toolgate.sidecar.server import wire_converter
+from toolgate.sidecar.rpc import wire_converter
 
 HERE = Path(__file__).parent
 TEST_SERVER = [sys.executable, str(HERE / "sidecar_server.py")]

@@ -9,11 +9,12 @@ from, so this file is the single source of truth for both sides.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, models_json_schema
 from pydantic_core import core_schema
@@ -69,6 +70,13 @@ class InitializationOptions(WireModel):
         default=None,
         description="Where sessions live (the editor's storage directory); default: $XDG_DATA_HOME/toolgate.",
     )
+
+    @field_validator("storage_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not os.path.isabs(value):
+            raise ValueError(f"storageDir must be an absolute path, not {value!r}")
+        return value
 
 
 # --- tools -------------------------------------------------------------------------------------------------

@@ -74,9 +74,11 @@ def test_session_ids_cannot_name_paths(bad_id: str) -> None:
         p.parse_params(p.SESSION_DELETE, p.SessionRef, {"sessionId": bad_id})
 
 
-def test_initialization_options_ignore_unknown_keys() -> None:
+def test_initialization_options_ignore_unknown_keys_and_need_an_absolute_storage_dir() -> None:
     options = p.InitializationOptions.from_wire({"storageDir": "/d", "somethingNew": 1})
     assert options.storage_dir == "/d"
+    with pytest.raises(ValueError, match="absolute"):
+        p.InitializationOptions.from_wire({"storageDir": "relative/dir"})
 
 
 @pytest.mark.parametrize(
