@@ -13,7 +13,7 @@ help:
 	@echo "make run    set up and start toolgate"
 	@echo "make test   set up and run every check and test"
 	@echo "make bench  set up and run the benchmarks (report in bench/results/)"
-	@echo "make protocol  regenerate extension/src/protocol.ts from the sidecar's protocol models"
+	@echo "make protocol  regenerate extension/src/protocol.generated.ts from the sidecar's protocol models"
 
 # Re-installs only when the project's dependency list changes; otherwise a no-op.
 $(STAMP): pyproject.toml
@@ -43,7 +43,7 @@ bench: setup
 	$(BIN)/python -m bench
 
 protocol: setup
-	$(BIN)/toolgate protocol typescript --out extension/src/protocol.ts
+	$(BIN)/toolgate protocol typescript --out extension/src/protocol.generated.ts
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

@@ -12,7 +12,7 @@ from toolgate.sidecar import protocol as p
 from toolgate.sidecar.tsgen import UnsupportedSchema, render_type, typescript_from_schema
 
 REPO = Path(__file__).resolve().parents[3]
-COMMITTED_TS = REPO / "extension" / "src" / "protocol.ts"
+COMMITTED_TS = REPO / "extension" / "src" / "protocol.generated.ts"
 
 
 def test_committed_typescript_types_are_up_to_date() -> None:
