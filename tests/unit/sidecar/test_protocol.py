@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from toolgate.cli import main
 from toolgate.core.messages import ToolResult
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.tsgen import UnsupportedSchema, render_type, typescript_from_schema
@@ -118,3 +120,16 @@ def test_generated_typescript_has_the_method_maps() -> None:
     assert '"toolgate/approval/request": { params: ApprovalParams; result: ApprovalResult };' in source
     assert '"toolgate/tools/progress": ToolProgress;' in source
     assert "export interface InitializationOptions {" in source
+
+
+def test_cli_prints_the_schema_and_checks_the_typescript(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["protocol", "schema"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["methods"][p.TOOLS_RUN]["params"] == {"$ref": "#/$defs/ToolsRunParams"}
+
+    out = tmp_path / "protocol.generated.ts"
+    assert main(["protocol", "typescript", "--out", str(out)]) == 0
+    assert main(["protocol", "typescript", "--out", str(out), "--check"]) == 0
+    out.write_text(out.read_text() + "// drift\n")
+    assert main(["protocol", "typescript", "--out", str(out), "--check"]) == 2
+    assert "out of date" in capsys.readouterr().err
