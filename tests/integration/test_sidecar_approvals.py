@@ -109,6 +109,23 @@ async def test_diff_review_accepted_with_the_users_edits(sidecar: SidecarClient,
     assert "-line two" in result["content"] and "+line 2 (mine)" in result["content"]
 
 
+async def test_a_review_answer_that_would_delete_an_edited_file_is_refused(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    target = workspace / "keep.txt"
+    target.write_text("precious\n")
+    session_id = await sidecar.new_session(workspace)
+
+    async def erase(params: dict[str, Any]) -> dict[str, Any]:
+        return {"decision": "accept", "files": [{"path": params["files"][0]["path"], "content": None}]}
+
+    sidecar.answer_review = erase
+    [result] = await sidecar.run(session_id, use("ProposeWrite", file_path="keep.txt", content="edited\n"))
+    assert result["is_error"] is True and "could not be asked" in result["content"]
+    assert target.read_text() == "precious\n"
+    await sidecar.wait_for_log("would delete files that were to be edited")
+
+
 async def test_review_edits_always_reviews_allowed_edits(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace, mode="bypassPermissions")
     [allowed] = await sidecar.run(session_id, use("ProposeWrite", file_path="a.txt", content="a\n"))

@@ -80,11 +80,20 @@ class EditorApprover:
         except ClientUnavailable as exc:
             logger.warning("diff review of %s (%s) not done: %s", request.tool_name, request.tool_use_id, exc)
             return ReviewAnswer(decision="reject", reason="unavailable")
-        proposed = {f.path for f in request.files}
+        proposed = {f.path: f.proposed for f in request.files}
         unknown = [f.path for f in answer.files or [] if f.path not in proposed]
         if unknown:
             # Content for a file nobody proposed to change would be written by no one; say so in the log.
             logger.warning("diff review answer names files that were not proposed (ignored): %s", unknown)
+        erased = [
+            f.path
+            for f in answer.files or []
+            if f.content is None and f.path in proposed and proposed[f.path] is not None
+        ]
+        if erased:
+            # null content means "delete"; for a file the tool meant to keep, that is a broken answer, not a wish.
+            logger.warning("diff review answer would delete files that were to be edited (refused): %s", erased)
+            return ReviewAnswer(decision="reject", reason="unavailable")
         remember = await self._remember(ctx, answer.remember if answer.decision == "accept" else None)
         return ReviewAnswer(decision=answer.decision, files=answer.files, remember=remember, feedback=answer.feedback)
 

@@ -91,7 +91,7 @@ class LiveSession:
         finally:
             self._running.discard(token)
             if not self.closed:
-                self.touch()
+                self.touch(quietly=True)
 
     def cancel_turns(self) -> None:
         for token in list(self._running):
@@ -107,15 +107,22 @@ class LiveSession:
         self.meta.review_edits = review_edits
         self.touch(save=True)
 
-    def touch(self, *, save: bool = False) -> None:
+    def touch(self, *, save: bool = False, quietly: bool = False) -> None:
         """Mark the session used now. meta.json is rewritten at most every few seconds for this alone
-        (a turn should not pay for a file write), and always when the session closes."""
+        (a turn should not pay for a file write), and always when the session closes. `quietly`: a failed
+        write is logged, not raised (a turn's results must never be lost to a timestamp)."""
         self.meta.updated_at = _now(self._clock)
         if save or (self.meta.updated_at - self._saved_at).total_seconds() >= META_SAVE_INTERVAL_SECONDS:
-            self.save()
+            self.save(quietly=quietly)
 
-    def save(self) -> None:
-        write_meta(self.directory, self.meta)
+    def save(self, *, quietly: bool = False) -> None:
+        try:
+            write_meta(self.directory, self.meta)
+        except OSError as exc:
+            if not quietly:
+                raise
+            logger.warning("could not update %s of session %s: %s", META_FILE, self.id, exc)
+            return
         self._saved_at = self.meta.updated_at
 
     async def aclose(self) -> None:
@@ -129,10 +136,10 @@ class LiveSession:
                 "a turn in session %s did not stop within %.0f s; closing it anyway", self.id, CLOSE_GRACE_SECONDS
             )
         try:
-            if self.meta.updated_at != self._saved_at:
-                self.save()
             await self.runtime.aclose()
         finally:
+            if self.meta.updated_at != self._saved_at:
+                self.save(quietly=True)
             if not waiting.cancelled_caught:
                 self._turn_lock.release()
 
