@@ -93,7 +93,7 @@ export interface RuleSuggestionOutput {
 }
 
 export interface SessionInfo {
-  /** A session's id: letters, digits, '_' and '-', at most 64 characters. */
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   workspace: string;
   mode: PermissionMode;
@@ -119,18 +119,18 @@ export interface SessionNewParams {
 }
 
 export interface SessionRef {
-  /** A session's id: letters, digits, '_' and '-', at most 64 characters. */
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
 }
 
 export interface SetModeParams {
-  /** A session's id: letters, digits, '_' and '-', at most 64 characters. */
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   mode: PermissionMode;
 }
 
 export interface SetReviewEditsParams {
-  /** A session's id: letters, digits, '_' and '-', at most 64 characters. */
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   reviewEdits: "when_asking" | "always";
 }
@@ -188,7 +188,7 @@ export interface ToolsListResult {
 }
 
 export interface ToolsRunParams {
-  /** A session's id: letters, digits, '_' and '-', at most 64 characters. */
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   /** One assistant turn's tool_use blocks, in the model's order. */
   calls: ToolUse[];

@@ -88,14 +88,14 @@ async def test_session_new_list_settings_and_meta_file(sidecar: SidecarClient, w
     assert await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id}) == settings
 
     meta = json.loads((storage / "sessions" / session_id / "meta.json").read_text())
-    assert meta["sessionId"] == session_id
-    assert (meta["workspace"], meta["mode"], meta["reviewEdits"], meta["title"]) == (
+    assert meta["id"] == session_id
+    assert (meta["workspace"], meta["mode"], meta["review_edits"], meta["title"]) == (
         real(workspace),
         "acceptEdits",
         "always",
         "first",
     )
-    assert meta["createdAt"] <= meta["updatedAt"]
+    assert meta["created"] <= meta["updated"]
 
     listed = (await sidecar.call(p.SESSION_LIST))["sessions"]
     assert [s["sessionId"] for s in listed] == [session_id] and listed[0]["live"] is True

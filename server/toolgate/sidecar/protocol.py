@@ -49,8 +49,8 @@ class WireModel(BaseModel):
 SessionId = Annotated[
     str,
     Field(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-        description="A session's id: letters, digits, '_' and '-', at most 64 characters.",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+        description="A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters.",
     ),
 ]
 ReviewEdits = Literal["when_asking", "always"]
@@ -109,19 +109,14 @@ class ToolProgress(WireModel):
 
 
 # --- sessions ----------------------------------------------------------------------------------------------
-class SessionMeta(WireModel):
-    """A session's `meta.json`: what is needed to list it and to open it again."""
-
+class SessionInfo(WireModel):
     session_id: SessionId
     workspace: str
-    mode: PermissionMode = PermissionMode.DEFAULT
-    review_edits: ReviewEdits = "when_asking"
-    title: str = ""
+    mode: PermissionMode
+    review_edits: ReviewEdits
+    title: str
     created_at: datetime
     updated_at: datetime
-
-
-class SessionInfo(SessionMeta):
     live: bool = Field(description="True when the session is open in this sidecar process.")
 
 

@@ -43,7 +43,13 @@ from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
 from toolgate.sidecar.rules import RememberingPolicy, SessionRuleMemory
-from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager, default_data_root
+from toolgate.sidecar.sessions import (
+    CLOSE_GRACE_SECONDS,
+    SessionError,
+    SessionManager,
+    SessionMeta,
+    default_data_root,
+)
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
 
@@ -167,14 +173,14 @@ class ToolgateServer(LanguageServer):
             raise JsonRpcServerNotInitialized(message="the server has not been initialized")
         return self._sessions
 
-    def _build_runtime(self, meta: p.SessionMeta, directory: Path) -> Runtime:
+    def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
         runtime = build_runtime(
             Path(meta.workspace),
             self.approver,
             mode=meta.mode,
             policy=RememberingPolicy(BasicPolicy()),
             tools=list(self.tools_factory()),
-            session_id=meta.session_id,
+            session_id=meta.id,
             data_dir=directory,
         )
         session = runtime.session

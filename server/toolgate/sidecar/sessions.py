@@ -23,14 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolgate.core.clock import Clock, SystemClock
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
-from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionMeta, SessionNewParams, Settings
+from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 
 logger = logging.getLogger("toolgate.sidecar.sessions")
 
@@ -42,12 +42,45 @@ CLOSE_GRACE_SECONDS = 10.0
 
 def default_data_root(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "toolgate"
+    base = env.get("XDG_DATA_HOME", "")
+    # The XDG spec says a relative value is invalid and must be ignored.
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share") / "toolgate"
 
 
 def session_dir(root: Path, session_id: str) -> Path:
     return root / "sessions" / session_id
+
+
+class SessionMeta(BaseModel):
+    """A session's `meta.json`, in the keys the agent loop's session store uses too (`id`, `workspace`,
+    `mode`, `title`, `created`, `updated`). Unknown keys are kept and written back: another writer (the
+    agent loop, a newer or older toolgate) may have put them there."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    workspace: str
+    mode: PermissionMode = PermissionMode.DEFAULT
+    title: str = ""
+    created: datetime
+    updated: datetime
+    review_edits: ReviewEdits = "when_asking"
+
+    def info(self, live: bool) -> SessionInfo:
+        return SessionInfo(
+            session_id=self.id,
+            workspace=self.workspace,
+            mode=self.mode,
+            review_edits=self.review_edits,
+            title=self.title,
+            created_at=self.created,
+            updated_at=self.updated,
+            live=live,
+        )
+
+
+# What the sidecar decides in meta.json; everything else there is kept as it is on disk when saving.
+_SIDECAR_KEYS = ("mode", "review_edits")
 
 
 class SessionError(ValueError):
@@ -65,17 +98,17 @@ class LiveSession:
         self.directory = directory
         self.runtime = runtime
         self._clock = clock
-        self._saved_at = meta.updated_at
+        self._saved_at = meta.updated
         self.closed = False
         self._turn_lock = anyio.Lock()
         self._running: set[CancelToken] = set()
 
     @property
     def id(self) -> str:
-        return self.meta.session_id
+        return self.meta.id
 
     def info(self) -> SessionInfo:
-        return SessionInfo(**self.meta.model_dump(), live=True)
+        return self.meta.info(live=True)
 
     def settings(self) -> Settings:
         return Settings(session_id=self.id, mode=self.meta.mode, review_edits=self.meta.review_edits)
@@ -111,19 +144,21 @@ class LiveSession:
         """Mark the session used now. meta.json is rewritten at most every few seconds for this alone
         (a turn should not pay for a file write), and always when the session closes. `quietly`: a failed
         write is logged, not raised (a turn's results must never be lost to a timestamp)."""
-        self.meta.updated_at = _now(self._clock)
-        if save or (self.meta.updated_at - self._saved_at).total_seconds() >= META_SAVE_INTERVAL_SECONDS:
+        self.meta.updated = _now(self._clock)
+        if save or (self.meta.updated - self._saved_at).total_seconds() >= META_SAVE_INTERVAL_SECONDS:
             self.save(quietly=quietly)
 
     def save(self, *, quietly: bool = False) -> None:
+        """Write meta.json, keeping what another writer put there (a title, keys this version does not know)."""
         try:
+            self.meta = _merged(self.directory, self.meta)
             write_meta(self.directory, self.meta)
         except OSError as exc:
             if not quietly:
                 raise
             logger.warning("could not update %s of session %s: %s", META_FILE, self.id, exc)
             return
-        self._saved_at = self.meta.updated_at
+        self._saved_at = self.meta.updated
 
     async def aclose(self) -> None:
         """Interrupt running turns, give them a moment to answer, then close the runtime (background tasks die)."""
@@ -138,7 +173,7 @@ class LiveSession:
         try:
             await self.runtime.aclose()
         finally:
-            if self.meta.updated_at != self._saved_at:
+            if self.meta.updated != self._saved_at:
                 self.save(quietly=True)
             if not waiting.cancelled_caught:
                 self._turn_lock.release()
@@ -148,13 +183,23 @@ def _now(clock: Clock) -> datetime:
     return datetime.fromtimestamp(clock.now(), tz=UTC)
 
 
+def _merged(directory: Path, meta: SessionMeta) -> SessionMeta:
+    try:
+        on_disk = read_meta(directory)
+    except (FileNotFoundError, ValueError):  # nothing there, or nothing usable: ours is all there is
+        return meta
+    update = {key: getattr(meta, key) for key in _SIDECAR_KEYS}
+    update["updated"] = max(on_disk.updated, meta.updated)
+    return on_disk.model_copy(update=update)
+
+
 def write_meta(directory: Path, meta: SessionMeta) -> None:
     """Atomically: a crash mid-write must never leave a session that cannot be listed."""
     directory.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=directory, prefix=".meta-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(meta.model_dump_json(by_alias=True, indent=2) + "\n")
+            handle.write(meta.model_dump_json(indent=2) + "\n")
         os.replace(temp, directory / META_FILE)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -192,13 +237,13 @@ class SessionManager:
         directory = session_dir(self.root, session_id)
         now = _now(self._clock)
         meta = SessionMeta(
-            session_id=session_id,
+            id=session_id,
             workspace=str(workspace),
             mode=params.mode,
             review_edits=params.review_edits,
             title=params.title,
-            created_at=now,
-            updated_at=now,
+            created=now,
+            updated=now,
         )
         write_meta(directory, meta)
         return self._open(meta, directory)
@@ -236,7 +281,7 @@ class SessionManager:
             except (OSError, ValidationError, ValueError) as exc:
                 logger.warning("skipping %s: its %s is unreadable (%s)", directory, META_FILE, exc)
                 continue
-            found.append(SessionInfo(**meta.model_dump(), live=False))
+            found.append(meta.info(live=False))
         return sorted(found, key=lambda s: s.updated_at, reverse=True)
 
     async def delete(self, session_id: str) -> None:
@@ -264,7 +309,7 @@ class SessionManager:
 
     def _open(self, meta: SessionMeta, directory: Path) -> LiveSession:
         live = LiveSession(meta, directory, self._build(meta, directory), self._clock)
-        self._live[meta.session_id] = live
+        self._live[meta.id] = live
         return live
 
 

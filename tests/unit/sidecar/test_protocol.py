@@ -70,7 +70,7 @@ def test_missing_params_are_an_empty_object() -> None:
         p.parse_params(p.SESSION_LOAD, p.SessionRef, [1, 2])
 
 
-@pytest.mark.parametrize("bad_id", ["../up", "a/b", "", ".hidden", "x" * 65, "sp ace"])
+@pytest.mark.parametrize("bad_id", ["../up", "..", "a/b", "", ".hidden", "x" * 129, "sp ace", "a\\b"])
 def test_session_ids_cannot_name_paths(bad_id: str) -> None:
     with pytest.raises(p.InvalidParams, match="`sessionId`"):
         p.parse_params(p.SESSION_DELETE, p.SessionRef, {"sessionId": bad_id})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,19 +11,42 @@ from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
-from toolgate.sidecar.protocol import SessionMeta, SessionNewParams
-from toolgate.sidecar.sessions import META_FILE, SessionError, SessionManager, default_data_root, session_dir
+from toolgate.sidecar.protocol import SessionNewParams
+from toolgate.sidecar.sessions import (
+    META_FILE,
+    SessionError,
+    SessionManager,
+    SessionMeta,
+    default_data_root,
+    session_dir,
+)
 
 
 def build(meta: SessionMeta, directory: Path) -> Runtime:
     return build_runtime(
-        Path(meta.workspace), NonInteractiveApprover(), mode=meta.mode, session_id=meta.session_id, data_dir=directory
+        Path(meta.workspace), NonInteractiveApprover(), mode=meta.mode, session_id=meta.id, data_dir=directory
     )
 
 
 def test_default_data_root_follows_xdg(tmp_path: Path) -> None:
     assert default_data_root({"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "toolgate"
     assert default_data_root({}) == Path.home() / ".local" / "share" / "toolgate"
+    assert default_data_root({"XDG_DATA_HOME": "relative"}) == Path.home() / ".local" / "share" / "toolgate"
+
+
+async def test_saving_keeps_what_another_writer_put_in_meta_json(tmp_path: Path, workspace: Path) -> None:
+    root = tmp_path / "data"
+    live = SessionManager(root, build).create(SessionNewParams(), default_workspace=workspace)
+    meta_file = session_dir(root, live.id) / META_FILE
+    on_disk = json.loads(meta_file.read_text())
+    assert set(on_disk) == {"id", "workspace", "mode", "title", "created", "updated", "review_edits"}
+    # The agent loop names the session after its first message, and a newer version adds a key.
+    meta_file.write_text(json.dumps({**on_disk, "title": "Fix the parser", "pinned": True}))
+    live.set_mode(PermissionMode.ACCEPT_EDITS)
+    saved = json.loads(meta_file.read_text())
+    assert (saved["title"], saved["pinned"], saved["mode"]) == ("Fix the parser", True, "acceptEdits")
+    assert live.info().title == "Fix the parser"
+    await live.aclose()
 
 
 async def test_create_list_load_and_delete(tmp_path: Path, workspace: Path) -> None:
