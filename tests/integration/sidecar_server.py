@@ -1,28 +1,23 @@
-"""The real sidecar, plus a few test-only tools, run as a subprocess by the integration tests.
+"""The real sidecar with the real tools, plus a few test-only ones, run as a subprocess by the tests.
 
-The tools are boundaries (they stand in for Edit/Write/Bash, which live elsewhere); the server, the
-JSON-RPC, the runner and the approval/review flow are the real ones.
+The test tools are boundaries: a call that always needs approval, a long-running process that stands in
+for Bash, and one that writes to stdout carelessly. The server, the JSON-RPC, the runner, the file tools
+and the approval/review flow are the real ones.
 """
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
 import anyio
 from pydantic import Field
 
 from toolgate.cli.serve import run_server
 from toolgate.core.context import ToolContext
-from toolgate.core.documents import OPEN_DOCUMENTS
-from toolgate.core.errors import StateError
-from toolgate.core.permission import FileProposal
 from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.server import ToolgateServer
@@ -44,55 +39,6 @@ class GateTool(Tool[GateInput, str]):
 
     async def call(self, tool_input: GateInput, ctx: ToolContext) -> str:
         return f"gate {tool_input.label} passed"
-
-    def to_result(self, data: str, ctx: ToolContext) -> str:
-        return data
-
-
-class ProposeWriteInput(ToolInput):
-    file_path: str
-    content: str
-
-
-def _refuse_dirty(path: Path, ctx: ToolContext) -> None:
-    if ctx.get(OPEN_DOCUMENTS).is_dirty(path):
-        raise StateError(f"{path} has unsaved changes in the editor; ask the user to save or revert it first.")
-
-
-class ProposeWriteTool(Tool[ProposeWriteInput, str]):
-    """Writes a whole file after a diff review, refusing files that are dirty in the editor."""
-
-    name = "ProposeWrite"
-    input_model = ProposeWriteInput
-
-    def description(self, ctx: DescribeContext) -> str:
-        return "Test tool that writes a file after review."
-
-    def paths(self, tool_input: ProposeWriteInput, ctx: ToolContext) -> Sequence[Path]:
-        return [ctx.resolve_path(tool_input.file_path)]
-
-    async def validate(self, tool_input: ProposeWriteInput, ctx: ToolContext) -> None:
-        _refuse_dirty(ctx.resolve_path(tool_input.file_path), ctx)
-
-    async def propose(self, tool_input: ProposeWriteInput, ctx: ToolContext) -> list[FileProposal] | None:
-        path = ctx.resolve_path(tool_input.file_path)
-        original = path.read_text() if path.exists() else None
-        return [FileProposal(path=str(path), original=original, proposed=tool_input.content)]
-
-    async def call(self, tool_input: ProposeWriteInput, ctx: ToolContext) -> str:
-        path = ctx.resolve_path(tool_input.file_path)
-        _refuse_dirty(path, ctx)
-        reviewed = ctx.reviewed[0] if ctx.reviewed else None
-        final = reviewed.content if reviewed and reviewed.content is not None else tool_input.content
-        path.write_text(final)
-        if reviewed is None or not reviewed.user_modified:
-            return f"Wrote {path}."
-        diff = "".join(
-            difflib.unified_diff(
-                tool_input.content.splitlines(keepends=True), final.splitlines(keepends=True), "proposed", "written"
-            )
-        )
-        return f"Wrote {path}. The user changed your proposal before accepting it:\n{diff}"
 
     def to_result(self, data: str, ctx: ToolContext) -> str:
         return data
@@ -162,7 +108,7 @@ class NoisyTool(Tool[ToolInput, str]):
 
 
 def test_tools() -> list[AnyTool]:
-    return [*builtin_tools(), GateTool(), ProposeWriteTool(), SleepTool(), NoisyTool()]
+    return [*builtin_tools(), GateTool(), SleepTool(), NoisyTool()]
 
 
 async def crash(params: p.Empty) -> p.Empty:

@@ -71,14 +71,14 @@ async def test_diff_review_is_the_approval_and_accepting_writes(sidecar: Sidecar
     session_id = await sidecar.new_session(workspace)
     sidecar.answer_review = answer({"decision": "accept"})
     target = workspace / "new.txt"
-    [result] = await sidecar.run(session_id, use("ProposeWrite", file_path="new.txt", content="hello\n"))
-    assert result["is_error"] is False and "user changed" not in result["content"]
+    [result] = await sidecar.run(session_id, use("Write", file_path="new.txt", content="hello\n"))
+    assert result["is_error"] is False and "Created new.txt" in result["content"]
     assert target.read_text() == "hello\n"
     assert sidecar.approvals == []  # one prompt, not two
     [review] = sidecar.reviews
-    assert review["sessionId"] == session_id and review["toolName"] == "ProposeWrite" and review["title"]
+    assert review["sessionId"] == session_id and review["toolName"] == "Write" and review["title"]
     assert review["files"] == [{"path": str(target), "original": None, "proposed": "hello\n"}]
-    assert review["suggestions"] == [{"rule": "ProposeWrite", "scope": "session"}]
+    assert review["suggestions"]
 
 
 async def test_diff_review_rejected(sidecar: SidecarClient, workspace: Path) -> None:
@@ -86,10 +86,12 @@ async def test_diff_review_rejected(sidecar: SidecarClient, workspace: Path) -> 
     target.write_text("original\n")
     session_id = await sidecar.new_session(workspace)
     sidecar.answer_review = answer({"decision": "reject", "feedback": "keep the original wording"})
-    [result] = await sidecar.run(session_id, use("ProposeWrite", file_path="keep.txt", content="changed\n"))
+    await sidecar.run(session_id, use("Read", file_path="keep.txt"))
+    [result] = await sidecar.run(session_id, use("Edit", file_path="keep.txt", old_string="original", new_string="x"))
     assert result["is_error"] is True and "keep the original wording" in result["content"]
     assert target.read_text() == "original\n"
     assert sidecar.reviews[0]["files"][0]["original"] == "original\n"
+    assert sidecar.reviews[0]["files"][0]["proposed"] == "x\n"
 
 
 async def test_diff_review_accepted_with_the_users_edits(sidecar: SidecarClient, workspace: Path) -> None:
@@ -101,11 +103,9 @@ async def test_diff_review_accepted_with_the_users_edits(sidecar: SidecarClient,
         return {"decision": "accept", "files": [{"path": proposal["path"], "content": "line one\nline 2 (mine)\n"}]}
 
     sidecar.answer_review = edit
-    call = use("ProposeWrite", file_path="notes.txt", content="line one\nline two\n")
-    [result] = await sidecar.run(session_id, call)
+    [result] = await sidecar.run(session_id, use("Write", file_path="notes.txt", content="line one\nline two\n"))
     assert target.read_text() == "line one\nline 2 (mine)\n"
     assert result["is_error"] is False
-    assert "The user changed your proposal" in result["content"]
     assert "-line two" in result["content"] and "+line 2 (mine)" in result["content"]
 
 
@@ -120,7 +120,8 @@ async def test_a_review_answer_that_would_delete_an_edited_file_is_refused(
         return {"decision": "accept", "files": [{"path": params["files"][0]["path"], "content": None}]}
 
     sidecar.answer_review = erase
-    [result] = await sidecar.run(session_id, use("ProposeWrite", file_path="keep.txt", content="edited\n"))
+    await sidecar.run(session_id, use("Read", file_path="keep.txt"))
+    [result] = await sidecar.run(session_id, use("Write", file_path="keep.txt", content="edited\n"))
     assert result["is_error"] is True and "could not be asked" in result["content"]
     assert target.read_text() == "precious\n"
     await sidecar.wait_for_log("would delete files that were to be edited")
@@ -128,12 +129,12 @@ async def test_a_review_answer_that_would_delete_an_edited_file_is_refused(
 
 async def test_review_edits_always_reviews_allowed_edits(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace, mode="bypassPermissions")
-    [allowed] = await sidecar.run(session_id, use("ProposeWrite", file_path="a.txt", content="a\n"))
+    [allowed] = await sidecar.run(session_id, use("Write", file_path="a.txt", content="a\n"))
     assert allowed["is_error"] is False and sidecar.reviews == []  # allowed, and reviewed only when asking
 
     await sidecar.call(p.SETTINGS_SET_REVIEW_EDITS, {"sessionId": session_id, "reviewEdits": "always"})
     sidecar.answer_review = answer({"decision": "reject"})
-    [reviewed] = await sidecar.run(session_id, use("ProposeWrite", file_path="b.txt", content="b\n"))
+    [reviewed] = await sidecar.run(session_id, use("Write", file_path="b.txt", content="b\n"))
     assert len(sidecar.reviews) == 1 and reviewed["is_error"] is True
     assert not (workspace / "b.txt").exists()
 
@@ -144,23 +145,24 @@ async def test_a_dirty_editor_buffer_is_never_overwritten(sidecar: SidecarClient
     uri = target.as_uri()
     session_id = await sidecar.new_session(workspace)
     sidecar.answer_review = answer({"decision": "accept"})
+    await sidecar.run(session_id, use("Read", file_path="open.txt"))
 
-    sidecar.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="saved text\n")
-        )
-    )
+    item = types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="saved text\n")
+    sidecar.text_document_did_open(types.DidOpenTextDocumentParams(item))
     change = types.TextDocumentContentChangePartial(
         range=types.Range(types.Position(0, 0), types.Position(0, 5)), text="unsaved"
     )
     sidecar.text_document_did_change(
         types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), [change])
     )
-    [refused] = await sidecar.run(session_id, use("ProposeWrite", file_path="open.txt", content="model text\n"))
-    assert refused["is_error"] is True and "unsaved changes" in refused["content"]
+    edit = use("Edit", file_path="open.txt", old_string="text", new_string="words")
+    for refused in await sidecar.run(session_id, edit, use("Write", file_path="open.txt", content="model\n")):
+        assert refused["is_error"] is True and "unsaved changes in the editor" in refused["content"], refused
     assert target.read_text() == "saved text\n" and sidecar.reviews == []
 
+    target.write_text("unsaved text\n")  # the editor saves ...
     sidecar.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
-    target.write_text("unsaved text\n")  # what the editor wrote when it saved
-    [written] = await sidecar.run(session_id, use("ProposeWrite", file_path="open.txt", content="model text\n"))
-    assert written["is_error"] is False and target.read_text() == "model text\n"
+    await sidecar.run(session_id, use("Read", file_path="open.txt"))  # ... so the model reads it again
+    [written] = await sidecar.run(session_id, use("Edit", file_path="open.txt", old_string="text", new_string="words"))
+    assert written["is_error"] is False, written
+    assert target.read_text() == "unsaved words\n"

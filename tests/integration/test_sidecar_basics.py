@@ -35,8 +35,9 @@ async def test_initialize_advertises_text_sync_with_save(storage: Path, workspac
         assert sync.change == types.TextDocumentSyncKind.Incremental
         assert sync.save  # didSave tells the mirror a buffer is clean again
         tools = (await client.call(p.TOOLS_LIST))["tools"]
-        assert [t["name"] for t in tools] == ["Read"]
-        assert tools[0]["input_schema"]["additionalProperties"] is False
+        names = [t["name"] for t in tools]
+        assert names == sorted(names) and {"Read", "Edit", "Write"} <= set(names)
+        assert all(t["input_schema"]["additionalProperties"] is False for t in tools)
         await client.shutdown_session()
         assert client._server is not None and client._server.returncode == 0
     finally:
@@ -71,7 +72,7 @@ async def test_tools_list_for_a_session(sidecar: SidecarClient, workspace: Path)
     session_id = await sidecar.new_session(workspace)
     tools = (await sidecar.call(p.TOOLS_LIST, {"sessionId": session_id}))["tools"]
     names = [t["name"] for t in tools]
-    assert names == sorted(names) and {"Read", "Gate", "ProposeWrite", "Sleep"} <= set(names)
+    assert names == sorted(names) and {"Read", "Write", "Gate", "Sleep"} <= set(names)
     assert all(set(t) == {"name", "description", "input_schema"} for t in tools)
 
 
