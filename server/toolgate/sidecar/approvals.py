@@ -90,7 +90,7 @@ class EditorApprover:
             for f in answer.files or []
             if f.content is None and f.path in proposed and proposed[f.path] is not None
         ]
-        if erased:
+        if erased and answer.decision == "accept":
             # null content means "delete"; for a file the tool meant to keep, that is a broken answer, not a wish.
             logger.warning("diff review answer would delete files that were to be edited (refused): %s", erased)
             return ReviewAnswer(decision="reject", reason="unavailable")
