@@ -32,7 +32,8 @@ def run_server(server: ToolgateServer) -> NoReturn:
         status = 1
     log.info("exiting with status %d", status)
     logging.shutdown()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):  # stdout is stderr's fd by now; flush what a stray print left
+        stream.flush()
     # Sessions are closed by now. A tool thread stuck in a system call must not keep the process alive
     # after its client has gone, so leave without waiting for threads.
     os._exit(status)
