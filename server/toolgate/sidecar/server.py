@@ -38,18 +38,13 @@ from toolgate.core.session import ProgressEvent
 from toolgate.core.tool import AnyTool, DescribeContext
 from toolgate.permissions.basic import BasicPolicy
 from toolgate.runtime import Runtime, build_runtime
+from toolgate.session_store import SessionMeta, SessionStore, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
 from toolgate.sidecar.rules import RememberingPolicy, SessionRuleMemory
-from toolgate.sidecar.sessions import (
-    CLOSE_GRACE_SECONDS,
-    SessionError,
-    SessionManager,
-    SessionMeta,
-    default_data_root,
-)
+from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
 
@@ -140,7 +135,7 @@ class ToolgateServer(LanguageServer):
             root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
             folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
             self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
-            self._sessions = SessionManager(root, self._build_runtime)
+            self._sessions = SessionManager(SessionStore(root), self._build_runtime)
             logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
 
         @self.feature(types.TEXT_DOCUMENT_DID_OPEN)

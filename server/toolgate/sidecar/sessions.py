@@ -1,86 +1,38 @@
-"""Live sessions and their directories under the data root.
+"""Live sessions: the sessions this sidecar has open, over the shared on-disk store.
 
-Layout (shared with the agent loop, which owns `transcript.jsonl`):
-
-    <root>/sessions/<sessionId>/meta.json         SessionMeta: workspace, mode, title, created/updated times
-    <root>/sessions/<sessionId>/outputs/          the session's output store
-    <root>/sessions/<sessionId>/transcript.jsonl  the conversation (agent loop)
-
-The root is the editor's storage directory when it passes one, else `$XDG_DATA_HOME/toolgate`
-(default `~/.local/share/toolgate`). This module knows no transport.
+The files (`meta.json`, `transcript.jsonl`, `outputs/` under `<root>/sessions/<sessionId>/`) are laid out
+by `toolgate.session_store`, which the agent loop and the headless CLI use too. The sidecar decides two
+things in meta.json — the permission mode and whether edits are always reviewed — and keeps whatever else
+another writer put there (the agent loop names a session after its first message). This module knows no
+transport.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import shutil
-import tempfile
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import anyio
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
-from toolgate.core.clock import Clock, SystemClock
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
+from toolgate.session_store import META_FILE, SessionMeta, SessionNotFound, SessionStore
 from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 
 logger = logging.getLogger("toolgate.sidecar.sessions")
 
-META_FILE = "meta.json"
+# A turn marks its session as used; meta.json is rewritten for that at most this often (and on close).
 META_SAVE_INTERVAL_SECONDS = 5.0
 # How long a closing session waits for its running turn to answer after interrupting it.
 CLOSE_GRACE_SECONDS = 10.0
-
-
-def default_data_root(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_DATA_HOME", "")
-    # The XDG spec says a relative value is invalid and must be ignored.
-    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share") / "toolgate"
-
-
-def session_dir(root: Path, session_id: str) -> Path:
-    return root / "sessions" / session_id
-
-
-class SessionMeta(BaseModel):
-    """A session's `meta.json`, in the keys the agent loop's session store uses too (`id`, `workspace`,
-    `mode`, `title`, `created`, `updated`). Unknown keys are kept and written back: another writer (the
-    agent loop, a newer or older toolgate) may have put them there."""
-
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    workspace: str
-    mode: PermissionMode = PermissionMode.DEFAULT
-    title: str = ""
-    created: datetime
-    updated: datetime
-    review_edits: ReviewEdits = "when_asking"
-
-    def info(self, live: bool) -> SessionInfo:
-        return SessionInfo(
-            session_id=self.id,
-            workspace=self.workspace,
-            mode=self.mode,
-            review_edits=self.review_edits,
-            title=self.title,
-            created_at=self.created,
-            updated_at=self.updated,
-            live=live,
-        )
-
-
-# What the sidecar decides in meta.json; everything else there is kept as it is on disk when saving.
-_SIDECAR_KEYS = ("mode", "review_edits")
 
 
 class SessionError(ValueError):
@@ -90,25 +42,38 @@ class SessionError(ValueError):
 RuntimeFactory = Callable[[SessionMeta, Path], Runtime]
 
 
+def session_info(meta: SessionMeta, live: bool) -> SessionInfo:
+    return SessionInfo(
+        session_id=meta.id,
+        workspace=meta.workspace,
+        mode=meta.mode,
+        review_edits=meta.review_edits,
+        title=meta.title,
+        created_at=meta.created,
+        updated_at=meta.updated,
+        live=live,
+    )
+
+
 class LiveSession:
     """An open session: its runtime, its meta.json, and the turns running in it (one at a time)."""
 
-    def __init__(self, meta: SessionMeta, directory: Path, runtime: Runtime, clock: Clock) -> None:
+    def __init__(self, meta: SessionMeta, store: SessionStore, runtime: Runtime) -> None:
         self.meta = meta
-        self.directory = directory
+        self.store = store
         self.runtime = runtime
-        self._clock = clock
-        self._saved_at = meta.updated
         self.closed = False
         self._turn_lock = anyio.Lock()
         self._running: set[CancelToken] = set()
+        self._last_touch = time.monotonic()
+        self._touch_pending = False
 
     @property
     def id(self) -> str:
         return self.meta.id
 
     def info(self) -> SessionInfo:
-        return self.meta.info(live=True)
+        return session_info(self.meta, live=True)
 
     def settings(self) -> Settings:
         return Settings(session_id=self.id, mode=self.meta.mode, review_edits=self.meta.review_edits)
@@ -124,41 +89,44 @@ class LiveSession:
         finally:
             self._running.discard(token)
             if not self.closed:
-                self.touch(quietly=True)
+                self._touch(force=False)
 
     def cancel_turns(self) -> None:
         for token in list(self._running):
             token.cancel()
 
     def set_mode(self, mode: PermissionMode) -> None:
+        self._update(mode=mode)
         self.runtime.session.mode = mode
-        self.meta.mode = mode
-        self.touch(save=True)
 
     def set_review_edits(self, review_edits: ReviewEdits) -> None:
+        self._update(review_edits=review_edits)
         self.runtime.session.review_edits = review_edits
-        self.meta.review_edits = review_edits
-        self.touch(save=True)
 
-    def touch(self, *, save: bool = False, quietly: bool = False) -> None:
-        """Mark the session used now. meta.json is rewritten at most every few seconds for this alone
-        (a turn should not pay for a file write), and always when the session closes. `quietly`: a failed
-        write is logged, not raised (a turn's results must never be lost to a timestamp)."""
-        self.meta.updated = _now(self._clock)
-        if save or (self.meta.updated - self._saved_at).total_seconds() >= META_SAVE_INTERVAL_SECONDS:
-            self.save(quietly=quietly)
-
-    def save(self, *, quietly: bool = False) -> None:
-        """Write meta.json, keeping what another writer put there (a title, keys this version does not know)."""
+    def _update(self, **changes: Any) -> None:
+        """Change what the sidecar decides, on top of meta.json as it is on disk now."""
         try:
-            self.meta = _merged(self.directory, self.meta)
-            write_meta(self.directory, self.meta)
-        except OSError as exc:
-            if not quietly:
-                raise
+            current = self.store.load(self.id)
+        except (SessionNotFound, ValueError):  # gone or unreadable: what this session knows is all there is
+            current = self.meta
+        self.meta = current.model_copy(update={**changes, "updated": datetime.now(UTC)})
+        self.store.save(self.meta)
+        self._last_touch = time.monotonic()
+        self._touch_pending = False
+
+    def _touch(self, *, force: bool) -> None:
+        """Mark the session used (a turn should not pay for a file write each time). A failure is logged:
+        a turn's results must never be lost to a timestamp."""
+        self._touch_pending = True
+        if not force and time.monotonic() - self._last_touch < META_SAVE_INTERVAL_SECONDS:
+            return
+        try:
+            self.meta = self.store.touch(self.id)
+        except (OSError, SessionNotFound, ValueError) as exc:
             logger.warning("could not update %s of session %s: %s", META_FILE, self.id, exc)
             return
-        self._saved_at = self.meta.updated
+        self._last_touch = time.monotonic()
+        self._touch_pending = False
 
     async def aclose(self) -> None:
         """Interrupt running turns, give them a moment to answer, then close the runtime (background tasks die)."""
@@ -167,61 +135,26 @@ class LiveSession:
         with anyio.move_on_after(CLOSE_GRACE_SECONDS, shield=True) as waiting:
             await self._turn_lock.acquire()
         if waiting.cancelled_caught:
-            logger.error(
-                "a turn in session %s did not stop within %.0f s; closing it anyway", self.id, CLOSE_GRACE_SECONDS
-            )
+            logger.error("a turn in session %s did not stop in %.0f s; closing it anyway", self.id, CLOSE_GRACE_SECONDS)
         try:
             await self.runtime.aclose()
         finally:
-            if self.meta.updated != self._saved_at:
-                self.save(quietly=True)
+            if self._touch_pending:
+                self._touch(force=True)
             if not waiting.cancelled_caught:
                 self._turn_lock.release()
 
 
-def _now(clock: Clock) -> datetime:
-    return datetime.fromtimestamp(clock.now(), tz=UTC)
-
-
-def _merged(directory: Path, meta: SessionMeta) -> SessionMeta:
-    try:
-        on_disk = read_meta(directory)
-    except (FileNotFoundError, ValueError):  # nothing there, or nothing usable: ours is all there is
-        return meta
-    update = {key: getattr(meta, key) for key in _SIDECAR_KEYS}
-    update["updated"] = max(on_disk.updated, meta.updated)
-    return on_disk.model_copy(update=update)
-
-
-def write_meta(directory: Path, meta: SessionMeta) -> None:
-    """Atomically: a crash mid-write must never leave a session that cannot be listed."""
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=directory, prefix=".meta-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(meta.model_dump_json(indent=2) + "\n")
-        os.replace(temp, directory / META_FILE)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def read_meta(directory: Path) -> SessionMeta:
-    return SessionMeta.model_validate_json((directory / META_FILE).read_bytes())
-
-
 class SessionManager:
-    def __init__(self, root: Path, build: RuntimeFactory, clock: Clock | None = None) -> None:
-        self.root = root
+    def __init__(self, store: SessionStore, build: RuntimeFactory) -> None:
+        self.store = store
         self._build = build
-        self._clock = clock or SystemClock()
         self._live: dict[str, LiveSession] = {}
 
     def get(self, session_id: str) -> LiveSession:
         live = self._live.get(session_id)
         if live is None:
-            if (session_dir(self.root, session_id) / META_FILE).is_file():
+            if self.store.exists(session_id):
                 raise SessionError(f"Session {session_id} is not open; open it with toolgate/session/load first.")
             raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
         return live
@@ -232,68 +165,46 @@ class SessionManager:
             raise SessionError(
                 "No workspace: the editor gave no workspace folder at initialize, so session/new needs `workspace`."
             )
-        workspace = _existing_dir(raw)
-        session_id = uuid.uuid4().hex
-        directory = session_dir(self.root, session_id)
-        now = _now(self._clock)
-        meta = SessionMeta(
-            id=session_id,
-            workspace=str(workspace),
-            mode=params.mode,
-            review_edits=params.review_edits,
-            title=params.title,
-            created=now,
-            updated=now,
-        )
-        write_meta(directory, meta)
-        return self._open(meta, directory)
+        meta = self.store.create(_existing_dir(raw), params.mode)
+        if params.title or params.review_edits != meta.review_edits:
+            meta = meta.model_copy(update={"title": params.title, "review_edits": params.review_edits})
+            self.store.save(meta)
+        return self._open(meta)
 
     def load(self, session_id: str) -> LiveSession:
         if session_id in self._live:
             return self._live[session_id]
-        directory = session_dir(self.root, session_id)
         try:
-            meta = read_meta(directory)
-        except FileNotFoundError:
+            meta = self.store.load(session_id)
+        except SessionNotFound:
             raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.") from None
-        except (OSError, ValidationError, ValueError) as exc:
+        except (OSError, ValidationError) as exc:
             raise SessionError(
                 f"Session {session_id} cannot be opened: its {META_FILE} is unreadable ({exc})."
             ) from None
         _existing_dir(meta.workspace)
-        live = self._open(meta, directory)
-        live.touch(save=True)
+        live = self._open(meta)
+        live._touch(force=True)
         return live
 
     def list(self) -> list[SessionInfo]:
-        found: list[SessionInfo] = []
-        sessions = self.root / "sessions"
-        entries = sorted(sessions.iterdir()) if sessions.is_dir() else []
-        for directory in entries:
-            live = self._live.get(directory.name)
-            if live is not None:
-                found.append(live.info())
-                continue
-            try:
-                meta = read_meta(directory)
-            except FileNotFoundError:
-                continue  # not a session directory (or one still being created)
-            except (OSError, ValidationError, ValueError) as exc:
-                logger.warning("skipping %s: its %s is unreadable (%s)", directory, META_FILE, exc)
-                continue
-            found.append(meta.info(live=False))
-        return sorted(found, key=lambda s: s.updated_at, reverse=True)
+        """Every session on disk, most recently used first; the open ones as this process knows them."""
+        infos = [
+            live.info() if (live := self._live.get(meta.id)) else session_info(meta, live=False)
+            for meta in self.store.list()
+        ]
+        return sorted(infos, key=lambda s: s.updated_at, reverse=True)
 
     async def delete(self, session_id: str) -> None:
-        directory = session_dir(self.root, session_id)
         live = self._live.pop(session_id, None)
-        if live is None and not directory.is_dir():
+        if live is None and not self.store.exists(session_id):
             raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
         # Half a deletion (closed but not removed, or the reverse) would be worse than none: finish it.
         with anyio.CancelScope(shield=True):
             if live is not None:
                 await live.aclose()
-            shutil.rmtree(directory, ignore_errors=True)
+            with contextlib.suppress(SessionNotFound):  # no directory left: closing it was all there was to do
+                self.store.delete(session_id)
 
     def cancel_all_turns(self) -> None:
         for live in self._live.values():
@@ -307,8 +218,8 @@ class SessionManager:
             except Exception:
                 logger.exception("closing session %s failed", live.id)
 
-    def _open(self, meta: SessionMeta, directory: Path) -> LiveSession:
-        live = LiveSession(meta, directory, self._build(meta, directory), self._clock)
+    def _open(self, meta: SessionMeta) -> LiveSession:
+        live = LiveSession(meta, self.store, self._build(meta, self.store.session_dir(meta.id)))
         self._live[meta.id] = live
         return live
 
