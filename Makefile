@@ -7,12 +7,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup run test lint typecheck unit bench clean
+.PHONY: help setup run test lint typecheck unit bench clean protocol
 
 help:
 	@echo "make run    set up and start toolgate"
 	@echo "make test   set up and run every check and test"
 	@echo "make bench  set up and run the benchmarks (report in bench/results/)"
+	@echo "make protocol  regenerate extension/src/protocol.generated.ts from the sidecar's protocol models"
 
 # Re-installs only when the project's dependency list changes; otherwise a no-op.
 $(STAMP): pyproject.toml
@@ -40,6 +41,9 @@ test: lint typecheck unit
 
 bench: setup
 	$(BIN)/python -m bench
+
+protocol: setup
+	$(BIN)/toolgate protocol typescript --out extension/src/protocol.generated.ts
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

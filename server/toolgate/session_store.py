@@ -19,6 +19,7 @@ import tempfile
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -54,6 +55,8 @@ class SessionMeta(BaseModel):
     title: str = ""
     created: dt.datetime = Field(default_factory=_now)
     updated: dt.datetime = Field(default_factory=_now)
+    # The sidecar's diff-review setting: review every edit, or only edits that need approval.
+    review_edits: Literal["when_asking", "always"] = "when_asking"
 
 
 class SessionNotFound(LookupError):

@@ -50,6 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_session_options(chat)
     add_chat_options(chat)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the sidecar for the editor: JSON-RPC over stdio",
+        description="The editor's sidecar: LSP-framed JSON-RPC on stdin/stdout; logs go to stderr.",
+    )
+    serve.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="where sessions live unless the editor passes storageDir (default: $XDG_DATA_HOME/toolgate)",
+    )
+
+    protocol = commands.add_parser("protocol", help="print the sidecar's wire protocol")
+    protocol.add_argument("what", choices=["schema", "typescript"], help="JSON Schema, or TypeScript types from it")
+    protocol.add_argument("--out", type=Path, default=None, help="typescript: write to this file instead of stdout")
+    protocol.add_argument("--check", action="store_true", help="typescript: fail if --out is not up to date")
     return parser
 
 
@@ -68,6 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.chat import chat_command
 
             return chat_command(args)
+        if args.command == "serve":
+            from toolgate.cli.serve import serve_command
+
+            return serve_command(args)
+        if args.command == "protocol":
+            from toolgate.cli.protocol import protocol_command
+
+            return protocol_command(args)
     except UsageError as exc:
         print(f"toolgate {args.command}: {exc}", file=sys.stderr)
         return 2

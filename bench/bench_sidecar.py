@@ -1,0 +1,160 @@
+"""The sidecar over real stdio: round trips of tools/run (one Read of 1 KiB) against a no-op request, and
+the time from spawning `toolgate serve` to its answer to initialize against a bare interpreter start."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.report import Figure, Report
+
+ROUND_TRIPS = 1000
+SPAWNS = 10
+SERVER = [sys.executable, "-m", "toolgate", "serve"]
+
+
+class RawClient:
+    """Just enough JSON-RPC over stdio to time the server, not a client library."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self.stdin = process.stdin
+        self.stdout = process.stdout
+        self.ids = itertools.count(1)
+
+    @classmethod
+    async def spawn(cls) -> RawClient:
+        process = await asyncio.create_subprocess_exec(
+            *SERVER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        return cls(process)
+
+    async def request(self, method: str, params: Any) -> Any:
+        msg_id = next(self.ids)
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+        self.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        while True:
+            message = await self._read()
+            if message.get("id") == msg_id and "method" not in message:
+                if "error" in message:
+                    raise RuntimeError(message["error"])
+                return message["result"]
+
+    async def _read(self) -> dict[str, Any]:
+        length = 0
+        while (line := await self.stdout.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        return dict(json.loads(await self.stdout.readexactly(length)))
+
+    async def initialize(self, storage: Path, workspace: Path) -> None:
+        params = {
+            "processId": os.getpid(),
+            "capabilities": {},
+            "initializationOptions": {"storageDir": str(storage)},
+            "workspaceFolders": [{"uri": workspace.as_uri(), "name": "ws"}],
+        }
+        await self.request("initialize", params)
+
+    async def close(self) -> None:
+        await self.request("shutdown", None)
+        body = b'{"jsonrpc":"2.0","method":"exit"}'
+        self.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        await self.process.wait()
+
+
+def percentile(samples: list[float], q: float) -> float:
+    return statistics.quantiles(samples, n=100, method="inclusive")[q - 1] if q < 100 else max(samples)
+
+
+async def _round_trips(report: Report, workdir: Path) -> None:
+    workspace = workdir / "ws"
+    workspace.mkdir()
+    (workspace / "one-kib.txt").write_text(("x" * 63 + "\n") * 16)
+    client = await RawClient.spawn()
+    try:
+        await client.initialize(workdir / "storage", workspace)
+        session = (await client.request("toolgate/session/new", {}))["sessionId"]
+        counter = itertools.count()
+
+        async def read() -> None:
+            # A different offset each time defeats the "unchanged since last read" shortcut.
+            n = next(counter)
+            call = {"id": f"t{n}", "name": "Read", "input": {"file_path": "one-kib.txt", "offset": 1 + n % 2}}
+            [result] = (await client.request("toolgate/tools/run", {"sessionId": session, "calls": [call]}))["results"]
+            assert not result["is_error"], result
+
+        async def ping() -> None:
+            await client.request("toolgate/ping", {})
+
+        ping_samples: list[float] = []
+        read_samples: list[float] = []
+        for _ in range(20):  # warm up both paths
+            await ping()
+            await read()
+        for _ in range(ROUND_TRIPS):  # interleaved, so both see the same machine load
+            for fn, samples in ((ping, ping_samples), (read, read_samples)):
+                start = time.perf_counter()
+                await fn()
+                samples.append(time.perf_counter() - start)
+    finally:
+        await client.close()
+    for q in (50, 99):
+        report.add(
+            Figure(
+                "sidecar",
+                f"tools/run (1 Read of 1 KiB) round trip p{q}",
+                percentile(read_samples, q) * 1e6,
+                "µs",
+                f"toolgate/ping round trip p{q}",
+                percentile(ping_samples, q) * 1e6,
+                note=f"{ROUND_TRIPS} requests each, over stdio",
+            )
+        )
+
+
+async def _spawn(report: Report, workdir: Path) -> None:
+    bare: list[float] = []
+    served: list[float] = []
+    for n in range(SPAWNS):
+        start = time.perf_counter()
+        process = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+        await process.wait()
+        bare.append(time.perf_counter() - start)
+
+        workspace = workdir / f"spawn{n}"
+        workspace.mkdir()
+        start = time.perf_counter()
+        client = await RawClient.spawn()
+        await client.initialize(workdir / "storage", workspace)
+        served.append(time.perf_counter() - start)
+        await client.close()
+    report.add(
+        Figure(
+            "sidecar",
+            "spawn `toolgate serve` to initialize answered",
+            statistics.median(served) * 1000,
+            "ms",
+            "spawn a bare python to exit",
+            statistics.median(bare) * 1000,
+            note=f"median of {SPAWNS}",
+        )
+    )
+
+
+def run(report: Report, workdir: Path) -> None:
+    asyncio.run(_round_trips(report, workdir))
+    asyncio.run(_spawn(report, workdir))

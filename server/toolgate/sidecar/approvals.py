@@ -1,0 +1,118 @@
+"""The editor as the session's Approver: approvals and diff reviews are requests sent to the client.
+
+The runner asks (`Approver.request` / `Approver.review`) and awaits; this module turns that into a
+server→client JSON-RPC request and the answer back into the runner's vocabulary. Whenever the editor
+cannot give a usable answer — it disconnected, it answered with an error or with something that does not
+fit the protocol — the answer is "no" with reason "unavailable": nobody approved, so nothing runs.
+When the turn itself is cancelled while a question is pending, the question is withdrawn and the call's
+result says it was waiting for approval (not that it may have partly run).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol, TypeVar
+
+import anyio
+
+from toolgate.core.context import ToolContext
+from toolgate.core.errors import ErrorKind, format_error
+from toolgate.core.permission import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    ReviewAnswer,
+    ReviewRequest,
+    RuleSuggestion,
+)
+from toolgate.core.session import Session
+from toolgate.sidecar.protocol import (
+    APPROVAL_REQUEST,
+    DIFF_REVIEW,
+    ApprovalParams,
+    ApprovalResult,
+    DiffReviewParams,
+    DiffReviewResult,
+    WireModel,
+)
+
+logger = logging.getLogger("toolgate.sidecar.approvals")
+
+ResultT = TypeVar("ResultT", bound=WireModel)
+
+
+class ClientUnavailable(Exception):
+    """The editor could not give a usable answer (disconnected, refused, or answered off-protocol)."""
+
+
+class ClientChannel(Protocol):
+    async def request(self, method: str, params: WireModel, result: type[ResultT]) -> ResultT:
+        """Send a request to the editor and wait for its answer; raise ClientUnavailable when there is none."""
+        ...
+
+
+class RuleMemory(Protocol):
+    async def remember(self, session: Session, rule: RuleSuggestion) -> None:
+        """Keep an "always allow" the user chose, in the scope they chose."""
+        ...
+
+
+class EditorApprover:
+    """Implements `toolgate.core.permission.Approver` by asking the editor. One instance serves every session."""
+
+    def __init__(self, channel: ClientChannel, memory: RuleMemory) -> None:
+        self._channel = channel
+        self._memory = memory
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        params = ApprovalParams.model_validate(request.model_dump())
+        try:
+            answer = await self._ask(APPROVAL_REQUEST, params, ApprovalResult, ctx)
+        except ClientUnavailable as exc:
+            logger.warning("approval for %s (%s) not given: %s", request.tool_name, request.tool_use_id, exc)
+            return ApprovalAnswer(decision="deny", reason="unavailable")
+        remember = await self._remember(ctx, answer.remember if answer.decision == "allow" else None)
+        return ApprovalAnswer(decision=answer.decision, remember=remember, feedback=answer.feedback)
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        params = DiffReviewParams.model_validate(request.model_dump())
+        try:
+            answer = await self._ask(DIFF_REVIEW, params, DiffReviewResult, ctx)
+        except ClientUnavailable as exc:
+            logger.warning("diff review of %s (%s) not done: %s", request.tool_name, request.tool_use_id, exc)
+            return ReviewAnswer(decision="reject", reason="unavailable")
+        proposed = {f.path: f.proposed for f in request.files}
+        unknown = [f.path for f in answer.files or [] if f.path not in proposed]
+        if unknown:
+            # Content for a file nobody proposed to change would be written by no one; say so in the log.
+            logger.warning("diff review answer names files that were not proposed (ignored): %s", unknown)
+        erased = [
+            f.path
+            for f in answer.files or []
+            if f.content is None and f.path in proposed and proposed[f.path] is not None
+        ]
+        if erased and answer.decision == "accept":
+            # null content means "delete"; for a file the tool meant to keep, that is a broken answer, not a wish.
+            logger.warning("diff review answer would delete files that were to be edited (refused): %s", erased)
+            return ReviewAnswer(decision="reject", reason="unavailable")
+        remember = await self._remember(ctx, answer.remember if answer.decision == "accept" else None)
+        return ReviewAnswer(decision=answer.decision, files=answer.files, remember=remember, feedback=answer.feedback)
+
+    async def _ask(self, method: str, params: WireModel, result: type[ResultT], ctx: ToolContext) -> ResultT:
+        try:
+            return await self._channel.request(method, params, result)
+        except anyio.get_cancelled_exc_class():
+            ctx.partial_result = format_error(
+                ErrorKind.PERMISSION,
+                "The turn was interrupted while this call was waiting for the user's approval, so it did not run.",
+            )
+            raise
+
+    async def _remember(self, ctx: ToolContext, rule: RuleSuggestion | None) -> RuleSuggestion | None:
+        if rule is None:
+            return None
+        try:
+            await self._memory.remember(ctx.session, rule)
+        except Exception:
+            # The call itself was approved; failing to keep the rule only means the user is asked again.
+            logger.exception("could not remember the rule %r (%s scope)", rule.rule, rule.scope)
+        return rule

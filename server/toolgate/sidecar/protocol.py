@@ -1,0 +1,332 @@
+"""The sidecar's wire protocol: every custom JSON-RPC method, its direction, and its params/result models.
+
+toolgate's own fields are camelCase on the wire (the alias generator); the Anthropic message shapes the
+protocol carries unchanged (tool_use, tool_result, tool definitions) keep their snake_case. Incoming params
+are validated into these models; outgoing values are dumped from them as plain JSON objects. The JSON
+Schema of this module (`toolgate protocol schema`) is what the extension's TypeScript types are generated
+from, so this file is the single source of truth for both sides.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, models_json_schema
+from pydantic_core import core_schema
+
+from toolgate.core.messages import ToolResult, ToolUse
+from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleSuggestion
+from toolgate.core.tool import ToolDefinition
+
+PROTOCOL_VERSION = 1
+
+
+class WireModel(BaseModel):
+    """Base of every protocol model: camelCase on the wire, unknown keys refused (a typo is an error)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+    )
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object sent on the wire."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> Self:
+        """Validate a JSON value received on the wire: camelCase names only (Python code may use either)."""
+        return cls.model_validate(raw, by_alias=True, by_name=False)
+
+
+# A session id names a directory under the data root, so it must never be able to climb out of it.
+SessionId = Annotated[
+    str,
+    Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+        description="A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters.",
+    ),
+]
+ReviewEdits = Literal["when_asking", "always"]
+
+
+class Empty(WireModel):
+    """No parameters, or no data in the result."""
+
+
+class InitializationOptions(WireModel):
+    """`initializationOptions` of the LSP initialize request. Unknown keys are ignored here: a failed
+    initialize leaves the editor with no sidecar at all, which is worse than an ignored option."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    storage_dir: str | None = Field(
+        default=None,
+        description="Where sessions live (the editor's storage directory); default: $XDG_DATA_HOME/toolgate.",
+    )
+
+    @field_validator("storage_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not os.path.isabs(value):
+            raise ValueError(f"storageDir must be an absolute path, not {value!r}")
+        return value
+
+
+# --- tools -------------------------------------------------------------------------------------------------
+class ToolsListParams(WireModel):
+    session_id: SessionId | None = Field(
+        default=None, description="Describe the tools as this session sees them (its mode and workspace)."
+    )
+
+
+class ToolsListResult(WireModel):
+    tools: list[ToolDefinition] = Field(description="Built-in tools first (sorted), then external tools (sorted).")
+
+
+class ToolsRunParams(WireModel):
+    session_id: SessionId
+    calls: list[ToolUse] = Field(description="One assistant turn's tool_use blocks, in the model's order.")
+
+
+class ToolsRunResult(WireModel):
+    results: list[ToolResult] = Field(description="Exactly one tool_result per call, in the calls' order.")
+
+
+class ToolProgress(WireModel):
+    """Live output from a running call (for example a command's output as it is produced)."""
+
+    session_id: str
+    tool_use_id: str
+    kind: str
+    text: str
+
+
+# --- sessions ----------------------------------------------------------------------------------------------
+class SessionInfo(WireModel):
+    session_id: SessionId
+    workspace: str
+    mode: PermissionMode
+    review_edits: ReviewEdits
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    live: bool = Field(description="True when the session is open in this sidecar process.")
+
+
+class SessionNewParams(WireModel):
+    workspace: str | None = Field(
+        default=None, description="Absolute path of the workspace; default: the first workspace folder."
+    )
+    mode: PermissionMode = PermissionMode.DEFAULT
+    review_edits: ReviewEdits = "when_asking"
+    title: str = ""
+
+
+class SessionRef(WireModel):
+    session_id: SessionId
+
+
+class SessionListResult(WireModel):
+    sessions: list[SessionInfo] = Field(description="Most recently updated first.")
+
+
+# --- settings ----------------------------------------------------------------------------------------------
+class Settings(WireModel):
+    session_id: str
+    mode: PermissionMode
+    review_edits: ReviewEdits = Field(
+        description="when_asking: a diff is reviewed only when the edit needs approval; always: every edit."
+    )
+
+
+class SetModeParams(WireModel):
+    session_id: SessionId
+    mode: PermissionMode
+
+
+class SetReviewEditsParams(WireModel):
+    session_id: SessionId
+    review_edits: ReviewEdits
+
+
+# --- server → client: approvals and diff reviews ------------------------------------------------------------
+class ApprovalParams(WireModel):
+    session_id: str
+    tool_use_id: str
+    tool_name: str
+    input: dict[str, Any]
+    summary: str = Field(description="One line a person can read.")
+    reason: str = Field(description="Why approval is needed.")
+    suggestions: list[RuleSuggestion] = Field(description="Rules the UI may offer as 'always allow'.")
+
+
+class ApprovalResult(WireModel):
+    decision: Literal["allow", "deny"]
+    remember: RuleSuggestion | None = Field(default=None, description="With allow: keep allowing calls like this.")
+    feedback: str | None = Field(default=None, description="What the user said; passed on to the model.")
+
+
+class DiffReviewParams(WireModel):
+    session_id: str
+    tool_use_id: str
+    tool_name: str
+    title: str
+    reason: str
+    files: list[FileProposal] = Field(description="original null: a new file; proposed null: a deletion.")
+    suggestions: list[RuleSuggestion]
+
+
+class DiffReviewResult(WireModel):
+    decision: Literal["accept", "reject"]
+    files: list[ReviewedFile] | None = Field(
+        default=None, description="The final contents the user accepted; absent: accepted as proposed."
+    )
+    remember: RuleSuggestion | None = None
+    feedback: str | None = None
+
+
+# --- the method table --------------------------------------------------------------------------------------
+PING = "toolgate/ping"
+TOOLS_LIST = "toolgate/tools/list"
+TOOLS_RUN = "toolgate/tools/run"
+TOOLS_PROGRESS = "toolgate/tools/progress"
+SESSION_NEW = "toolgate/session/new"
+SESSION_LIST = "toolgate/session/list"
+SESSION_LOAD = "toolgate/session/load"
+SESSION_DELETE = "toolgate/session/delete"
+SETTINGS_GET = "toolgate/settings/get"
+SETTINGS_SET_MODE = "toolgate/settings/setMode"
+SETTINGS_SET_REVIEW_EDITS = "toolgate/settings/setReviewEdits"
+APPROVAL_REQUEST = "toolgate/approval/request"
+DIFF_REVIEW = "toolgate/diff/review"
+
+Direction = Literal["clientToServer", "serverToClient"]
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    name: str
+    direction: Direction
+    params: type[WireModel]
+    result: type[WireModel] | None  # None: a notification
+    doc: str
+
+
+METHODS: tuple[Method, ...] = (
+    Method(PING, "clientToServer", Empty, Empty, "Does nothing; for liveness checks and latency baselines."),
+    Method(TOOLS_LIST, "clientToServer", ToolsListParams, ToolsListResult, "The tool definitions a model sees."),
+    Method(TOOLS_RUN, "clientToServer", ToolsRunParams, ToolsRunResult, "Run one turn's tool calls."),
+    Method(TOOLS_PROGRESS, "serverToClient", ToolProgress, None, "Live output from a running call."),
+    Method(SESSION_NEW, "clientToServer", SessionNewParams, SessionInfo, "Start a session."),
+    Method(SESSION_LIST, "clientToServer", Empty, SessionListResult, "Every session under the data root."),
+    Method(SESSION_LOAD, "clientToServer", SessionRef, SessionInfo, "Open a saved session."),
+    Method(SESSION_DELETE, "clientToServer", SessionRef, Empty, "Close a session and delete its files."),
+    Method(SETTINGS_GET, "clientToServer", SessionRef, Settings, "A session's settings."),
+    Method(SETTINGS_SET_MODE, "clientToServer", SetModeParams, Settings, "Change the permission mode."),
+    Method(
+        SETTINGS_SET_REVIEW_EDITS,
+        "clientToServer",
+        SetReviewEditsParams,
+        Settings,
+        "Review every edit, or only edits that need approval.",
+    ),
+    Method(APPROVAL_REQUEST, "serverToClient", ApprovalParams, ApprovalResult, "Ask the user to allow a call."),
+    Method(DIFF_REVIEW, "serverToClient", DiffReviewParams, DiffReviewResult, "Show a proposed change for review."),
+)
+METHODS_BY_NAME = {m.name: m for m in METHODS}
+
+
+class InvalidParams(ValueError):
+    """Params that do not fit their model; `errors` names each bad field (camelCase, as sent)."""
+
+    def __init__(self, method: str, errors: list[dict[str, str]]) -> None:
+        listed = "; ".join(f"`{e['field']}`: {e['message']}" for e in errors)
+        super().__init__(f"Invalid params for {method}: {listed}")
+        self.method = method
+        self.errors = errors
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(params)"
+
+
+def parse_params(method: str, model: type[WireModel], raw: Any) -> WireModel:
+    """Validate raw JSON params into `model`; missing params count as an empty object."""
+    try:
+        return model.from_wire({} if raw is None else raw)
+    except ValidationError as exc:
+        errors = [{"field": _field_path(tuple(e["loc"])), "message": e["msg"]} for e in exc.errors(include_url=False)]
+        raise InvalidParams(method, errors) from None
+
+
+def _modes(method: Method) -> tuple[JsonSchemaMode, JsonSchemaMode]:
+    """Which side builds each value decides its schema: what we send is complete, what we accept may omit defaults."""
+    if method.direction == "clientToServer":
+        return "validation", "serialization"
+    return "serialization", "validation"
+
+
+class _ProtocolSchema(GenerateJsonSchema):
+    """Two adjustments to pydantic's schemas for the wire.
+
+    Field titles are dropped (pydantic titles every field with its own name, "Sessionid": noise). And in
+    serialization mode (values toolgate sends) every field is required, because every field is always sent,
+    defaults included; the nested Anthropic shapes do not carry our model config, so this is done here.
+    """
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def field_is_required(
+        self,
+        field: core_schema.ModelField | core_schema.DataclassField | core_schema.TypedDictField,
+        total: bool,
+    ) -> bool:
+        if self.mode == "serialization":
+            return not field.get("serialization_exclude")
+        return super().field_is_required(field, total)
+
+
+def protocol_schema() -> dict[str, Any]:
+    """One JSON Schema document: every model under `$defs`, and a `methods` table that refers to them."""
+    wanted: list[tuple[type[BaseModel], JsonSchemaMode]] = []
+    for method in METHODS:
+        params_mode, result_mode = _modes(method)
+        wanted.append((method.params, params_mode))
+        if method.result is not None:
+            wanted.append((method.result, result_mode))
+    wanted.append((InitializationOptions, "validation"))
+    unique = list(dict.fromkeys(wanted))
+    refs, top = models_json_schema(
+        unique, ref_template="#/$defs/{model}", by_alias=True, schema_generator=_ProtocolSchema
+    )
+    methods: dict[str, Any] = {}
+    for method in METHODS:
+        params_mode, result_mode = _modes(method)
+        entry: dict[str, Any] = {
+            "direction": method.direction,
+            "kind": "request" if method.result is not None else "notification",
+            "description": method.doc,
+            "params": refs[(method.params, params_mode)],
+        }
+        if method.result is not None:
+            entry["result"] = refs[(method.result, result_mode)]
+        methods[method.name] = entry
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "toolgate sidecar protocol",
+        "version": PROTOCOL_VERSION,
+        "initializationOptions": refs[(InitializationOptions, "validation")],
+        "methods": methods,
+        "$defs": top.get("$defs", {}),
+    }

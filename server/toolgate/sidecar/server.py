@@ -1,0 +1,304 @@
+"""The sidecar: a pygls LanguageServer that serves the toolgate protocol over stdio.
+
+Every custom handler is `async def` and runs on the event loop; a handler that needs the editor (an
+approval, a diff review) awaits its answer there. Nothing blocks a worker thread on the client.
+
+Params of custom methods reach the handlers as raw JSON (see `wire_converter`) and are validated into the
+protocol models; results leave as plain JSON objects. A handler that raises becomes a JSON-RPC error and
+the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from lsprotocol import types
+from pydantic import ValidationError
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcServerNotInitialized,
+)
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from toolgate import __version__
+from toolgate.core.documents import OPEN_DOCUMENTS
+from toolgate.core.orchestrator import CancelToken
+from toolgate.core.permission import PermissionMode
+from toolgate.core.registry import ToolRegistry
+from toolgate.core.session import ProgressEvent
+from toolgate.core.tool import AnyTool, DescribeContext
+from toolgate.permissions.basic import BasicPolicy
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.session_store import SessionMeta, SessionStore, default_data_root
+from toolgate.sidecar import protocol as p
+from toolgate.sidecar.approvals import EditorApprover
+from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
+from toolgate.sidecar.rules import RememberingPolicy, SessionRuleMemory
+from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
+from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
+from toolgate.tools import builtin_tools
+
+logger = logging.getLogger("toolgate.sidecar")
+
+Handler = Callable[[Any], Awaitable[p.WireModel]]
+
+# How long running turns get to answer after the client went away, before sessions are closed regardless.
+SHUTDOWN_GRACE_SECONDS = CLOSE_GRACE_SECONDS
+
+
+class ToolgateServer(LanguageServer):
+    def __init__(
+        self,
+        tools: Callable[[], Sequence[AnyTool]] = builtin_tools,
+        data_root: Path | None = None,
+    ) -> None:
+        super().__init__(
+            "toolgate",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=ToolgateProtocol,
+            converter_factory=wire_converter,
+        )
+        self.tools_factory = tools
+        self.data_root = data_root
+        self.documents = EditorDocuments()
+        self.channel = EditorChannel(self.protocol)
+        self.approver = EditorApprover(self.channel, SessionRuleMemory())
+        self.workspace_folders: list[Path] = []
+        self._sessions: SessionManager | None = None
+        self._turns: set[asyncio.Future[Any]] = set()
+        self._register_lsp_features()
+        for name, handler in self._handlers().items():
+            self.add_method(name, handler)
+
+    # --- registration -------------------------------------------------------------------------------------
+    def add_method(self, name: str, handler: Handler, spec: p.Method | None = None) -> None:
+        """Serve a method from `protocol.METHODS`: params validated in, result dumped out, errors mapped."""
+        spec = spec or p.METHODS_BY_NAME[name]
+        if spec.direction != "clientToServer" or spec.result is None:
+            raise ValueError(f"{name} is not a request the client sends")
+
+        params_model = spec.params
+
+        async def serve(raw: Any) -> Any:
+            if self._sessions is None:
+                raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
+            try:
+                params = p.parse_params(name, params_model, raw)
+                return (await handler(params)).wire()
+            except p.InvalidParams as exc:
+                raise JsonRpcInvalidParams(message=str(exc), data={"errors": exc.errors}) from None
+            except SessionError as exc:
+                raise JsonRpcInvalidParams(message=str(exc)) from None
+            except JsonRpcException:
+                raise
+            except Exception as exc:
+                logger.exception("%s failed", name)
+                raise JsonRpcInternalError(message=f"{name} failed: {type(exc).__name__}: {exc}") from None
+
+        self.feature(name)(serve)
+
+    def _handlers(self) -> dict[str, Handler]:
+        return {
+            p.PING: self._ping,
+            p.TOOLS_LIST: self._tools_list,
+            p.TOOLS_RUN: self._tools_run,
+            p.SESSION_NEW: self._session_new,
+            p.SESSION_LIST: self._session_list,
+            p.SESSION_LOAD: self._session_load,
+            p.SESSION_DELETE: self._session_delete,
+            p.SETTINGS_GET: self._settings_get,
+            p.SETTINGS_SET_MODE: self._settings_set_mode,
+            p.SETTINGS_SET_REVIEW_EDITS: self._settings_set_review_edits,
+        }
+
+    def _register_lsp_features(self) -> None:
+        @self.feature(types.INITIALIZE)
+        def initialize(params: types.InitializeParams) -> None:
+            if self._sessions is not None:
+                logger.warning("a second initialize request was ignored; the first one's settings stay")
+                return
+            try:
+                options = p.InitializationOptions.from_wire(params.initialization_options or {})
+            except ValidationError as exc:
+                raise JsonRpcInvalidParams(message=f"Invalid initializationOptions: {exc}") from None
+            root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
+            folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
+            self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
+            self._sessions = SessionManager(SessionStore(root), self._build_runtime)
+            logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
+
+        @self.feature(types.TEXT_DOCUMENT_DID_OPEN)
+        def did_open(params: types.DidOpenTextDocumentParams) -> None:
+            self.documents.opened(params.text_document.uri, params.text_document.text)
+
+        @self.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+        def did_change(params: types.DidChangeTextDocumentParams) -> None:
+            uri = params.text_document.uri
+            self.documents.changed(uri, self.workspace.get_text_document(uri).source)
+
+        @self.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+        def did_save(params: types.DidSaveTextDocumentParams) -> None:
+            self.documents.saved(params.text_document.uri, params.text)
+
+        @self.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+        def did_close(params: types.DidCloseTextDocumentParams) -> None:
+            self.documents.closed(params.text_document.uri)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls would show these in the editor as pop-ups. A request's error is in its response already;
+        # anything else belongs in the log (stderr), which is the editor's output channel.
+        if source is not FeatureRequestError:
+            logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+    # --- sessions ---------------------------------------------------------------------------------------------
+    @property
+    def sessions(self) -> SessionManager:
+        if self._sessions is None:
+            raise JsonRpcServerNotInitialized(message="the server has not been initialized")
+        return self._sessions
+
+    def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
+        runtime = build_runtime(
+            Path(meta.workspace),
+            self.approver,
+            mode=meta.mode,
+            policy=RememberingPolicy(BasicPolicy()),
+            tools=list(self.tools_factory()),
+            session_id=meta.id,
+            data_dir=directory,
+        )
+        session = runtime.session
+        session.review_edits = meta.review_edits
+        session.deps.override(OPEN_DOCUMENTS, self.documents)
+        session.on_progress = self._send_progress
+        return runtime
+
+    def _send_progress(self, event: ProgressEvent) -> None:
+        # May be called from a worker thread: the writer is locked, and notify touches no other state.
+        progress = p.ToolProgress(
+            session_id=event.session_id, tool_use_id=event.tool_use_id, kind=event.kind, text=event.text
+        )
+        self.protocol.notify(p.TOOLS_PROGRESS, progress.wire())
+
+    # --- handlers -------------------------------------------------------------------------------------------------
+    async def _ping(self, params: p.Empty) -> p.Empty:
+        return p.Empty()
+
+    async def _tools_list(self, params: p.ToolsListParams) -> p.ToolsListResult:
+        if params.session_id is not None:
+            runner = self.sessions.get(params.session_id).runtime.runner
+            return p.ToolsListResult(tools=runner.registry.definitions(runner.describe_context()))
+        registry = ToolRegistry(self.tools_factory())
+        workspace = self.workspace_folders[0] if self.workspace_folders else Path.cwd()
+        context = DescribeContext(frozenset(registry.names), PermissionMode.DEFAULT, workspace)
+        return p.ToolsListResult(tools=registry.definitions(context))
+
+    async def _tools_run(self, params: p.ToolsRunParams) -> p.ToolsRunResult:
+        live = self.sessions.get(params.session_id)
+        token = CancelToken()
+        # The turn runs as its own task, so that cancelling this request interrupts the tools through the
+        # token instead of tearing the turn down: the orchestrator still answers every call.
+        turn = asyncio.ensure_future(live.run_turn(params.calls, token))
+        self._turns.add(turn)
+        turn.add_done_callback(self._turns.discard)
+        while True:
+            try:
+                results = await asyncio.shield(turn)
+                break
+            except asyncio.CancelledError:
+                logger.info("tools/run for session %s cancelled; interrupting its tools", live.id)
+                token.cancel()
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()
+        return p.ToolsRunResult(results=results)
+
+    async def _session_new(self, params: p.SessionNewParams) -> p.SessionInfo:
+        default = self.workspace_folders[0] if self.workspace_folders else None
+        return self.sessions.create(params, default).info()
+
+    async def _session_list(self, params: p.Empty) -> p.SessionListResult:
+        return p.SessionListResult(sessions=self.sessions.list())
+
+    async def _session_load(self, params: p.SessionRef) -> p.SessionInfo:
+        return self.sessions.load(params.session_id).info()
+
+    async def _session_delete(self, params: p.SessionRef) -> p.Empty:
+        await self.sessions.delete(params.session_id)
+        return p.Empty()
+
+    async def _settings_get(self, params: p.SessionRef) -> p.Settings:
+        return self.sessions.get(params.session_id).settings()
+
+    async def _settings_set_mode(self, params: p.SetModeParams) -> p.Settings:
+        live = self.sessions.get(params.session_id)
+        live.set_mode(params.mode)
+        return live.settings()
+
+    async def _settings_set_review_edits(self, params: p.SetReviewEditsParams) -> p.Settings:
+        live = self.sessions.get(params.session_id)
+        live.set_review_edits(params.review_edits)
+        return live.settings()
+
+    # --- serving --------------------------------------------------------------------------------------------------
+    async def serve_stdio(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
+        """Serve until end of input, `exit`, SIGTERM or SIGINT; then close every session. Returns the exit status."""
+        self.protocol.set_writer(LockedWriter(stdout))
+        reader = await open_reader(stdin)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        handled: list[signal.Signals] = []
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, stop.set)
+                handled.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+                pass
+        serving = asyncio.ensure_future(self._serve_messages(reader))
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if serving.done():
+                status = serving.result()
+            else:
+                logger.warning("stopped by a signal; shutting down")
+                serving.cancel()
+                status = 0
+        finally:
+            stopping.cancel()
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+            await self.aclose()
+        return status
+
+    async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
+        assert isinstance(self.protocol, ToolgateProtocol)
+        try:
+            async for body in read_messages(reader):
+                self.protocol.receive(body)
+        except SystemExit as exc:  # pygls ends the `exit` notification with sys.exit; catch it inside this task
+            logger.info("exit received; shutting down")
+            return exc.code if isinstance(exc.code, int) else 1
+        logger.warning("the client closed the connection without `exit`; shutting down")
+        return 0
+
+    async def aclose(self) -> None:
+        """The client is gone: pending questions are answered "no", turns are interrupted, sessions closed."""
+        self.channel.close()
+        if self._sessions is None:
+            return
+        self._sessions.cancel_all_turns()
+        if self._turns:
+            await asyncio.wait(set(self._turns), timeout=SHUTDOWN_GRACE_SECONDS)
+        await self._sessions.close_all()

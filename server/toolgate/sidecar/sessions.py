@@ -1,0 +1,233 @@
+"""Live sessions: the sessions this sidecar has open, over the shared on-disk store.
+
+The files (`meta.json`, `transcript.jsonl`, `outputs/` under `<root>/sessions/<sessionId>/`) are laid out
+by `toolgate.session_store`, which the agent loop and the headless CLI use too. The sidecar decides two
+things in meta.json — the permission mode and whether edits are always reviewed — and keeps whatever else
+another writer put there (the agent loop names a session after its first message). This module knows no
+transport.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+
+from toolgate.core.messages import ToolResult, ToolUse
+from toolgate.core.orchestrator import CancelToken
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import Runtime
+from toolgate.session_store import META_FILE, SessionMeta, SessionNotFound, SessionStore
+from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
+
+logger = logging.getLogger("toolgate.sidecar.sessions")
+
+# A turn marks its session as used; meta.json is rewritten for that at most this often (and on close).
+META_SAVE_INTERVAL_SECONDS = 5.0
+# How long a closing session waits for its running turn to answer after interrupting it.
+CLOSE_GRACE_SECONDS = 10.0
+
+
+class SessionError(ValueError):
+    """A session request that cannot be served as asked (unknown id, missing workspace, ...)."""
+
+
+RuntimeFactory = Callable[[SessionMeta, Path], Runtime]
+
+
+def session_info(meta: SessionMeta, live: bool) -> SessionInfo:
+    return SessionInfo(
+        session_id=meta.id,
+        workspace=meta.workspace,
+        mode=meta.mode,
+        review_edits=meta.review_edits,
+        title=meta.title,
+        created_at=meta.created,
+        updated_at=meta.updated,
+        live=live,
+    )
+
+
+class LiveSession:
+    """An open session: its runtime, its meta.json, and the turns running in it (one at a time)."""
+
+    def __init__(self, meta: SessionMeta, store: SessionStore, runtime: Runtime) -> None:
+        self.meta = meta
+        self.store = store
+        self.runtime = runtime
+        self.closed = False
+        self._turn_lock = anyio.Lock()
+        self._running: set[CancelToken] = set()
+        self._last_touch = time.monotonic()
+        self._touch_pending = False
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    def info(self) -> SessionInfo:
+        return session_info(self.meta, live=True)
+
+    def settings(self) -> Settings:
+        return Settings(session_id=self.id, mode=self.meta.mode, review_edits=self.meta.review_edits)
+
+    async def run_turn(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
+        """Run one turn. Turns of one session run one after another; `token` interrupts this one."""
+        self._running.add(token)
+        try:
+            async with self._turn_lock:
+                if self.closed:
+                    token.cancel()  # deleted while this turn waited: every call gets a "not run" result
+                return await self.runtime.run_turn(uses, token)
+        finally:
+            self._running.discard(token)
+            if not self.closed:
+                self._touch(force=False)
+
+    def cancel_turns(self) -> None:
+        for token in list(self._running):
+            token.cancel()
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self._update(mode=mode)
+        self.runtime.session.mode = mode
+
+    def set_review_edits(self, review_edits: ReviewEdits) -> None:
+        self._update(review_edits=review_edits)
+        self.runtime.session.review_edits = review_edits
+
+    def _update(self, **changes: Any) -> None:
+        """Change what the sidecar decides, on top of meta.json as it is on disk now."""
+        try:
+            current = self.store.load(self.id)
+        except (SessionNotFound, ValueError):  # gone or unreadable: what this session knows is all there is
+            current = self.meta
+        self.meta = current.model_copy(update={**changes, "updated": datetime.now(UTC)})
+        self.store.save(self.meta)
+        self._last_touch = time.monotonic()
+        self._touch_pending = False
+
+    def _touch(self, *, force: bool) -> None:
+        """Mark the session used (a turn should not pay for a file write each time). A failure is logged:
+        a turn's results must never be lost to a timestamp."""
+        self._touch_pending = True
+        if not force and time.monotonic() - self._last_touch < META_SAVE_INTERVAL_SECONDS:
+            return
+        try:
+            self.meta = self.store.touch(self.id)
+        except (OSError, SessionNotFound, ValueError) as exc:
+            logger.warning("could not update %s of session %s: %s", META_FILE, self.id, exc)
+            return
+        self._last_touch = time.monotonic()
+        self._touch_pending = False
+
+    async def aclose(self) -> None:
+        """Interrupt running turns, give them a moment to answer, then close the runtime (background tasks die)."""
+        self.closed = True
+        self.cancel_turns()
+        with anyio.move_on_after(CLOSE_GRACE_SECONDS, shield=True) as waiting:
+            await self._turn_lock.acquire()
+        if waiting.cancelled_caught:
+            logger.error("a turn in session %s did not stop in %.0f s; closing it anyway", self.id, CLOSE_GRACE_SECONDS)
+        try:
+            await self.runtime.aclose()
+        finally:
+            if self._touch_pending:
+                self._touch(force=True)
+            if not waiting.cancelled_caught:
+                self._turn_lock.release()
+
+
+class SessionManager:
+    def __init__(self, store: SessionStore, build: RuntimeFactory) -> None:
+        self.store = store
+        self._build = build
+        self._live: dict[str, LiveSession] = {}
+
+    def get(self, session_id: str) -> LiveSession:
+        live = self._live.get(session_id)
+        if live is None:
+            if self.store.exists(session_id):
+                raise SessionError(f"Session {session_id} is not open; open it with toolgate/session/load first.")
+            raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
+        return live
+
+    def create(self, params: SessionNewParams, default_workspace: Path | None) -> LiveSession:
+        raw = params.workspace or (str(default_workspace) if default_workspace else None)
+        if raw is None:
+            raise SessionError(
+                "No workspace: the editor gave no workspace folder at initialize, so session/new needs `workspace`."
+            )
+        meta = self.store.create(_existing_dir(raw), params.mode)
+        if params.title or params.review_edits != meta.review_edits:
+            meta = meta.model_copy(update={"title": params.title, "review_edits": params.review_edits})
+            self.store.save(meta)
+        return self._open(meta)
+
+    def load(self, session_id: str) -> LiveSession:
+        if session_id in self._live:
+            return self._live[session_id]
+        try:
+            meta = self.store.load(session_id)
+        except SessionNotFound:
+            raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.") from None
+        except (OSError, ValidationError) as exc:
+            raise SessionError(
+                f"Session {session_id} cannot be opened: its {META_FILE} is unreadable ({exc})."
+            ) from None
+        _existing_dir(meta.workspace)
+        live = self._open(meta)
+        live._touch(force=True)
+        return live
+
+    def list(self) -> list[SessionInfo]:
+        """Every session on disk, most recently used first; the open ones as this process knows them."""
+        infos = [
+            live.info() if (live := self._live.get(meta.id)) else session_info(meta, live=False)
+            for meta in self.store.list()
+        ]
+        return sorted(infos, key=lambda s: s.updated_at, reverse=True)
+
+    async def delete(self, session_id: str) -> None:
+        live = self._live.pop(session_id, None)
+        if live is None and not self.store.exists(session_id):
+            raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
+        # Half a deletion (closed but not removed, or the reverse) would be worse than none: finish it.
+        with anyio.CancelScope(shield=True):
+            if live is not None:
+                await live.aclose()
+            with contextlib.suppress(SessionNotFound):  # no directory left: closing it was all there was to do
+                self.store.delete(session_id)
+
+    def cancel_all_turns(self) -> None:
+        for live in self._live.values():
+            live.cancel_turns()
+
+    async def close_all(self) -> None:
+        while self._live:
+            _, live = self._live.popitem()
+            try:
+                await live.aclose()
+            except Exception:
+                logger.exception("closing session %s failed", live.id)
+
+    def _open(self, meta: SessionMeta) -> LiveSession:
+        live = LiveSession(meta, self.store, self._build(meta, self.store.session_dir(meta.id)))
+        self._live[meta.id] = live
+        return live
+
+
+def _existing_dir(raw: str) -> Path:
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        raise SessionError(f"The workspace must be an absolute path, not {raw!r}.")
+    if not path.is_dir():
+        raise SessionError(f"The workspace {raw} is not a directory (it does not exist, or it is a file).")
+    return path.resolve()

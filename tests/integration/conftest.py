@@ -1,0 +1,25 @@
+"""Fixtures for the sidecar integration tests: a real server subprocess and a pytest-lsp client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> Path:
+    return tmp_path / "storage"
+
+
+@pytest.fixture
+async def sidecar(storage: Path, workspace: Path) -> AsyncIterator[SidecarClient]:
+    """An initialized sidecar (with the test tools) whose first workspace folder is `workspace`."""
+    client = await start_client(TEST_SERVER)
+    try:
+        await initialize(client, storage, workspace)
+        yield client
+    finally:
+        await stop_client(client)

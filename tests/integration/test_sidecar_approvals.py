@@ -1,0 +1,168 @@
+"""Approvals and diff reviews answered by the test client over real JSON-RPC; dirty editor buffers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from tests.integration.sidecar_client import SidecarClient, use
+
+from toolgate.sidecar import protocol as p
+
+
+def answer(reply: dict[str, Any]) -> Any:
+    async def respond(params: dict[str, Any]) -> dict[str, Any]:
+        return reply
+
+    return respond
+
+
+async def test_approval_allowed(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_approval = answer({"decision": "allow"})
+    call = use("Gate", label="one")
+    [result] = await sidecar.run(session_id, call)
+    assert result == {"type": "tool_result", "tool_use_id": call["id"], "content": "gate one passed", "is_error": False}
+    [asked] = sidecar.approvals
+    assert asked["sessionId"] == session_id and asked["toolUseId"] == call["id"] and asked["toolName"] == "Gate"
+    assert asked["input"] == {"label": "one"}
+    assert asked["summary"] and asked["reason"]
+    assert asked["suggestions"] == [{"rule": "Gate", "scope": "session"}]
+
+
+async def test_approval_denied_with_feedback(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_approval = answer({"decision": "deny", "feedback": "use the staging gate"})
+    [result] = await sidecar.run(session_id, use("Gate", label="one"))
+    assert result["is_error"] is True
+    assert 'kind="permission"' in result["content"] and "use the staging gate" in result["content"]
+    assert "passed" not in result["content"]
+
+
+async def test_remembered_approval_is_not_asked_again(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "session"}})
+    first, second = await sidecar.run(session_id, use("Gate", label="a"), use("Gate", label="b"))
+    assert (first["content"], second["content"]) == ("gate a passed", "gate b passed")
+    assert len(sidecar.approvals) == 1
+    # Another session does not inherit a session-scoped rule.
+    other = await sidecar.new_session(workspace)
+    await sidecar.run(other, use("Gate", label="c"))
+    assert len(sidecar.approvals) == 2
+
+
+async def test_an_unusable_answer_is_a_denial(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_approval = answer({"decision": "sure"})
+    [off_protocol] = await sidecar.run(session_id, use("Gate", label="a"))
+
+    async def fail(params: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError("the approval UI crashed")
+
+    sidecar.answer_approval = fail
+    [errored] = await sidecar.run(session_id, use("Gate", label="b"))
+    for result in (off_protocol, errored):
+        assert result["is_error"] and "could not be asked" in result["content"], result
+    await sidecar.wait_for_log("does not fit the protocol")
+
+
+async def test_diff_review_is_the_approval_and_accepting_writes(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_review = answer({"decision": "accept"})
+    target = workspace / "new.txt"
+    [result] = await sidecar.run(session_id, use("Write", file_path="new.txt", content="hello\n"))
+    assert result["is_error"] is False and "Created new.txt" in result["content"]
+    assert target.read_text() == "hello\n"
+    assert sidecar.approvals == []  # one prompt, not two
+    [review] = sidecar.reviews
+    assert review["sessionId"] == session_id and review["toolName"] == "Write" and review["title"]
+    assert review["files"] == [{"path": str(target), "original": None, "proposed": "hello\n"}]
+    assert review["suggestions"]
+
+
+async def test_diff_review_rejected(sidecar: SidecarClient, workspace: Path) -> None:
+    target = workspace / "keep.txt"
+    target.write_text("original\n")
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_review = answer({"decision": "reject", "feedback": "keep the original wording"})
+    await sidecar.run(session_id, use("Read", file_path="keep.txt"))
+    [result] = await sidecar.run(session_id, use("Edit", file_path="keep.txt", old_string="original", new_string="x"))
+    assert result["is_error"] is True and "keep the original wording" in result["content"]
+    assert target.read_text() == "original\n"
+    assert sidecar.reviews[0]["files"][0]["original"] == "original\n"
+    assert sidecar.reviews[0]["files"][0]["proposed"] == "x\n"
+
+
+async def test_diff_review_accepted_with_the_users_edits(sidecar: SidecarClient, workspace: Path) -> None:
+    target = workspace / "notes.txt"
+    session_id = await sidecar.new_session(workspace)
+
+    async def edit(params: dict[str, Any]) -> dict[str, Any]:
+        [proposal] = params["files"]
+        return {"decision": "accept", "files": [{"path": proposal["path"], "content": "line one\nline 2 (mine)\n"}]}
+
+    sidecar.answer_review = edit
+    [result] = await sidecar.run(session_id, use("Write", file_path="notes.txt", content="line one\nline two\n"))
+    assert target.read_text() == "line one\nline 2 (mine)\n"
+    assert result["is_error"] is False
+    assert "-line two" in result["content"] and "+line 2 (mine)" in result["content"]
+
+
+async def test_a_review_answer_that_would_delete_an_edited_file_is_refused(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    target = workspace / "keep.txt"
+    target.write_text("precious\n")
+    session_id = await sidecar.new_session(workspace)
+
+    async def erase(params: dict[str, Any]) -> dict[str, Any]:
+        return {"decision": "accept", "files": [{"path": params["files"][0]["path"], "content": None}]}
+
+    sidecar.answer_review = erase
+    await sidecar.run(session_id, use("Read", file_path="keep.txt"))
+    [result] = await sidecar.run(session_id, use("Write", file_path="keep.txt", content="edited\n"))
+    assert result["is_error"] is True and "could not be asked" in result["content"]
+    assert target.read_text() == "precious\n"
+    await sidecar.wait_for_log("would delete files that were to be edited")
+
+
+async def test_review_edits_always_reviews_allowed_edits(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace, mode="bypassPermissions")
+    [allowed] = await sidecar.run(session_id, use("Write", file_path="a.txt", content="a\n"))
+    assert allowed["is_error"] is False and sidecar.reviews == []  # allowed, and reviewed only when asking
+
+    await sidecar.call(p.SETTINGS_SET_REVIEW_EDITS, {"sessionId": session_id, "reviewEdits": "always"})
+    sidecar.answer_review = answer({"decision": "reject"})
+    [reviewed] = await sidecar.run(session_id, use("Write", file_path="b.txt", content="b\n"))
+    assert len(sidecar.reviews) == 1 and reviewed["is_error"] is True
+    assert not (workspace / "b.txt").exists()
+
+
+async def test_a_dirty_editor_buffer_is_never_overwritten(sidecar: SidecarClient, workspace: Path) -> None:
+    target = workspace / "open.txt"
+    target.write_text("saved text\n")
+    uri = target.as_uri()
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_review = answer({"decision": "accept"})
+    await sidecar.run(session_id, use("Read", file_path="open.txt"))
+
+    item = types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="saved text\n")
+    sidecar.text_document_did_open(types.DidOpenTextDocumentParams(item))
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 0), types.Position(0, 5)), text="unsaved"
+    )
+    sidecar.text_document_did_change(
+        types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), [change])
+    )
+    edit = use("Edit", file_path="open.txt", old_string="text", new_string="words")
+    for refused in await sidecar.run(session_id, edit, use("Write", file_path="open.txt", content="model\n")):
+        assert refused["is_error"] is True and "unsaved changes in the editor" in refused["content"], refused
+    assert target.read_text() == "saved text\n" and sidecar.reviews == []
+
+    target.write_text("unsaved text\n")  # the editor saves ...
+    sidecar.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    await sidecar.run(session_id, use("Read", file_path="open.txt"))  # ... so the model reads it again
+    [written] = await sidecar.run(session_id, use("Edit", file_path="open.txt", old_string="text", new_string="words"))
+    assert written["is_error"] is False, written
+    assert target.read_text() == "unsaved words\n"

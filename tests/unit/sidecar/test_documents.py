@@ -1,0 +1,86 @@
+"""The open-document mirror: what counts as a dirty buffer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolgate.sidecar.documents import EditorDocuments
+
+
+def test_a_clean_open_buffer_is_not_dirty(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("one\n")
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "one\n")
+    assert not docs.is_dirty(path)
+    assert docs.text(path) == "one\n"
+
+
+def test_an_edit_makes_it_dirty_until_saved_or_undone(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("one\n")
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "one\n")
+    docs.changed(path.as_uri(), "one, edited\n")
+    assert docs.is_dirty(path)
+    docs.changed(path.as_uri(), "one\n")  # undone back to what is on disk
+    assert not docs.is_dirty(path)
+    docs.changed(path.as_uri(), "two\n")
+    path.write_text("two\n")
+    docs.saved(path.as_uri())
+    assert not docs.is_dirty(path)
+
+
+def test_a_write_the_editor_has_not_reloaded_yet_is_not_a_dirty_buffer(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("old\n")
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "old\n")
+    path.write_text("written by a tool\n")
+    assert not docs.is_dirty(path)  # buffer and disk differ, but nobody typed anything
+    docs.changed(path.as_uri(), "written by a tool\n")  # the editor reloads the file
+    assert not docs.is_dirty(path)
+
+
+def test_a_buffer_that_differs_from_disk_when_opened_is_unsaved_work(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("on disk\n")
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "restored unsaved work\n")
+    assert docs.is_dirty(path)
+
+
+def test_a_buffer_for_a_missing_file_is_dirty(tmp_path: Path) -> None:
+    path = tmp_path / "new.txt"
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "typed but never saved")
+    assert docs.is_dirty(path)
+
+
+def test_line_endings_and_bom_do_not_count_as_changes(tmp_path: Path) -> None:
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\n")
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "one\r\ntwo\r\n")
+    docs.changed(path.as_uri(), "one\r\ntwo\r\n")
+    assert not docs.is_dirty(path)
+
+
+def test_closing_forgets_the_buffer_and_aliases_share_one(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("x\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(path)
+    docs = EditorDocuments()
+    docs.opened(path.as_uri(), "x\n")
+    docs.changed(path.as_uri(), "y\n")
+    assert docs.is_dirty(link)
+    docs.closed(path.as_uri())
+    assert not docs.is_dirty(path) and docs.text(path) is None
+
+
+def test_untitled_buffers_are_ignored(tmp_path: Path) -> None:
+    docs = EditorDocuments()
+    docs.opened("untitled:Untitled-1", "scratch")
+    docs.changed("untitled:Untitled-1", "scratch 2")
+    assert docs.open_paths() == []

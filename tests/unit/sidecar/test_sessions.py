@@ -1,0 +1,98 @@
+"""Live sessions over the shared session store: create, list, load, delete, and what a broken directory does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.output_store import OUTPUT_STORE
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.session_store import META_FILE, SessionMeta, SessionStore
+from toolgate.sidecar.protocol import SessionNewParams
+from toolgate.sidecar.sessions import SessionError, SessionManager
+
+
+def build(meta: SessionMeta, directory: Path) -> Runtime:
+    runtime = build_runtime(
+        Path(meta.workspace), NonInteractiveApprover(), mode=meta.mode, session_id=meta.id, data_dir=directory
+    )
+    runtime.session.review_edits = meta.review_edits
+    return runtime
+
+
+def manager(root: Path) -> SessionManager:
+    return SessionManager(SessionStore(root), build)
+
+
+async def test_create_list_load_and_delete(tmp_path: Path, workspace: Path) -> None:
+    root = tmp_path / "data"
+    sessions = manager(root)
+    params = SessionNewParams(mode=PermissionMode.PLAN, title="t", review_edits="always")
+    live = sessions.create(params, default_workspace=workspace)
+    directory = sessions.store.session_dir(live.id)
+    assert (directory / META_FILE).is_file()
+    assert live.runtime.session.mode is PermissionMode.PLAN and live.runtime.session.id == live.id
+
+    store = live.runtime.session.deps.get(OUTPUT_STORE)
+    assert store.put("big output", source="test").path.parent == directory / "outputs"
+
+    [listed] = sessions.list()
+    assert listed.session_id == live.id and listed.live
+
+    other = manager(root)  # another process, same root
+    [cold] = other.list()
+    assert (cold.session_id, cold.live, cold.title, cold.review_edits) == (live.id, False, "t", "always")
+    reopened = other.load(live.id)
+    assert reopened.meta.mode is PermissionMode.PLAN and reopened.runtime.session.review_edits == "always"
+
+    await sessions.delete(live.id)
+    assert not directory.exists()
+    with pytest.raises(SessionError, match="There is no session"):
+        sessions.get(live.id)
+    await other.close_all()
+
+
+async def test_saving_keeps_what_another_writer_put_in_meta_json(tmp_path: Path, workspace: Path) -> None:
+    sessions = manager(tmp_path / "data")
+    live = sessions.create(SessionNewParams(), default_workspace=workspace)
+    meta_file = sessions.store.session_dir(live.id) / META_FILE
+    on_disk = json.loads(meta_file.read_text())
+    # The agent loop names the session after its first message, and a newer version adds a key.
+    meta_file.write_text(json.dumps({**on_disk, "title": "Fix the parser", "pinned": True}))
+    live.set_mode(PermissionMode.ACCEPT_EDITS)
+    saved = json.loads(meta_file.read_text())
+    assert (saved["title"], saved["pinned"], saved["mode"]) == ("Fix the parser", True, "acceptEdits")
+    assert live.info().title == "Fix the parser" and live.runtime.session.mode is PermissionMode.ACCEPT_EDITS
+    await live.aclose()
+
+
+def test_broken_or_foreign_directories_are_skipped_not_deleted(tmp_path: Path, workspace: Path) -> None:
+    root = tmp_path / "data"
+    live = manager(root).create(SessionNewParams(), default_workspace=workspace)
+    broken = root / "sessions" / "broken"
+    broken.mkdir(parents=True)
+    (broken / META_FILE).write_text("{not json")
+    (root / "sessions" / "stray").mkdir()
+    assert [s.session_id for s in manager(root).list()] == [live.id]
+    assert (broken / META_FILE).read_text() == "{not json"
+    with pytest.raises(SessionError, match="unreadable"):
+        manager(root).load("broken")
+
+
+def test_a_session_whose_workspace_is_gone_cannot_be_loaded(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    workspace = tmp_path / "gone"
+    workspace.mkdir()
+    session_id = manager(root).create(SessionNewParams(), default_workspace=workspace).id
+    workspace.rmdir()
+    with pytest.raises(SessionError, match="not a directory"):
+        manager(root).load(session_id)
+
+
+def test_no_workspace_at_all_is_explained(tmp_path: Path) -> None:
+    with pytest.raises(SessionError, match="needs `workspace`"):
+        manager(tmp_path).create(SessionNewParams(), default_workspace=None)
