@@ -24,6 +24,41 @@ export interface ApprovalResult {
   feedback?: string | null;
 }
 
+export interface ChatEventParams {
+  sessionId: string;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ErrorEvent | TurnEnd;
+}
+
+export interface ChatHistoryResult {
+  /** The conversation so far (Anthropic message shapes). */
+  messages: ChatMessage[];
+  todos: TodoItem[];
+  /** A message is being answered right now. */
+  busy: boolean;
+}
+
+export interface ChatInterruptResult {
+  /** False when no message was being answered. */
+  interrupted: boolean;
+}
+
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: (TextBlock | ImageBlock | ToolUseOutput | ToolResult)[];
+}
+
+export interface ChatSendParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** The user's message. */
+  text: string;
+}
+
+export interface ChatSendResult {
+  /** Why the answer ended (end_turn, interrupted, error, ...). */
+  stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+}
+
 export interface DiffReviewParams {
   sessionId: string;
   toolUseId: string;
@@ -45,6 +80,12 @@ export interface DiffReviewResult {
 
 /** No parameters, or no data in the result. */
 export type Empty = Record<string, never>;
+
+export interface ErrorEvent {
+  type: "error";
+  kind: "rate_limit" | "overloaded" | "server" | "connection" | "auth" | "context_too_long" | "bad_request" | "not_found" | "config";
+  message: string;
+}
 
 /** One file a call proposes to change: `original` None = a new file; `proposed` None = a deletion. */
 export interface FileProposal {
@@ -73,7 +114,57 @@ export interface InitializationOptions {
   storageDir?: string | null;
 }
 
+/** A whole message joined the conversation (the assistant's reply, or the tool results sent back). */
+export interface MessageAdded {
+  type: "message";
+  message: ChatMessage;
+}
+
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
+
+/** Which model the chat talks to. The key is kept in memory only (the sidecar never writes it to disk). */
+export interface ProviderConfigureParams {
+  provider?: "anthropic" | "openai";
+  /** None: the provider's default model. */
+  model?: string | null;
+  /** None: the SDK's default (its *_BASE_URL variable). */
+  baseUrl?: string | null;
+  /** None: the SDK reads ANTHROPIC_API_KEY / OPENAI_API_KEY. */
+  apiKey?: string | null;
+  /** None: the provider's default. */
+  maxTokens?: number | null;
+}
+
+export interface ProviderStatus {
+  provider: "anthropic" | "openai";
+  model: string;
+  baseUrl: string | null;
+  /** A key was handed over, or the SDK's environment variable is set. */
+  hasKey: boolean;
+  /** What a person should know: ready, or what to configure. */
+  message: string;
+}
+
+/** A model request is being sent (request number `request` of this `send`). */
+export interface RequestStarted {
+  type: "request_started";
+  request: number;
+}
+
+/**
+ * A transient API failure; the request is sent again after `delay_seconds`.
+ *
+ * `discard_partial`: text already streamed for this reply is void (the reply starts over).
+ */
+export interface Retrying {
+  type: "retrying";
+  attempt: number;
+  max_attempts: number;
+  delay_seconds: number;
+  kind: "rate_limit" | "overloaded" | "server" | "connection" | "auth" | "context_too_long" | "bad_request" | "not_found" | "config";
+  message: string;
+  discard_partial: boolean;
+}
 
 export interface ReviewedFile {
   path: string;
@@ -147,6 +238,49 @@ export interface TextBlock {
   text: string;
 }
 
+export interface TextDelta {
+  type: "text_delta";
+  text: string;
+}
+
+export interface TodoItem {
+  /** A short stable id for the item (keep it when the item changes). */
+  id: string;
+  /** What has to be done, as an imperative sentence. */
+  content: string;
+  /** pending, in_progress (at most one item at a time) or completed. */
+  status: "pending" | "in_progress" | "completed";
+}
+
+export interface TodoUpdate {
+  type: "todo_update";
+  todos: TodoItem[];
+}
+
+export interface ToolCallFinished {
+  type: "tool_call_finished";
+  tool_use_id: string;
+  name: string;
+  is_error: boolean;
+  summary: string;
+  result: ToolResult;
+}
+
+export interface ToolCallProgress {
+  type: "tool_call_progress";
+  tool_use_id: string;
+  kind: string;
+  text: string;
+}
+
+export interface ToolCallStarted {
+  type: "tool_call_started";
+  tool_use_id: string;
+  name: string;
+  input: unknown;
+  summary: string;
+}
+
 /** What a model is told about a tool (Anthropic's tool shape; other providers convert from it). */
 export interface ToolDefinition {
   name: string;
@@ -170,11 +304,19 @@ export interface ToolResult {
 }
 
 /** One tool call as the model wrote it. `input` stays untyped here: the runner validates it per tool. */
-export interface ToolUse {
+export interface ToolUseInput {
   type?: "tool_use";
   id: string;
   name: string;
   input?: unknown;
+}
+
+/** One tool call as the model wrote it. `input` stays untyped here: the runner validates it per tool. */
+export interface ToolUseOutput {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
 }
 
 export interface ToolsListParams {
@@ -191,12 +333,26 @@ export interface ToolsRunParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   /** One assistant turn's tool_use blocks, in the model's order. */
-  calls: ToolUse[];
+  calls: ToolUseInput[];
 }
 
 export interface ToolsRunResult {
   /** Exactly one tool_result per call, in the calls' order. */
   results: ToolResult[];
+}
+
+export interface TurnEnd {
+  type: "turn_end";
+  stop_reason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+  requests: number;
+  usage: Usage;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
 }
 
 /** Every method name, by a short constant name. */
@@ -212,6 +368,12 @@ export const Methods = {
   settingsGet: "toolgate/settings/get",
   settingsSetMode: "toolgate/settings/setMode",
   settingsSetReviewEdits: "toolgate/settings/setReviewEdits",
+  providerConfigure: "toolgate/provider/configure",
+  providerStatus: "toolgate/provider/status",
+  chatSend: "toolgate/chat/send",
+  chatInterrupt: "toolgate/chat/interrupt",
+  chatHistory: "toolgate/chat/history",
+  chatEvent: "toolgate/chat/event",
   approvalRequest: "toolgate/approval/request",
   diffReview: "toolgate/diff/review",
 } as const;
@@ -238,6 +400,16 @@ export interface ClientRequests {
   "toolgate/settings/setMode": { params: SetModeParams; result: Settings };
   /** Review every edit, or only edits that need approval. */
   "toolgate/settings/setReviewEdits": { params: SetReviewEditsParams; result: Settings };
+  /** Choose the model for chats. */
+  "toolgate/provider/configure": { params: ProviderConfigureParams; result: ProviderStatus };
+  /** Which model chats use, and whether it is ready. */
+  "toolgate/provider/status": { params: Empty; result: ProviderStatus };
+  /** Answer a user message (tools included). */
+  "toolgate/chat/send": { params: ChatSendParams; result: ChatSendResult };
+  /** Stop the message being answered. */
+  "toolgate/chat/interrupt": { params: SessionRef; result: ChatInterruptResult };
+  /** A session's conversation so far. */
+  "toolgate/chat/history": { params: SessionRef; result: ChatHistoryResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */
@@ -252,4 +424,6 @@ export interface ServerRequests {
 export interface ServerNotifications {
   /** Live output from a running call. */
   "toolgate/tools/progress": ToolProgress;
+  /** What a chat is doing, as it happens. */
+  "toolgate/chat/event": ChatEventParams;
 }

@@ -57,6 +57,7 @@ class SidecarClient(LanguageClient):
         self.approvals: list[dict[str, Any]] = []
         self.reviews: list[dict[str, Any]] = []
         self.progress_events: list[dict[str, Any]] = []
+        self.chat_events: list[dict[str, Any]] = []
         self.answer_approval: Answer = _refuse
         self.answer_review: Answer = _refuse
         self._changed = asyncio.Event()  # set whenever anything the tests wait for arrives
@@ -76,6 +77,11 @@ class SidecarClient(LanguageClient):
         @self.feature(p.TOOLS_PROGRESS)
         def progress(params: dict[str, Any]) -> None:
             self.progress_events.append(params)
+            self._changed.set()
+
+        @self.feature(p.CHAT_EVENT)
+        def chat_event(params: dict[str, Any]) -> None:
+            self.chat_events.append(params)
             self._changed.set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:

@@ -103,7 +103,9 @@ class ChatSession:
             merge_into(self.messages, message)
         self.transcript = transcript or Transcript(None)
         self.max_turns = max_turns
+        self._max_tokens_override = max_tokens
         self.max_tokens = max_tokens if max_tokens is not None else provider.max_tokens
+        self._next_provider: Provider | None = None
         self.retry = retry or RetryPolicy()
         self._after_send = after_send
         self._listeners: list[ChatListener] = []
@@ -144,12 +146,21 @@ class ChatSession:
         self._cancel.cancel()
         return True
 
+    def replace_provider(self, provider: Provider) -> None:
+        """Talk to another model from the next message on (a message being answered finishes with the old one)."""
+        self._next_provider = provider
+
     async def send(self, text: str) -> StopReason:
         """Answer one user message; returns once the model asks for no more tools (or something stops it)."""
         if self._cancel is not None:
             raise ChatBusy("A message is still being answered; interrupt it or wait for it to finish.")
         if not text.strip():
             raise ValueError("The message is empty; the model APIs refuse empty messages.")
+        if self._next_provider is not None:
+            old, self.provider, self._next_provider = self.provider, self._next_provider, None
+            if self._max_tokens_override is None:
+                self.max_tokens = self.provider.max_tokens
+            await old.aclose()
         token = CancelToken()
         self._cancel = token
         totals = _Totals()
@@ -177,6 +188,8 @@ class ChatSession:
         self.transcript.close()
         try:
             await self.provider.aclose()
+            if self._next_provider is not None:
+                await self._next_provider.aclose()
         finally:
             await self.runtime.aclose()
 

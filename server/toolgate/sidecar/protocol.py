@@ -19,9 +19,12 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, models_json_schema
 from pydantic_core import core_schema
 
+from toolgate.agent.conversation import ChatMessage
+from toolgate.agent.events import ChatEvent, StopReason
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleSuggestion
 from toolgate.core.tool import ToolDefinition
+from toolgate.tools.todo_write import TodoItem
 
 PROTOCOL_VERSION = 1
 
@@ -192,6 +195,52 @@ class DiffReviewResult(WireModel):
     feedback: str | None = None
 
 
+# --- the model provider and chat ---------------------------------------------------------------------------------
+ProviderName = Literal["anthropic", "openai"]
+
+
+class ProviderConfigureParams(WireModel):
+    """Which model the chat talks to. The key is kept in memory only (the sidecar never writes it to disk)."""
+
+    provider: ProviderName = "anthropic"
+    model: str | None = Field(default=None, description="None: the provider's default model.")
+    base_url: str | None = Field(default=None, description="None: the SDK's default (its *_BASE_URL variable).")
+    api_key: str | None = Field(default=None, description="None: the SDK reads ANTHROPIC_API_KEY / OPENAI_API_KEY.")
+    max_tokens: int | None = Field(default=None, ge=1, description="None: the provider's default.")
+
+
+class ProviderStatus(WireModel):
+    provider: ProviderName
+    model: str
+    base_url: str | None
+    has_key: bool = Field(description="A key was handed over, or the SDK's environment variable is set.")
+    message: str = Field(description="What a person should know: ready, or what to configure.")
+
+
+class ChatSendParams(WireModel):
+    session_id: SessionId
+    text: str = Field(min_length=1, description="The user's message.")
+
+
+class ChatSendResult(WireModel):
+    stop_reason: StopReason = Field(description="Why the answer ended (end_turn, interrupted, error, ...).")
+
+
+class ChatInterruptResult(WireModel):
+    interrupted: bool = Field(description="False when no message was being answered.")
+
+
+class ChatHistoryResult(WireModel):
+    messages: list[ChatMessage] = Field(description="The conversation so far (Anthropic message shapes).")
+    todos: list[TodoItem]
+    busy: bool = Field(description="A message is being answered right now.")
+
+
+class ChatEventParams(WireModel):
+    session_id: str
+    event: ChatEvent
+
+
 # --- the method table --------------------------------------------------------------------------------------
 PING = "toolgate/ping"
 TOOLS_LIST = "toolgate/tools/list"
@@ -204,6 +253,12 @@ SESSION_DELETE = "toolgate/session/delete"
 SETTINGS_GET = "toolgate/settings/get"
 SETTINGS_SET_MODE = "toolgate/settings/setMode"
 SETTINGS_SET_REVIEW_EDITS = "toolgate/settings/setReviewEdits"
+PROVIDER_CONFIGURE = "toolgate/provider/configure"
+PROVIDER_STATUS = "toolgate/provider/status"
+CHAT_SEND = "toolgate/chat/send"
+CHAT_INTERRUPT = "toolgate/chat/interrupt"
+CHAT_HISTORY = "toolgate/chat/history"
+CHAT_EVENT = "toolgate/chat/event"
 APPROVAL_REQUEST = "toolgate/approval/request"
 DIFF_REVIEW = "toolgate/diff/review"
 
@@ -237,6 +292,14 @@ METHODS: tuple[Method, ...] = (
         Settings,
         "Review every edit, or only edits that need approval.",
     ),
+    Method(
+        PROVIDER_CONFIGURE, "clientToServer", ProviderConfigureParams, ProviderStatus, "Choose the model for chats."
+    ),
+    Method(PROVIDER_STATUS, "clientToServer", Empty, ProviderStatus, "Which model chats use, and whether it is ready."),
+    Method(CHAT_SEND, "clientToServer", ChatSendParams, ChatSendResult, "Answer a user message (tools included)."),
+    Method(CHAT_INTERRUPT, "clientToServer", SessionRef, ChatInterruptResult, "Stop the message being answered."),
+    Method(CHAT_HISTORY, "clientToServer", SessionRef, ChatHistoryResult, "A session's conversation so far."),
+    Method(CHAT_EVENT, "serverToClient", ChatEventParams, None, "What a chat is doing, as it happens."),
     Method(APPROVAL_REQUEST, "serverToClient", ApprovalParams, ApprovalResult, "Ask the user to allow a call."),
     Method(DIFF_REVIEW, "serverToClient", DiffReviewParams, DiffReviewResult, "Show a proposed change for review."),
 )

@@ -15,7 +15,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pydantic import ValidationError
@@ -24,12 +24,14 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from toolgate import __version__
+from toolgate.agent.loop import ChatBusy
 from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
@@ -41,6 +43,7 @@ from toolgate.runtime import Runtime, build_runtime
 from toolgate.session_store import SessionMeta, SessionStore, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
+from toolgate.sidecar.chat import ChatHost
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
 from toolgate.sidecar.rules import RememberingPolicy, SessionRuleMemory
@@ -49,6 +52,7 @@ from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
 
 logger = logging.getLogger("toolgate.sidecar")
+T = TypeVar("T")
 
 Handler = Callable[[Any], Awaitable[p.WireModel]]
 
@@ -76,6 +80,7 @@ class ToolgateServer(LanguageServer):
         self.approver = EditorApprover(self.channel, SessionRuleMemory())
         self.workspace_folders: list[Path] = []
         self._sessions: SessionManager | None = None
+        self.chats = ChatHost(lambda: self.sessions, self.protocol.notify)
         self._turns: set[asyncio.Future[Any]] = set()
         self._register_lsp_features()
         for name, handler in self._handlers().items():
@@ -120,6 +125,11 @@ class ToolgateServer(LanguageServer):
             p.SETTINGS_GET: self._settings_get,
             p.SETTINGS_SET_MODE: self._settings_set_mode,
             p.SETTINGS_SET_REVIEW_EDITS: self._settings_set_review_edits,
+            p.PROVIDER_CONFIGURE: self._provider_configure,
+            p.PROVIDER_STATUS: self._provider_status,
+            p.CHAT_SEND: self._chat_send,
+            p.CHAT_INTERRUPT: self._chat_interrupt,
+            p.CHAT_HISTORY: self._chat_history,
         }
 
     def _register_lsp_features(self) -> None:
@@ -209,20 +219,47 @@ class ToolgateServer(LanguageServer):
         token = CancelToken()
         # The turn runs as its own task, so that cancelling this request interrupts the tools through the
         # token instead of tearing the turn down: the orchestrator still answers every call.
-        turn = asyncio.ensure_future(live.run_turn(params.calls, token))
-        self._turns.add(turn)
-        turn.add_done_callback(self._turns.discard)
+        results = await self._finish_despite_cancel(live.run_turn(params.calls, token), token.cancel, "tools/run")
+        return p.ToolsRunResult(results=results)
+
+    async def _finish_despite_cancel(self, work: Awaitable[T], interrupt: Callable[[], object], what: str) -> T:
+        """Await `work` in its own task. Cancelling this request (`$/cancelRequest`) calls `interrupt` instead of
+        tearing the work down, so it still answers in full (every tool call gets its result)."""
+        task = asyncio.ensure_future(work)
+        self._turns.add(task)
+        task.add_done_callback(self._turns.discard)
         while True:
             try:
-                results = await asyncio.shield(turn)
-                break
+                return await asyncio.shield(task)
             except asyncio.CancelledError:
-                logger.info("tools/run for session %s cancelled; interrupting its tools", live.id)
-                token.cancel()
-                task = asyncio.current_task()
-                if task is not None:
-                    task.uncancel()
-        return p.ToolsRunResult(results=results)
+                logger.info("%s cancelled by the client; interrupting it", what)
+                interrupt()
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+
+    # --- chat ------------------------------------------------------------------------------------------------
+    async def _provider_configure(self, params: p.ProviderConfigureParams) -> p.ProviderStatus:
+        return self.chats.configure(params)
+
+    async def _provider_status(self, params: p.Empty) -> p.ProviderStatus:
+        return self.chats.status()
+
+    async def _chat_send(self, params: p.ChatSendParams) -> p.ChatSendResult:
+        live = self.sessions.get(params.session_id)
+        chat = self.chats.chat_for(live)
+        try:
+            stop = await self._finish_despite_cancel(live.chat_send(chat, params.text), chat.interrupt, "chat/send")
+        except ChatBusy as exc:
+            raise JsonRpcInvalidRequest(message=str(exc)) from None
+        return p.ChatSendResult(stop_reason=stop)
+
+    async def _chat_interrupt(self, params: p.SessionRef) -> p.ChatInterruptResult:
+        live = self.sessions.get(params.session_id)
+        return p.ChatInterruptResult(interrupted=live.chat.interrupt() if live.chat is not None else False)
+
+    async def _chat_history(self, params: p.SessionRef) -> p.ChatHistoryResult:
+        return self.chats.history(self.sessions.get(params.session_id))
 
     async def _session_new(self, params: p.SessionNewParams) -> p.SessionInfo:
         default = self.workspace_folders[0] if self.workspace_folders else None

@@ -20,6 +20,8 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
+from toolgate.agent.events import StopReason
+from toolgate.agent.loop import ChatBusy, ChatSession
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
@@ -62,6 +64,7 @@ class LiveSession:
         self.meta = meta
         self.store = store
         self.runtime = runtime
+        self.chat: ChatSession | None = None  # created on the first chat request (sidecar/chat.py)
         self.closed = False
         self._turn_lock = anyio.Lock()
         self._running: set[CancelToken] = set()
@@ -91,9 +94,23 @@ class LiveSession:
             if not self.closed:
                 self._touch(force=False)
 
+    async def chat_send(self, chat: ChatSession, text: str) -> StopReason:
+        """Answer a chat message, in turn with this session's other turns (so closing waits for it)."""
+        if chat.busy:
+            raise ChatBusy("A message is still being answered in this session; interrupt it or wait for it.")
+        async with self._turn_lock:
+            if self.closed:
+                raise SessionError(f"Session {self.id} was closed before the message could be answered.")
+            try:
+                return await chat.send(text)
+            finally:
+                self._touch(force=False)
+
     def cancel_turns(self) -> None:
         for token in list(self._running):
             token.cancel()
+        if self.chat is not None:
+            self.chat.interrupt()
 
     def set_mode(self, mode: PermissionMode) -> None:
         self._update(mode=mode)
@@ -137,7 +154,10 @@ class LiveSession:
         if waiting.cancelled_caught:
             logger.error("a turn in session %s did not stop in %.0f s; closing it anyway", self.id, CLOSE_GRACE_SECONDS)
         try:
-            await self.runtime.aclose()
+            if self.chat is not None:
+                await self.chat.aclose()  # also closes the runtime
+            else:
+                await self.runtime.aclose()
         finally:
             if self._touch_pending:
                 self._touch(force=True)
@@ -205,6 +225,9 @@ class SessionManager:
                 await live.aclose()
             with contextlib.suppress(SessionNotFound):  # no directory left: closing it was all there was to do
                 self.store.delete(session_id)
+
+    def open_sessions(self) -> tuple[LiveSession, ...]:
+        return tuple(self._live.values())
 
     def cancel_all_turns(self) -> None:
         for live in self._live.values():

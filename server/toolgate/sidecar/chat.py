@@ -1,0 +1,91 @@
+"""Chats in the sidecar: which model they talk to, and one ChatSession per open session, created on demand.
+
+The editor hands over the provider settings (and the API key, which lives in its secret storage and only
+in this process's memory here). Every chat event goes to the editor as a `toolgate/chat/event` notification.
+This module knows no transport: it is given a `notify` function.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import SecretStr
+
+from toolgate.agent.events import ChatEvent
+from toolgate.agent.loop import ChatSession
+from toolgate.agent.providers import ModelConfig, make_provider
+from toolgate.agent.providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT
+from toolgate.agent.providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT
+from toolgate.agent.sessions import attach_chat
+from toolgate.sidecar import protocol as p
+from toolgate.sidecar.sessions import LiveSession, SessionManager
+
+logger = logging.getLogger("toolgate.sidecar.chat")
+
+_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+_DEFAULT_MODELS = {"anthropic": ANTHROPIC_DEFAULT, "openai": OPENAI_DEFAULT}
+
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+class ChatHost:
+    def __init__(
+        self, sessions: Callable[[], SessionManager], notify: Notify, environ: Mapping[str, str] | None = None
+    ):
+        self._sessions = sessions
+        self._notify = notify
+        self._environ = os.environ if environ is None else environ
+        self.config = ModelConfig()
+
+    # --- the provider -------------------------------------------------------------------------------------
+    def configure(self, params: p.ProviderConfigureParams) -> p.ProviderStatus:
+        """New settings apply to every chat from its next message on (a message being answered finishes first)."""
+        update: dict[str, Any] = {"provider": params.provider, "model": params.model, "base_url": params.base_url}
+        update["api_key"] = SecretStr(params.api_key) if params.api_key else None
+        if params.max_tokens is not None:
+            update["max_tokens"] = params.max_tokens
+        self.config = self.config.model_copy(update=update)
+        for live in self._sessions().open_sessions():
+            if live.chat is not None:
+                live.chat.replace_provider(make_provider(self.config))
+        return self.status()
+
+    def status(self) -> p.ProviderStatus:
+        config = self.config
+        variable = _KEY_VARIABLES[config.provider]
+        has_key = config.api_key is not None or bool(self._environ.get(variable))
+        model = config.model or _DEFAULT_MODELS[config.provider]
+        if has_key:
+            message = f"Ready: {config.provider} model {model}."
+        elif config.provider == "openai" and config.base_url:
+            message = f"Using {config.base_url} without an API key (fine for local servers such as Ollama)."
+        else:
+            message = (
+                f"No API key for {config.provider}: run the command 'toolgate: Set API Key', or set {variable} "
+                "in the environment the editor was started from."
+            )
+        return p.ProviderStatus(
+            provider=config.provider, model=model, base_url=config.base_url, has_key=has_key, message=message
+        )
+
+    # --- chats ------------------------------------------------------------------------------------------------
+    def chat_for(self, live: LiveSession) -> ChatSession:
+        if live.chat is None:
+            sessions = self._sessions()
+            chat = attach_chat(live.runtime, make_provider(self.config), sessions.store, live.meta)
+            session_id = live.id
+
+            def forward(event: ChatEvent) -> None:
+                params = p.ChatEventParams(session_id=session_id, event=event)
+                self._notify(p.CHAT_EVENT, params.wire())
+
+            chat.subscribe(forward)
+            live.chat = chat
+        return live.chat
+
+    def history(self, live: LiveSession) -> p.ChatHistoryResult:
+        chat = self.chat_for(live)
+        return p.ChatHistoryResult(messages=list(chat.messages), todos=chat.todos, busy=chat.busy)

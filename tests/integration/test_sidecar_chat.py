@@ -1,0 +1,159 @@
+"""Chat over the sidecar: the real server, the real SDK, the mock model over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from tests.integration.sidecar_client import SidecarClient
+
+from toolgate.mockmodel import MockModelServer
+from toolgate.sidecar import protocol as p
+
+
+@pytest.fixture
+def mock_model() -> Iterator[list[MockModelServer]]:
+    servers: list[MockModelServer] = []
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+def start_mock(servers: list[MockModelServer], steps: list[dict[str, Any]]) -> MockModelServer:
+    server = MockModelServer(steps).start()
+    servers.append(server)
+    return server
+
+
+def events_of(client: SidecarClient) -> list[dict[str, Any]]:
+    return [e["event"] for e in client.chat_events]
+
+
+async def configure(client: SidecarClient, mock: MockModelServer) -> dict[str, Any]:
+    return dict(
+        await client.call(
+            p.PROVIDER_CONFIGURE,
+            {"provider": "anthropic", "baseUrl": mock.url, "apiKey": "test-key", "model": "mock-model"},
+        )
+    )
+
+
+async def test_provider_status_explains_a_missing_key(sidecar: SidecarClient) -> None:
+    status = await sidecar.call(p.PROVIDER_CONFIGURE, {"provider": "openai", "model": "m"})
+    if not status["hasKey"]:
+        assert "Set API Key" in status["message"]
+    status = await sidecar.call(p.PROVIDER_STATUS, {})
+    assert status["provider"] == "openai" and status["model"] == "m"
+    assert "apiKey" not in status  # the key never travels back
+
+
+async def test_a_chat_turn_with_a_tool_call_streams_events_and_keeps_history(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    (workspace / "notes.txt").write_text("remember the milk\n")
+    mock = start_mock(
+        mock_model,
+        [
+            {"text": "Let me look.", "tool_uses": [{"name": "Read", "input": {"file_path": "notes.txt"}}]},
+            {"text": "It says to remember the milk."},
+        ],
+    )
+    status = await configure(sidecar, mock)
+    assert status["hasKey"] and status["model"] == "mock-model"
+    session_id = await sidecar.new_session(workspace)
+
+    result = await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "What do my notes say?"})
+    assert result == {"stopReason": "end_turn"}
+
+    events = events_of(sidecar)
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "message" and kinds[1] == "request_started" and kinds[-1] == "turn_end"
+    assert events[0]["message"] == {"role": "user", "content": [{"type": "text", "text": "What do my notes say?"}]}
+    assert (
+        "".join(e["text"] for e in events if e["type"] == "text_delta") == "Let me look.It says to remember the milk."
+    )
+    [started] = [e for e in events if e["type"] == "tool_call_started"]
+    [finished] = [e for e in events if e["type"] == "tool_call_finished"]
+    assert started["name"] == "Read" and finished["tool_use_id"] == started["tool_use_id"]
+    assert finished["result"]["content"] == "1\tremember the milk" and not finished["is_error"]
+    assert all(e["sessionId"] == session_id for e in sidecar.chat_events)
+
+    # The second request carried the tool result back, paired with its call.
+    second = mock.requests[1].json["messages"]
+    assert second[-1]["content"][0]["type"] == "tool_result"
+
+    history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    assert [m["role"] for m in history["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert history["busy"] is False
+
+
+async def test_approvals_in_a_chat_reach_the_client(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(
+        mock_model,
+        [{"tool_uses": [{"name": "Gate", "input": {"label": "x"}}]}, {"text": "Done."}],
+    )
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+
+    async def deny(params: dict[str, Any]) -> dict[str, Any]:
+        return {"decision": "deny", "feedback": "not today"}
+
+    sidecar.answer_approval = deny
+    assert (await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "open the gate"}))[
+        "stopReason"
+    ] == "end_turn"
+    [asked] = sidecar.approvals
+    assert asked["toolName"] == "Gate" and asked["sessionId"] == session_id
+    sent_back = mock.requests[1].json["messages"][-1]["content"][0]
+    assert sent_back["is_error"] and "not today" in str(sent_back["content"])
+
+
+async def test_interrupt_while_streaming_leaves_a_valid_conversation(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(mock_model, [{"text": "Thinking very hard", "hang": True}, {"text": "Fresh answer."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    sending = asyncio.ensure_future(sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "go"}))
+    await sidecar.wait_for(lambda: any(e["type"] == "text_delta" for e in events_of(sidecar)))
+
+    with pytest.raises(JsonRpcException, match="still being answered"):
+        await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "again"})
+
+    assert (await sidecar.call(p.CHAT_INTERRUPT, {"sessionId": session_id})) == {"interrupted": True}
+    assert (await sending)["stopReason"] == "interrupted"
+    assert (await sidecar.call(p.CHAT_INTERRUPT, {"sessionId": session_id})) == {"interrupted": False}
+
+    # The next message is accepted by the mock's strict pairing check.
+    assert (await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "try again"}))["stopReason"] == "end_turn"
+    assert len(mock.requests) == 2
+
+
+async def test_cancelling_a_send_request_interrupts_it_and_still_answers(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(mock_model, [{"text": "Long", "hang": True}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    sending = asyncio.create_task(
+        sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "go"}, msg_id="long-chat")
+    )
+    await sidecar.wait_for(lambda: any(e["type"] == "text_delta" for e in events_of(sidecar)))
+    sidecar.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="long-chat"))
+    assert (await sending) == {"stopReason": "interrupted"}
+    [end] = [e for e in events_of(sidecar) if e["type"] == "turn_end"]
+    assert end["stop_reason"] == "interrupted"
+
+
+async def test_chat_on_an_unknown_session_is_invalid_params(sidecar: SidecarClient) -> None:
+    with pytest.raises(JsonRpcException, match="no session"):
+        await sidecar.call(p.CHAT_SEND, {"sessionId": "nope", "text": "hi"})
+    with pytest.raises(JsonRpcException, match="text"):
+        await sidecar.call(p.CHAT_SEND, {"sessionId": "nope", "text": ""})
