@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.core.orchestrator import CancelToken, Orchestrator
+from toolgate.core.orchestrator import CancelToken, Orchestrator, ResultListener
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
 from toolgate.core.registry import ToolRegistry
@@ -29,8 +29,10 @@ class Runtime:
     runner: ToolRunner
     orchestrator: Orchestrator
 
-    async def run_turn(self, uses: Sequence[ToolUse], cancel: CancelToken | None = None) -> list[ToolResult]:
-        return await self.orchestrator.run_turn(uses, cancel)
+    async def run_turn(
+        self, uses: Sequence[ToolUse], cancel: CancelToken | None = None, on_result: ResultListener | None = None
+    ) -> list[ToolResult]:
+        return await self.orchestrator.run_turn(uses, cancel, on_result)
 
     async def aclose(self) -> None:
         await self.session.aclose()

@@ -288,20 +288,15 @@ class ChatSession:
             replies.append(event)
 
     async def _run_tools(self, uses: list[ToolUse], malformed: dict[str, str], token: CancelToken) -> list[ToolResult]:
-        for use in uses:
-            self._emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=self._summary(use)))
-        answered = {
-            use_id: ToolResult(
-                tool_use_id=use_id, content=format_error(ErrorKind.INVALID_INPUT, problem), is_error=True
-            )
-            for use_id, problem in malformed.items()
-        }
-        runnable = [u for u in uses if u.id not in answered]
-        if runnable:
-            for result in await self.runtime.run_turn(runnable, token):
-                answered[result.tool_use_id] = result
-        results = [answered[u.id] for u in uses]
-        for use, result in zip(uses, results, strict=True):
+        by_id = {use.id: use for use in uses}
+        answered: dict[str, ToolResult] = {}
+
+        def finished(result: ToolResult) -> None:
+            # Heard as each call ends (completion order): a quick call's card closes while a slow one runs.
+            if result.tool_use_id in answered or result.tool_use_id not in by_id:
+                return
+            answered[result.tool_use_id] = result
+            use = by_id[result.tool_use_id]
             self._emit(
                 ToolCallFinished(
                     tool_use_id=use.id,
@@ -311,7 +306,18 @@ class ChatSession:
                     result=result,
                 )
             )
-        return results
+
+        for use in uses:
+            self._emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=self._summary(use)))
+        for use_id, problem in malformed.items():
+            finished(
+                ToolResult(tool_use_id=use_id, content=format_error(ErrorKind.INVALID_INPUT, problem), is_error=True)
+            )
+        runnable = [u for u in uses if u.id not in answered]
+        if runnable:
+            for result in await self.runtime.run_turn(runnable, token, on_result=finished):
+                finished(result)
+        return [answered[u.id] for u in uses]
 
     def _tool_definitions(self) -> list[ToolDefinition]:
         """The sorted definitions, rebuilt only when what they depend on changes (tools, mode, workspace).

@@ -9,7 +9,7 @@ On cancellation every call without a result gets one, so the transcript never ho
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import anyio
 
@@ -17,6 +17,8 @@ from toolgate.core.context import ToolContext
 from toolgate.core.errors import ErrorKind
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.runner import PreparedCall, ToolRunner, error_result
+
+ResultListener = Callable[[ToolResult], None]
 
 DEFAULT_MAX_CONCURRENCY = 10
 CONCURRENCY_ENV = "TOOLGATE_MAX_TOOL_CONCURRENCY"
@@ -64,7 +66,14 @@ class Orchestrator:
         self.runner = runner
         self.max_concurrency = max_concurrency or max_concurrency_from_env()
 
-    async def run_turn(self, uses: Sequence[ToolUse], cancel: CancelToken | None = None) -> list[ToolResult]:
+    async def run_turn(
+        self,
+        uses: Sequence[ToolUse],
+        cancel: CancelToken | None = None,
+        on_result: ResultListener | None = None,
+    ) -> list[ToolResult]:
+        """Every call's result, in tool_use order. `on_result` hears each one as soon as it exists (completion
+        order), so a UI can finish a quick call's card while a slow one still runs."""
         prepared = [self.runner.prepare(use) for use in uses]
         results: list[ToolResult | None] = [None] * len(prepared)
         contexts: list[ToolContext | None] = [None] * len(prepared)
@@ -76,12 +85,14 @@ class Orchestrator:
                 for batch in partition(prepared):
                     if cancel is not None and cancel.cancelled:
                         break
-                    await self._run_batch(batch, prepared, results, contexts)
+                    await self._run_batch(batch, prepared, results, contexts, on_result)
                 watcher.cancel_scope.cancel()
 
         for index, result in enumerate(results):
             if result is None:
-                results[index] = self._interrupted(prepared[index], contexts[index])
+                results[index] = synthetic = self._interrupted(prepared[index], contexts[index])
+                if on_result is not None:
+                    on_result(synthetic)
         return [r for r in results if r is not None]
 
     async def _run_batch(
@@ -90,12 +101,15 @@ class Orchestrator:
         prepared: list[PreparedCall],
         results: list[ToolResult | None],
         contexts: list[ToolContext | None],
+        on_result: ResultListener | None,
     ) -> None:
         async def run_one(index: int) -> None:
             ctx = self.runner.new_context(prepared[index].use.id)
             contexts[index] = ctx
             try:
-                results[index] = await self.runner.execute(prepared[index], ctx)
+                results[index] = result = await self.runner.execute(prepared[index], ctx)
+                if on_result is not None:
+                    on_result(result)
             finally:
                 with anyio.CancelScope(shield=True):
                     await ctx.deps.aclose()

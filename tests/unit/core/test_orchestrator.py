@@ -173,3 +173,23 @@ async def test_completed_reads_are_recorded_even_when_the_turn_is_cancelled(work
             await probe.all_started.wait()
         token.cancel()
     assert rt.session.file_state.get(workspace / "a.txt") is not None
+
+
+async def test_each_result_is_reported_as_soon_as_it_exists(workspace: Path) -> None:
+    probe = Probe(expected=3)
+    rt = make(workspace, probe)
+    heard: list[str] = []
+    calls = [slow("slowest", delay_steps=50), slow("fastest"), slow("held", hold=True)]
+    token = CancelToken()
+
+    async def run() -> None:
+        await rt.run_turn(calls, token, on_result=lambda r: heard.append(r.text()))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        with anyio.fail_after(5):
+            while len(heard) < 2:
+                await anyio.lowlevel.checkpoint()
+        assert heard == ["fastest", "slowest"]  # completion order, while "held" still runs
+        token.cancel()
+    assert len(heard) == 3 and 'kind="cancelled"' in heard[2]
