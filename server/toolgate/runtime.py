@@ -6,7 +6,7 @@ the same permission policy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +18,8 @@ from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
 from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool
-from toolgate.permissions.basic import BasicPolicy
+from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.rules import Behavior
 from toolgate.tools import builtin_tools
 
 
@@ -34,6 +35,14 @@ class Runtime:
     ) -> list[ToolResult]:
         return await self.orchestrator.run_turn(uses, cancel, on_result)
 
+    @property
+    def permissions(self) -> PermissionEngine:
+        """The session's permission engine (rules, modes, `check`); absent only when a custom policy was given."""
+        policy = self.session.policy
+        if not isinstance(policy, PermissionEngine):
+            raise LookupError("this runtime was built with a custom permission policy, not the engine")
+        return policy
+
     async def aclose(self) -> None:
         await self.session.aclose()
 
@@ -42,20 +51,33 @@ def build_runtime(
     workspace: Path,
     approver: Approver,
     *,
-    mode: PermissionMode = PermissionMode.DEFAULT,
+    mode: PermissionMode | None = None,
     additional_dirs: Sequence[Path] = (),
     policy: PermissionPolicy | None = None,
+    rules: Mapping[Behavior, Sequence[str]] | None = None,
+    settings_files: Sequence[Path] = (),
+    read_settings: bool = True,
     tools: Sequence[AnyTool] | None = None,
     session_id: str | None = None,
     data_dir: Path | None = None,
     max_concurrency: int | None = None,
 ) -> Runtime:
+    """`mode` None: the settings files' defaultMode, else default. `rules` are command-line rules (`--allow`
+    and friends); `settings_files` are extra files (`--settings`); `read_settings` False ignores the user's,
+    project's and local settings files (tests, and callers that pass every rule themselves)."""
+    engine: PermissionEngine | None = None
+    if policy is None:
+        engine = PermissionEngine(
+            workspace, cli_rules=rules, settings_files=settings_files, read_settings_files=read_settings
+        )
+        policy = engine
+    dirs = [*additional_dirs, *(engine.book.additional_dirs if engine else ())]
     session = Session(
         workspace=workspace,
-        policy=policy or BasicPolicy(),
+        policy=policy,
         approver=approver,
-        mode=mode,
-        additional_dirs=list(additional_dirs),
+        mode=mode or (engine.book.default_mode if engine else None) or PermissionMode.DEFAULT,
+        additional_dirs=list(dict.fromkeys(dirs)),
         data_dir=data_dir,
     )
     if session_id is not None:
@@ -65,4 +87,6 @@ def build_runtime(
         session.deps.override_factory(OUTPUT_STORE, lambda _r: OutputStore(outputs))
     registry = ToolRegistry(builtin_tools() if tools is None else tools)
     runner = ToolRunner(registry, session)
+    if engine is not None:
+        engine.bind(runner)
     return Runtime(session, registry, runner, Orchestrator(runner, max_concurrency))

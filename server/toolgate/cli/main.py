@@ -19,8 +19,8 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--permission-mode",
         choices=[m.value for m in PermissionMode],
-        default=PermissionMode.DEFAULT.value,
-        help="how calls that no rule decides are treated (default: default)",
+        default=None,
+        help="how calls that no rule decides are treated (default: the settings' defaultMode, else default)",
     )
     for flag, what in (("--allow", "allow"), ("--ask", "ask about"), ("--deny", "deny")):
         parser.add_argument(flag, action="append", default=[], metavar="RULE", help=f"{what} calls matching RULE")
@@ -67,6 +67,23 @@ def build_parser() -> argparse.ArgumentParser:
     protocol.add_argument("what", choices=["schema", "typescript"], help="JSON Schema, or TypeScript types from it")
     protocol.add_argument("--out", type=Path, default=None, help="typescript: write to this file instead of stdout")
     protocol.add_argument("--check", action="store_true", help="typescript: fail if --out is not up to date")
+
+    permissions = commands.add_parser(
+        "permissions",
+        help="explain permission decisions (check calls against the rules; list the rules)",
+        description="The same permission engine the editor uses. Nothing is ever run.",
+    )
+    actions = permissions.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="decide calls read as JSON Lines from stdin, without running them",
+        description='Each stdin line is {"tool": NAME, "input": {...}}; each stdout line is '
+        '{"decision": "allow"|"ask"|"deny", "read_only": BOOL, "reason": TEXT, "rule": RULE|null}.',
+    )
+    _add_session_options(check)
+    listing = actions.add_parser("list", help="the effective rules, where each comes from, and any problems")
+    _add_session_options(listing)
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
 
 
@@ -93,8 +110,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.protocol import protocol_command
 
             return protocol_command(args)
+        if args.command == "permissions":
+            from toolgate.cli.permissions import permissions_command
+
+            return permissions_command(args)
     except UsageError as exc:
-        print(f"toolgate {args.command}: {exc}", file=sys.stderr)
+        name = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+        print(f"toolgate {name}: {exc}", file=sys.stderr)
         return 2
     parser.error(f"unknown command {args.command!r}")
     return 2

@@ -14,18 +14,17 @@ import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import anyio
 from pydantic import ValidationError
 
-from toolgate.cli.main import UsageError
+from toolgate.cli.options import runtime_from_args
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken
-from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, PermissionMode, ReviewAnswer, ReviewRequest
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, ReviewAnswer, ReviewRequest
+from toolgate.runtime import Runtime
 
 
 class NonInteractiveApprover:
@@ -112,33 +111,7 @@ async def serve_lines(runtime: Runtime, lines: AsyncIterator[str], write: Callab
 
 
 def run_tools_command(args: argparse.Namespace) -> int:
-    rule_flags = [
-        f
-        for f, v in (
-            ("--allow", args.allow),
-            ("--ask", args.ask),
-            ("--deny", args.deny),
-            ("--settings", args.settings),
-        )
-        if v
-    ]
-    if rule_flags:
-        raise UsageError(
-            f"{', '.join(rule_flags)} cannot be used yet: this build has no rule engine, and a rule that is "
-            "silently ignored is worse than none. Use --permission-mode instead."
-        )
-    workspace = (args.workspace or Path.cwd()).expanduser()
-    if not workspace.is_dir():
-        raise UsageError(f"the workspace {workspace} is not a directory")
-    for directory in args.add_dir:
-        if not directory.expanduser().is_dir():
-            raise UsageError(f"--add-dir {directory} is not a directory")
-    runtime = build_runtime(
-        workspace.resolve(),
-        NonInteractiveApprover(),
-        mode=PermissionMode(args.permission_mode),
-        additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
-    )
+    runtime = runtime_from_args(args, NonInteractiveApprover())
 
     async def main() -> None:
         try:

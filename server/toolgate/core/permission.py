@@ -8,12 +8,13 @@ A tool's own `check_permissions` returns a `PermissionCheck`; the session's `Per
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from toolgate.core.context import ToolContext
+    from toolgate.core.messages import ToolResult
     from toolgate.core.tool import AnyTool
 
 
@@ -127,6 +128,15 @@ class ReviewAnswer(BaseModel):
 
 class PermissionPolicy(Protocol):
     async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision: ...
+
+
+@runtime_checkable
+class AfterCallPolicy(Protocol):
+    """Optional: a policy that also sees each finished call (PostToolUse hooks) and may add to its result."""
+
+    async def after_call(
+        self, tool: AnyTool, tool_input: BaseModel, result: ToolResult, ctx: ToolContext
+    ) -> ToolResult: ...
 
 
 class Approver(Protocol):

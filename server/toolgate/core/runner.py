@@ -19,7 +19,7 @@ from toolgate.core.errors import ErrorKind, ToolError, format_error
 from toolgate.core.input_errors import describe_validation_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolResultContent, ToolUse
 from toolgate.core.output_store import OUTPUT_STORE, spill_oversized
-from toolgate.core.permission import ApprovalRequest, Decision, FileProposal, ReviewRequest
+from toolgate.core.permission import AfterCallPolicy, ApprovalRequest, Decision, FileProposal, ReviewRequest
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool, DescribeContext, Rendered, ToolInput
@@ -128,6 +128,11 @@ class ToolRunner:
             return gate
         tool_input = gate
 
+        result = await self._call(tool, tool_input, ctx)
+        return await self._after_call(tool, tool_input, result, ctx)
+
+    async def _call(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolResult:
+        use_id = ctx.tool_use_id
         try:
             data = await tool.call(tool_input, ctx)
             mapped = tool.to_result(data, ctx)
@@ -150,6 +155,19 @@ class ToolRunner:
                 readers=self.registry.names,
             )
         return ToolResult(tool_use_id=use_id, content=content, is_error=rendered.is_error)
+
+    async def _after_call(
+        self, tool: AnyTool, tool_input: ToolInput, result: ToolResult, ctx: ToolContext
+    ) -> ToolResult:
+        """A policy that watches finished calls (PostToolUse hooks) may add to the result, never replace it."""
+        policy = self.session.policy
+        if not isinstance(policy, AfterCallPolicy):
+            return result
+        try:
+            return await policy.after_call(tool, tool_input, result, ctx)
+        except Exception:
+            ctx.logger.exception("%s: after_call raised", tool.name)
+            return result
 
     async def _permission(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolInput | ToolResult:
         use_id = ctx.tool_use_id

@@ -1,0 +1,63 @@
+"""The session options every command shares (`--workspace`, `--permission-mode`, rules, `--add-dir`,
+`--settings`), turned into a runtime. Problems with what was typed on the command line stop the command;
+problems in settings files found on disk are reported on stderr (and the engine fails closed for them)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from toolgate.cli.main import UsageError
+from toolgate.core.permission import Approver, PermissionMode
+from toolgate.permissions.rules import Behavior, RuleError, parse_rule
+from toolgate.permissions.settings import SettingsError, read_settings
+from toolgate.runtime import Runtime, build_runtime
+
+
+def _cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:
+    rules: dict[Behavior, list[str]] = {"allow": args.allow, "ask": args.ask, "deny": args.deny}
+    for behavior, texts in rules.items():
+        for text in texts:
+            try:
+                parse_rule(text)
+            except RuleError as exc:
+                # A typed rule that is ignored (a deny above all) is worse than stopping here.
+                raise UsageError(f"--{behavior} {text!r} is not a valid rule: {exc}") from None
+    return rules
+
+
+def _settings_files(args: argparse.Namespace) -> list[Path]:
+    files: list[Path] = []
+    for raw in args.settings:
+        path = Path(raw).expanduser().absolute()
+        try:
+            found = read_settings(path)
+        except SettingsError as exc:
+            raise UsageError(f"--settings {raw}: {exc.detail} (line {exc.line}); fix the file") from None
+        if found is None:
+            raise UsageError(f"--settings {raw}: there is no such file")
+        files.append(path)
+    return files
+
+
+def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
+    workspace = (args.workspace or Path.cwd()).expanduser()
+    if not workspace.is_dir():
+        raise UsageError(f"the workspace {workspace} is not a directory")
+    for directory in args.add_dir:
+        if not directory.expanduser().is_dir():
+            raise UsageError(f"--add-dir {directory} is not a directory")
+    runtime = build_runtime(
+        workspace.resolve(),
+        approver,
+        mode=PermissionMode(args.permission_mode) if args.permission_mode else None,
+        additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+        rules=_cli_rules(args),
+        settings_files=_settings_files(args),
+    )
+    for problem in runtime.permissions.problems:
+        print(f"toolgate: {problem}", file=sys.stderr)
+    for warning in runtime.permissions.warnings:
+        print(f"toolgate: warning: {warning}", file=sys.stderr)
+    return runtime

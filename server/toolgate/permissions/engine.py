@@ -1,0 +1,358 @@
+"""The permission engine: the session's `PermissionPolicy`, and the API the sidecar and the CLI use.
+
+    engine.decide(tool, input, ctx)      hooks, then the ladder (`ladder.py`), then denial tracking
+    engine.after_call(...)               PostToolUse hooks; their context is appended to the result
+    await engine.check(name, input)      {decision, read_only, reason, rule} for a call, running nothing
+    engine.list_rules() / add_rule(rule, scope, behavior) / remove_rule(...) / set_mode(mode) / reload()
+
+One engine serves one session (`bind` attaches it to the session's runner, which `check` and `set_mode`
+need). Rules from settings files are re-read by `reload`, and after every change made through the engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from toolgate.core.context import HOME_DIR, ToolContext
+from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+from toolgate.core.permission import Decision, PermissionCheck, PermissionMode, RuleScope
+from toolgate.core.runner import ToolRunner
+from toolgate.core.session import Session
+from toolgate.core.tool import AnyTool
+from toolgate.permissions.bash import Classifier, load_classifier
+from toolgate.permissions.denials import DenialTracker
+from toolgate.permissions.facts import gather
+from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
+from toolgate.permissions.ladder import AUTOMATIC_MODES, Evaluation, LadderInput, evaluate
+from toolgate.permissions.rules import Behavior, parse_rule
+from toolgate.permissions.settings import (
+    SettingsError,
+    add_rule_mutation,
+    exclude_from_git,
+    remove_rule_mutation,
+    set_mode_mutation,
+    update_settings,
+)
+from toolgate.permissions.sources import BEHAVIORS, RuleBook, load_rule_book
+
+# A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
+# question, a safety check, or broken settings.
+_HOOK_CAN_ALLOW = frozenset({"ask"})
+_CHECK_ID = "permission-check"
+_TAGS = re.compile(r"</?tool_error[^>]*>")
+
+
+class CheckResult(BaseModel):
+    """The answer of `toolgate permissions check`, one per call; the sidecar gets the same shape."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Behavior
+    read_only: bool
+    reason: str
+    rule: str | None = None
+
+
+class RuleListing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    behavior: Behavior
+    source: str
+    file: str | None = None
+    warning: str | None = None
+
+
+class RuleChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    behavior: Behavior
+    scope: RuleScope
+    file: str | None = None
+    changed: bool
+    warnings: list[str] = []
+
+
+def code_execution_warning(rule: str) -> str:
+    return (
+        f"{rule} lets the model run any code it likes. It is honoured in default mode only; in acceptEdits and "
+        "bypassPermissions mode it is ignored and such commands are asked about. Prefer a narrower rule."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    context: list[str]
+
+
+class PermissionEngine:
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        home: Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        cli_rules: Mapping[Behavior, Sequence[str]] | None = None,
+        settings_files: Sequence[Path] = (),
+        read_settings_files: bool = True,
+        classifier: Classifier | None = None,
+    ) -> None:
+        self.workspace = Path(os.path.abspath(workspace))
+        self.home = home or Path.home()
+        self._environ = dict(os.environ if environ is None else environ)
+        self._cli_rules = {b: list((cli_rules or {}).get(b, ())) for b in BEHAVIORS}
+        self._flag_files = list(settings_files)
+        self._read_files = read_settings_files
+        self._session_rules: dict[Behavior, list[str]] = {b: [] for b in BEHAVIORS}
+        self.classifier = classifier or load_classifier()
+        self.denials = DenialTracker()
+        self._runner: ToolRunner | None = None
+        self._pending: dict[str, _Pending] = {}
+        self.book = RuleBook()
+        self._hooks: list[ConfiguredHook] = []
+        self.hook_problems: list[str] = []
+        self.reload()
+
+    # --- configuration ---------------------------------------------------------------------------------
+    def reload(self) -> RuleBook:
+        """Re-read every settings file (and keep the session's and the command line's rules)."""
+        self.book = load_rule_book(
+            self.workspace,
+            home=self.home,
+            environ=self._environ,
+            session_rules=self._session_rules,
+            cli_rules=self._cli_rules,
+            flag_files=self._flag_files,
+            read_files=self._read_files,
+        )
+        self._hooks, self.hook_problems = compile_hooks(self.book.hooks)
+        return self.book
+
+    @property
+    def problems(self) -> list[str]:
+        """Everything that could not be used, in words: broken files, invalid rules, unusable hook matchers."""
+        return [p.message if p.rule is None else f"{p.source.describe()}: {p.message}" for p in self.book.problems] + [
+            *self.hook_problems
+        ]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [code_execution_warning(e.rule.text) for e in self.book.entries if e.code_execution]
+
+    def bind(self, runner: ToolRunner) -> None:
+        """Attach to the session this engine decides for (`check` and `set_mode` need it)."""
+        self._runner = runner
+
+    @property
+    def session(self) -> Session:
+        if self._runner is None:
+            raise RuntimeError("this permission engine is not bound to a session yet (call bind(runner))")
+        return self._runner.session
+
+    # --- the policy ------------------------------------------------------------------------------------
+    async def _tool_check(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> PermissionCheck:
+        try:
+            return await tool.check_permissions(tool_input, ctx)
+        except Exception as exc:  # a broken check must never mean "allowed"
+            ctx.logger.exception("%s: check_permissions raised", tool.name)
+            return PermissionCheck(behavior="ask", reason=f"{tool.name} could not check this call ({exc})")
+
+    async def evaluate(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Evaluation:
+        """The ladder alone: rules, the tool's own check, safety, mode. No hooks, no denial tracking."""
+        facts = gather(tool, tool_input, ctx, self.classifier)
+        check = await self._tool_check(tool, tool_input, ctx)
+        result = evaluate(
+            LadderInput(facts, self.book, ctx.mode, ctx.working_dirs, ctx.workspace, ctx.get(HOME_DIR), check)
+        )
+        if result.behavior == "allow" and self.book.broken_files:
+            broken = self.book.broken_files[0]
+            return Evaluation(
+                "ask",
+                f"the settings file {broken.path} is broken ({broken}), so the rules in it cannot be honoured; "
+                "calls are asked about until it is fixed",
+                "settings",
+                result.read_only,
+            )
+        return result
+
+    def _matching_hooks(self, event: HookEvent, tool: AnyTool) -> list[ConfiguredHook]:
+        names = (tool.name, *tool.aliases)
+        return [h for h in self._hooks if h.event == event and h.matches(names)]
+
+    def _hook_payload(self, event: HookEvent, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> dict[str, Any]:
+        return {
+            "event": event,
+            "session_id": ctx.session.id,
+            "cwd": str(ctx.session.cwd),
+            "permission_mode": ctx.mode.value,
+            "tool_name": tool.name,
+            "tool_input": tool_input.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "tool_use_id": ctx.tool_use_id,
+        }
+
+    async def _run_hooks(
+        self, event: HookEvent, tool: AnyTool, payload: dict[str, Any], ctx: ToolContext
+    ) -> HookOutcome:
+        hooks = self._matching_hooks(event, tool)
+        if not hooks:
+            return HookOutcome()
+        env = {**self._environ, "TOOLGATE_PROJECT_DIR": str(self.workspace), "TOOLGATE_SESSION_ID": ctx.session.id}
+        outcome = await run_hooks(hooks, payload, ctx.session.cwd, env)
+        for problem in outcome.problems:
+            ctx.logger.warning("%s", problem)
+            ctx.progress("hook_problem", problem)
+        return outcome
+
+    async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision:
+        outcome = await self._run_hooks(
+            "PreToolUse", tool, self._hook_payload("PreToolUse", tool, tool_input, ctx), ctx
+        )
+        updated: dict[str, Any] | None = None
+        if outcome.updated_input is not None:
+            try:
+                tool_input = tool.input_model.model_validate(outcome.updated_input)
+                updated = outcome.updated_input
+            except ValidationError as exc:
+                problem = (
+                    f"a PreToolUse hook's updated_input does not fit {tool.name}'s input, so it was ignored: {exc}"
+                )
+                ctx.logger.warning("%s", problem)
+                ctx.progress("hook_problem", problem)
+
+        if outcome.decision == "deny":
+            result = Evaluation("deny", outcome.reason, "hook", False)
+        else:
+            result = await self.evaluate(tool, tool_input, ctx)
+            if outcome.decision == "allow" and result.behavior == "ask" and result.stage in _HOOK_CAN_ALLOW:
+                result = replace(result, behavior="allow", reason=outcome.reason, stage="hook", suggestions=())
+            elif outcome.decision == "ask" and result.behavior == "allow":
+                result = replace(result, behavior="ask", reason=outcome.reason, stage="hook", rule=None)
+        result = self._track_denials(result, ctx.mode)
+        if outcome.context:
+            self._pending[ctx.tool_use_id] = _Pending(list(outcome.context))
+        return Decision(
+            behavior=result.behavior,
+            reason=result.reason,
+            rule=result.rule,
+            suggestions=list(result.suggestions),
+            updated_input=updated,
+        )
+
+    def _track_denials(self, result: Evaluation, mode: PermissionMode) -> Evaluation:
+        if mode not in AUTOMATIC_MODES:
+            return result
+        if result.behavior == "deny":
+            self.denials.record_denial(result.reason)
+        elif result.behavior == "allow":
+            why = self.denials.hand_back_reason()
+            if why is not None:
+                self.denials.handed_back()
+                return Evaluation("ask", why, "hand_back", result.read_only)
+            self.denials.record_allow()
+        return result
+
+    async def after_call(
+        self, tool: AnyTool, tool_input: BaseModel, result: ToolResult, ctx: ToolContext
+    ) -> ToolResult:
+        """PostToolUse hooks; context from them (and from PreToolUse hooks) is appended for the model."""
+        pending = self._pending.pop(ctx.tool_use_id, None)
+        context = list(pending.context) if pending else []
+        if self._matching_hooks("PostToolUse", tool):
+            payload = self._hook_payload("PostToolUse", tool, tool_input, ctx)
+            payload["tool_result"] = {"content": result.text(), "is_error": result.is_error}
+            context += (await self._run_hooks("PostToolUse", tool, payload, ctx)).context
+        if not context:
+            return result
+        note = "\n".join(f"[hook] {text.strip()}" for text in context)
+        if isinstance(result.content, str):
+            return result.model_copy(update={"content": f"{result.content}\n\n{note}"})
+        return result.model_copy(update={"content": [*result.content, TextBlock(text=note)]})
+
+    # --- the API for the sidecar and the CLI -------------------------------------------------------------
+    async def check(self, tool_name: str, tool_input: Any) -> CheckResult:
+        """What the engine would decide for this call, without hooks and without running anything."""
+        runner = self._runner
+        if runner is None:
+            raise RuntimeError("this permission engine is not bound to a session yet (call bind(runner))")
+        prepared = runner.prepare(ToolUse(id=_CHECK_ID, name=tool_name, input=tool_input))
+        if prepared.error is not None or prepared.tool is None or prepared.tool_input is None:
+            text = prepared.error.text() if prepared.error is not None else "the call cannot be prepared"
+            reason = "the call would be refused before any permission check: " + _TAGS.sub("", text).strip()
+            return CheckResult(decision="deny", read_only=False, reason=reason)
+        ctx = runner.new_context(_CHECK_ID)
+        try:
+            result = await self.evaluate(prepared.tool, prepared.tool_input, ctx)
+        finally:
+            await ctx.deps.aclose()
+        return CheckResult(decision=result.behavior, read_only=result.read_only, reason=result.reason, rule=result.rule)
+
+    def list_rules(self) -> list[RuleListing]:
+        return [
+            RuleListing(
+                rule=e.rule.text,
+                behavior=e.behavior,
+                source=e.source.name,
+                file=str(e.source.path) if e.source.path else None,
+                warning=code_execution_warning(e.rule.text) if e.code_execution else None,
+            )
+            for behavior in BEHAVIORS
+            for e in self.book.of(behavior)
+        ]
+
+    def settings_file(self, scope: RuleScope) -> Path | None:
+        return None if scope == "session" else self.book.files[scope]
+
+    def _change(self, rule: str, scope: RuleScope, behavior: Behavior, add: bool) -> RuleChange:
+        parsed = parse_rule(rule)  # RuleError: the caller shows the reason
+        path = self.settings_file(scope)
+        if path is None:
+            rules = self._session_rules[behavior]
+            changed = (rule not in rules) if add else (rule in rules)
+            if add and changed:
+                rules.append(rule)
+            elif not add:
+                rules[:] = [r for r in rules if r != rule]
+        else:
+            existed = path.exists()
+            mutation = add_rule_mutation(behavior, rule) if add else remove_rule_mutation(behavior, rule)
+            changed = update_settings(path, mutation)
+            if scope == "local" and not existed and path.exists():
+                exclude_from_git(path)
+        self.reload()
+        warnings = []
+        if add and behavior == "allow" and any(e.code_execution for e in self.book.entries if e.rule == parsed):
+            warnings.append(code_execution_warning(rule))
+        return RuleChange(
+            rule=rule,
+            behavior=behavior,
+            scope=scope,
+            file=str(path) if path else None,
+            changed=changed,
+            warnings=warnings,
+        )
+
+    def add_rule(self, rule: str, scope: RuleScope = "session", behavior: Behavior = "allow") -> RuleChange:
+        """Remember a rule (an "always allow" answer, or a rule the user typed). Raises RuleError/SettingsError."""
+        return self._change(rule, scope, behavior, add=True)
+
+    def remove_rule(self, rule: str, scope: RuleScope = "session", behavior: Behavior = "allow") -> RuleChange:
+        return self._change(rule, scope, behavior, add=False)
+
+    def set_mode(self, mode: PermissionMode, persist: RuleScope | None = None) -> None:
+        """Switch the session's mode; with `persist`, also make it the default mode in that settings file."""
+        self.session.mode = PermissionMode(mode)
+        path = self.settings_file(persist) if persist else None
+        if path is not None:
+            update_settings(path, set_mode_mutation(PermissionMode(mode)))
+            self.reload()
+
+
+__all__ = ["CheckResult", "PermissionEngine", "RuleChange", "RuleListing", "SettingsError", "code_execution_warning"]

@@ -1,0 +1,212 @@
+"""Where rules come from, and the merged view of them: the rule book.
+
+Sources, in listing order: session (memory), cli (`--allow/--ask/--deny`), local
+(`.toolgate/settings.local.json`), project (`.toolgate/settings.json`), user
+(`$XDG_CONFIG_HOME/toolgate/settings.json`), and `--settings FILE` files. Precedence is by behaviour, never by
+source: any matching deny beats any ask, which beats any allow.
+
+Relative path patterns are relative to the source's root: the workspace for session, cli and user rules (a
+user rule such as `Edit(docs/**)` applies to whichever project is open), the project (the directory holding
+`.toolgate/`) for local and project rules, and the file's own directory for a `--settings FILE`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from toolgate.core.paths import expand_path, resolved_forms
+from toolgate.core.permission import PermissionMode
+from toolgate.permissions.rules import Behavior, Rule, RuleError, is_code_execution_rule, parse_rule
+from toolgate.permissions.settings import (
+    LOCAL_FILE,
+    PROJECT_FILE,
+    SETTINGS_DIR,
+    HookMatcher,
+    Settings,
+    SettingsError,
+    read_settings,
+)
+
+SourceName = Literal["session", "cli", "local", "project", "user", "flag"]
+BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSource:
+    name: SourceName
+    path: Path | None  # the settings file (None: memory or command line)
+    root: Path  # what relative path patterns are relative to
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.path})" if self.path else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class RuleEntry:
+    rule: Rule
+    behavior: Behavior
+    source: RuleSource
+    base_forms: tuple[Path, ...]  # the absolute directory a path pattern is matched under (and its real path)
+
+    @property
+    def code_execution(self) -> bool:
+        return self.behavior == "allow" and is_code_execution_rule(self.rule)
+
+    def matches_path(self, path: Path) -> bool:
+        """Whether this path rule covers `path` (one form of it). Deny/ask rules ignore case (they match more);
+        allow rules respect it (they match less)."""
+        pattern = self.rule.pattern
+        if pattern is None:
+            return self.rule.kind == "tool"
+        for base in self.base_forms:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if pattern.matches("" if relative == "." else relative, ignore_case=self.behavior != "allow"):
+                return True
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class RuleProblem:
+    """A rule (or a whole settings file) that could not be used, and why."""
+
+    source: RuleSource
+    message: str
+    rule: str | None = None
+    behavior: Behavior | None = None
+
+
+@dataclass(slots=True)
+class LoadedSource:
+    source: RuleSource
+    settings: Settings | None = None  # None: no such file, or it is broken (see `error`)
+    error: SettingsError | None = None
+
+
+def settings_paths(workspace: Path, home: Path, environ: Mapping[str, str]) -> dict[SourceName, Path]:
+    config_home = environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    return {
+        "local": workspace / SETTINGS_DIR / LOCAL_FILE,
+        "project": workspace / SETTINGS_DIR / PROJECT_FILE,
+        "user": Path(config_home).expanduser() / "toolgate" / "settings.json",
+    }
+
+
+def _base_forms(rule: Rule, root: Path, home: Path) -> tuple[Path, ...]:
+    base = {"rule": root, "home": home, "filesystem": Path("/")}[rule.path_root]
+    forms: list[Path] = []
+    for form in resolved_forms(base):
+        if form not in forms:
+            forms.append(form)
+    return tuple(forms)
+
+
+@dataclass(slots=True)
+class RuleBook:
+    """Every usable rule, the problems found while loading, and the rest of what settings configure."""
+
+    entries: list[RuleEntry] = field(default_factory=list)
+    problems: list[RuleProblem] = field(default_factory=list)
+    broken_files: list[SettingsError] = field(default_factory=list)
+    hooks: dict[str, list[tuple[RuleSource, HookMatcher]]] = field(default_factory=dict)
+    default_mode: PermissionMode | None = None
+    additional_dirs: list[Path] = field(default_factory=list)
+    files: dict[SourceName, Path] = field(default_factory=dict)
+    flag_files: list[Path] = field(default_factory=list)
+
+    def of(self, behavior: Behavior) -> list[RuleEntry]:
+        return [e for e in self.entries if e.behavior == behavior]
+
+    @property
+    def settings_files(self) -> list[Path]:
+        """Every settings file toolgate reads (existing or not): writes to them are safety-checked."""
+        return [*self.files.values(), *self.flag_files]
+
+
+def add_rules(
+    book: RuleBook, source: RuleSource, rules: Mapping[Behavior, Iterable[str]], home: Path
+) -> list[RuleProblem]:
+    """Parse and add rules from one source; invalid ones become problems (reported, never used)."""
+    problems: list[RuleProblem] = []
+    for behavior in BEHAVIORS:
+        for text in rules.get(behavior, ()):
+            try:
+                rule = parse_rule(text)
+            except RuleError as exc:
+                problems.append(RuleProblem(source, f"{text!r} is not a valid rule: {exc}", text, behavior))
+                continue
+            book.entries.append(RuleEntry(rule, behavior, source, _base_forms(rule, source.root, home)))
+    book.problems.extend(problems)
+    return problems
+
+
+def _load_file(source: RuleSource) -> LoadedSource:
+    assert source.path is not None
+    try:
+        return LoadedSource(source, read_settings(source.path))
+    except SettingsError as exc:
+        return LoadedSource(source, error=exc)
+
+
+def load_rule_book(
+    workspace: Path,
+    *,
+    home: Path,
+    environ: Mapping[str, str] | None = None,
+    session_rules: Mapping[Behavior, Sequence[str]] | None = None,
+    cli_rules: Mapping[Behavior, Sequence[str]] | None = None,
+    flag_files: Sequence[Path] = (),
+    read_files: bool = True,
+) -> RuleBook:
+    environ = os.environ if environ is None else environ
+    paths = settings_paths(workspace, home, environ)
+    book = RuleBook(files=paths, flag_files=[Path(os.path.abspath(p)) for p in flag_files])
+    add_rules(book, RuleSource("session", None, workspace), session_rules or {}, home)
+    add_rules(book, RuleSource("cli", None, workspace), cli_rules or {}, home)
+    if not read_files:
+        return book
+    file_sources = [
+        RuleSource("local", paths["local"], workspace),
+        RuleSource("project", paths["project"], workspace),
+        RuleSource("user", paths["user"], workspace),
+        *(RuleSource("flag", path, path.parent) for path in book.flag_files),
+    ]
+    # Mode precedence among files: the most specific wins (flag, local, project, user).
+    mode_order = {"flag": 0, "local": 1, "project": 2, "user": 3}
+    mode_rank = 99
+    for loaded in map(_load_file, file_sources):
+        source = loaded.source
+        if loaded.error is not None:
+            book.broken_files.append(loaded.error)
+            book.problems.append(RuleProblem(source, str(loaded.error)))
+            continue
+        if loaded.settings is None:
+            continue
+        permissions = loaded.settings.permissions
+        add_rules(book, source, {"allow": permissions.allow, "ask": permissions.ask, "deny": permissions.deny}, home)
+        mode = permissions.defaultMode
+        if mode is PermissionMode.BYPASS and source.name == "project":
+            # A checked-in file must not be able to switch every check off for whoever clones the repository.
+            book.problems.append(
+                RuleProblem(source, "defaultMode bypassPermissions is ignored in a project's shared settings file")
+            )
+        elif mode is not None and mode_order[source.name] < mode_rank:
+            book.default_mode, mode_rank = mode, mode_order[source.name]
+        for raw in permissions.additionalDirectories:
+            try:
+                directory = expand_path(raw, source.root, home)
+            except Exception as exc:
+                book.problems.append(RuleProblem(source, f"additionalDirectories entry {raw!r}: {exc}"))
+                continue
+            if directory not in book.additional_dirs:
+                book.additional_dirs.append(directory)
+        for event in ("PreToolUse", "PostToolUse"):
+            for matcher in getattr(loaded.settings.hooks, event):
+                book.hooks.setdefault(event, []).append((source, matcher))
+    return book
