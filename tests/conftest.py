@@ -12,6 +12,12 @@ from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 
 
+@pytest.fixture(autouse=True)
+def _isolated_user_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never read (or write) the developer's own user settings; subprocesses inherit this too."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"

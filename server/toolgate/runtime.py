@@ -65,12 +65,11 @@ def build_runtime(
     """`mode` None: the settings files' defaultMode, else default. `rules` are command-line rules (`--allow`
     and friends); `settings_files` are extra files (`--settings`); `read_settings` False ignores the user's,
     project's and local settings files (tests, and callers that pass every rule themselves)."""
-    engine: PermissionEngine | None = None
     if policy is None:
-        engine = PermissionEngine(
+        policy = PermissionEngine(
             workspace, cli_rules=rules, settings_files=settings_files, read_settings_files=read_settings
         )
-        policy = engine
+    engine = policy if isinstance(policy, PermissionEngine) else None
     dirs = [*additional_dirs, *(engine.book.additional_dirs if engine else ())]
     session = Session(
         workspace=workspace,

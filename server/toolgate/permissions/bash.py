@@ -56,6 +56,8 @@ class ShellClassification(Protocol):
     @property
     def parsed(self) -> bool: ...
     @property
+    def operators(self) -> tuple[str, ...]: ...
+    @property
     def read_only(self) -> bool: ...
     @property
     def reason(self) -> str: ...
@@ -81,6 +83,7 @@ class Unclassified:
     parsed: bool = False
     read_only: bool = False
     commands: tuple[ShellCommand, ...] = ()
+    operators: tuple[str, ...] = ()
     has_substitution: bool = False
     raw_check_failures: tuple[str, ...] = ()
     write_targets: tuple[str, ...] = ()
@@ -126,6 +129,13 @@ _EXPANSION = re.compile(r"[$`]|^~[^/]|<\(|>\(")
 # --- what one simple command does --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class GlobWrite:
+    raw: str  # as written
+    base: Path  # the fixed directory part, resolved
+    tail: str  # the rest of the pattern, below `base`
+
+
 @dataclass(slots=True)
 class CommandPart:
     text: str
@@ -133,12 +143,14 @@ class CommandPart:
     program: str  # the effective program's name
     deny_forms: list[tuple[str, ...]]  # word lists a deny/ask rule is matched against (any may match)
     allow_forms: list[tuple[str, ...]]  # word lists an allow rule may match (empty: none may)
-    prefix_ok: bool  # prefix and glob allow rules may cover it (no substitution, no write redirection)
+    # Allow rules may match its words (exact, prefix, glob): no substitution anywhere in the command, no write
+    # redirection. Otherwise only an exact rule naming the whole command text, as written, covers it.
+    words_ok: bool
     read_only: bool
     classifier_reason: str
     reads: list[Path] = field(default_factory=list)
     writes: list[Path] = field(default_factory=list)
-    glob_writes: list[tuple[str, Path]] = field(default_factory=list)  # (as written, its fixed base directory)
+    glob_writes: list[GlobWrite] = field(default_factory=list)
     unresolved_reads: list[str] = field(default_factory=list)
     unresolved_writes: list[str] = field(default_factory=list)
 
@@ -213,7 +225,8 @@ def _resolve(raw: str, cwd: _Cwd, home: Path) -> list[Path] | str:
     return [Path(os.path.normpath(base / raw)) for base in cwd.bases]
 
 
-def _glob_base(raw: str) -> str:
+def _glob_base(raw: str) -> tuple[str, str]:
+    """(the fixed directory part, the pattern below it): `src/*.py` → (`src`, `*.py`)."""
     parts = raw.split("/")
     fixed: list[str] = []
     for part in parts:
@@ -221,12 +234,14 @@ def _glob_base(raw: str) -> str:
             break
         fixed.append(part)
     base = "/".join(fixed)
-    return base if base else ("/" if raw.startswith("/") else ".")
+    tail = "/".join(parts[len(fixed) :])
+    return (base if base else ("/" if raw.startswith("/") else ".")), tail
 
 
-def _change_directory(cmd: ShellCommand, cwd: _Cwd, home: Path) -> list[str]:
-    """Follow `cd DIR`: later relative paths may be relative to it (or, in a pipeline, still to the old one),
-    so both stay candidates. Returns the directories entered, as read targets to check."""
+def _change_directory(cmd: ShellCommand, cwd: _Cwd, home: Path, sticks: bool) -> list[str]:
+    """Follow `cd DIR`. In a plain `&&` chain it certainly applies to what follows (a failed cd stops the
+    chain); anywhere else (`;`, `||`, a pipeline) later relative paths may be relative to either directory, so
+    both stay candidates. Returns the directories entered, as read targets to check."""
     words = [w for w in cmd.effective_argv[1:] if w != "--"]
     args = [w for w in words if not (w.startswith("-") and w != "-")]
     name = _program(cmd.effective_argv)
@@ -238,7 +253,10 @@ def _change_directory(cmd: ShellCommand, cwd: _Cwd, home: Path) -> list[str]:
     if isinstance(resolved, str):
         cwd.lost = f"`{cmd.text.strip()}` changes to a directory that is only known when the command runs"
         return []
-    cwd.bases.extend(p for p in resolved if p not in cwd.bases)
+    if sticks:
+        cwd.bases = list(resolved)
+    else:
+        cwd.bases.extend(p for p in resolved if p not in cwd.bases)
     return [target]
 
 
@@ -277,10 +295,20 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
     elif not classification.parsed:
         opaque = classification.reason or "it could not be parsed"
     state = _Cwd([cwd])
+    commands = list(classification.commands)
+    operators = tuple(classification.operators)
+    and_chain = (
+        not classification.has_substitution
+        and len(operators) == len(commands) - 1
+        and all(op == "&&" for op in operators)
+    )
     parts: list[CommandPart] = []
     dotglob = False
-    for cmd in classification.commands:
+    for cmd in commands:
         deny, allow = _forms(cmd)
+        # Read-only only when the words that run are the ones judged: no unsafe assignment, and no wrapper
+        # (sudo, env, xargs, ...) other than the harmless ones between them and the command line.
+        effective = tuple(cmd.effective_argv) or tuple(cmd.argv)
         program = _program(cmd.effective_argv or cmd.argv)
         dotglob = dotglob or program in ("shopt", "set", "setopt")
         write_redirect = any(r.writes and not _harmless(r.target) for r in cmd.redirects)
@@ -290,19 +318,19 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
             program=program,
             deny_forms=deny,
             allow_forms=allow,
-            prefix_ok=not classification.has_substitution and not write_redirect,
-            read_only=bool(cmd.read_only) and all(_safe_assignment(a) for a in cmd.assignments),
+            words_ok=not classification.has_substitution and not write_redirect,
+            read_only=bool(cmd.read_only) and effective in allow,
             classifier_reason=cmd.reason,
         )
         reads = list(cmd.read_targets)
         reads += [r.target for r in cmd.redirects if not r.writes and r.op.startswith("<") and "<<" not in r.op]
         writes = list(cmd.write_targets) + [r.target for r in cmd.redirects if r.writes]
         if program in DIRECTORY_CHANGES:
-            reads += _change_directory(cmd, state, home)
+            reads += _change_directory(cmd, state, home, sticks=and_chain)
         for raw in dict.fromkeys(reads):
             if _harmless(raw):
                 continue
-            target = _glob_base(raw) if _GLOB.search(raw) else raw
+            target = _glob_base(raw)[0] if _GLOB.search(raw) else raw
             resolved = _resolve(target, state, home)
             if isinstance(resolved, str):
                 part.unresolved_reads.append(f"{raw} ({resolved})")
@@ -312,11 +340,12 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
             if _harmless(raw):
                 continue
             if _GLOB.search(raw):
-                resolved = _resolve(_glob_base(raw), state, home)
+                base, tail = _glob_base(raw)
+                resolved = _resolve(base, state, home)
                 if isinstance(resolved, str):
                     part.unresolved_writes.append(f"{raw} ({resolved})")
                 else:
-                    part.glob_writes.extend((raw, p) for p in resolved)
+                    part.glob_writes.extend(GlobWrite(raw, p, tail) for p in resolved)
                 continue
             resolved = _resolve(raw, state, home)
             if isinstance(resolved, str):
@@ -348,7 +377,18 @@ def exact_text(command: str) -> str:
     return " ".join(command.strip().split())
 
 
-def rule_for_words(words: Sequence[str]) -> str:
-    """A command as an exact rule's specifier: shell-quoted words, with `(` `)` `\\` escaped for the grammar."""
-    text = shlex.join(words)
+def _quote(word: str) -> str:
+    if "*" not in word:
+        return shlex.quote(word)
+    # Inside quotes a star would read as a rule glob; unquoted and backslash-escaped it stays a literal star.
+    return "".join(ch if ch.isalnum() or ch in "_-./=:,@%+" else "\\" + ch for ch in word)
+
+
+def grammar_escape(text: str) -> str:
+    """`(`, `)` and `\\` escaped, so the text can sit between a rule's parentheses."""
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def rule_for_words(words: Sequence[str]) -> str:
+    """A command as an exact rule's specifier: shell-quoted words, escaped for the rule grammar."""
+    return grammar_escape(" ".join(_quote(w) for w in words))

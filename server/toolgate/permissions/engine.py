@@ -277,8 +277,8 @@ class PermissionEngine:
         return result.model_copy(update={"content": [*result.content, TextBlock(text=note)]})
 
     # --- the API for the sidecar and the CLI -------------------------------------------------------------
-    async def check(self, tool_name: str, tool_input: Any) -> CheckResult:
-        """What the engine would decide for this call, without hooks and without running anything."""
+    async def evaluate_call(self, tool_name: str, tool_input: Any) -> Evaluation:
+        """The ladder's full answer (stage, suggestions) for a call given by name, running nothing."""
         runner = self._runner
         if runner is None:
             raise RuntimeError("this permission engine is not bound to a session yet (call bind(runner))")
@@ -286,12 +286,16 @@ class PermissionEngine:
         if prepared.error is not None or prepared.tool is None or prepared.tool_input is None:
             text = prepared.error.text() if prepared.error is not None else "the call cannot be prepared"
             reason = "the call would be refused before any permission check: " + _TAGS.sub("", text).strip()
-            return CheckResult(decision="deny", read_only=False, reason=reason)
+            return Evaluation("deny", reason, "tool", False)
         ctx = runner.new_context(_CHECK_ID)
         try:
-            result = await self.evaluate(prepared.tool, prepared.tool_input, ctx)
+            return await self.evaluate(prepared.tool, prepared.tool_input, ctx)
         finally:
             await ctx.deps.aclose()
+
+    async def check(self, tool_name: str, tool_input: Any) -> CheckResult:
+        """What the engine would decide for this call, without hooks and without running anything."""
+        result = await self.evaluate_call(tool_name, tool_input)
         return CheckResult(decision=result.behavior, read_only=result.read_only, reason=result.reason, rule=result.rule)
 
     def list_rules(self) -> list[RuleListing]:

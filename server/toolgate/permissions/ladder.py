@@ -19,8 +19,17 @@ from toolgate.core.paths import display_path, inside_any, resolved_forms
 from toolgate.core.permission import PermissionCheck, PermissionMode, RuleSuggestion
 from toolgate.permissions.bash import CommandPart, exact_text
 from toolgate.permissions.facts import CallFacts
-from toolgate.permissions.rules import BASH, EDIT, READ, Behavior, command_words_match, domain_matches
-from toolgate.permissions.safety import dangerous_removal, protected_write
+from toolgate.permissions.rules import (
+    BASH,
+    EDIT,
+    EDIT_FAMILY,
+    READ,
+    READ_FAMILY,
+    Behavior,
+    command_words_match,
+    domain_matches,
+)
+from toolgate.permissions.safety import dangerous_removal, protected_glob_write, protected_write
 from toolgate.permissions.sources import RuleBook, RuleEntry
 from toolgate.permissions.suggestions import suggest
 
@@ -149,7 +158,7 @@ def safety_reason(inp: LadderInput) -> str | None:
     for path in _all_writes(facts):
         reason = protected_write(path, inp.book.settings_files)
         if reason is not None:
-            return f"it writes {reason}"
+            return f"it writes a protected place: {reason}"
     for part in _bash_parts(facts):
         if part.unresolved_writes:
             return f"`{part.text.strip()}` writes {part.unresolved_writes[0]}, which cannot be checked beforehand"
@@ -158,21 +167,18 @@ def safety_reason(inp: LadderInput) -> str | None:
                 f"`{part.text.strip()}` reads {part.unresolved_reads[0]}; deny or ask rules protect some files "
                 "and there is no way to tell beforehand whether this is one of them"
             )
-        for raw, base in part.glob_writes:
-            if (bash is not None and bash.dotglob) or any(
-                s.startswith(".") for s in raw.split("/") if "*" in s or "?" in s
-            ):
-                return f"`{part.text.strip()}` writes to files matching {raw}, which may include protected dot files"
-            reason = protected_write(base, inp.book.settings_files)
+        for glob in part.glob_writes:
+            reason = "the command may change how patterns expand" if bash is not None and bash.dotglob else None
+            reason = reason or protected_glob_write(glob.base, glob.tail, inp.book.settings_files)
             if reason is not None:
-                return f"it writes into {reason}"
+                return f"`{part.text.strip()}` writes to files matching {glob.raw}: {reason}"
             if _has_path_rules(inp.book, EDIT):
                 return (
-                    f"`{part.text.strip()}` writes to files matching {raw}; deny or ask rules protect some files "
+                    f"`{part.text.strip()}` writes to files matching {glob.raw}; deny or ask rules protect some files "
                     "and there is no way to tell beforehand whether they are among them"
                 )
         if part.removes:
-            for target in [*part.writes, *(base for raw, base in part.glob_writes if raw.endswith("*"))]:
+            for target in [*part.writes, *(g.base for g in part.glob_writes if g.tail in ("*", "*/", ".*"))]:
                 reason = dangerous_removal(target, inp.home, inp.working_dirs)
                 if reason is not None:
                     return f"`{part.text.strip()}`: {reason}"
@@ -214,12 +220,9 @@ def _command_allowed(part: CommandPart, command: str, single: bool, inp: LadderI
         rule = entry.rule
         if rule.tool != BASH or rule.kind not in ("exact", "prefix", "glob"):
             continue
-        if rule.kind == "exact":
-            matched = any(command_words_match(rule, form) for form in part.allow_forms) or (
-                single and exact_text(rule.specifier) == exact_text(command)
-            )
-        else:
-            matched = part.prefix_ok and any(command_words_match(rule, form) for form in part.allow_forms)
+        matched = part.words_ok and any(command_words_match(rule, form) for form in part.allow_forms)
+        if not matched and rule.kind == "exact":
+            matched = single and exact_text(rule.specifier) == exact_text(command)
         if matched and _honoured(entry, inp, cov):
             if entry not in cov.rules:
                 cov.rules.append(entry)
@@ -285,12 +288,20 @@ def coverage(inp: LadderInput) -> Coverage:
         reads.extend(part.reads)
         writes.extend(part.writes)
     skip_paths = tool_wide and facts.family != "bash"  # `Read` / `Edit` alone covers every path
+    # Read rules govern Read/Glob/Grep and Bash reads; Edit rules govern the edit tools and Bash writes. Another
+    # tool that touches paths needs a rule of its own (its deny side is still checked by both).
+    governed = facts.family == "bash" or any(n in READ_FAMILY | EDIT_FAMILY for n in facts.names)
     for path in dict.fromkeys(reads):
-        if skip_paths or inside(path) or _path_allowed(path, (READ, EDIT), inp, cov):
+        if skip_paths or inside(path) or (governed and _path_allowed(path, (READ, EDIT), inp, cov)):
             continue
         cov.needs.append(Need("read", f"it reads {shown(path)}, which is outside the working directories", path))
     for path in dict.fromkeys(writes):
-        if skip_paths or _path_allowed(path, (EDIT,), inp, cov) or (accept_edits and inside(path)):
+        edit_tool = facts.family == "bash" or any(n in EDIT_FAMILY for n in facts.names)
+        if (
+            skip_paths
+            or (governed and _path_allowed(path, (EDIT,), inp, cov))
+            or (edit_tool and accept_edits and inside(path))
+        ):
             continue
         where = "inside" if inside(path) else "outside"
         cov.needs.append(Need("write", f"it writes {shown(path)} ({where} the working directories)", path))
@@ -300,9 +311,11 @@ def coverage(inp: LadderInput) -> Coverage:
         return cov
     single = len(bash.parts) == 1
     for part in bash.parts:
-        for raw, base in part.glob_writes:
-            if not (accept_edits and inside(base)):
-                cov.needs.append(Need("write", f"`{part.text.strip()}` writes to files matching {raw}", base, part))
+        for glob in part.glob_writes:
+            if not (accept_edits and inside(glob.base)):
+                cov.needs.append(
+                    Need("write", f"`{part.text.strip()}` writes to files matching {glob.raw}", None, part)
+                )
         for raw in part.unresolved_reads:
             cov.needs.append(Need("read", f"`{part.text.strip()}` reads {raw}", None, part))
         if part.read_only or _command_allowed(part, bash.command, single, inp, cov):
@@ -372,7 +385,8 @@ def evaluate(inp: LadderInput) -> Evaluation:
     first = cov.needs[0]
     reason = first.reason
     if len(cov.needs) > 1:
-        reason += f" (and {len(cov.needs) - 1} more thing{'s' if len(cov.needs) > 2 else ''} need approval)"
+        more = len(cov.needs) - 1
+        reason += f" (and {more} more thing{'s need' if more > 1 else ' needs'} approval)"
     if cov.unhonoured:
         reason += (
             f"; the rule {_rule_note(cov.unhonoured[0])} is not used in {inp.mode.value} mode because it would let "

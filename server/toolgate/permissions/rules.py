@@ -298,6 +298,8 @@ def is_code_execution_rule(rule: Rule) -> bool:
             fixed = fixed[:-1]  # `pyth*` leaves the last word open; only what is complete counts
             if not fixed:
                 return True
+    if len(fixed) == 1 and any(Path(fixed[0]).name == first for first, _ in CODE_EXECUTION_PAIRS):
+        return True  # `npm:*` covers `npm run anything`, `git:*` covers `git -c alias.x=!sh ...`
     if not is_code_execution_name(fixed):
         return False
     rest = fixed[len(leading_command(fixed)) :]

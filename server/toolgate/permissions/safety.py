@@ -13,6 +13,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from toolgate.core.paths import is_within, resolved_forms
@@ -74,13 +75,31 @@ def protected_write(path: Path, settings_files: Iterable[Path] = ()) -> str | No
     settings = [form for f in settings_files for form in resolved_forms(f)]
     for form in resolved_forms(path):
         if any(form == s or is_within(s, form) for s in settings):
-            return f"{form} is a toolgate settings file (or holds one)"
+            return f"{form} is, or holds, a toolgate settings file"
         reason = _protected_in(form)
         if reason is not None:
             return reason
         odd = suspicious_form(str(form))
         if odd is not None:
             return f"{form}: {odd}"
+    return None
+
+
+def protected_glob_write(base: Path, tail: str, settings_files: Iterable[Path] = ()) -> str | None:
+    """Why writing whatever `base/tail` expands to must always be asked about, or None.
+
+    The pattern is matched loosely (`*` may cross `/` and match a leading dot here), so it errs towards asking.
+    """
+    if any(segment.startswith(".") for segment in tail.split("/")):
+        return f"{base}/{tail} may expand to dot files such as .git or shell startup files"
+    for form in resolved_forms(base):
+        reason = _protected_in(form)
+        if reason is not None:
+            return reason
+        pattern = f"{_fold(str(form))}/{_fold(tail)}"
+        for settings in settings_files:
+            if any(fnmatchcase(_fold(str(s)), pattern) for s in resolved_forms(settings)):
+                return f"{form}/{tail} may expand to the toolgate settings file {settings}"
     return None
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from toolgate.core.paths import is_within
 from toolgate.core.permission import RuleScope, RuleSuggestion
-from toolgate.permissions.bash import exact_text, rule_for_words
+from toolgate.permissions.bash import exact_text, grammar_escape, rule_for_words
 from toolgate.permissions.facts import CallFacts
 from toolgate.permissions.rules import (
     Rule,
@@ -52,9 +52,9 @@ def _path_rules(tool: str, path: Path, workspace: Path, directory: bool) -> list
     return [own, around]
 
 
-def _command_rules(words: Sequence[str], prefix_ok: bool) -> list[str]:
+def _command_rules(words: Sequence[str]) -> list[str]:
     rules = [f"Bash({rule_for_words(words)})"]
-    if not prefix_ok or len(words) < 2:
+    if len(words) < 2:
         return rules
     head = len(leading_command(words))
     if is_code_execution_name(words):
@@ -63,13 +63,9 @@ def _command_rules(words: Sequence[str], prefix_ok: bool) -> list[str]:
         width = 2  # `git push:*`
     else:
         width = 1  # `ls:*` for `ls -la src`
-    if width < len(words):
-        rules.append(f"Bash({rule_for_words(words[:width])}:*)")
+    widths = [width] if width == 1 else [width, 1]
+    rules += [f"Bash({rule_for_words(words[:w])}:*)" for w in widths if w <= len(words)]
     return rules
-
-
-def _grammar_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
 def _covers(rule: Rule, facts: CallFacts, words: Sequence[str] | None) -> bool:
@@ -86,11 +82,10 @@ def suggest(needs: Sequence[Need], facts: CallFacts, workspace: Path) -> list[Ru
     first = needs[0] if needs else None
     commands = [n.part for n in needs if n.kind == "command" and n.part is not None]
     if facts.family == "bash" and facts.bash is not None and commands:
-        if len(commands) == 1:
-            part = commands[0]
-            candidates += [(r, "local", part.argv) for r in _command_rules(part.argv, part.prefix_ok)]
+        if len(commands) == 1 and commands[0].words_ok:
+            candidates += [(r, "local", commands[0].argv) for r in _command_rules(commands[0].argv)]
         elif "\n" not in facts.bash.command:
-            candidates.append((f"Bash({_grammar_escape(exact_text(facts.bash.command))})", "local", None))
+            candidates.append((f"Bash({grammar_escape(exact_text(facts.bash.command))})", "local", None))
     elif first is not None and first.kind == "read" and first.path is not None:
         candidates += [(r, "session", ()) for r in _path_rules("Read", first.path.parent, workspace, directory=True)]
     elif first is not None and first.kind == "write" and first.path is not None:
