@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.paths import display_path, inside_any, resolved_forms
+from toolgate.core.paths import display_path, inside_any, is_within, resolved_forms
 from toolgate.core.permission import PermissionCheck, PermissionMode, RuleSuggestion
 from toolgate.permissions.bash import CommandPart, exact_text
 from toolgate.permissions.facts import CallFacts
@@ -196,8 +196,12 @@ def _honoured(entry: RuleEntry, inp: LadderInput, cov: Coverage) -> bool:
     return inp.mode is not PermissionMode.PLAN or inp.facts.read_only
 
 
-def _path_allowed(path: Path, tools: tuple[str, ...], inp: LadderInput, cov: Coverage) -> bool:
-    """Every resolved form of `path` is covered by some honoured allow rule of the given tools."""
+def _path_allowed(
+    path: Path, tools: tuple[str, ...], inp: LadderInput, cov: Coverage, *, inside_is_enough: bool
+) -> bool:
+    """Every resolved form of `path` is either inside a working directory (when that is enough) or covered
+    by an honoured allow rule of the given tools: a link inside the workspace needs its target allowed too."""
+    roots = [form for d in inp.working_dirs for form in resolved_forms(d)]
     used: list[RuleEntry] = []
     for form in _forms(path):
         entry = next(
@@ -208,9 +212,10 @@ def _path_allowed(path: Path, tools: tuple[str, ...], inp: LadderInput, cov: Cov
             ),
             None,
         )
-        if entry is None:
+        if entry is not None:
+            used.append(entry)  # allow rules come before the mode, so a rule that applies is the reason
+        elif not (inside_is_enough and any(is_within(form, root) for root in roots)):
             return False
-        used.append(entry)
     cov.rules.extend(e for e in used if e not in cov.rules)
     return True
 
@@ -291,17 +296,15 @@ def coverage(inp: LadderInput) -> Coverage:
     # Read rules govern Read/Glob/Grep and Bash reads; Edit rules govern the edit tools and Bash writes. Another
     # tool that touches paths needs a rule of its own (its deny side is still checked by both).
     governed = facts.family == "bash" or any(n in READ_FAMILY | EDIT_FAMILY for n in facts.names)
+    read_tools = (READ, EDIT) if governed else ()
+    write_tools = (EDIT,) if governed else ()
+    edit_tool = facts.family == "bash" or any(n in EDIT_FAMILY for n in facts.names)
     for path in dict.fromkeys(reads):
-        if skip_paths or inside(path) or (governed and _path_allowed(path, (READ, EDIT), inp, cov)):
+        if skip_paths or _path_allowed(path, read_tools, inp, cov, inside_is_enough=True):
             continue
         cov.needs.append(Need("read", f"it reads {shown(path)}, which is outside the working directories", path))
     for path in dict.fromkeys(writes):
-        edit_tool = facts.family == "bash" or any(n in EDIT_FAMILY for n in facts.names)
-        if (
-            skip_paths
-            or (governed and _path_allowed(path, (EDIT,), inp, cov))
-            or (edit_tool and accept_edits and inside(path))
-        ):
+        if skip_paths or _path_allowed(path, write_tools, inp, cov, inside_is_enough=edit_tool and accept_edits):
             continue
         where = "inside" if inside(path) else "outside"
         cov.needs.append(Need("write", f"it writes {shown(path)} ({where} the working directories)", path))

@@ -1,0 +1,166 @@
+"""`toolgate permissions check|list` and `toolgate run-tools` rule flags, as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgate.tools import builtin_tools
+
+TOOLGATE = [sys.executable, "-m", "toolgate"]
+HAS_BASH = "Bash" in {t.name for t in builtin_tools()}
+
+
+def toolgate(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TOOLGATE, *args], input=stdin, capture_output=True, text=True, timeout=60, start_new_session=True
+    )
+
+
+def jsonl(items: list[Any]) -> str:
+    return "".join((i if isinstance(i, str) else json.dumps(i)) + "\n" for i in items)
+
+
+@pytest.fixture
+def project(workspace: Path, tmp_path: Path) -> Path:
+    (workspace / "a.txt").write_text("a\n")
+    (workspace / ".env").write_text("SECRET=1\n")
+    (tmp_path / "outside.txt").write_text("o\n")
+    return workspace
+
+
+def test_check_answers_one_line_per_call(project: Path, tmp_path: Path) -> None:
+    calls: list[Any] = [
+        {"tool": "Read", "input": {"file_path": "a.txt"}},
+        {"tool": "Read", "input": {"file_path": str(tmp_path / "outside.txt")}},
+        {"tool": "Read", "input": {"file_path": ".env"}},
+        "not json",
+        {"tool": "Read", "input": {"file_path": "docs/guide.md"}},
+        {"tool": "Read"},
+        {"tool": "NoSuchTool", "input": {}},
+    ]
+    proc = toolgate(
+        "permissions", "check", "--workspace", str(project), "--deny", "Read(./.env)", "--allow", "Read(docs/**)",
+        stdin=jsonl(calls),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(out) == len(calls)
+    assert out[0] == {
+        "decision": "allow",
+        "read_only": True,
+        "reason": "it is read-only and stays inside the working directories",
+        "rule": None,
+    }
+    assert out[1]["decision"] == "ask" and "outside the working directories" in out[1]["reason"]
+    assert out[2]["decision"] == "deny" and out[2]["rule"] == "Read(./.env)"
+    assert set(out[3]) == {"error"}
+    assert out[4]["decision"] == "allow" and out[4]["rule"] == "Read(docs/**)"
+    assert out[5]["decision"] == "deny" and "file_path" in out[5]["reason"]
+    assert out[6]["decision"] == "deny" and "no tool named 'NoSuchTool'" in out[6]["reason"]
+    for line in out:
+        if "error" not in line:
+            assert set(line) == {"decision", "read_only", "reason", "rule"}
+
+
+@pytest.mark.skipif(not HAS_BASH, reason="the Bash tool is not part of this build yet")
+def test_check_explains_bash_commands(project: Path) -> None:
+    commands = ["git log --oneline", "git log; touch pwned", "git log --output=f", "ls", "cat /etc/passwd", "lsof"]
+    proc = toolgate(
+        "permissions", "check", "--workspace", str(project), "--allow", "Bash(git log:*)",
+        stdin=jsonl([{"tool": "Bash", "input": {"command": c}} for c in commands]),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    decisions = [json.loads(line)["decision"] for line in proc.stdout.splitlines()]
+    assert decisions == ["allow", "ask", "ask", "allow", "ask", "ask"]
+
+
+def test_check_reads_the_settings_files_and_reports_problems(project: Path) -> None:
+    settings = project / ".toolgate" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"deny": ["Read(a.txt)", "Read(!x)"], "defaultMode": "plan"}}))
+    proc = toolgate(
+        "permissions",
+        "check",
+        "--workspace",
+        str(project),
+        stdin=jsonl([{"tool": "Read", "input": {"file_path": "a.txt"}}]),
+    )
+    assert json.loads(proc.stdout)["rule"] == "Read(a.txt)"
+    assert "'Read(!x)' is not a valid rule: negated patterns" in proc.stderr
+
+
+def test_bad_command_line_rules_stop_the_command(project: Path, tmp_path: Path) -> None:
+    proc = toolgate("permissions", "check", "--workspace", str(project), "--deny", "Bash(rm -rf")
+    assert proc.returncode == 2 and "--deny 'Bash(rm -rf' is not a valid rule" in proc.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"permissions": {\n "allow": [1]}}')
+    proc = toolgate("permissions", "list", "--workspace", str(project), "--settings", str(broken))
+    assert proc.returncode == 2 and "line 2" in proc.stderr and "permissions.allow.0" in proc.stderr
+    proc = toolgate("run-tools", "--workspace", str(project), "--settings", str(tmp_path / "absent.json"))
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_list_shows_rules_with_their_sources(project: Path, tmp_path: Path) -> None:
+    flags = tmp_path / "ci.json"
+    flags.write_text(json.dumps({"permissions": {"allow": ["Read(docs/**)"]}}))
+    local = project / ".toolgate" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "acceptEdits"}}))
+    args = ["permissions", "list", "--workspace", str(project), "--allow", "Bash(python:*)", "--settings", str(flags)]
+    proc = toolgate(*args)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "mode: acceptEdits"
+    assert any(line.startswith("deny ") and "Bash(rm:*)" in line and str(local) in line for line in lines)
+    assert any("Read(docs/**)" in line and str(flags) in line for line in lines)
+    assert any("warning:" in line and "any code" in line for line in lines)
+    data = json.loads(toolgate(*args, "--json", "--permission-mode", "plan").stdout)
+    assert data["mode"] == "plan"
+    assert {(r["rule"], r["source"]) for r in data["rules"]} == {
+        ("Bash(rm:*)", "local"),
+        ("Bash(python:*)", "cli"),
+        ("Read(docs/**)", "flag"),
+    }
+
+
+def run_tools(project: Path, uses: list[dict[str, Any]], *args: str) -> list[dict[str, Any]]:
+    proc = toolgate("run-tools", "--workspace", str(project), *args, stdin=jsonl(uses))
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def read(id_: str, path: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id_, "name": "Read", "input": {"file_path": path}}
+
+
+def test_run_tools_rule_flags_mean_what_they_say(project: Path, tmp_path: Path) -> None:
+    outside = str(tmp_path / "outside.txt")
+    out = run_tools(project, [read("1", outside), read("2", "a.txt")], "--allow", f"Read(/{tmp_path}/**)")
+    assert out[0]["content"] == "1\to" and out[1]["content"] == "1\ta"
+
+    out = run_tools(project, [read("1", "a.txt"), read("2", ".env")], "--deny", "Read(./.env)")
+    assert out[0]["content"] == "1\ta"
+    assert out[1]["is_error"] and "denied by the rule `Read(./.env)`" in out[1]["content"]
+
+    out = run_tools(project, [read("1", "a.txt")], "--ask", "Read", "--permission-mode", "bypassPermissions")
+    assert out[0]["is_error"] and "non-interactive" in out[0]["content"]
+
+    settings = tmp_path / "ci.json"
+    settings.write_text(json.dumps({"permissions": {"allow": ["Read(outside.txt)"]}}))  # relative to its own dir
+    out = run_tools(project, [read("1", outside)], "--settings", str(settings))
+    assert out[0]["content"] == "1\to"
+
+
+def test_run_tools_uses_the_settings_default_mode(project: Path, tmp_path: Path) -> None:
+    local = project / ".toolgate" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"permissions": {"defaultMode": "bypassPermissions"}}))
+    outside = str(tmp_path / "outside.txt")
+    assert run_tools(project, [read("1", outside)])[0]["content"] == "1\to"
+    assert run_tools(project, [read("1", outside)], "--permission-mode", "default")[0]["is_error"]
