@@ -204,14 +204,16 @@ def _harmless(target: str) -> bool:
 
 @dataclass(slots=True)
 class _Cwd:
-    """Every directory a relative path may be relative to; `lost` when a `cd` went somewhere unknowable."""
+    """Where relative paths are relative to. The classifier already joins a `cd`'s directory onto the paths of
+    the commands after it; that is only certain in a plain `&&` chain (a failed cd stops it). Anywhere else a
+    cd may not have happened, and after a cd to a directory only known at run time nothing can be placed."""
 
-    bases: list[Path]
-    lost: str | None = None
+    base: Path
+    unsure: str | None = None
 
 
 def _resolve(raw: str, cwd: _Cwd, home: Path) -> list[Path] | str:
-    """Every absolute form `raw` may name, or why it cannot be known before the command runs."""
+    """The absolute path `raw` names, or why it cannot be known before the command runs."""
     if "\x00" in raw:
         return "it contains a NUL byte"
     if _EXPANSION.search(raw):
@@ -220,9 +222,9 @@ def _resolve(raw: str, cwd: _Cwd, home: Path) -> list[Path] | str:
         return [Path(os.path.normpath(str(home) + raw[1:]))]
     if raw.startswith("/"):
         return [Path(os.path.normpath(raw))]
-    if cwd.lost:
-        return cwd.lost
-    return [Path(os.path.normpath(base / raw)) for base in cwd.bases]
+    if cwd.unsure:
+        return cwd.unsure
+    return [Path(os.path.normpath(cwd.base / raw))]
 
 
 def _glob_base(raw: str) -> tuple[str, str]:
@@ -238,26 +240,15 @@ def _glob_base(raw: str) -> tuple[str, str]:
     return (base if base else ("/" if raw.startswith("/") else ".")), tail
 
 
-def _change_directory(cmd: ShellCommand, cwd: _Cwd, home: Path, sticks: bool) -> list[str]:
-    """Follow `cd DIR`. In a plain `&&` chain it certainly applies to what follows (a failed cd stops the
-    chain); anywhere else (`;`, `||`, a pipeline) later relative paths may be relative to either directory, so
-    both stay candidates. Returns the directories entered, as read targets to check."""
+def _after_directory_change(cmd: ShellCommand, cwd: _Cwd, and_chain: bool) -> None:
     words = [w for w in cmd.effective_argv[1:] if w != "--"]
     args = [w for w in words if not (w.startswith("-") and w != "-")]
     name = _program(cmd.effective_argv)
-    if name == "popd" or (args and args[0] == "-"):
-        cwd.lost = f"`{cmd.text.strip()}` changes to a directory that is only known when the command runs"
-        return []
-    target = args[0] if args else "~"
-    resolved = _resolve(target, cwd, home)
-    if isinstance(resolved, str):
-        cwd.lost = f"`{cmd.text.strip()}` changes to a directory that is only known when the command runs"
-        return []
-    if sticks:
-        cwd.bases = list(resolved)
-    else:
-        cwd.bases.extend(p for p in resolved if p not in cwd.bases)
-    return [target]
+    text = cmd.text.strip()
+    if name == "popd" or (args and (args[0] == "-" or _EXPANSION.search(args[0]) or _GLOB.search(args[0]))):
+        cwd.unsure = f"it runs after `{text}`, which moves to a directory only known when the command runs"
+    elif not and_chain:
+        cwd.unsure = cwd.unsure or f"it runs after `{text}` without `&&`, so the directory change may not have happened"
 
 
 _CRUDE_SPLIT = re.compile(r"[;&|()\n`{}<>]|\$\(")
@@ -294,7 +285,7 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
         opaque = "it contains " + "; ".join(classification.raw_check_failures)
     elif not classification.parsed:
         opaque = classification.reason or "it could not be parsed"
-    state = _Cwd([cwd])
+    state = _Cwd(cwd)
     commands = list(classification.commands)
     operators = tuple(classification.operators)
     and_chain = (
@@ -304,6 +295,7 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
     )
     parts: list[CommandPart] = []
     dotglob = False
+    moved = False
     for cmd in commands:
         deny, allow = _forms(cmd)
         # Read-only only when the words that run are the ones judged: no unsafe assignment, and no wrapper
@@ -323,10 +315,12 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
             classifier_reason=cmd.reason,
         )
         reads = list(cmd.read_targets)
-        reads += [r.target for r in cmd.redirects if not r.writes and r.op.startswith("<") and "<<" not in r.op]
-        writes = list(cmd.write_targets) + [r.target for r in cmd.redirects if r.writes]
-        if program in DIRECTORY_CHANGES:
-            reads += _change_directory(cmd, state, home, sticks=and_chain)
+        writes = list(cmd.write_targets)
+        if not moved:
+            # Redirection targets, in case the classifier left them out of its lists. After a cd the classifier's
+            # lists hold them relative to the new directory, and the raw ones would name the wrong place.
+            reads += [r.target for r in cmd.redirects if not r.writes and r.op in ("<", "<>") and r.target]
+            writes += [r.target for r in cmd.redirects if r.writes]
         for raw in dict.fromkeys(reads):
             if _harmless(raw):
                 continue
@@ -353,6 +347,9 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
             else:
                 part.writes.extend(p for p in resolved if p not in part.writes)
         parts.append(part)
+        if program in DIRECTORY_CHANGES:
+            _after_directory_change(cmd, state, and_chain)
+            moved = True
 
     # Write targets the classifier reports for the whole command but did not attribute to a simple command.
     attributed = {w for c in classification.commands for w in (*c.write_targets, *(r.target for r in c.redirects))}

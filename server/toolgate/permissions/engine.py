@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,7 +32,7 @@ from toolgate.permissions.denials import DenialTracker
 from toolgate.permissions.facts import gather
 from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
 from toolgate.permissions.ladder import AUTOMATIC_MODES, Evaluation, LadderInput, evaluate
-from toolgate.permissions.rules import Behavior, parse_rule
+from toolgate.permissions.rules import Behavior, Rule, parse_rule
 from toolgate.permissions.settings import (
     SettingsError,
     add_rule_mutation,
@@ -116,6 +117,7 @@ class PermissionEngine:
         self.denials = DenialTracker()
         self._runner: ToolRunner | None = None
         self._pending: dict[str, _Pending] = {}
+        self._readers: dict[str, bool] = {}
         self.book = RuleBook()
         self._hooks: list[ConfiguredHook] = []
         self.hook_problems: list[str] = []
@@ -147,6 +149,18 @@ class PermissionEngine:
     def warnings(self) -> list[str]:
         return [code_execution_warning(e.rule.text) for e in self.book.entries if e.code_execution]
 
+    def _reader_rule(self, rule: Rule) -> bool:
+        """Whether the command a Bash prefix/glob rule names is read-only on its own (cached per rule)."""
+        known = self._readers.get(rule.text)
+        if known is None:
+            head = rule.words if rule.kind == "prefix" else tuple(rule.specifier.split("*", 1)[0].split())
+            try:
+                known = bool(head) and bool(self.classifier(shlex.join(head)).read_only)
+            except Exception:
+                known = True  # cannot tell: treat it as a reader's rule, which grants less
+            self._readers[rule.text] = known
+        return known
+
     def bind(self, runner: ToolRunner) -> None:
         """Attach to the session this engine decides for (`check` and `set_mode` need it)."""
         self._runner = runner
@@ -170,7 +184,9 @@ class PermissionEngine:
         facts = gather(tool, tool_input, ctx, self.classifier)
         check = await self._tool_check(tool, tool_input, ctx)
         result = evaluate(
-            LadderInput(facts, self.book, ctx.mode, ctx.working_dirs, ctx.workspace, ctx.get(HOME_DIR), check)
+            LadderInput(
+                facts, self.book, ctx.mode, ctx.working_dirs, ctx.workspace, ctx.get(HOME_DIR), check, self._reader_rule
+            )
         )
         if result.behavior == "allow" and self.book.broken_files:
             broken = self.book.broken_files[0]

@@ -10,7 +10,7 @@ for read-only calls: in plan mode nothing that can change anything runs without 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -26,6 +26,7 @@ from toolgate.permissions.rules import (
     READ,
     READ_FAMILY,
     Behavior,
+    Rule,
     command_words_match,
     domain_matches,
 )
@@ -58,6 +59,8 @@ class LadderInput:
     workspace: Path
     home: Path
     tool_check: PermissionCheck
+    # Whether a Bash rule's fixed command part is, by itself, read-only (`git log` is; `npm test` is not).
+    reader_rule: Callable[[Rule], bool] = lambda _rule: False
 
 
 @dataclass(slots=True)
@@ -75,6 +78,7 @@ class Coverage:
     needs: list[Need] = field(default_factory=list)
     rules: list[RuleEntry] = field(default_factory=list)
     unhonoured: list[RuleEntry] = field(default_factory=list)  # code-execution rules skipped in automatic mode
+    readers: list[tuple[RuleEntry, CommandPart]] = field(default_factory=list)  # reader rules that did not stretch
 
 
 def _forms(path: Path) -> list[Path]:
@@ -226,6 +230,11 @@ def _command_allowed(part: CommandPart, command: str, single: bool, inp: LadderI
         if rule.tool != BASH or rule.kind not in ("exact", "prefix", "glob"):
             continue
         matched = part.words_ok and any(command_words_match(rule, form) for form in part.allow_forms)
+        if matched and rule.kind != "exact" and not part.read_only and inp.reader_rule(rule):
+            # The rule names a command that only reads (`git log:*`, `find:*`); arguments that make it write or
+            # run something (`--output=f`, `-exec`) are not what it granted.
+            cov.readers.append((entry, part))
+            matched = False
         if not matched and rule.kind == "exact":
             matched = single and exact_text(rule.specifier) == exact_text(command)
         if matched and _honoured(entry, inp, cov):
@@ -390,6 +399,12 @@ def evaluate(inp: LadderInput) -> Evaluation:
     if len(cov.needs) > 1:
         more = len(cov.needs) - 1
         reason += f" (and {more} more thing{'s need' if more > 1 else ' needs'} approval)"
+    if cov.readers:
+        entry, part = cov.readers[0]
+        reason += (
+            f"; the rule {_rule_note(entry)} covers only uses that just read, and `{part.text.strip()}` does more "
+            f"({part.classifier_reason or 'it is not read-only'})"
+        )
     if cov.unhonoured:
         reason += (
             f"; the rule {_rule_note(cov.unhonoured[0])} is not used in {inp.mode.value} mode because it would let "

@@ -96,7 +96,12 @@ def classify(command: str) -> Classification:
         return Classification(command, False, False, f"cannot parse: {exc}", (), (), False, failures, ())
     commands: list[SimpleCommand] = []
     operators: list[str] = []
-    state: dict[str, Any] = {"subst": False, "unknown": None}
+    state: dict[str, Any] = {"subst": False, "unknown": None, "dir": ""}
+
+    def join(path: str) -> str:
+        # Like the real classifier: after `cd DIR`, later relative paths are reported relative to DIR.
+        base = state["dir"]
+        return path if not base or path.startswith(("/", "~")) else f"{base}/{path}"
 
     def visit(node: Any) -> None:
         kind = node.kind
@@ -128,6 +133,9 @@ def classify(command: str) -> Classification:
                     )
             eff = _unwrap(argv)
             read_only, reason, writes, reads = _judge(eff, redirects)
+            writes, reads = [join(w) for w in writes], [join(r) for r in reads]
+            if eff[:1] == ["cd"] and reads:
+                state["dir"] = reads[0]
             if assignments:
                 read_only = False
             text = command[node.pos[0] : node.pos[1]]
