@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, cast
 
+from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
+
 # --- the classifier's answer, as this module reads it ------------------------------------------------------
 
 
@@ -48,6 +50,8 @@ class ShellCommand(Protocol):
     def write_targets(self) -> tuple[str, ...]: ...
     @property
     def read_targets(self) -> tuple[str, ...]: ...
+
+    # Optional (read with getattr): whether it runs inside $(…) / `…` / <(…).
 
 
 class ShellClassification(Protocol):
@@ -100,30 +104,18 @@ def load_classifier() -> Classifier:
 
 # --- tables ------------------------------------------------------------------------------------------------
 
-# Environment assignments that cannot change what a program runs or where it reads code from. Any other
-# assignment (PATH, LD_PRELOAD, GIT_*, PAGER, NODE_OPTIONS, PYTHONPATH, ...) keeps a command from being
-# allowed by a rule or by being read-only.
-SAFE_ENV = frozenset(
-    {
-        "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME", "TZ",
-        "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "COLORTERM", "TERM", "COLUMNS", "LINES",
-        "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "CI", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS_QUIET", "TIME_STYLE",
-    }
-)  # fmt: skip
-_SAFE_ENV_VALUE = re.compile(r"[A-Za-z0-9_./:,+@%=-]*")
-# Wrappers a rule may look through (`timeout 60 git log` is `git log` for an allow rule): they change how
-# long or how nicely a program runs, never which program. Deny and ask rules look through every wrapper.
-SAFE_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "ionice"})
-_WRAPPER_ARG = re.compile(r"-.*|[0-9][0-9.]*[smhd]?|[A-Z][A-Z0-9]*|--")
 # In acceptEdits, these file-system commands are allowed when every path they touch is in a working dir.
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
 REMOVAL_COMMANDS = frozenset({"rm", "rmdir", "unlink", "shred"})
 DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
+# Programs that read whole directory trees when given a directory (with `-r` for grep and cp).
+RECURSIVE_READERS = frozenset({"rg", "ag", "ack", "tar", "zip", "rsync", "scp", "du", "tree", "find"})
+RECURSIVE_WITH_FLAG = frozenset({"grep", "egrep", "fgrep", "cp", "ls", "diff", "chmod", "chown"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 _FD_TARGET = re.compile(r"&?(\d+|-)")
 _GLOB = re.compile(r"[*?\[]")
 _EXPANSION = re.compile(r"[$`]|^~[^/]|<\(|>\(")
+_HEREDOC = re.compile(r"<<(?!<)-?[ \t]*(\S)")
 
 
 # --- what one simple command does --------------------------------------------------------------------------
@@ -148,9 +140,18 @@ class CommandPart:
     words_ok: bool
     read_only: bool
     classifier_reason: str
+    dynamic_program: bool = False  # which program runs is only known at run time (`$cmd`, `$(…) args`)
+    read_only_but_redirects: bool = False  # read-only apart from its write redirections (`echo x > f`)
     reads: list[Path] = field(default_factory=list)
     writes: list[Path] = field(default_factory=list)
+    glob_reads: list[GlobWrite] = field(default_factory=list)
     glob_writes: list[GlobWrite] = field(default_factory=list)
+    tree_reads: list[Path] = field(default_factory=list)  # directories it reads recursively
+    # For a program the classifier cannot vouch for: every argument that names a path, since it may read or
+    # write it (checked against deny/ask path rules and the safety checks), and whether any argument is only
+    # known at run time.
+    arg_paths: list[Path] = field(default_factory=list)
+    dynamic_args: bool = False
     unresolved_reads: list[str] = field(default_factory=list)
     unresolved_writes: list[str] = field(default_factory=list)
 
@@ -168,34 +169,9 @@ class BashFacts:
     crude_forms: list[tuple[str, ...]]  # rough word lists, for deny rules when the structure is incomplete
     has_substitution: bool
     dotglob: bool  # the command may change how globs expand (shopt/set), so a glob may reach dot files
-
-
-def _safe_assignment(assignment: str) -> bool:
-    name, _, value = assignment.partition("=")
-    return name in SAFE_ENV and _SAFE_ENV_VALUE.fullmatch(value) is not None
-
-
-def _wrapper_prefix_is_safe(words: Sequence[str]) -> bool:
-    if not words or Path(words[0]).name not in SAFE_WRAPPERS:
-        return False
-    return all(Path(w).name in SAFE_WRAPPERS or _WRAPPER_ARG.fullmatch(w) is not None for w in words[1:])
-
-
-def _program(words: Sequence[str]) -> str:
-    return Path(words[0]).name if words else ""
-
-
-def _forms(cmd: ShellCommand) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
-    argv, effective = tuple(cmd.argv), tuple(cmd.effective_argv)
-    deny = [f for f in dict.fromkeys((argv, effective)) if f]
-    allow: list[tuple[str, ...]] = []
-    if all(_safe_assignment(a) for a in cmd.assignments):
-        if argv:
-            allow.append(argv)
-        stripped = len(argv) - len(effective)
-        if effective and stripped > 0 and argv[stripped:] == effective and _wrapper_prefix_is_safe(argv[:stripped]):
-            allow.append(effective)
-    return deny, allow
+    # Why the whole command is not read-only although each part is (a substitution, a function definition,
+    # a variable set for later commands): such a command is never allowed by its parts alone.
+    command_level: str | None = None
 
 
 def _harmless(target: str) -> bool:
@@ -243,7 +219,7 @@ def _glob_base(raw: str) -> tuple[str, str]:
 def _after_directory_change(cmd: ShellCommand, cwd: _Cwd, and_chain: bool) -> None:
     words = [w for w in cmd.effective_argv[1:] if w != "--"]
     args = [w for w in words if not (w.startswith("-") and w != "-")]
-    name = _program(cmd.effective_argv)
+    name = program_name(cmd.effective_argv)
     text = cmd.text.strip()
     if name == "popd" or (args and (args[0] == "-" or _EXPANSION.search(args[0]) or _GLOB.search(args[0]))):
         cwd.unsure = f"it runs after `{text}`, which moves to a directory only known when the command runs"
@@ -251,111 +227,152 @@ def _after_directory_change(cmd: ShellCommand, cwd: _Cwd, and_chain: bool) -> No
         cwd.unsure = cwd.unsure or f"it runs after `{text}` without `&&`, so the directory change may not have happened"
 
 
-_CRUDE_SPLIT = re.compile(r"[;&|()\n`{}<>]|\$\(")
+def _recursive(program: str, argv: Sequence[str]) -> bool:
+    if program in RECURSIVE_READERS:
+        return True
+    flags = [w for w in argv[1:] if w.startswith("-")]
+    recursive_flag = any(w in ("--recursive", "-R") or (not w.startswith("--") and "r" in w[1:]) for w in flags)
+    return (program in RECURSIVE_WITH_FLAG and recursive_flag) or argv[:2] == ("git", "grep")
 
 
-def crude_forms(command: str) -> list[tuple[str, ...]]:
-    """Rough word lists for every command-looking piece of `command`, for deny rules when the parse is
-    incomplete (a substitution, or no parse at all). Quotes are removed, wrappers and assignments skipped."""
-    forms: list[tuple[str, ...]] = []
-    for piece in _CRUDE_SPLIT.split(command.replace("\\\n", " ")):
-        words = [w for w in re.sub(r"[\"'\\]", "", piece).split() if w]
-        while words and ("=" in words[0] and not words[0].startswith("=")):
-            words.pop(0)
-        while words:
-            form = tuple(words)
-            if form not in forms:
-                forms.append(form)
-            if Path(words[0]).name not in _LOOK_THROUGH:
-                break
-            words.pop(0)
-            while words and (words[0].startswith("-") or _WRAPPER_ARG.fullmatch(words[0]) or "=" in words[0]):
-                words.pop(0)
-    return forms
+def _literal_substitutions(command: str, commands: Sequence[ShellCommand]) -> bool:
+    """Every substitution is `$(cat <<'EOF' … EOF)`: it only pastes literal text (a commit message, say).
+
+    Needs the classifier to say which commands run inside a substitution, and every here-document delimiter
+    to be quoted (an unquoted one would expand `$(…)` inside the text)."""
+    inner = [c for c in commands if getattr(c, "in_substitution", None)]
+    if not inner or any(getattr(c, "in_substitution", None) is None for c in commands):
+        return False
+    for cmd in inner:
+        ops = [r.op for r in cmd.redirects]
+        if tuple(cmd.argv) != ("cat",) or not ops or any(op not in ("<<", "<<-") for op in ops):
+            return False
+    return all(m.group(1) in ("'", '"', "\\") for m in _HEREDOC.finditer(command))
 
 
-_LOOK_THROUGH = frozenset(
-    {*SAFE_WRAPPERS, "sudo", "doas", "env", "command", "builtin", "exec", "xargs", "nohup", "then", "do", "else"}
-)
+def _place(
+    part: CommandPart, reads: Sequence[str], writes: Sequence[str], state: _Cwd, home: Path, recursive: bool
+) -> None:
+    for raw in dict.fromkeys(reads):
+        if _harmless(raw):
+            continue
+        if _GLOB.search(raw):
+            base, tail = _glob_base(raw)
+            found = _resolve(base, state, home)
+            if isinstance(found, str):
+                part.unresolved_reads.append(f"{raw} ({found})")
+            else:
+                part.reads.extend(p for p in found if p not in part.reads)
+                part.glob_reads.extend(GlobWrite(raw, p, tail) for p in found)
+            continue
+        found = _resolve(raw, state, home)
+        if isinstance(found, str):
+            part.unresolved_reads.append(f"{raw} ({found})")
+        else:
+            part.reads.extend(p for p in found if p not in part.reads)
+            if recursive:
+                part.tree_reads.extend(p for p in found if os.path.isdir(p))
+    for raw in dict.fromkeys(writes):
+        if _harmless(raw):
+            continue
+        if _GLOB.search(raw):
+            base, tail = _glob_base(raw)
+            found = _resolve(base, state, home)
+            if isinstance(found, str):
+                part.unresolved_writes.append(f"{raw} ({found})")
+            else:
+                part.glob_writes.extend(GlobWrite(raw, p, tail) for p in found)
+            continue
+        found = _resolve(raw, state, home)
+        if isinstance(found, str):
+            part.unresolved_writes.append(f"{raw} ({found})")
+        else:
+            part.writes.extend(p for p in found if p not in part.writes)
 
 
-def analyze(command: str, classification: ShellClassification, cwd: Path, home: Path) -> BashFacts:
+def _place_arguments(part: CommandPart, words: Sequence[str], state: _Cwd, home: Path) -> None:
+    for word in words[1:]:
+        value = word.split("=", 1)[1] if word.startswith("--") and "=" in word else word
+        if not value or value.startswith("-") or _GLOB.search(value) or _EXPANSION.search(value) or "\n" in value:
+            continue
+        found = _resolve(value, state, home)
+        if isinstance(found, str):
+            continue
+        for path in found:
+            if path not in part.arg_paths:
+                part.arg_paths.append(path)
+            if os.path.isdir(path) and path not in part.tree_reads:
+                part.tree_reads.append(path)
+
+
+def analyze(
+    command: str, classification: ShellClassification, cwd: Path, home: Path, classifier: Classifier | None = None
+) -> BashFacts:
     opaque: str | None = None
     if classification.raw_check_failures:
         opaque = "it contains " + "; ".join(classification.raw_check_failures)
     elif not classification.parsed:
         opaque = classification.reason or "it could not be parsed"
-    state = _Cwd(cwd)
     commands = list(classification.commands)
+    literal = classification.has_substitution and _literal_substitutions(command, commands)
+    substituted = classification.has_substitution and not literal
     operators = tuple(classification.operators)
-    and_chain = (
-        not classification.has_substitution
-        and len(operators) == len(commands) - 1
-        and all(op == "&&" for op in operators)
-    )
+    and_chain = not classification.has_substitution and len(operators) == len(commands) - 1
+    and_chain = and_chain and all(op == "&&" for op in operators)
+
+    def scripts(text: str) -> list[tuple[str, ...]]:
+        return [tuple(c.argv) for c in classifier(text).commands] if classifier is not None else []
+
+    state = _Cwd(cwd)
     parts: list[CommandPart] = []
-    dotglob = False
-    moved = False
+    dotglob = moved = False
     for cmd in commands:
-        deny, allow = _forms(cmd)
-        # Read-only only when the words that run are the ones judged: no unsafe assignment, and no wrapper
-        # (sudo, env, xargs, ...) other than the harmless ones between them and the command line.
-        effective = tuple(cmd.effective_argv) or tuple(cmd.argv)
-        program = _program(cmd.effective_argv or cmd.argv)
+        argv, effective = tuple(cmd.argv), tuple(cmd.effective_argv) or tuple(cmd.argv)
+        allow = allow_forms(argv, tuple(cmd.effective_argv), cmd.assignments)
+        program = program_name(effective)
         dotglob = dotglob or program in ("shopt", "set", "setopt")
         write_redirect = any(r.writes and not _harmless(r.target) for r in cmd.redirects)
         part = CommandPart(
             text=cmd.text,
-            argv=tuple(cmd.argv),
+            argv=argv,
             program=program,
-            deny_forms=deny,
+            deny_forms=deny_forms(argv, tuple(cmd.effective_argv), scripts),
             allow_forms=allow,
-            words_ok=not classification.has_substitution and not write_redirect,
+            words_ok=not substituted and not write_redirect,
+            # Read-only only when the words that run are the ones judged: no unsafe assignment, and no wrapper
+            # (sudo, env, xargs, ...) other than the harmless ones between them and the command line.
             read_only=bool(cmd.read_only) and effective in allow,
             classifier_reason=cmd.reason,
+            dynamic_program=bool(argv) and any(ch in argv[0] or ch in effective[0] for ch in "$`"),
         )
-        reads = list(cmd.read_targets)
-        writes = list(cmd.write_targets)
+        if write_redirect and not cmd.read_only and classifier is not None and not substituted and allow:
+            # Would it be read-only without its redirections? (acceptEdits allows `echo x > notes.md` in the
+            # working directories; the written file is checked like any other write.)
+            bare = classifier(shlex.join(argv))
+            part.read_only_but_redirects = bool(bare.read_only) and bool(bare.parsed)
+        reads, writes = list(cmd.read_targets), list(cmd.write_targets)
         if not moved:
             # Redirection targets, in case the classifier left them out of its lists. After a cd the classifier's
             # lists hold them relative to the new directory, and the raw ones would name the wrong place.
             reads += [r.target for r in cmd.redirects if not r.writes and r.op in ("<", "<>") and r.target]
             writes += [r.target for r in cmd.redirects if r.writes]
-        for raw in dict.fromkeys(reads):
-            if _harmless(raw):
-                continue
-            target = _glob_base(raw)[0] if _GLOB.search(raw) else raw
-            resolved = _resolve(target, state, home)
-            if isinstance(resolved, str):
-                part.unresolved_reads.append(f"{raw} ({resolved})")
-            else:
-                part.reads.extend(p for p in resolved if p not in part.reads)
-        for raw in dict.fromkeys(writes):
-            if _harmless(raw):
-                continue
-            if _GLOB.search(raw):
-                base, tail = _glob_base(raw)
-                resolved = _resolve(base, state, home)
-                if isinstance(resolved, str):
-                    part.unresolved_writes.append(f"{raw} ({resolved})")
-                else:
-                    part.glob_writes.extend(GlobWrite(raw, p, tail) for p in resolved)
-                continue
-            resolved = _resolve(raw, state, home)
-            if isinstance(resolved, str):
-                part.unresolved_writes.append(f"{raw} ({resolved})")
-            else:
-                part.writes.extend(p for p in resolved if p not in part.writes)
+        _place(part, reads, writes, state, home, _recursive(program, effective))
+        part.dynamic_args = any(ch in word for word in argv[1:] for ch in "$`")
+        if not cmd.read_only:
+            _place_arguments(part, effective, state, home)
         parts.append(part)
         if program in DIRECTORY_CHANGES:
             _after_directory_change(cmd, state, and_chain)
             moved = True
 
     # Write targets the classifier reports for the whole command but did not attribute to a simple command.
-    attributed = {w for c in classification.commands for w in (*c.write_targets, *(r.target for r in c.redirects))}
+    attributed = {w for c in commands for w in (*c.write_targets, *(r.target for r in c.redirects))}
     orphans = [w for w in classification.write_targets if w not in attributed and not _harmless(w)]
     if orphans:
         opaque = opaque or f"it writes {', '.join(orphans)} from a part of the command that cannot be checked alone"
+    command_level = None
+    if not classification.read_only and opaque is None and all(c.read_only for c in commands):
+        command_level = classification.reason or "the command as a whole is not read-only"
 
     incomplete = opaque is not None or classification.has_substitution
     return BashFacts(
@@ -366,26 +383,5 @@ def analyze(command: str, classification: ShellClassification, cwd: Path, home: 
         crude_forms=crude_forms(command) if incomplete else [],
         has_substitution=classification.has_substitution,
         dotglob=dotglob,
+        command_level=command_level,
     )
-
-
-def exact_text(command: str) -> str:
-    """The form an exact rule is compared with when it names a whole (possibly compound) command."""
-    return " ".join(command.strip().split())
-
-
-def _quote(word: str) -> str:
-    if "*" not in word:
-        return shlex.quote(word)
-    # Inside quotes a star would read as a rule glob; unquoted and backslash-escaped it stays a literal star.
-    return "".join(ch if ch.isalnum() or ch in "_-./=:,@%+" else "\\" + ch for ch in word)
-
-
-def grammar_escape(text: str) -> str:
-    """`(`, `)` and `\\` escaped, so the text can sit between a rule's parentheses."""
-    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-
-
-def rule_for_words(words: Sequence[str]) -> str:
-    """A command as an exact rule's specifier: shell-quoted words, escaped for the rule grammar."""
-    return grammar_escape(" ".join(_quote(w) for w in words))

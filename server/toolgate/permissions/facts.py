@@ -50,7 +50,7 @@ def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, classifier: C
             return CallFacts(tool.name, names, "bash", False, problem="the call has no command text to check")
         try:
             classification = classifier(command)
-            facts = analyze(command, classification, ctx.session.cwd, ctx.get(HOME_DIR))
+            facts = analyze(command, classification, ctx.session.cwd, ctx.get(HOME_DIR), classifier)
         except Exception as exc:  # a classifier that throws must not mean "allowed"
             ctx.logger.exception("classifying a Bash command failed")
             return CallFacts(tool.name, names, "bash", False, problem=f"the command could not be analysed ({exc})")

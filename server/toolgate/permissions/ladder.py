@@ -17,7 +17,8 @@ from typing import Literal
 
 from toolgate.core.paths import display_path, inside_any, is_within, resolved_forms
 from toolgate.core.permission import PermissionCheck, PermissionMode, RuleSuggestion
-from toolgate.permissions.bash import CommandPart, exact_text
+from toolgate.permissions.bash import ACCEPT_EDITS_COMMANDS, CommandPart
+from toolgate.permissions.command_forms import exact_text
 from toolgate.permissions.facts import CallFacts
 from toolgate.permissions.rules import (
     BASH,
@@ -97,6 +98,11 @@ def _all_writes(facts: CallFacts) -> list[Path]:
     return [*facts.writes, *(p for part in _bash_parts(facts) for p in part.writes)]
 
 
+def _maybe_touched(facts: CallFacts) -> list[Path]:
+    """Paths named as arguments of programs the classifier cannot vouch for: they may be read or written."""
+    return [p for part in _bash_parts(facts) for p in part.arg_paths]
+
+
 # --- steps 1 and 2: deny and ask rules ---------------------------------------------------------------------
 
 
@@ -135,9 +141,9 @@ def find_rule(inp: LadderInput, behavior: Behavior) -> tuple[RuleEntry, str] | N
         if rule.tool == BASH:
             hit = _bash_hit(entry, facts)
         elif rule.kind == "path" and rule.tool == READ:
-            hit = _path_hit(entry, _all_reads(facts), inp.workspace)
+            hit = _path_hit(entry, [*_all_reads(facts), *_maybe_touched(facts)], inp.workspace)
         elif rule.kind == "path" and rule.tool == EDIT:
-            hit = _path_hit(entry, _all_writes(facts), inp.workspace)
+            hit = _path_hit(entry, [*_all_writes(facts), *_maybe_touched(facts)], inp.workspace)
         elif rule.kind == "domain" and facts.host is not None and domain_matches(rule, facts.host):
             hit = facts.host
         if hit is not None:
@@ -152,6 +158,50 @@ def _has_path_rules(book: RuleBook, tool: str) -> bool:
     return any(e.rule.tool == tool and e.rule.kind == "path" for e in book.entries if e.behavior != "allow")
 
 
+def _guarded_paths(book: RuleBook) -> list[RuleEntry]:
+    return [e for e in book.entries if e.behavior != "allow" and e.rule.tool == READ and e.rule.kind == "path"]
+
+
+def _part_safety(part: CommandPart, inp: LadderInput, dotglob: bool) -> str | None:
+    """What makes one simple command impossible to clear without a person (None: nothing)."""
+    book, shown = inp.book, f"`{part.text.strip()}`"
+    unknowable = "deny or ask rules protect some files, and there is no way to tell beforehand whether"
+    if part.dynamic_program and any(e.rule.tool == BASH and e.behavior != "allow" for e in book.entries):
+        return (
+            f"{shown} runs a program only known when it runs, so the deny and ask rules for commands cannot be checked"
+        )
+    if part.unresolved_writes:
+        return f"{shown} writes {part.unresolved_writes[0]}, which cannot be checked beforehand"
+    guarded = _guarded_paths(book)
+    if part.dynamic_args and (guarded or _has_path_rules(book, EDIT)):
+        return f"{shown} has arguments only known when it runs; {unknowable} they name one of them"
+    for path in part.arg_paths:
+        reason = protected_write(path, book.settings_files, holds=False)
+        if reason is not None:
+            return f"{shown} may change a protected place: {reason}"
+    if guarded and part.unresolved_reads:
+        return f"{shown} reads {part.unresolved_reads[0]}; {unknowable} this is one of them"
+    if guarded and part.glob_reads:
+        return f"{shown} reads files matching {part.glob_reads[0].raw}; {unknowable} they are among them"
+    for tree in part.tree_reads:
+        if any(e.may_match_below(tree) for e in guarded):
+            where = display_path(tree, inp.workspace)
+            return f"{shown} reads everything below {where}, where deny or ask rules protect files"
+    for glob in part.glob_writes:
+        reason = "the command may change how patterns expand" if dotglob else None
+        reason = reason or protected_glob_write(glob.base, glob.tail, book.settings_files)
+        if reason is not None:
+            return f"{shown} writes to files matching {glob.raw}: {reason}"
+        if _has_path_rules(book, EDIT):
+            return f"{shown} writes to files matching {glob.raw}; {unknowable} they are among them"
+    if part.removes:
+        for target in [*part.writes, *(g.base for g in part.glob_writes if g.tail in ("*", "*/", ".*"))]:
+            reason = dangerous_removal(target, inp.home, inp.working_dirs)
+            if reason is not None:
+                return f"{shown}: {reason}"
+    return None
+
+
 def safety_reason(inp: LadderInput) -> str | None:
     facts = inp.facts
     if facts.problem is not None:
@@ -164,28 +214,9 @@ def safety_reason(inp: LadderInput) -> str | None:
         if reason is not None:
             return f"it writes a protected place: {reason}"
     for part in _bash_parts(facts):
-        if part.unresolved_writes:
-            return f"`{part.text.strip()}` writes {part.unresolved_writes[0]}, which cannot be checked beforehand"
-        if part.unresolved_reads and _has_path_rules(inp.book, READ):
-            return (
-                f"`{part.text.strip()}` reads {part.unresolved_reads[0]}; deny or ask rules protect some files "
-                "and there is no way to tell beforehand whether this is one of them"
-            )
-        for glob in part.glob_writes:
-            reason = "the command may change how patterns expand" if bash is not None and bash.dotglob else None
-            reason = reason or protected_glob_write(glob.base, glob.tail, inp.book.settings_files)
-            if reason is not None:
-                return f"`{part.text.strip()}` writes to files matching {glob.raw}: {reason}"
-            if _has_path_rules(inp.book, EDIT):
-                return (
-                    f"`{part.text.strip()}` writes to files matching {glob.raw}; deny or ask rules protect some files "
-                    "and there is no way to tell beforehand whether they are among them"
-                )
-        if part.removes:
-            for target in [*part.writes, *(g.base for g in part.glob_writes if g.tail in ("*", "*/", ".*"))]:
-                reason = dangerous_removal(target, inp.home, inp.working_dirs)
-                if reason is not None:
-                    return f"`{part.text.strip()}`: {reason}"
+        reason = _part_safety(part, inp, bash is not None and bash.dotglob)
+        if reason is not None:
+            return reason
     return None
 
 
@@ -332,12 +363,16 @@ def coverage(inp: LadderInput) -> Coverage:
             cov.needs.append(Need("read", f"`{part.text.strip()}` reads {raw}", None, part))
         if part.read_only or _command_allowed(part, bash.command, single, inp, cov):
             continue
-        if accept_edits and part.program in {"mkdir", "touch", "mv", "cp"} and (part.writes or part.glob_writes):
+        if accept_edits and part.program in ACCEPT_EDITS_COMMANDS and (part.writes or part.glob_writes):
             continue
+        if accept_edits and part.read_only_but_redirects:
+            continue  # `echo x > notes.md`: its writes were checked above like any other
         detail = f" ({part.classifier_reason})" if part.classifier_reason else ""
         cov.needs.append(
             Need("command", f"`{part.text.strip()}` is not read-only{detail}, and no rule allows it", None, part)
         )
+    if bash.command_level is not None:
+        cov.needs.append(Need("command", f"the command as a whole is not read-only: {bash.command_level}"))
     if not bash.parts and not cov.needs:
         cov.needs.append(Need("command", "the command could not be split into commands to check"))
     return cov

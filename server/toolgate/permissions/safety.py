@@ -70,11 +70,13 @@ def _protected_in(path: Path) -> str | None:
     return None
 
 
-def protected_write(path: Path, settings_files: Iterable[Path] = ()) -> str | None:
-    """Why writing `path` must always be asked about, or None. Checks every resolved form of the path."""
+def protected_write(path: Path, settings_files: Iterable[Path] = (), *, holds: bool = True) -> str | None:
+    """Why writing `path` must always be asked about, or None. Checks every resolved form of the path.
+
+    `holds`: also when `path` is a directory that holds a settings file (removing or moving it)."""
     settings = [form for f in settings_files for form in resolved_forms(f)]
     for form in resolved_forms(path):
-        if any(form == s or is_within(s, form) for s in settings):
+        if any(form == s or (holds and is_within(s, form)) for s in settings):
             return f"{form} is, or holds, a toolgate settings file"
         reason = _protected_in(form)
         if reason is not None:

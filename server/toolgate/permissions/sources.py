@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.paths import expand_path, resolved_forms
+from toolgate.core.paths import expand_path, is_within, resolved_forms
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.rules import Behavior, Rule, RuleError, is_code_execution_rule, parse_rule
 from toolgate.permissions.settings import (
@@ -69,6 +69,24 @@ class RuleEntry:
                 continue
             if pattern.matches("" if relative == "." else relative, ignore_case=self.behavior != "allow"):
                 return True
+        return False
+
+    def may_match_below(self, directory: Path) -> bool:
+        """Whether this path rule could match something inside `directory` (for tools that read whole trees)."""
+        pattern = self.rule.pattern
+        if pattern is None:
+            return self.rule.kind == "tool"
+        fixed: list[str] = []
+        if pattern.anchored:
+            for segment in pattern.text.lstrip("./").split("/"):
+                if not segment or any(ch in segment for ch in "*?[\\"):
+                    break
+                fixed.append(segment)
+        for base in self.base_forms:
+            reach = base.joinpath(*fixed)  # an anchored pattern reaches no further than its fixed part
+            for form in resolved_forms(directory):
+                if is_within(form, reach) or is_within(reach, form):
+                    return True
         return False
 
 

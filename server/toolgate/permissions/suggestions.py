@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from toolgate.core.paths import is_within
 from toolgate.core.permission import RuleScope, RuleSuggestion
-from toolgate.permissions.bash import exact_text, grammar_escape, rule_for_words
+from toolgate.permissions.command_forms import exact_text, grammar_escape, rule_for_words
 from toolgate.permissions.facts import CallFacts
 from toolgate.permissions.rules import (
     Rule,

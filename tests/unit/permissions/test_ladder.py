@@ -441,3 +441,50 @@ def test_the_total_limit_trips_and_resets() -> None:
     assert reason is not None and "20 calls were refused" in reason
     tracker.handed_back()
     assert tracker.hand_back_reason() is None and tracker.total == 0
+
+
+# --- what deny rules can and cannot see ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "rules", "expected"),
+    [
+        ("bash -c 'ls && rm x'", {"deny": ["Bash(rm:*)"]}, "deny"),
+        ("eval rm x", {"deny": ["Bash(rm:*)"]}, "deny"),
+        ("find . -exec rm {} ;", {"deny": ["Bash(rm:*)"]}, "deny"),
+        ("sudo -u root rm x", {"deny": ["Bash(rm:*)"]}, "deny"),
+        ("/bin/rm x", {"deny": ["Bash(rm:*)"]}, "deny"),
+        ("git -C . --no-pager push", {"deny": ["Bash(git push:*)"]}, "deny"),
+        ("$(echo rm) x", {"deny": ["Bash(rm:*)"]}, "ask"),  # the program is only known at run time
+        ("$(echo rm) x", {}, "allow"),  # ... which matters only when there are rules to check
+        ("cat .en*", {"deny": ["Read(./.env)"]}, "ask"),
+        ("grep -r SECRET .", {"deny": ["Read(./.env)"]}, "ask"),
+        ("grep -r SECRET src", {"deny": ["Read(./.env)"]}, "allow"),
+        ("less .env", {"deny": ["Read(./.env)"]}, "deny"),  # a program nobody vouches for: its arguments count
+        ("lint src/app.py", {"deny": ["Edit(src/app.py)"]}, "deny"),
+        ("cat $F", {"deny": ["Read(./.env)"]}, "ask"),
+        ("install -m 755 hook .git/hooks/pre-commit", {}, "ask"),  # a protected path as an argument
+    ],
+)
+async def test_what_deny_rules_see_in_bypass(
+    rt_factory: Callable[..., Runtime], command: str, rules: dict[str, list[str]], expected: str
+) -> None:
+    rt = rt_factory(mode=BYPASS, **rules)
+    assert (await bash(rt, command)).decision == expected
+
+
+async def test_a_command_that_is_not_read_only_as_a_whole(rt_factory: Callable[..., Runtime]) -> None:
+    rt = rt_factory()
+    result = await bash(rt, "echo $(date)")
+    assert result.decision == "ask" and "as a whole" in result.reason
+    exact = rt_factory(allow=["Bash(echo $\\(date\\))"])
+    assert (await bash(exact, "echo $(date)")).decision == "allow"
+
+
+async def test_accept_edits_allows_redirections_into_the_working_directories(
+    rt_factory: Callable[..., Runtime],
+) -> None:
+    rt = rt_factory(mode=ACCEPT)
+    assert (await bash(rt, "echo hi > notes.txt")).decision == "allow"
+    assert (await bash(rt, "echo hi > ../notes.txt")).decision == "ask"
+    assert (await bash(rt, "curl x > notes.txt")).decision == "ask"
