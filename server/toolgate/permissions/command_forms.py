@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 Words = tuple[str, ...]
 
@@ -68,13 +67,14 @@ def safe_assignment(assignment: str) -> bool:
 
 
 def program_name(words: Sequence[str]) -> str:
-    return Path(words[0]).name if words else ""
+    """The program's base name: `/usr/bin/rm` → `rm`."""
+    return words[0].rstrip("/").rsplit("/", 1)[-1] if words else ""
 
 
 def _wrapper_prefix_is_safe(words: Sequence[str]) -> bool:
-    if not words or Path(words[0]).name not in SAFE_WRAPPERS:
+    if not words or program_name(words) not in SAFE_WRAPPERS:
         return False
-    return all(Path(w).name in SAFE_WRAPPERS or _WRAPPER_ARG.fullmatch(w) is not None for w in words[1:])
+    return all(program_name([w]) in SAFE_WRAPPERS or _WRAPPER_ARG.fullmatch(w) is not None for w in words[1:])
 
 
 def allow_forms(argv: Words, effective: Words, assignments: Sequence[str]) -> list[Words]:

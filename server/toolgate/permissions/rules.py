@@ -18,6 +18,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -194,6 +195,7 @@ def _path_rule(text: str, tool: str, spec: str) -> Rule:
     return Rule(text, tool, "path", spec, pattern=compiled, path_root=root)
 
 
+@lru_cache(maxsize=4096)
 def parse_rule(text: str) -> Rule:
     """Parse one rule string; raise `RuleError` with the reason when it cannot be used."""
     if not isinstance(text, str) or not text.strip():

@@ -72,9 +72,10 @@ def _protected_in(path: Path) -> str | None:
 
 def protected_write(path: Path, settings_files: Iterable[Path] = (), *, holds: bool = True) -> str | None:
     """Why writing `path` must always be asked about, or None. Checks every resolved form of the path.
+    `settings_files` must already include their resolved forms.
 
     `holds`: also when `path` is a directory that holds a settings file (removing or moving it)."""
-    settings = [form for f in settings_files for form in resolved_forms(f)]
+    settings = list(settings_files)  # already given in every resolved form (see RuleBook.settings_files)
     for form in resolved_forms(path):
         if any(form == s or (holds and is_within(s, form)) for s in settings):
             return f"{form} is, or holds, a toolgate settings file"
@@ -100,7 +101,7 @@ def protected_glob_write(base: Path, tail: str, settings_files: Iterable[Path] =
             return reason
         pattern = f"{_fold(str(form))}/{_fold(tail)}"
         for settings in settings_files:
-            if any(fnmatchcase(_fold(str(s)), pattern) for s in resolved_forms(settings)):
+            if fnmatchcase(_fold(str(settings)), pattern):
                 return f"{form}/{tail} may expand to the toolgate settings file {settings}"
     return None
 

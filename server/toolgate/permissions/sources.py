@@ -137,14 +137,19 @@ class RuleBook:
     additional_dirs: list[Path] = field(default_factory=list)
     files: dict[SourceName, Path] = field(default_factory=dict)
     flag_files: list[Path] = field(default_factory=list)
+    _settings_forms: list[Path] | None = None
 
     def of(self, behavior: Behavior) -> list[RuleEntry]:
         return [e for e in self.entries if e.behavior == behavior]
 
     @property
     def settings_files(self) -> list[Path]:
-        """Every settings file toolgate reads (existing or not): writes to them are safety-checked."""
-        return [*self.files.values(), *self.flag_files]
+        """Every settings file toolgate reads (existing or not), as given and with symlinks resolved: writes to
+        them are safety-checked. Resolved once per load (a rule book is rebuilt whenever settings change)."""
+        if self._settings_forms is None:
+            paths = [*self.files.values(), *self.flag_files]
+            self._settings_forms = list(dict.fromkeys(form for p in paths for form in resolved_forms(p)))
+        return self._settings_forms
 
 
 def add_rules(
