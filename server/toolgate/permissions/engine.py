@@ -4,6 +4,7 @@
     engine.after_call(...)               PostToolUse hooks; their context is appended to the result
     await engine.check(name, input)      {decision, read_only, reason, rule} for a call, running nothing
     engine.list_rules() / add_rule(rule, scope, behavior) / remove_rule(...) / set_mode(mode) / reload()
+    engine.add_directory(dir, persist) / read_denied(path) / problems / warnings
 
 One engine serves one session (`bind` attaches it to the session's runner, which `check` and `set_mode`
 need). Rules from settings files are re-read by `reload`, and after every change made through the engine.
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+from toolgate.core.paths import resolved_forms
 from toolgate.core.permission import Decision, PermissionCheck, PermissionMode, RuleScope
 from toolgate.core.runner import ToolRunner
 from toolgate.core.session import Session
@@ -35,6 +37,7 @@ from toolgate.permissions.ladder import AUTOMATIC_MODES, Evaluation, LadderInput
 from toolgate.permissions.rules import Behavior, Rule, parse_rule
 from toolgate.permissions.settings import (
     SettingsError,
+    add_directory_mutation,
     add_rule_mutation,
     exclude_from_git,
     remove_rule_mutation,
@@ -47,6 +50,7 @@ from toolgate.permissions.sources import BEHAVIORS, RuleBook, load_rule_book
 # question, a safety check, or broken settings.
 _HOOK_CAN_ALLOW = frozenset({"ask"})
 _CHECK_ID = "permission-check"
+_MAX_PENDING = 256
 _TAGS = re.compile(r"</?tool_error[^>]*>")
 
 
@@ -252,8 +256,11 @@ class PermissionEngine:
             elif outcome.decision == "ask" and result.behavior == "allow":
                 result = replace(result, behavior="ask", reason=outcome.reason, stage="hook", rule=None)
         result = self._track_denials(result, ctx.mode)
-        if outcome.context:
+        if outcome.context and result.behavior != "deny":
+            # Kept for after_call; a call that is then refused never gets there, so keep only the latest few.
             self._pending[ctx.tool_use_id] = _Pending(list(outcome.context))
+            while len(self._pending) > _MAX_PENDING:
+                self._pending.pop(next(iter(self._pending)))
         return Decision(
             behavior=result.behavior,
             reason=result.reason,
@@ -365,6 +372,26 @@ class PermissionEngine:
 
     def remove_rule(self, rule: str, scope: RuleScope = "session", behavior: Behavior = "allow") -> RuleChange:
         return self._change(rule, scope, behavior, add=False)
+
+    def add_directory(self, directory: Path, persist: RuleScope | None = None) -> None:
+        """Make `directory` a working directory of the session; with `persist`, also for later sessions."""
+        directory = Path(os.path.abspath(directory))
+        self.session.add_working_dir(directory)
+        path = self.settings_file(persist) if persist else None
+        if path is not None:
+            update_settings(path, add_directory_mutation(str(directory)))
+            self.reload()
+
+    def read_denied(self, path: Path) -> str | None:
+        """The deny (or ask) rule that keeps `path` from being read, if any. For tools that read whole trees
+        (Grep, Glob): they should leave such files out rather than show what a rule protects."""
+        forms = resolved_forms(path)
+        for behavior in ("deny", "ask"):
+            for entry in self.book.of(behavior):
+                guards = entry.rule.tool == "Read" and entry.rule.kind in ("path", "tool")
+                if guards and any(entry.matches_path(form) for form in forms):
+                    return entry.rule.text
+        return None
 
     def set_mode(self, mode: PermissionMode, persist: RuleScope | None = None) -> None:
         """Switch the session's mode; with `persist`, also make it the default mode in that settings file."""

@@ -259,3 +259,21 @@ async def test_set_mode_switches_the_session_and_can_persist(workspace: Path) ->
         assert rt.permissions.book.default_mode is PermissionMode.PLAN
     finally:
         await rt.aclose()
+
+
+async def test_directories_and_read_denials(workspace: Path, tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "x.txt").write_text("x")
+    rt = make_runtime(workspace, read_settings=True, deny=["Read(./.env)"], ask=["Read(secrets/**)"])
+    try:
+        assert (await check(rt, "Read", file_path=str(shared / "x.txt"))).decision == "ask"
+        rt.permissions.add_directory(shared, persist="local")
+        assert (await check(rt, "Read", file_path=str(shared / "x.txt"))).decision == "allow"
+        saved = json.loads((workspace / ".toolgate" / "settings.local.json").read_text())
+        assert saved["permissions"]["additionalDirectories"] == [str(shared)]
+        assert rt.permissions.read_denied(workspace / ".env") == "Read(./.env)"
+        assert rt.permissions.read_denied(workspace / "secrets" / "k.pem") == "Read(secrets/**)"
+        assert rt.permissions.read_denied(workspace / "src" / ".env") is None
+    finally:
+        await rt.aclose()
