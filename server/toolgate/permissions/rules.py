@@ -94,6 +94,9 @@ class Rule:
         """Whether this rule is about calls of `tool_name` at all (before looking at the input)."""
         if self.tool == tool_name:
             return True
+        # `mcp__server` covers every tool of that MCP server (`mcp__server__tool`).
+        if self.tool.startswith("mcp__") and self.tool.count("__") == 1 and tool_name.startswith(self.tool + "__"):
+            return True
         # `Edit` rules govern every file-writing tool, `Read` rules every file-reading one.
         if self.tool == EDIT and tool_name in EDIT_FAMILY:
             return True

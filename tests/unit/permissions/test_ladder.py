@@ -488,3 +488,34 @@ async def test_accept_edits_allows_redirections_into_the_working_directories(
     assert (await bash(rt, "echo hi > notes.txt")).decision == "allow"
     assert (await bash(rt, "echo hi > ../notes.txt")).decision == "ask"
     assert (await bash(rt, "curl x > notes.txt")).decision == "ask"
+
+
+async def test_an_always_allow_answer_is_remembered_through_the_engine(workspace: Path, outside: Path) -> None:
+    from toolgate.core.context import ToolContext
+    from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, ReviewAnswer, ReviewRequest
+    from toolgate.testing import run1
+
+    asked: list[ApprovalRequest] = []
+
+    class RememberingApprover:
+        """What the sidecar does with "Always allow": persist the chosen suggestion, then allow."""
+
+        async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+            asked.append(request)
+            choice = request.suggestions[0]
+            rt.permissions.add_rule(choice.rule, choice.scope)
+            return ApprovalAnswer(decision="allow", remember=choice)
+
+        async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+            return ReviewAnswer(decision="reject")
+
+    rt = make_runtime(workspace, approver=RememberingApprover())
+    try:
+        first = await run1(rt, "Read", file_path=str(outside / "notes.txt"))
+        assert first.content == "1\tn" and len(asked) == 1
+        assert asked[0].suggestions[0].rule == f"Read(/{outside}/**)"
+        (outside / "more.txt").write_text("m\n")
+        second = await run1(rt, "Read", file_path=str(outside / "more.txt"))
+        assert second.content == "1\tm" and len(asked) == 1  # not asked again
+    finally:
+        await rt.aclose()

@@ -218,3 +218,22 @@ def test_code_execution_rules(rule: str, expected: bool) -> None:
 )
 def test_domains(rule: str, host: str, expected: bool) -> None:
     assert domain_matches(parse_rule(rule), host) is expected
+
+
+@pytest.mark.parametrize(
+    ("rule", "tool", "expected"),
+    [
+        ("Edit", "Write", True),
+        ("Edit", "ApplyPatch", True),
+        ("Edit", "Read", False),
+        ("Read", "Grep", True),
+        ("Read", "Glob", True),
+        ("Write", "Edit", False),
+        ("mcp__github", "mcp__github__create_issue", True),
+        ("mcp__github", "mcp__githubx__create_issue", False),
+        ("mcp__github__create_issue", "mcp__github__create_issue", True),
+        ("mcp__github__create_issue", "mcp__github__delete_repo", False),
+    ],
+)
+def test_which_tools_a_rule_is_about(rule: str, tool: str, expected: bool) -> None:
+    assert parse_rule(rule).covers_tool(tool) is expected
