@@ -30,10 +30,11 @@ from toolgate.core.runner import ToolRunner
 from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.bash import Classifier, load_classifier
+from toolgate.permissions.coverage import AUTOMATIC_MODES
 from toolgate.permissions.denials import DenialTracker
 from toolgate.permissions.facts import gather
 from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
-from toolgate.permissions.ladder import AUTOMATIC_MODES, Evaluation, LadderInput, evaluate
+from toolgate.permissions.ladder import Evaluation, LadderInput, evaluate
 from toolgate.permissions.rules import Behavior, Rule, parse_rule
 from toolgate.permissions.settings import (
     SettingsError,

@@ -26,7 +26,7 @@ from toolgate.permissions.rules import (
 )
 
 if TYPE_CHECKING:
-    from toolgate.permissions.ladder import Need
+    from toolgate.permissions.coverage import Need
 
 MAX_SUGGESTIONS = 3
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*")
