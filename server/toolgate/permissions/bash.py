@@ -293,9 +293,9 @@ def _place(
 def _place_arguments(part: CommandPart, words: Sequence[str], state: _Cwd, home: Path) -> None:
     for word in words[1:]:
         value = word.split("=", 1)[1] if word.startswith("--") and "=" in word else word
-        if not value or value.startswith("-") or _GLOB.search(value) or _EXPANSION.search(value) or "\n" in value:
+        if not value or value.startswith("-") or _EXPANSION.search(value) or "\n" in value:
             continue
-        found = _resolve(value, state, home)
+        found = _resolve(_glob_base(value)[0] if _GLOB.search(value) else value, state, home)
         if isinstance(found, str):
             continue
         for path in found:
