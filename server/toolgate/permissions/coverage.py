@@ -189,10 +189,10 @@ def coverage(inp: LadderInput) -> Coverage:
     for part in bash.parts:
         if part.read_only or _command_allowed(part, bash.command, single, inp, cov):
             continue
-        if accept_edits and part.program in ACCEPT_EDITS_COMMANDS and (part.writes or part.glob_writes):
-            # Only when everything it names is in the working directories: `cp /etc/passwd .` reads outside.
-            if not part.dynamic_args and all(inside(p) for p in part.arg_paths):
-                continue
+        # mkdir/touch/mv/cp only when everything they name is in the working directories (`cp /etc/passwd .`).
+        filing = accept_edits and part.program in ACCEPT_EDITS_COMMANDS and bool(part.writes or part.glob_writes)
+        if filing and not part.dynamic_args and all(inside(p) for p in part.arg_paths):
+            continue
         if accept_edits and part.read_only_but_redirects:
             continue  # `echo x > notes.md`: its writes were checked above like any other
         detail = f" ({part.classifier_reason})" if part.classifier_reason else ""
