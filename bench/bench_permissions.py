@@ -22,9 +22,9 @@ from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import Decision
 from toolgate.core.tool import AnyTool
-from toolgate.permissions.bash import Unclassified, load_classifier
 from toolgate.permissions.engine import PermissionEngine
 from toolgate.runtime import Runtime, build_runtime
+from toolgate.shell.classify import classify
 from toolgate.tools import builtin_tools
 
 PASSES = 5
@@ -35,15 +35,6 @@ class NoOpPolicy:
         return Decision(behavior="allow", reason="no-op")
 
 
-def _tools() -> list[AnyTool]:
-    tools = builtin_tools()
-    if "Bash" not in {t.name for t in tools}:  # before the Bash tool is part of the build
-        from tests.unit.permissions.helpers import FakeBash
-
-        tools.append(FakeBash())
-    return tools
-
-
 def run(report: Report, workdir: Path) -> None:
     anyio.run(_run, report, workdir)
 
@@ -51,7 +42,6 @@ def run(report: Report, workdir: Path) -> None:
 async def _run(report: Report, workdir: Path) -> None:
     layout = build_layout(workdir)
     cases = load_cases(layout)
-    classifier = load_classifier()
     runtimes: dict[Any, Runtime] = {}
     for case in cases:
         key = (case.mode, case.allow, case.ask, case.deny)
@@ -61,19 +51,19 @@ async def _run(report: Report, workdir: Path) -> None:
                 home=layout.home,
                 cli_rules={"allow": case.allow, "ask": case.ask, "deny": case.deny},
                 read_settings_files=False,
-                classifier=classifier,
+                classifier=classify,
             )
             rt = build_runtime(
-                layout.workspace, NonInteractiveApprover(), mode=case.mode, policy=engine, tools=_tools()
+                layout.workspace, NonInteractiveApprover(), mode=case.mode, policy=engine, tools=builtin_tools()
             )
             rt.session.deps.override(HOME_DIR, layout.home)
             runtimes[key] = rt
-    noop = build_runtime(layout.workspace, NonInteractiveApprover(), policy=NoOpPolicy(), tools=_tools())
+    noop = build_runtime(layout.workspace, NonInteractiveApprover(), policy=NoOpPolicy(), tools=builtin_tools())
 
     def runtime_for(case: Case) -> Runtime:
         return runtimes[(case.mode, case.allow, case.ask, case.deny)]
 
-    clear: Callable[[], None] = getattr(classifier, "cache_clear", lambda: None)
+    clear: Callable[[], None] = classify.cache_clear
 
     async def engine_pass(cold: bool = True) -> None:
         if cold:
@@ -105,7 +95,6 @@ async def _run(report: Report, workdir: Path) -> None:
     engine_rate = await rate(engine_pass)
     warm_rate = await rate(warm_pass)
     noop_rate = await rate(noop_pass)
-    which = "real classifier" if classifier is not Unclassified else "no classifier in this build (fail-closed stub)"
     report.add(
         Figure(
             "permissions",
@@ -114,20 +103,19 @@ async def _run(report: Report, workdir: Path) -> None:
             "decisions/s",
             "no-op policy, same call path",
             noop_rate,
-            note=f"{which}; classifier cache cleared each pass; best of {PASSES}",
+            note=f"classifier cache cleared each pass; best of {PASSES}",
         )
     )
-    if hasattr(classifier, "cache_clear"):
-        report.add(
-            Figure(
-                "permissions",
-                "Bash corpus decisions, classifier cache warm",
-                warm_rate,
-                "decisions/s",
-                "no-op policy, same call path",
-                noop_rate,
-                note="the engine's own cost: rules, paths, safety, suggestions",
-            )
+    report.add(
+        Figure(
+            "permissions",
+            "Bash corpus decisions, classifier cache warm",
+            warm_rate,
+            "decisions/s",
+            "no-op policy, same call path",
+            noop_rate,
+            note="the engine's own cost: rules, paths, safety, suggestions",
         )
+    )
     for rt in [*runtimes.values(), noop]:
         await rt.aclose()

@@ -10,10 +10,7 @@ from typing import Any
 
 import pytest
 
-from toolgate.tools import builtin_tools
-
 TOOLGATE = [sys.executable, "-m", "toolgate"]
-HAS_BASH = "Bash" in {t.name for t in builtin_tools()}
 
 
 def toolgate(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -68,9 +65,15 @@ def test_check_answers_one_line_per_call(project: Path, tmp_path: Path) -> None:
             assert set(line) == {"decision", "read_only", "reason", "rule"}
 
 
-@pytest.mark.skipif(not HAS_BASH, reason="the Bash tool is not part of this build yet")
 def test_check_explains_bash_commands(project: Path) -> None:
-    commands = ["git log --oneline", "git log; touch pwned", "git log --output=f", "ls", "cat /etc/passwd", "lsof"]
+    commands = [
+        "git log --oneline",
+        "git log; touch pwned",
+        "git log --output=f",
+        "ls",
+        "cat /etc/passwd",
+        "curl -s x.io",
+    ]
     proc = toolgate(
         "permissions", "check", "--workspace", str(project), "--allow", "Bash(git log:*)",
         stdin=jsonl([{"tool": "Bash", "input": {"command": c}} for c in commands]),
@@ -164,3 +167,33 @@ def test_run_tools_uses_the_settings_default_mode(project: Path, tmp_path: Path)
     outside = str(tmp_path / "outside.txt")
     assert run_tools(project, [read("1", outside)])[0]["content"] == "1\to"
     assert run_tools(project, [read("1", outside)], "--permission-mode", "default")[0]["is_error"]
+
+
+def bash_use(id_: str, command: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id_, "name": "Bash", "input": {"command": command}}
+
+
+def test_run_tools_bash_runs_only_what_the_rules_allow(project: Path) -> None:
+    out = run_tools(
+        project,
+        [
+            bash_use("1", "touch made.txt"),
+            bash_use("2", "touch other.txt"),
+            bash_use("3", "touch made.txt && touch sneaky.txt"),
+            bash_use("4", "echo hi"),
+            bash_use("5", "rm a.txt"),
+        ],
+        "--allow", "Bash(touch:*)", "--allow", "Edit(/made.txt)", "--deny", "Bash(rm:*)",
+    )  # fmt: skip
+    assert not out[0]["is_error"] and (project / "made.txt").exists()
+    assert out[1]["is_error"] and "other.txt" in out[1]["content"] and not (project / "other.txt").exists()
+    assert out[2]["is_error"] and not (project / "sneaky.txt").exists()
+    assert out[3]["content"].strip() == "hi"
+    assert out[4]["is_error"] and "denied by the rule `Bash(rm:*)`" in out[4]["content"]
+    assert (project / "a.txt").exists()
+
+    out = run_tools(
+        project, [bash_use("1", "rm a.txt")], "--permission-mode", "bypassPermissions", "--deny", "Bash(rm)"
+    )
+    assert not out[0]["is_error"] and not (project / "a.txt").exists()  # an exact rule is that command only... and
+    # `rm a.txt` is not `rm`: bypass lets it run.

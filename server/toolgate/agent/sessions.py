@@ -6,7 +6,7 @@ session directory, and closing the ChatSession closes the runtime (output store,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from toolgate.agent.conversation import ChatMessage
@@ -18,6 +18,7 @@ from toolgate.agent.transcript import MessageEntry, RepairEntry, Transcript, loa
 from toolgate.core.messages import ToolResult
 from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
 from toolgate.core.tool import AnyTool
+from toolgate.permissions.rules import Behavior
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.session_store import SessionMeta, SessionStore
 from toolgate.tools.todo_write import TODOS
@@ -36,6 +37,8 @@ def open_chat(
     mode: PermissionMode | None = None,
     additional_dirs: Sequence[Path] = (),
     policy: PermissionPolicy | None = None,
+    rules: Mapping[Behavior, Sequence[str]] | None = None,
+    settings_files: Sequence[Path] = (),
     tools: Sequence[AnyTool] | None = None,
     system_prompt: str | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
@@ -58,6 +61,8 @@ def open_chat(
         mode=meta.mode,
         additional_dirs=additional_dirs,
         policy=policy,
+        rules=rules,
+        settings_files=settings_files,
         tools=tools,
         session_id=meta.id,
         data_dir=store.session_dir(meta.id),

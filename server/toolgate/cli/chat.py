@@ -23,8 +23,8 @@ from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
 from toolgate.agent.sessions import open_chat
 from toolgate.cli.main import UsageError
+from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files
 from toolgate.cli.run_tools import NonInteractiveApprover
-from toolgate.core.permission import PermissionMode
 from toolgate.session_store import SessionNotFound, SessionStore
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
@@ -47,16 +47,6 @@ def add_chat_options(parser: argparse.ArgumentParser) -> None:
 def _check_args(args: argparse.Namespace) -> None:
     if not args.print:
         raise UsageError("interactive chat runs in the editor; for a headless run pass --print PROMPT")
-    # Keep in step with run-tools: rule flags mean nothing until the rule engine exists, and a rule that is
-    # silently ignored is worse than none.
-    rule_flags = [f for f, v in (("--allow", args.allow), ("--ask", args.ask), ("--deny", args.deny)) if v]
-    if args.settings:
-        rule_flags.append("--settings")
-    if rule_flags:
-        raise UsageError(
-            f"{', '.join(rule_flags)} cannot be used yet: this build has no rule engine, and a rule that is "
-            "silently ignored is worse than none. Use --permission-mode instead."
-        )
     if args.max_turns < 1 or args.max_tokens < 1:
         raise UsageError("--max-turns and --max-tokens must be at least 1")
     if args.resume and args.session_id:
@@ -81,7 +71,10 @@ def chat_command(args: argparse.Namespace) -> int:
     except ModelError as exc:
         print(f"toolgate chat: {exc.message}", file=sys.stderr)
         return 1
-    mode = PermissionMode(args.permission_mode)
+    rules, files = cli_rules(args), settings_files(args)
+    # A new session starts in --permission-mode, else the settings' defaultMode; a resumed one keeps its mode
+    # unless --permission-mode says otherwise.
+    mode = default_mode(args, workspace, files) if not args.resume or args.permission_mode else None
     try:
         chat, meta = open_chat(
             store,
@@ -92,12 +85,15 @@ def chat_command(args: argparse.Namespace) -> int:
             session_id=args.session_id,
             mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
             additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+            rules=rules,
+            settings_files=files,
             max_turns=args.max_turns,
         )
     except SessionNotFound as exc:
         raise UsageError(f"cannot resume: {exc}") from None
     except (FileExistsError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    report_problems(chat.runtime.permissions)
     if args.resume and args.workspace and Path(meta.workspace) != workspace:
         print(
             f"toolgate chat: note: session {meta.id} works in {meta.workspace}; --workspace is ignored",

@@ -10,12 +10,14 @@ from pathlib import Path
 
 from toolgate.cli.main import UsageError
 from toolgate.core.permission import Approver, PermissionMode
+from toolgate.permissions.engine import PermissionEngine
 from toolgate.permissions.rules import Behavior, RuleError, parse_rule
 from toolgate.permissions.settings import SettingsError, read_settings
+from toolgate.permissions.sources import load_rule_book
 from toolgate.runtime import Runtime, build_runtime
 
 
-def _cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:
+def cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:
     rules: dict[Behavior, list[str]] = {"allow": args.allow, "ask": args.ask, "deny": args.deny}
     for behavior, texts in rules.items():
         for text in texts:
@@ -27,7 +29,7 @@ def _cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:
     return rules
 
 
-def _settings_files(args: argparse.Namespace) -> list[Path]:
+def settings_files(args: argparse.Namespace) -> list[Path]:
     files: list[Path] = []
     for raw in args.settings:
         path = Path(raw).expanduser().absolute()
@@ -39,6 +41,21 @@ def _settings_files(args: argparse.Namespace) -> list[Path]:
             raise UsageError(f"--settings {raw}: there is no such file")
         files.append(path)
     return files
+
+
+def default_mode(args: argparse.Namespace, workspace: Path, files: list[Path]) -> PermissionMode:
+    """`--permission-mode`, else the settings files' defaultMode, else default."""
+    if args.permission_mode:
+        return PermissionMode(args.permission_mode)
+    book = load_rule_book(workspace, home=Path.home(), flag_files=files)
+    return book.default_mode or PermissionMode.DEFAULT
+
+
+def report_problems(engine: PermissionEngine) -> None:
+    for problem in engine.problems:
+        print(f"toolgate: {problem}", file=sys.stderr)
+    for warning in engine.warnings:
+        print(f"toolgate: warning: {warning}", file=sys.stderr)
 
 
 def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
@@ -53,11 +70,8 @@ def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
         approver,
         mode=PermissionMode(args.permission_mode) if args.permission_mode else None,
         additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
-        rules=_cli_rules(args),
-        settings_files=_settings_files(args),
+        rules=cli_rules(args),
+        settings_files=settings_files(args),
     )
-    for problem in runtime.permissions.problems:
-        print(f"toolgate: {problem}", file=sys.stderr)
-    for warning in runtime.permissions.warnings:
-        print(f"toolgate: warning: {warning}", file=sys.stderr)
+    report_problems(runtime.permissions)
     return runtime

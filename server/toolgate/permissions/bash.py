@@ -2,20 +2,19 @@
 may match for each, and the files each reads and writes (resolved against the session's working directory).
 
 The parsing and per-program knowledge live in `toolgate.shell.classify` (the classifier). This module only
-reads its answer. When the classifier is not part of the build, every command is "cannot be checked" and so
-is asked about (fail closed).
+reads its answer, through the protocols below (any classifier with that shape will do). `Unclassified` is the
+answer of no classifier at all: every command "cannot be checked", so every command is asked about.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol
 
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
 
@@ -80,7 +79,7 @@ Classifier = Callable[[str], ShellClassification]
 
 @dataclass(frozen=True, slots=True)
 class Unclassified:
-    """The answer when no classifier is available: nothing is known, so nothing is read-only."""
+    """A classifier that knows nothing (for tests of the fail-closed path): nothing is read-only."""
 
     command: str
     reason: str = "the shell command classifier is not part of this build, so no command can be checked"
@@ -94,12 +93,10 @@ class Unclassified:
 
 
 def load_classifier() -> Classifier:
-    """The real classifier if this build has one; otherwise one that fails closed."""
-    try:
-        module = importlib.import_module("toolgate.shell.classify")
-    except ImportError:
-        return Unclassified
-    return cast(Classifier, module.classify)
+    """The shell classifier (`toolgate.shell.classify`). Tests may pass another one, or `Unclassified`."""
+    from toolgate.shell.classify import classify
+
+    return classify
 
 
 # --- tables ------------------------------------------------------------------------------------------------

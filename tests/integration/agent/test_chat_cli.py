@@ -204,7 +204,7 @@ def test_sigint_interrupts_and_records_it(
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["hi", "--allow", "Read"], "--allow cannot be used yet"),
+        (["hi", "--allow", "Bash(oops"], "--allow 'Bash(oops' is not a valid rule"),
         (["hi", "--resume", "nope"], "cannot resume: there is no session nope"),
     ],
 )
@@ -216,10 +216,16 @@ def test_usage_errors(env: dict[str, str], data_dir: Path, chats: list[Chat], ar
 
 
 @pytest.mark.parametrize(
-    ("mode", "expected", "words"), [("default", "alpha\n", "non-interactive"), ("bypassPermissions", "omega\n", "")]
+    ("flags", "expected", "words"),
+    [
+        (["--permission-mode", "default"], "alpha\n", "non-interactive"),
+        (["--permission-mode", "bypassPermissions"], "omega\n", ""),
+        (["--allow", "Edit(/a.txt)"], "omega\n", ""),
+        (["--permission-mode", "bypassPermissions", "--deny", "Edit"], "alpha\n", "denied by the rule `Edit`"),
+    ],
 )
-def test_edits_follow_the_permission_mode(
-    env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat], mode: str, expected: str, words: str
+def test_edits_follow_the_permission_mode_and_rules(
+    env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat], flags: list[str], expected: str, words: str
 ) -> None:
     edit = {"file_path": "a.txt", "old_string": "alpha", "new_string": "omega"}
     steps = [
@@ -228,7 +234,7 @@ def test_edits_follow_the_permission_mode(
         {"text": "Done."},
     ]
     with MockModelServer(steps) as mock:
-        args = ["rename", "--workspace", str(workspace), "--data-dir", str(data_dir), "--permission-mode", mode]
+        args = ["rename", "--workspace", str(workspace), "--data-dir", str(data_dir), *flags]
         chat = Chat(args, anthropic_env(env, mock))
         chats.append(chat)
         code, out, err = chat.finish()

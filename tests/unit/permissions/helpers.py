@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.unit.permissions.standin import classify as standin_classify
-
 from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.permission import Approver, PermissionCheck, PermissionMode
@@ -15,6 +13,7 @@ from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
 from toolgate.permissions.bash import Classifier
 from toolgate.permissions.engine import CheckResult, PermissionEngine
 from toolgate.runtime import Runtime, build_runtime
+from toolgate.shell.classify import classify
 from toolgate.tools.read import ReadTool
 
 
@@ -159,7 +158,7 @@ def make_runtime(
     home: Path | None = None,
     settings_files: Sequence[Path] = (),
     read_settings: bool = False,
-    classifier: Classifier = standin_classify,
+    classifier: Classifier = classify,
     approver: Approver | None = None,
 ) -> Runtime:
     home = home or workspace.parent / "home"

@@ -1,6 +1,7 @@
 """The Bash permission corpus: hundreds of (command, rules, mode) cases from everyday agent use and from
-permission bypasses reported against coding agents. Zero false allows, with any classifier; with the real
-classifier, every decision exactly as expected."""
+permission bypasses reported against coding agents. Every decision exactly as expected, zero false allows
+(reported on their own, since a false allow is the one mistake that matters), and with no classifier at all
+nothing is allowed."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ import pytest
 from tests.unit.permissions.corpus import Case, Layout, build_layout, load_cases
 from tests.unit.permissions.helpers import make_runtime
 
-from toolgate.permissions.bash import Classifier, Unclassified, load_classifier
-
-REAL = load_classifier()
-HAS_REAL = REAL is not Unclassified
+from toolgate.permissions.bash import Classifier, Unclassified
+from toolgate.shell.classify import classify as REAL
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +54,6 @@ def test_the_corpus_is_large_and_varied(layout: Layout) -> None:
 
 @pytest.mark.parametrize("which", ["real", "none"])
 def test_no_false_allows(layout: Layout, which: str) -> None:
-    if which == "real" and not HAS_REAL:
-        pytest.skip("the shell classifier is not part of this build yet")
     classifier = REAL if which == "real" else Unclassified
     wrong = [
         f"[{case.group}] {case.command!r}: allowed ({reason}), expected {case.expected}"
@@ -66,7 +63,6 @@ def test_no_false_allows(layout: Layout, which: str) -> None:
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.skipif(not HAS_REAL, reason="the shell classifier is not part of this build yet")
 def test_every_decision_is_as_expected(layout: Layout) -> None:
     wrong = [
         f"[{case.group}] {case.command!r}: {decision} ({reason}), expected {case.expected}"

@@ -343,7 +343,7 @@ async def _suggested(rt: Runtime, name: str, **tool_input: object) -> list[tuple
         ("python -c 'print(1)'", ["Bash(python -c 'print\\(1\\)')"]),
         ("npm run build", ["Bash(npm run build)", "Bash(npm run build:*)"]),
         ("make $(cat a.txt)", ["Bash(make $\\(cat a.txt\\))"]),  # substitution: only the exact text
-        ("sed 's/*//' a.txt", ["Bash(sed s/\\\\*// a.txt)", "Bash(sed:*)"]),  # a literal star stays literal
+        ("curl -H 'Accept: */*' x.io", ["Bash(curl -H Accept:\\\\ \\\\*/\\\\* x.io)", "Bash(curl:*)"]),
         ("curl x && wget y", ["Bash(curl x && wget y)"]),
     ],
 )
@@ -373,7 +373,7 @@ async def test_every_suggestion_makes_the_call_pass(rt_factory: Callable[..., Ru
         ("Bash", {"command": "git push origin main"}),
         ("Bash", {"command": "python -c 'print(1)'"}),
         ("Bash", {"command": "curl x && wget y"}),
-        ("Bash", {"command": "grep -c x a.txt | sed 's/*/ /g'"}),
+        ("Bash", {"command": "grep -c x a.txt | curl -H 'Accept: */*' -d @- x.io"}),
         ("Bash", {"command": "make $(cat a.txt)"}),
         ("Write", {"file_path": "src/we[i]rd (1).py"}),
         ("Read", {"file_path": str(outside / "notes.txt")}),

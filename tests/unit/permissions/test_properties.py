@@ -16,15 +16,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tests.unit.permissions.helpers import make_runtime
-from tests.unit.permissions.standin import classify as standin_classify
 
 from toolgate.core.permission import PermissionMode
-from toolgate.permissions.bash import Unclassified, load_classifier
 from toolgate.permissions.rules import parse_rule
-
-CLASSIFIER = load_classifier()
-if CLASSIFIER is Unclassified:  # the real classifier is not in this build yet
-    CLASSIFIER = standin_classify  # type: ignore[assignment]
+from toolgate.shell.classify import classify as CLASSIFIER
 
 PROGRAMS = ["git", "ls", "cat", "make", "rm", "curl", "echo", "npm", "python", "touch", "grep", "sudo", "timeout 5"]
 ARGS = [
