@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ async def test_approval_allowed(sidecar: SidecarClient, workspace: Path) -> None
     assert asked["sessionId"] == session_id and asked["toolUseId"] == call["id"] and asked["toolName"] == "Gate"
     assert asked["input"] == {"label": "one"}
     assert asked["summary"] and asked["reason"]
-    assert asked["suggestions"] == [{"rule": "Gate", "scope": "session"}]
+    assert asked["suggestions"] == [{"rule": "Gate", "scope": "local"}]  # the engine suggests the local file
 
 
 async def test_approval_denied_with_feedback(sidecar: SidecarClient, workspace: Path) -> None:
@@ -166,3 +167,16 @@ async def test_a_dirty_editor_buffer_is_never_overwritten(sidecar: SidecarClient
     [written] = await sidecar.run(session_id, use("Edit", file_path="open.txt", old_string="text", new_string="words"))
     assert written["is_error"] is False, written
     assert target.read_text() == "unsaved words\n"
+
+
+async def test_a_rule_remembered_in_the_local_file_holds_for_new_sessions(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    first = await sidecar.new_session(workspace)
+    sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "local"}})
+    await sidecar.run(first, use("Gate", label="a"))
+    saved = json.loads((workspace / ".toolgate" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["Gate"]
+    second = await sidecar.new_session(workspace)
+    [result] = await sidecar.run(second, use("Gate", label="b"))
+    assert result["content"] == "gate b passed" and len(sidecar.approvals) == 1

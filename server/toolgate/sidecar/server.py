@@ -38,7 +38,6 @@ from toolgate.core.permission import PermissionMode
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.session import ProgressEvent
 from toolgate.core.tool import AnyTool, DescribeContext
-from toolgate.permissions.basic import BasicPolicy
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.session_store import SessionMeta, SessionStore, default_data_root
 from toolgate.sidecar import protocol as p
@@ -46,7 +45,7 @@ from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.chat import ChatHost
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
-from toolgate.sidecar.rules import RememberingPolicy, SessionRuleMemory
+from toolgate.sidecar.rules import EngineRuleMemory
 from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
@@ -77,7 +76,7 @@ class ToolgateServer(LanguageServer):
         self.data_root = data_root
         self.documents = EditorDocuments()
         self.channel = EditorChannel(self.protocol)
-        self.approver = EditorApprover(self.channel, SessionRuleMemory())
+        self.approver = EditorApprover(self.channel, EngineRuleMemory())
         self.workspace_folders: list[Path] = []
         self._sessions: SessionManager | None = None
         self.chats = ChatHost(lambda: self.sessions, self.protocol.notify)
@@ -183,7 +182,6 @@ class ToolgateServer(LanguageServer):
             Path(meta.workspace),
             self.approver,
             mode=meta.mode,
-            policy=RememberingPolicy(BasicPolicy()),
             tools=list(self.tools_factory()),
             session_id=meta.id,
             data_dir=directory,
