@@ -120,6 +120,21 @@ export interface MessageAdded {
   message: ChatMessage;
 }
 
+export interface PermissionCheckParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  tool: string;
+  input?: Record<string, unknown>;
+}
+
+/** The same answer as `toolgate permissions check`: nothing is run. */
+export interface PermissionCheckResult {
+  decision: "allow" | "ask" | "deny";
+  readOnly: boolean;
+  reason: string;
+  rule: string | null;
+}
+
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
 
 /** Which model the chat talks to. The key is kept in memory only (the sidecar never writes it to disk). */
@@ -169,6 +184,34 @@ export interface Retrying {
 export interface ReviewedFile {
   path: string;
   content: string | null;
+}
+
+export interface RuleChangeParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** e.g. Bash(git log:*), Edit(src/**), Read(./.env), WebFetch */
+  rule: string;
+  behavior?: "allow" | "ask" | "deny";
+  scope?: "session" | "local" | "project" | "user";
+}
+
+export interface RuleChangeResult {
+  /** False when the rule was already there (add) or not there (remove). */
+  changed: boolean;
+  file: string | null;
+  warnings: string[];
+  settings: Settings;
+}
+
+export interface RuleEntry {
+  rule: string;
+  behavior: "allow" | "ask" | "deny";
+  /** Where it comes from: session, cli, local, project, user or settings. */
+  source: string;
+  /** The settings file that holds it (none for session rules). */
+  file: string | null;
+  /** Set for rules that let the model run any code. */
+  warning: string | null;
 }
 
 /** A rule the UI can offer as "always allow", and the scope it would be saved in. */
@@ -231,6 +274,12 @@ export interface Settings {
   mode: PermissionMode;
   /** when_asking: a diff is reviewed only when the edit needs approval; always: every edit. */
   reviewEdits: "when_asking" | "always";
+  /** Every rule in force: deny, then ask, then allow. */
+  rules: RuleEntry[];
+  /** Scope (local, project, user) → the settings file it is kept in. */
+  settingsFiles: Record<string, string>;
+  /** Broken settings files and invalid rules, in words. */
+  problems: string[];
 }
 
 export interface TextBlock {
@@ -368,6 +417,9 @@ export const Methods = {
   settingsGet: "toolgate/settings/get",
   settingsSetMode: "toolgate/settings/setMode",
   settingsSetReviewEdits: "toolgate/settings/setReviewEdits",
+  settingsAddRule: "toolgate/settings/addRule",
+  settingsRemoveRule: "toolgate/settings/removeRule",
+  permissionsCheck: "toolgate/permissions/check",
   providerConfigure: "toolgate/provider/configure",
   providerStatus: "toolgate/provider/status",
   chatSend: "toolgate/chat/send",
@@ -400,6 +452,12 @@ export interface ClientRequests {
   "toolgate/settings/setMode": { params: SetModeParams; result: Settings };
   /** Review every edit, or only edits that need approval. */
   "toolgate/settings/setReviewEdits": { params: SetReviewEditsParams; result: Settings };
+  /** Add a permission rule. */
+  "toolgate/settings/addRule": { params: RuleChangeParams; result: RuleChangeResult };
+  /** Remove a permission rule. */
+  "toolgate/settings/removeRule": { params: RuleChangeParams; result: RuleChangeResult };
+  /** What the permission engine would decide for a call (runs nothing). */
+  "toolgate/permissions/check": { params: PermissionCheckParams; result: PermissionCheckResult };
   /** Choose the model for chats. */
   "toolgate/provider/configure": { params: ProviderConfigureParams; result: ProviderStatus };
   /** Which model chats use, and whether it is ready. */

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from tests.integration.sidecar_client import SidecarClient, use
 
 from toolgate.sidecar import protocol as p
@@ -180,3 +182,43 @@ async def test_a_rule_remembered_in_the_local_file_holds_for_new_sessions(
     second = await sidecar.new_session(workspace)
     [result] = await sidecar.run(second, use("Gate", label="b"))
     assert result["content"] == "gate b passed" and len(sidecar.approvals) == 1
+
+
+async def test_rules_can_be_listed_added_checked_and_removed(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    settings = await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id})
+    assert settings["rules"] == [] and settings["problems"] == []
+    assert settings["settingsFiles"]["project"] == str(workspace / ".toolgate" / "settings.json")
+
+    check = {"sessionId": session_id, "tool": "Bash", "input": {"command": "npm test"}}
+    assert (await sidecar.call(p.PERMISSIONS_CHECK, check))["decision"] == "ask"
+
+    added = await sidecar.call(
+        p.SETTINGS_ADD_RULE, {"sessionId": session_id, "rule": "Bash(npm test)", "scope": "project"}
+    )
+    assert added["changed"] is True and added["file"] == str(workspace / ".toolgate" / "settings.json")
+    assert {"rule": "Bash(npm test)", "behavior": "allow", "source": "project"}.items() <= added["settings"]["rules"][
+        0
+    ].items()
+    assert '"Bash(npm test)"' in (workspace / ".toolgate" / "settings.json").read_text()
+    verdict = await sidecar.call(p.PERMISSIONS_CHECK, check)
+    assert verdict["decision"] == "allow" and verdict["rule"] == "Bash(npm test)" and verdict["readOnly"] is False
+
+    denied = await sidecar.call(
+        p.SETTINGS_ADD_RULE, {"sessionId": session_id, "rule": "Bash(npm test)", "behavior": "deny"}
+    )
+    assert denied["changed"] is True
+    assert (await sidecar.call(p.PERMISSIONS_CHECK, check))["decision"] == "deny"  # deny wins over allow
+
+    removed = await sidecar.call(
+        p.SETTINGS_REMOVE_RULE, {"sessionId": session_id, "rule": "Bash(npm test)", "behavior": "deny"}
+    )
+    assert removed["changed"] is True
+    assert (await sidecar.call(p.PERMISSIONS_CHECK, check))["decision"] == "allow"
+
+
+async def test_an_invalid_rule_is_refused_with_its_reason(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    with pytest.raises(JsonRpcException, match="was not changed"):
+        await sidecar.call(p.SETTINGS_ADD_RULE, {"sessionId": session_id, "rule": "Bash(unclosed"})
+    assert (await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id}))["rules"] == []

@@ -8,6 +8,7 @@ A tool's own `check_permissions` returns a `PermissionCheck`; the session's `Per
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -137,6 +138,20 @@ class AfterCallPolicy(Protocol):
     async def after_call(
         self, tool: AnyTool, tool_input: BaseModel, result: ToolResult, ctx: ToolContext
     ) -> ToolResult: ...
+
+
+@runtime_checkable
+class ReadGuard(Protocol):
+    """Implemented by policies with rules that forbid reading some paths. Tools that read whole trees (Glob,
+    Grep) leave such files out of what they show, instead of revealing what a rule protects."""
+
+    def guards_reads(self) -> bool:
+        """Whether any rule forbids (or asks before) reading some path: when not, nothing needs checking."""
+        ...
+
+    def read_denied(self, path: Path) -> str | None:
+        """The rule that keeps `path` from being read freely, or None."""
+        ...
 
 
 class Approver(Protocol):

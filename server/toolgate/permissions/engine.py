@@ -383,6 +383,13 @@ class PermissionEngine:
             update_settings(path, add_directory_mutation(str(directory)))
             self.reload()
 
+    def guards_reads(self) -> bool:
+        return any(
+            e.rule.tool == "Read" and e.rule.kind in ("path", "tool")
+            for behavior in ("deny", "ask")
+            for e in self.book.of(behavior)
+        )
+
     def read_denied(self, path: Path) -> str | None:
         """The deny (or ask) rule that keeps `path` from being read, if any. For tools that read whole trees
         (Grep, Glob): they should leave such files out rather than show what a rule protects."""

@@ -22,7 +22,7 @@ from pydantic_core import core_schema
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ChatEvent, StopReason
 from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleSuggestion
+from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
 from toolgate.core.tool import ToolDefinition
 from toolgate.tools.todo_write import TodoItem
 
@@ -141,12 +141,57 @@ class SessionListResult(WireModel):
 
 
 # --- settings ----------------------------------------------------------------------------------------------
+RuleBehavior = Literal["allow", "ask", "deny"]
+
+
+class RuleEntry(WireModel):
+    rule: str
+    behavior: RuleBehavior
+    source: str = Field(description="Where it comes from: session, cli, local, project, user or settings.")
+    file: str | None = Field(default=None, description="The settings file that holds it (none for session rules).")
+    warning: str | None = Field(default=None, description="Set for rules that let the model run any code.")
+
+
 class Settings(WireModel):
     session_id: str
     mode: PermissionMode
     review_edits: ReviewEdits = Field(
         description="when_asking: a diff is reviewed only when the edit needs approval; always: every edit."
     )
+    rules: list[RuleEntry] = Field(default_factory=list, description="Every rule in force: deny, then ask, then allow.")
+    settings_files: dict[str, str] = Field(
+        default_factory=dict, description="Scope (local, project, user) → the settings file it is kept in."
+    )
+    problems: list[str] = Field(default_factory=list, description="Broken settings files and invalid rules, in words.")
+
+
+class RuleChangeParams(WireModel):
+    session_id: SessionId
+    rule: str = Field(min_length=1, description="e.g. Bash(git log:*), Edit(src/**), Read(./.env), WebFetch")
+    behavior: RuleBehavior = "allow"
+    scope: RuleScope = "session"
+
+
+class RuleChangeResult(WireModel):
+    changed: bool = Field(description="False when the rule was already there (add) or not there (remove).")
+    file: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    settings: Settings
+
+
+class PermissionCheckParams(WireModel):
+    session_id: SessionId
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class PermissionCheckResult(WireModel):
+    """The same answer as `toolgate permissions check`: nothing is run."""
+
+    decision: RuleBehavior
+    read_only: bool
+    reason: str
+    rule: str | None = None
 
 
 class SetModeParams(WireModel):
@@ -253,6 +298,9 @@ SESSION_DELETE = "toolgate/session/delete"
 SETTINGS_GET = "toolgate/settings/get"
 SETTINGS_SET_MODE = "toolgate/settings/setMode"
 SETTINGS_SET_REVIEW_EDITS = "toolgate/settings/setReviewEdits"
+SETTINGS_ADD_RULE = "toolgate/settings/addRule"
+SETTINGS_REMOVE_RULE = "toolgate/settings/removeRule"
+PERMISSIONS_CHECK = "toolgate/permissions/check"
 PROVIDER_CONFIGURE = "toolgate/provider/configure"
 PROVIDER_STATUS = "toolgate/provider/status"
 CHAT_SEND = "toolgate/chat/send"
@@ -291,6 +339,15 @@ METHODS: tuple[Method, ...] = (
         SetReviewEditsParams,
         Settings,
         "Review every edit, or only edits that need approval.",
+    ),
+    Method(SETTINGS_ADD_RULE, "clientToServer", RuleChangeParams, RuleChangeResult, "Add a permission rule."),
+    Method(SETTINGS_REMOVE_RULE, "clientToServer", RuleChangeParams, RuleChangeResult, "Remove a permission rule."),
+    Method(
+        PERMISSIONS_CHECK,
+        "clientToServer",
+        PermissionCheckParams,
+        PermissionCheckResult,
+        "What the permission engine would decide for a call (runs nothing).",
     ),
     Method(
         PROVIDER_CONFIGURE, "clientToServer", ProviderConfigureParams, ProviderStatus, "Choose the model for chats."

@@ -38,6 +38,8 @@ from toolgate.core.permission import PermissionMode
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.session import ProgressEvent
 from toolgate.core.tool import AnyTool, DescribeContext
+from toolgate.permissions.rules import RuleError
+from toolgate.permissions.settings import SettingsError
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.session_store import SessionMeta, SessionStore, default_data_root
 from toolgate.sidecar import protocol as p
@@ -124,6 +126,9 @@ class ToolgateServer(LanguageServer):
             p.SETTINGS_GET: self._settings_get,
             p.SETTINGS_SET_MODE: self._settings_set_mode,
             p.SETTINGS_SET_REVIEW_EDITS: self._settings_set_review_edits,
+            p.SETTINGS_ADD_RULE: self._settings_add_rule,
+            p.SETTINGS_REMOVE_RULE: self._settings_remove_rule,
+            p.PERMISSIONS_CHECK: self._permissions_check,
             p.PROVIDER_CONFIGURE: self._provider_configure,
             p.PROVIDER_STATUS: self._provider_status,
             p.CHAT_SEND: self._chat_send,
@@ -235,6 +240,29 @@ class ToolgateServer(LanguageServer):
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
+
+    async def _settings_add_rule(self, params: p.RuleChangeParams) -> p.RuleChangeResult:
+        return self._change_rule(params, add=True)
+
+    async def _settings_remove_rule(self, params: p.RuleChangeParams) -> p.RuleChangeResult:
+        return self._change_rule(params, add=False)
+
+    def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
+        live = self.sessions.get(params.session_id)
+        engine = live.runtime.permissions
+        change_rule = engine.add_rule if add else engine.remove_rule
+        try:
+            change = change_rule(params.rule, params.scope, params.behavior)
+        except (RuleError, SettingsError) as exc:
+            raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
+        return p.RuleChangeResult(
+            changed=change.changed, file=change.file, warnings=change.warnings, settings=live.settings()
+        )
+
+    async def _permissions_check(self, params: p.PermissionCheckParams) -> p.PermissionCheckResult:
+        live = self.sessions.get(params.session_id)
+        result = await live.runtime.permissions.check(params.tool, params.input)
+        return p.PermissionCheckResult.model_validate(result.model_dump())
 
     # --- chat ------------------------------------------------------------------------------------------------
     async def _provider_configure(self, params: p.ProviderConfigureParams) -> p.ProviderStatus:

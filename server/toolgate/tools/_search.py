@@ -10,6 +10,7 @@ from pathlib import Path
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.paths import display_path
+from toolgate.core.permission import ReadGuard
 from toolgate.tools._files import missing_message
 
 
@@ -69,6 +70,36 @@ def _mtime_ns(path: bytes) -> int:
         return os.stat(path).st_mtime_ns
     except OSError:
         return 0
+
+
+class ReadDenyFilter:
+    """Leaves out files that a Read deny (or ask) rule protects, and counts them, so the result can say so:
+    a search must not reveal what Read may not show, and must not hide anything silently either."""
+
+    def __init__(self, guard: ReadGuard) -> None:
+        self._guard = guard
+        self.hidden = 0
+        self._verdicts: dict[bytes, bool] = {}
+
+    @classmethod
+    def for_session(cls, ctx: ToolContext) -> ReadDenyFilter | None:
+        policy = ctx.session.policy
+        return cls(policy) if isinstance(policy, ReadGuard) and policy.guards_reads() else None
+
+    def __call__(self, raw: bytes) -> bool:
+        allowed = self._verdicts.get(raw)
+        if allowed is None:
+            allowed = self._guard.read_denied(Path(os.fsdecode(raw))) is None
+            self._verdicts[raw] = allowed
+            if not allowed:
+                self.hidden += 1
+        return allowed
+
+    def note(self) -> str:
+        if not self.hidden:
+            return ""
+        files = "file is" if self.hidden == 1 else "files are"
+        return f"{self.hidden:,} matching {files} left out because permission rules forbid reading them."
 
 
 def join_notes(body: str, notes: Iterable[str]) -> str:

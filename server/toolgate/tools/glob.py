@@ -17,6 +17,7 @@ from toolgate.text.ripgrep_output import split_records
 from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, file_errors_note
 from toolgate.tools._search import (
     PathShower,
+    ReadDenyFilter,
     check_search_root,
     join_notes,
     relative_to_root,
@@ -53,6 +54,7 @@ class GlobFound:
     stopped: str | None  # why the listing is incomplete, if it is
     unreadable: str | None  # ripgrep's complaints about entries it could not list
     hint: str = ""  # for an empty result: why the pattern may not mean what was intended
+    hidden: str = ""  # how many matches permission rules kept out of the listing
 
 
 class GlobTool(Tool[GlobInput, GlobFound]):
@@ -118,6 +120,9 @@ class GlobTool(Tool[GlobInput, GlobFound]):
             prefix = root_prefix(plan.root)
             ordered = [p for p in ordered if matcher.fullmatch(relative_to_root(p, prefix))]
 
+        denied = ReadDenyFilter.for_session(ctx)
+        if denied is not None:
+            ordered = [p for p in ordered if denied(p)]
         stopped = ripgrep.describe_stop(run.stopped) if run.stopped else None
         if stopped and not ordered:
             raise ToolFailure(
@@ -134,6 +139,7 @@ class GlobTool(Tool[GlobInput, GlobFound]):
             total=len(ordered),
             stopped=stopped,
             unreadable=file_errors_note(run, "Some entries could not be listed"),
+            hidden=denied.note() if denied is not None else "",
             hint="" if ordered else _hint(plan),
         )
 
@@ -148,6 +154,8 @@ class GlobTool(Tool[GlobInput, GlobFound]):
             notes.append(f"Incomplete: {data.stopped}, so some matching files may be missing.")
         if data.unreadable:
             notes.append(data.unreadable)
+        if data.hidden:
+            notes.append(data.hidden)
         if not data.paths:
             body = f"No files match {data.pattern} in {data.root_shown}."
             return join_notes(f"{body} ({data.hint})" if data.hint else body, notes)

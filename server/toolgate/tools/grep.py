@@ -21,6 +21,7 @@ from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_rec
 from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, explain_search_error, file_errors_note
 from toolgate.tools._search import (
     PathShower,
+    ReadDenyFilter,
     check_search_root,
     join_notes,
     newest_first,
@@ -200,7 +201,8 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             notes.append('-A, -B, -C, context and -n apply only to output_mode "content", so they were ignored.')
 
         empty = _no_match_text(tool_input, root, ctx)
-        keep = _path_filter(filters.path_globs, root)
+        denied = ReadDenyFilter.for_session(ctx)
+        keep = _both(_path_filter(filters.path_globs, root), denied)
         show = PathShower(ctx.workspace)
         if tool_input.output_mode == "files_with_matches":
             found = await self._files(run, tool_input, keep, show)
@@ -213,6 +215,8 @@ class GrepTool(Tool[GrepInput, GrepFound]):
                 f"Nothing matching {tool_input.pattern!r} was found before {ripgrep.describe_stop(run.stopped)}; "
                 f"there may be matches it did not reach. To search it all, {_NARROW}."
             )
+        if denied is not None and denied.hidden:
+            notes.append(denied.note())
         return replace(found, empty_text=empty, notes=[*found.notes, *notes])
 
     async def _files(self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower) -> GrepFound:
@@ -270,6 +274,12 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         if data.footer:
             parts.append(data.footer)
         return join_notes("\n".join(parts), data.notes)
+
+
+def _both(first: Keep | None, second: Keep | None) -> Keep | None:
+    if first is None or second is None:
+        return first or second
+    return lambda path: first(path) and second(path)
 
 
 def _path_filter(globs: list[str], root: Path) -> Keep | None:

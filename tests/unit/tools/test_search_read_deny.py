@@ -1,0 +1,58 @@
+"""Searching must not reveal what a Read deny rule protects, and must say that something was left out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.testing import run1
+
+
+@pytest.fixture
+async def guarded(workspace: Path) -> AsyncIterator[Runtime]:
+    (workspace / ".env").write_text("API_TOKEN=s3cret\n")
+    (workspace / "secrets").mkdir()
+    (workspace / "secrets" / "prod.key").write_text("API_TOKEN=k3y\n")
+    (workspace / "app.py").write_text("token = env('API_TOKEN')\n")
+    rt = build_runtime(
+        workspace,
+        NonInteractiveApprover(),
+        rules={"deny": ["Read(./.env)"], "ask": ["Read(secrets/**)"]},
+        read_settings=False,
+    )
+    yield rt
+    await rt.aclose()
+
+
+@pytest.mark.parametrize("mode", ["content", "files_with_matches", "count"])
+async def test_grep_leaves_out_denied_files_and_says_so(guarded: Runtime, mode: str) -> None:
+    text = (await run1(guarded, "Grep", pattern="API_TOKEN", output_mode=mode)).text()
+    assert "s3cret" not in text and "k3y" not in text
+    assert ".env" not in text.replace("left out", "") and "prod.key" not in text
+    assert "app.py" in text
+    assert "2 matching files are left out because permission rules forbid reading them" in text
+
+
+async def test_glob_leaves_out_denied_files_and_says_so(guarded: Runtime) -> None:
+    text = (await run1(guarded, "Glob", pattern="**/*")).text()
+    assert "app.py" in text and ".env" not in text.split("\n\n")[0] and "prod.key" not in text
+    assert "2 matching files are left out" in text
+
+
+async def test_without_read_rules_nothing_is_hidden(workspace: Path) -> None:
+    (workspace / ".env").write_text("API_TOKEN=visible\n")
+    rt = build_runtime(workspace, NonInteractiveApprover(), read_settings=False)
+    try:
+        text = (await run1(rt, "Grep", pattern="API_TOKEN", output_mode="content")).text()
+        assert "visible" in text and "left out" not in text
+    finally:
+        await rt.aclose()
+
+
+async def test_reading_the_denied_file_directly_is_still_refused(guarded: Runtime) -> None:
+    result = await run1(guarded, "Read", file_path=".env")
+    assert result.is_error and 'kind="permission"' in result.text()
