@@ -83,7 +83,7 @@ def build_runtime(
         session.id = session_id
     if data_dir is not None:
         outputs = data_dir / "outputs"
-        session.deps.override_factory(OUTPUT_STORE, lambda _r: OutputStore(outputs))
+        session.deps.override_factory(OUTPUT_STORE, lambda _r: OutputStore(outputs, persistent=True))
     registry = ToolRegistry(builtin_tools() if tools is None else tools)
     runner = ToolRunner(registry, session)
     if engine is not None:

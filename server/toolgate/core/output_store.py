@@ -48,16 +48,31 @@ class OutputStore:
         max_entries: int = DEFAULT_MAX_ENTRIES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         owns_directory: bool = False,
+        persistent: bool = False,
     ) -> None:
+        """`persistent`: the directory belongs to a stored session that can be resumed, so outputs of earlier
+        runs are found again and closing keeps them (deleting the session removes them). Otherwise closing
+        removes every output (and the directory, when `owns_directory`)."""
         self.directory = directory
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._owns_directory = owns_directory
+        self._persistent = persistent
         self._entries: OrderedDict[str, StoredOutput] = OrderedDict()
         self._evicted: set[str] = set()
         # References handed out by `new_path` whose file is still being written (not yet adopted).
         self._pending: dict[str, Path] = {}
         self._bytes = 0
+        if persistent:
+            self._adopt_earlier_outputs()
+
+    def _adopt_earlier_outputs(self) -> None:
+        try:
+            found = [(entry.stat().st_mtime_ns, entry) for entry in self.directory.glob("out-*.txt")]
+        except OSError:
+            return
+        for _, path in sorted(found):
+            self.adopt(path.stem, path, source="an earlier run of this session")
 
     def _new_ref(self) -> str:
         while True:
@@ -128,12 +143,15 @@ class OutputStore:
         return list(self._entries)
 
     def close(self) -> None:
-        for entry in self._entries.values():
-            entry.path.unlink(missing_ok=True)
         for path in self._pending.values():
-            path.unlink(missing_ok=True)
-        self._entries.clear()
+            path.unlink(missing_ok=True)  # half-written: never readable as a whole
         self._pending.clear()
+        if not self._persistent:
+            for entry in self._entries.values():
+                entry.path.unlink(missing_ok=True)
+        self._entries.clear()
+        if self._persistent:
+            return
         if self._owns_directory:
             shutil.rmtree(self.directory, ignore_errors=True)
         else:

@@ -247,14 +247,22 @@ async def test_expired_reference_is_explained(rt: Runtime) -> None:
     assert result.is_error and "expired" in result.text()
 
 
-async def test_session_close_removes_the_store(tmp_path: Path) -> None:
+async def test_a_stored_session_keeps_its_outputs_across_runs(tmp_path: Path) -> None:
+    """A session with a directory can be resumed, so its references must still resolve then; deleting the
+    session (its directory) is what removes them."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[Big()], data_dir=tmp_path / "session")
-    await run1(runtime, "Big", text="q" * 5000)
-    assert len(list((tmp_path / "session" / "outputs").iterdir())) == 1
+    tools = [Big(), ToolOutputTool()]
+    runtime = build_runtime(workspace, NonInteractiveApprover(), tools=tools, data_dir=tmp_path / "session")
+    result = await run1(runtime, "Big", text="q" * 5000)
+    [ref] = re.findall(r"out-[0-9a-f]{8}", result.text())[:1]
     await runtime.aclose()
-    assert not (tmp_path / "session" / "outputs").exists()
+    assert len(list((tmp_path / "session" / "outputs").iterdir())) == 1
+
+    resumed = build_runtime(workspace, NonInteractiveApprover(), tools=tools, data_dir=tmp_path / "session")
+    again = await run1(resumed, "ToolOutput", ref=ref)
+    assert not again.is_error and "q" * 100 in again.text()
+    await resumed.aclose()
 
 
 async def test_default_store_is_temporary_and_made_only_when_needed(tmp_path: Path) -> None:
@@ -269,3 +277,25 @@ async def test_default_store_is_temporary_and_made_only_when_needed(tmp_path: Pa
     assert "No tool that reads stored results is available" in result.text()
     await runtime.aclose()
     assert not directory.exists()
+
+
+def test_a_persistent_store_keeps_outputs_for_a_resumed_session(tmp_path: Path) -> None:
+    directory = tmp_path / "session" / "outputs"
+    first = OutputStore(directory, persistent=True)
+    kept = first.put("line one\nline two\n", source="Bash toolu_1")
+    ref, half_written = first.new_path()
+    half_written.write_text("partial")
+    first.close()
+    assert kept.path.exists() and not half_written.exists()
+
+    resumed = OutputStore(directory, persistent=True)
+    assert resumed.read_text(kept.ref) == "line one\nline two\n"
+    assert ref not in resumed.refs()
+    resumed.close()
+
+
+def test_a_temporary_store_removes_everything_on_close(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "outputs")
+    entry = store.put("x", source="t")
+    store.close()
+    assert not entry.path.exists() and not (tmp_path / "outputs").exists()
