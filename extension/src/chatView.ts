@@ -1,0 +1,106 @@
+/**
+ * The chat webview view in the toolgate activity-bar container. It only relays: state changes go to the webview as
+ * actions (a full snapshot first, whenever a webview is created), and the webview's messages are checked and handed
+ * to the controller.
+ */
+
+import type * as vscode from 'vscode';
+
+import type { ChatPresence, ChatStore } from './chatStore';
+import { Emitter } from './host';
+import type { Disposable } from './host';
+import type { HostMessage, ViewMessage } from './shared/messages';
+import { parseViewMessage } from './shared/messages';
+import { chatHtml, makeNonce } from './webviewHtml';
+import { joinPath } from './vscodeApi';
+
+export const CHAT_VIEW_ID = 'toolgate.chat';
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresence, Disposable {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private badge: { count: number; tooltip: string } = { count: 0, tooltip: '' };
+  private readonly visibility = new Emitter<boolean>();
+  private readonly subscriptions: Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly store: ChatStore,
+    private readonly onMessage: (message: ViewMessage) => Promise<void>,
+    private readonly log: (line: string) => void,
+  ) {
+    this.subscriptions.push(store.onDidDispatch((action) => this.post({ type: 'action', action })));
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const dist = joinPath(this.extensionUri, 'dist');
+    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    const nonce = makeNonce();
+    view.webview.html = chatHtml({
+      cspSource: view.webview.cspSource,
+      nonce,
+      scriptUri: view.webview.asWebviewUri(joinPath(dist, 'webview.js')).toString(),
+      styleUri: view.webview.asWebviewUri(joinPath(dist, 'webview.css')).toString(),
+    });
+    this.applyBadge();
+    const disposables = [
+      view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      view.onDidChangeVisibility(() => this.visibility.fire(view.visible)),
+    ];
+    view.onDidDispose(() => {
+      for (const disposable of disposables) disposable.dispose();
+      if (this.view === view) {
+        this.view = undefined;
+        this.ready = false;
+        this.visibility.fire(false);
+      }
+    });
+    this.visibility.fire(view.visible);
+  }
+
+  isVisible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  readonly onDidChangeVisibility = (listener: (visible: boolean) => void): Disposable =>
+    this.visibility.event(listener);
+
+  setBadge(count: number, tooltip: string): void {
+    this.badge = { count, tooltip };
+    this.applyBadge();
+  }
+
+  focusComposer(): void {
+    this.post({ type: 'focusComposer' });
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.visibility.dispose();
+  }
+
+  private applyBadge(): void {
+    if (!this.view) return;
+    this.view.badge = this.badge.count > 0 ? { value: this.badge.count, tooltip: this.badge.tooltip } : undefined;
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseViewMessage(raw);
+    if (!message) {
+      this.log(`chat view: ignored a message the extension does not understand: ${JSON.stringify(raw).slice(0, 200)}`);
+      return;
+    }
+    if (message.type === 'ready') {
+      this.ready = true;
+      this.post({ type: 'action', action: { type: 'snapshot', state: this.store.state } });
+    }
+    this.onMessage(message).catch((error: unknown) => this.log(`chat view: ${String(error)}`));
+  }
+
+  private post(message: HostMessage): void {
+    if (!this.view || !this.ready) return; // a webview that is not ready gets the whole state when it is
+    void this.view.webview.postMessage(message);
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * The chat's behaviour: what a message from the webview does, and how sidecar events reach the chat state.
+ * Everything the sidecar is asked goes through SidecarClient; everything shown goes through ChatStore.
+ */
+
+import type { ApprovalBroker } from './approvals';
+import type { ChatStore } from './chatStore';
+import type { Notifier, Timers } from './host';
+import type { ChatEventParams, PermissionMode, ToolProgressParams } from './protocol';
+import type { ReviewController } from './reviews';
+import type { SidecarAction, SidecarStatus } from './shared/chatModel';
+import type { ViewMessage } from './shared/messages';
+import type { SidecarState } from './sidecar';
+import { NotSupported, SidecarUnavailable } from './sidecarClient';
+import type { SidecarClient } from './sidecarClient';
+import { errorMessage } from './rpc';
+
+export interface ControllerDeps {
+  store: ChatStore;
+  client: SidecarClient;
+  approvals: ApprovalBroker;
+  reviews: ReviewController;
+  notifier: Notifier;
+  timers: Timers;
+  defaultMode: () => PermissionMode;
+  /** Runs one of the extension's commands (restart, show log, set API key, …). */
+  runAction: (action: SidecarAction | 'setApiKey') => Promise<void>;
+}
+
+/** How the sidecar's state reads at the top of the chat. */
+export function sidecarStatus(state: SidecarState): SidecarStatus {
+  switch (state.kind) {
+    case 'stopped':
+      return { state: 'stopped' };
+    case 'starting':
+      return {
+        state: 'starting',
+        detail: state.attempt > 0 ? `Restarting the sidecar (attempt ${state.attempt})…` : 'Starting the sidecar…',
+      };
+    case 'running': {
+      const version = state.server.version ? ` ${state.server.version}` : '';
+      return { state: 'ready', detail: `${state.server.name}${version} · Python ${state.python.version}` };
+    }
+    case 'restarting':
+      return {
+        state: 'restarting',
+        detail: `The sidecar stopped (${state.reason}). Restarting in ${(state.delayMs / 1000).toFixed(1)} s…`,
+        attempt: state.attempt,
+        maxAttempts: state.maxAttempts,
+      };
+    case 'failed':
+      return {
+        state: 'unavailable',
+        detail: `The toolgate sidecar is unavailable: ${state.reason}.`,
+        fix: state.detail
+          ? `Its last output: ${lastLines(state.detail, 3)}`
+          : 'The sidecar log has the details. Fix the cause, then restart the sidecar.',
+        actions: ['restartSidecar', 'showLog'],
+      };
+    case 'unavailable':
+      return {
+        state: 'unavailable',
+        detail: `The toolgate sidecar is unavailable: ${state.python.message}`,
+        fix: state.python.fix,
+        actions: [...state.python.actions, 'restartSidecar'],
+      };
+  }
+}
+
+export class ChatController {
+  private sessionStarting: Promise<string> | undefined;
+  private sending = false;
+  private wasRunning = false;
+
+  constructor(private readonly deps: ControllerDeps) {
+    deps.client.onChatEvent((params) => this.chatEvent(params));
+    deps.client.onToolProgress((params) => this.toolProgress(params));
+  }
+
+  /** Follow the sidecar: show its status, note outages and recoveries in the transcript. */
+  sidecarChanged(state: SidecarState): void {
+    const { store } = this.deps;
+    store.dispatch({ type: 'sidecar', status: sidecarStatus(state) });
+    if (state.kind === 'running') {
+      if (state.recovered) store.dispatch({ type: 'notice', level: 'info', text: 'The sidecar is running again.' });
+      this.wasRunning = true;
+      void this.refreshSessions();
+      return;
+    }
+    if (this.wasRunning && (state.kind === 'restarting' || state.kind === 'failed')) {
+      // Whatever was in flight died with the process: close its prompts and say so.
+      this.wasRunning = false;
+      this.deps.approvals.cancelAll();
+      this.deps.reviews.cancelAll();
+      if (store.state.busy) store.dispatch({ type: 'busy', busy: false });
+      store.dispatch({
+        type: 'notice',
+        level: 'error',
+        text:
+          state.kind === 'restarting'
+            ? `The sidecar stopped unexpectedly; restarting it (attempt ${state.attempt} of ${state.maxAttempts}). The turn that was running has ended.`
+            : 'The sidecar stopped unexpectedly and was not restarted. Use Restart once the cause is fixed.',
+      });
+    }
+    if (state.kind === 'stopped' || state.kind === 'unavailable') this.wasRunning = false;
+  }
+
+  async handle(message: ViewMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        return; // the view sends the snapshot itself
+      case 'send':
+        return this.send(message.text);
+      case 'interrupt':
+        return this.interrupt();
+      case 'newSession':
+        return this.newSession();
+      case 'openSession':
+        return this.openSession(message.sessionId);
+      case 'deleteSession':
+        return this.deleteSession(message.sessionId);
+      case 'setMode':
+        return this.setMode(message.mode);
+      case 'approval':
+        this.deps.approvals.answer(message.id, message.choice);
+        return;
+      case 'review':
+        return message.decision === 'accept'
+          ? this.deps.reviews.accept(message.id)
+          : this.deps.reviews.reject(message.id, message.feedback);
+      case 'showReview':
+        return this.deps.reviews.show(message.id, message.path);
+      case 'sidecarAction':
+        return this.deps.runAction(message.action);
+      case 'setApiKey':
+        return this.deps.runAction('setApiKey');
+    }
+  }
+
+  async send(text: string): Promise<void> {
+    const { store, client } = this.deps;
+    if (store.state.busy || this.sending) {
+      store.dispatch({ type: 'notice', level: 'warning', text: 'A turn is still running: wait for it, or press Escape to interrupt it.' });
+      return;
+    }
+    this.sending = true;
+    try {
+      let sessionId: string;
+      try {
+        sessionId = await this.ensureSession();
+      } catch (error) {
+        // Keep the prompt on screen, with the reason it went nowhere.
+        store.dispatch({ type: 'userMessage', text });
+        this.report(error);
+        return;
+      }
+      store.dispatch({ type: 'userMessage', text });
+      store.dispatch({ type: 'busy', busy: true });
+      try {
+        const result = await client.send(sessionId, text);
+        if (result.stopReason && result.stopReason !== 'end_turn' && result.stopReason !== 'interrupted') {
+          store.dispatch({ type: 'notice', level: 'info', text: `The turn ended: ${result.stopReason}.` });
+        }
+      } catch (error) {
+        this.report(error);
+      } finally {
+        store.dispatch({ type: 'busy', busy: false });
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  async interrupt(): Promise<void> {
+    const { store, client } = this.deps;
+    const sessionId = store.state.sessionId;
+    if (!store.state.busy || !sessionId) return;
+    try {
+      await client.interrupt(sessionId);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  async newSession(): Promise<void> {
+    if (this.deps.store.state.busy) await this.interrupt();
+    this.sessionStarting = undefined;
+    try {
+      await this.startSession();
+    } catch (error) {
+      this.report(error);
+    }
+    await this.refreshSessions();
+  }
+
+  async openSession(sessionId: string): Promise<void> {
+    const { store, client, timers } = this.deps;
+    if (sessionId === store.state.sessionId) return;
+    try {
+      const loaded = await client.loadSession(sessionId);
+      store.dispatch({
+        type: 'sessionOpened',
+        sessionId,
+        mode: loaded.session.mode ?? this.deps.defaultMode(),
+        events: loaded.events,
+        at: timers.now(),
+      });
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const { store, client, notifier } = this.deps;
+    const session = store.state.sessions.find((candidate) => candidate.sessionId === sessionId);
+    const confirmed = await notifier.confirm(
+      `Delete the session "${session?.title ?? sessionId}"?`,
+      'Its transcript is removed from disk. This cannot be undone.',
+      'Delete',
+    );
+    if (!confirmed) return;
+    try {
+      await client.deleteSession(sessionId);
+      if (store.state.sessionId === sessionId) await this.startSession();
+      await this.refreshSessions();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  async setMode(mode: PermissionMode): Promise<void> {
+    const { store, client } = this.deps;
+    try {
+      const sessionId = await this.ensureSession();
+      const previous = store.state.mode;
+      store.dispatch({ type: 'mode', mode });
+      try {
+        await client.setMode(sessionId, mode);
+      } catch (error) {
+        store.dispatch({ type: 'mode', mode: previous });
+        throw error;
+      }
+      if (mode === 'bypassPermissions') {
+        store.dispatch({
+          type: 'notice',
+          level: 'warning',
+          text: 'Bypass mode: tool calls in this session run without asking (safety checks still apply).',
+        });
+      }
+    } catch (error) {
+      this.report(error);
+      // Redraw the switcher with the mode that is really in force.
+      store.dispatch({ type: 'mode', mode: store.state.mode });
+    }
+  }
+
+  async refreshSessions(): Promise<void> {
+    const { store, client } = this.deps;
+    try {
+      const result = await client.listSessions();
+      store.dispatch({ type: 'sessions', sessions: result.sessions, available: true });
+    } catch (error) {
+      store.dispatch({ type: 'sessions', sessions: [], available: false });
+      if (!(error instanceof NotSupported) && !(error instanceof SidecarUnavailable)) this.report(error);
+    }
+  }
+
+  /** The current session, creating one (in the default mode) when there is none. Throws when that fails. */
+  private async ensureSession(): Promise<string> {
+    const current = this.deps.store.state.sessionId;
+    if (current) return current;
+    this.sessionStarting ??= this.startSession();
+    try {
+      return await this.sessionStarting;
+    } finally {
+      this.sessionStarting = undefined;
+    }
+  }
+
+  private async startSession(): Promise<string> {
+    const { store, client, timers } = this.deps;
+    const mode = this.deps.defaultMode();
+    const { sessionId } = await client.newSession(mode);
+    store.dispatch({ type: 'sessionOpened', sessionId, mode, events: [], at: timers.now() });
+    return sessionId;
+  }
+
+  private chatEvent(params: ChatEventParams): void {
+    const { store, timers } = this.deps;
+    if (params.sessionId !== store.state.sessionId) return; // a session that is not on screen
+    store.dispatch({ type: 'event', event: params.event, at: timers.now() });
+  }
+
+  private toolProgress(params: ToolProgressParams): void {
+    const { store } = this.deps;
+    if (params.sessionId !== store.state.sessionId) return;
+    store.dispatch({ type: 'toolProgress', toolUseId: params.toolUseId, text: params.text });
+  }
+
+  private report(error: unknown): void {
+    const level = error instanceof NotSupported || error instanceof SidecarUnavailable ? 'warning' : 'error';
+    this.deps.store.dispatch({ type: 'notice', level, text: errorMessage(error) });
+  }
+}
+
+function lastLines(text: string, count: number): string {
+  return text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .slice(-count)
+    .join(' ⏎ ');
+}

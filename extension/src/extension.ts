@@ -1,0 +1,209 @@
+/**
+ * Activation: build the parts and connect them. No logic of its own lives here; see the modules it wires.
+ */
+
+import * as path from 'node:path';
+
+import type * as vscode from 'vscode';
+
+import { ApprovalBroker } from './approvals';
+import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
+import { ChatStore } from './chatStore';
+import { Commands } from './commands';
+import { ChatController } from './controller';
+import { realTimers } from './host';
+import { languageClientFactory } from './languageClient';
+import { runProcess } from './processes';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
+import { checkPython, choosePython } from './python';
+import { RestartPolicy } from './restartPolicy';
+import { ReviewController } from './reviews';
+import type { ToolgateSettings } from './settings';
+import {
+  apiKeySecretName,
+  apiKeyVariable,
+  classifyChange,
+  initializationOptions,
+  readSettings,
+  resolvePythonPath,
+  sidecarEnvironment,
+} from './settings';
+import type { ProviderStatus } from './shared/chatModel';
+import { initialState } from './shared/chatModel';
+import { SidecarManager } from './sidecar';
+import { SidecarClient } from './sidecarClient';
+import * as api from './vscodeApi';
+
+let manager: SidecarManager | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = new api.SidecarOutput(api.createOutputChannel('toolgate'));
+  const log = (line: string): void => output.appendLine(`[extension] ${line}`);
+  const secrets = api.secretStore(context);
+  const extensionVersion = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
+  const packageDir = path.join(context.extensionPath, 'python');
+
+  let settings = loadSettings(log);
+  const apiKey = async (): Promise<string | undefined> => secrets.get(apiKeySecretName(settings.provider));
+  const providerStatus = async (): Promise<ProviderStatus> => ({
+    provider: settings.provider,
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    hasApiKey: Boolean((await apiKey()) ?? process.env[apiKeyVariable(settings.provider)]),
+  });
+
+  const store = new ChatStore(initialState(await providerStatus(), settings.defaultMode));
+  const sidecar = new SidecarManager({
+    checkPython: async () => {
+      const workspace = api.firstWorkspaceFolder();
+      const candidate = await choosePython({
+        settingPath: resolvePythonPath(settings.pythonPath, workspace),
+        pythonExtensionInterpreter: () => api.pythonExtensionInterpreter(workspace),
+      });
+      // The probe runs in the extension's folder so that a `toolgate` directory in the workspace cannot shadow it.
+      return checkPython(candidate, runProcess, { packageDir, cwd: context.extensionPath });
+    },
+    launch: async (python) => ({
+      command: python.executable,
+      // -P: do not put the working directory on sys.path (a workspace must not shadow the toolgate package).
+      args: ['-P', '-m', 'toolgate', 'serve'],
+      cwd: api.firstWorkspaceFolder(),
+      env: sidecarEnvironment(settings, await apiKey(), process.env),
+      initializationOptions: initializationOptions(settings, {
+        storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
+        editorName: api.editorIdentity().name,
+        editorVersion: api.editorIdentity().version,
+        extensionVersion,
+      }),
+    }),
+    createConnection: languageClientFactory(output),
+    policy: new RestartPolicy(),
+    timers: realTimers,
+    recentOutput: () => output.recent(),
+    log,
+  });
+  manager = sidecar;
+  const client = new SidecarClient(() => sidecar.connection, sidecar);
+
+  const chatView: ChatViewProvider = new ChatViewProvider(
+    context.extensionUri,
+    store,
+    async (message) => chatController.handle(message),
+    log,
+  );
+  const proposed = new ProposalStore(PROPOSED_SCHEME, false);
+  const originals = new ProposalStore(ORIGINAL_SCHEME, true);
+  const updateBadge = (): void => {
+    const count = approvals.pendingCount + reviews.pendingCount;
+    chatView.setBadge(count, count === 1 ? 'toolgate is waiting for your answer' : `toolgate is waiting for ${count} answers`);
+  };
+  const approvals: ApprovalBroker = new ApprovalBroker(store, chatView, api.notifier, () => updateBadge());
+  const reviews: ReviewController = new ReviewController(proposed, originals, api.diffEditor, store, chatView, api.notifier, () =>
+    updateBadge(),
+  );
+  client.onApprovalRequest((params, token) => approvals.request(params, token));
+  client.onDiffReview((params, token) => reviews.review(params, token));
+
+  const commands: Commands = new Commands({
+    notifier: api.notifier,
+    manager: sidecar,
+    client,
+    get controller(): ChatController {
+      return chatController;
+    },
+    reviews,
+    secrets,
+    provider: () => settings.provider,
+    packageDir,
+    workspaceFolder: api.firstWorkspaceFolder,
+    vscode: api,
+    showLog: () => output.show(true),
+  });
+  const chatController: ChatController = new ChatController({
+    store,
+    client,
+    approvals,
+    reviews,
+    notifier: api.notifier,
+    timers: realTimers,
+    defaultMode: () => settings.defaultMode,
+    runAction: (action): Promise<void> => commands.sidecarAction(action),
+  });
+
+  let lastProblem = '';
+  sidecar.onDidChangeState((state) => {
+    chatController.sidecarChanged(state);
+    if (state.kind === 'unavailable' && state.python.message !== lastProblem) {
+      lastProblem = state.python.message;
+      void commands.notifyPythonProblem(state.python);
+    } else if (state.kind === 'failed') {
+      void api.notifier
+        .show('error', `The toolgate sidecar is unavailable: ${state.reason}.`, 'Show Log', 'Restart Sidecar')
+        .then((picked) => {
+          if (picked === 'Show Log') output.show(true);
+          if (picked === 'Restart Sidecar') void sidecar.restart();
+        });
+    } else if (state.kind === 'running') {
+      lastProblem = '';
+    }
+  });
+
+  const applySettings = async (keyChanged: boolean): Promise<void> => {
+    const before = settings;
+    settings = loadSettings(log);
+    store.dispatch({ type: 'provider', provider: await providerStatus() });
+    const change = classifyChange(before, settings, keyChanged);
+    if (change === 'restart') {
+      log('settings changed: restarting the sidecar');
+      await sidecar.restart();
+    } else if (change === 'notify') {
+      await client.didChangeConfiguration(
+        initializationOptions(settings, {
+          storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
+          editorName: api.editorIdentity().name,
+          editorVersion: api.editorIdentity().version,
+          extensionVersion,
+        }),
+      );
+    }
+  };
+
+  context.subscriptions.push(
+    output,
+    chatView,
+    approvals,
+    reviews,
+    api.registerChatView(CHAT_VIEW_ID, chatView),
+    api.registerProposalFileSystem(proposed),
+    api.registerProposalFileSystem(originals),
+    api.onToolgateSettingsChanged(() => void applySettings(false)),
+    api.onSecretsChanged(context, (key) => {
+      if (key === apiKeySecretName(settings.provider)) void applySettings(true);
+    }),
+    api.registerCommand('toolgate.openChat', () => commands.openChat()),
+    api.registerCommand('toolgate.newSession', () => commands.newSession()),
+    api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
+    api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
+    api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),
+    api.registerCommand('toolgate.restartSidecar', () => commands.restartSidecar()),
+    api.registerCommand('toolgate.showLog', () => output.show(true)),
+    api.registerCommand('toolgate.review.accept', (target) => commands.answerReview('accept', target)),
+    api.registerCommand('toolgate.review.reject', (target) => commands.answerReview('reject', target)),
+  );
+
+  void sidecar.start();
+}
+
+export async function deactivate(): Promise<void> {
+  // VS Code waits for this promise: the sidecar is asked to exit, and killed if it does not, before the host goes.
+  const running = manager;
+  manager = undefined;
+  await running?.stop();
+}
+
+function loadSettings(log: (line: string) => void): ToolgateSettings {
+  const { settings, problems } = readSettings(api.readToolgateSetting);
+  for (const problem of problems) log(`settings: ${problem}`);
+  if (problems.length > 0) void api.notifier.show('warning', `toolgate settings: ${problems.join(' ')}`);
+  return settings;
+}

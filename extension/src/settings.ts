@@ -1,0 +1,179 @@
+/**
+ * The `toolgate.*` settings: read and checked once, then mapped to what the sidecar gets (its initialization
+ * options and environment). A value that makes no sense is replaced by the default and reported, never passed on.
+ */
+
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import type { DiffReviewPolicy, InitializationOptions, PermissionMode } from './protocol';
+import { PERMISSION_MODES } from './protocol';
+
+export const PROVIDERS = ['anthropic', 'openai'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export interface ToolgateSettings {
+  provider: Provider;
+  model: string;
+  baseUrl: string;
+  pythonPath: string;
+  defaultMode: PermissionMode;
+  diffReview: DiffReviewPolicy;
+  maxToolConcurrency: number;
+}
+
+export const DEFAULT_SETTINGS: ToolgateSettings = {
+  provider: 'anthropic',
+  model: '',
+  baseUrl: '',
+  pythonPath: '',
+  defaultMode: 'default',
+  diffReview: 'whenAsking',
+  maxToolConcurrency: 10,
+};
+
+/** Reads one setting under `toolgate.` (for example `get('python.path')`); undefined when unset. */
+export type SettingReader = (key: string) => unknown;
+
+export interface SettingsReadResult {
+  settings: ToolgateSettings;
+  /** One sentence per ignored value, for a warning. */
+  problems: string[];
+}
+
+function oneOf<T extends string>(
+  key: string,
+  value: unknown,
+  allowed: readonly T[],
+  fallback: T,
+  problems: string[],
+): T {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  problems.push(`toolgate.${key} is ${JSON.stringify(value)}, which is not one of ${allowed.join(', ')}; using ${fallback}.`);
+  return fallback;
+}
+
+function trimmedString(key: string, value: unknown, problems: string[]): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value.trim();
+  problems.push(`toolgate.${key} must be a string; ignoring ${JSON.stringify(value)}.`);
+  return '';
+}
+
+export function readSettings(get: SettingReader): SettingsReadResult {
+  const problems: string[] = [];
+  const provider = oneOf('provider', get('provider'), PROVIDERS, DEFAULT_SETTINGS.provider, problems);
+  const model = trimmedString('model', get('model'), problems);
+  let baseUrl = trimmedString('baseUrl', get('baseUrl'), problems);
+  if (baseUrl && !/^https?:\/\/[^\s/]+/i.test(baseUrl)) {
+    problems.push(`toolgate.baseUrl ${JSON.stringify(baseUrl)} is not an http(s) URL; using the provider's endpoint.`);
+    baseUrl = '';
+  }
+  const pythonPath = trimmedString('python.path', get('python.path'), problems);
+  const defaultMode = oneOf(
+    'permissions.defaultMode',
+    get('permissions.defaultMode'),
+    PERMISSION_MODES,
+    DEFAULT_SETTINGS.defaultMode,
+    problems,
+  );
+  const diffReview = oneOf(
+    'diffReview',
+    get('diffReview'),
+    ['always', 'whenAsking'] as const,
+    DEFAULT_SETTINGS.diffReview,
+    problems,
+  );
+  let maxToolConcurrency = DEFAULT_SETTINGS.maxToolConcurrency;
+  const rawConcurrency = get('maxToolConcurrency');
+  if (rawConcurrency !== undefined && rawConcurrency !== null) {
+    if (typeof rawConcurrency === 'number' && Number.isInteger(rawConcurrency) && rawConcurrency >= 1) {
+      maxToolConcurrency = Math.min(rawConcurrency, 64);
+      if (rawConcurrency > 64) problems.push(`toolgate.maxToolConcurrency is at most 64; using 64.`);
+    } else {
+      problems.push(
+        `toolgate.maxToolConcurrency must be a whole number from 1 to 64; using ${DEFAULT_SETTINGS.maxToolConcurrency}.`,
+      );
+    }
+  }
+  return {
+    settings: { provider, model, baseUrl, pythonPath, defaultMode, diffReview, maxToolConcurrency },
+    problems,
+  };
+}
+
+/**
+ * The Python path as written in settings, made absolute: `~` is the home directory, `${workspaceFolder}` and relative
+ * paths are resolved against the first workspace folder. A bare command name (`python3.12`) stays as it is, to be
+ * looked up on PATH.
+ */
+export function resolvePythonPath(raw: string, workspaceFolder: string | undefined, home: string = os.homedir()): string {
+  let value = raw.trim();
+  if (!value) return value;
+  if (workspaceFolder) value = value.replaceAll('${workspaceFolder}', workspaceFolder);
+  if (value === '~' || value.startsWith('~/')) value = path.join(home, value.slice(1));
+  if (path.isAbsolute(value) || !value.includes('/')) return value;
+  return path.resolve(workspaceFolder ?? process.cwd(), value);
+}
+
+/** The environment variable each provider's SDK reads its key from. */
+export function apiKeyVariable(provider: Provider): string {
+  return provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+}
+
+/** Where a provider's key lives in SecretStorage. */
+export function apiKeySecretName(provider: Provider): string {
+  return `toolgate.apiKey.${provider}`;
+}
+
+export function initializationOptions(
+  settings: ToolgateSettings,
+  context: { storageDir: string | null; editorName: string; editorVersion: string; extensionVersion: string },
+): InitializationOptions {
+  return {
+    provider: settings.provider,
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    defaultMode: settings.defaultMode,
+    diffReview: settings.diffReview,
+    maxToolConcurrency: settings.maxToolConcurrency,
+    storageDir: context.storageDir,
+    client: { name: context.editorName, version: context.editorVersion, extensionVersion: context.extensionVersion },
+  };
+}
+
+/**
+ * The sidecar's environment: the editor's, plus the API key from SecretStorage (which wins over one inherited from
+ * the environment) and the concurrency limit. The key travels only in the child's environment: never in a JSON-RPC
+ * message (which the trace setting would log) and never on disk.
+ */
+export function sidecarEnvironment(
+  settings: ToolgateSettings,
+  apiKey: string | undefined,
+  base: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
+  if (apiKey) env[apiKeyVariable(settings.provider)] = apiKey;
+  env.TOOLGATE_MAX_TOOL_CONCURRENCY = String(settings.maxToolConcurrency);
+  env.PYTHONUNBUFFERED = '1';
+  env.PYTHONIOENCODING = 'utf-8';
+  return env;
+}
+
+export type SettingsChange = 'none' | 'notify' | 'restart';
+
+/**
+ * What a settings change requires: a different Python or provider (whose key is in the environment) needs a new
+ * sidecar process; the rest reaches the running sidecar as `workspace/didChangeConfiguration`.
+ */
+export function classifyChange(
+  before: ToolgateSettings,
+  after: ToolgateSettings,
+  keyChanged: boolean = false,
+): SettingsChange {
+  if (keyChanged || before.pythonPath !== after.pythonPath || before.provider !== after.provider) return 'restart';
+  const keys = Object.keys(before) as (keyof ToolgateSettings)[];
+  return keys.some((key) => before[key] !== after[key]) ? 'notify' : 'none';
+}

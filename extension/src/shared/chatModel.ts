@@ -1,0 +1,297 @@
+/**
+ * What the chat view shows, and how it changes.
+ *
+ * The extension host owns the state and applies every change with `reduce`; it forwards each action to the webview,
+ * which applies the same `reduce` to its copy and redraws. A webview that is created (or re-created after being
+ * hidden) gets the whole state as a snapshot first. Pure: no DOM, no Node, no `vscode`.
+ */
+
+import type { ChatEvent, PermissionMode, RuleSuggestion, SessionInfo, TodoItem } from '../protocol';
+
+/** Live tool output kept per card. Older output is dropped, and the card says so. */
+export const TOOL_OUTPUT_CAP = 64 * 1024;
+
+export type SidecarAction = 'restartSidecar' | 'showLog' | 'openPythonSetting' | 'installToolgate' | 'selectPython';
+
+export type SidecarStatus =
+  | { state: 'stopped' }
+  | { state: 'starting'; detail: string }
+  | { state: 'ready'; detail: string }
+  | { state: 'restarting'; detail: string; attempt: number; maxAttempts: number }
+  | { state: 'unavailable'; detail: string; fix: string; actions: SidecarAction[] };
+
+export interface ProviderStatus {
+  provider: string;
+  model: string;
+  baseUrl: string;
+  hasApiKey: boolean;
+}
+
+export type ToolStatus = 'running' | 'done' | 'error';
+export type ApprovalState = 'pending' | 'allowed' | 'denied' | 'cancelled';
+export type ReviewState = 'pending' | 'accepted' | 'rejected' | 'cancelled';
+
+export interface ReviewFileView {
+  path: string;
+  change: 'create' | 'modify' | 'delete';
+}
+
+export type Item =
+  | { kind: 'user'; id: string; text: string }
+  | { kind: 'assistant'; id: string; text: string; streaming: boolean }
+  | {
+      kind: 'tool';
+      id: string;
+      toolName: string;
+      summary: string;
+      status: ToolStatus;
+      startedAt: number;
+      finishedAt: number | null;
+      output: string;
+      outputTrimmed: boolean;
+      resultSummary: string;
+      result: string;
+    }
+  | {
+      kind: 'approval';
+      id: string;
+      toolUseId: string;
+      toolName: string;
+      summary: string;
+      reason: string;
+      suggestions: RuleSuggestion[];
+      state: ApprovalState;
+      outcome: string;
+    }
+  | {
+      kind: 'review';
+      id: string;
+      toolUseId: string;
+      title: string;
+      reason: string;
+      files: ReviewFileView[];
+      state: ReviewState;
+      outcome: string;
+    }
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string };
+
+export interface ChatState {
+  sessionId: string | null;
+  sessions: SessionInfo[];
+  /** Whether the sidecar offers sessions at all (false until it answers `toolgate/session/list`). */
+  sessionsAvailable: boolean;
+  mode: PermissionMode;
+  busy: boolean;
+  items: Item[];
+  todos: TodoItem[];
+  sidecar: SidecarStatus;
+  provider: ProviderStatus;
+  nextId: number;
+}
+
+export type ChatAction =
+  | { type: 'snapshot'; state: ChatState }
+  | { type: 'sidecar'; status: SidecarStatus }
+  | { type: 'provider'; provider: ProviderStatus }
+  | { type: 'sessions'; sessions: SessionInfo[]; available: boolean }
+  | { type: 'sessionOpened'; sessionId: string; mode: PermissionMode; events: ChatEvent[]; at: number }
+  | { type: 'mode'; mode: PermissionMode }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'userMessage'; text: string }
+  | { type: 'event'; event: ChatEvent; at: number }
+  | { type: 'toolProgress'; toolUseId: string; text: string }
+  | {
+      type: 'approvalRequested';
+      id: string;
+      toolUseId: string;
+      toolName: string;
+      summary: string;
+      reason: string;
+      suggestions: RuleSuggestion[];
+    }
+  | { type: 'approvalResolved'; id: string; state: Exclude<ApprovalState, 'pending'>; outcome: string }
+  | {
+      type: 'reviewRequested';
+      id: string;
+      toolUseId: string;
+      title: string;
+      reason: string;
+      files: ReviewFileView[];
+    }
+  | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
+
+export function initialState(provider: ProviderStatus, mode: PermissionMode): ChatState {
+  return {
+    sessionId: null,
+    sessions: [],
+    sessionsAvailable: false,
+    mode,
+    busy: false,
+    items: [],
+    todos: [],
+    sidecar: { state: 'stopped' },
+    provider,
+    nextId: 1,
+  };
+}
+
+export function reduce(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'snapshot':
+      return action.state;
+    case 'sidecar':
+      return { ...state, sidecar: action.status };
+    case 'provider':
+      return { ...state, provider: action.provider };
+    case 'sessions':
+      return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
+    case 'sessionOpened': {
+      let next: ChatState = {
+        ...state,
+        sessionId: action.sessionId,
+        mode: action.mode,
+        busy: false,
+        items: [],
+        todos: [],
+      };
+      for (const event of action.events) next = applyEvent(next, event, action.at);
+      return finishStreaming(next);
+    }
+    case 'mode':
+      return { ...state, mode: action.mode };
+    case 'busy':
+      return action.busy ? { ...state, busy: true } : finishStreaming({ ...state, busy: false });
+    case 'userMessage':
+      return applyEvent(state, { type: 'user_message', text: action.text }, 0);
+    case 'event':
+      return applyEvent(state, action.event, action.at);
+    case 'toolProgress':
+      return updateItem(state, action.toolUseId, 'tool', (tool) => appendOutput(tool, action.text));
+    case 'approvalRequested':
+      return append(state, {
+        kind: 'approval',
+        id: action.id,
+        toolUseId: action.toolUseId,
+        toolName: action.toolName,
+        summary: action.summary,
+        reason: action.reason,
+        suggestions: action.suggestions,
+        state: 'pending',
+        outcome: '',
+      });
+    case 'approvalResolved':
+      return updateItem(state, action.id, 'approval', (card) =>
+        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome } : card,
+      );
+    case 'reviewRequested':
+      return append(state, {
+        kind: 'review',
+        id: action.id,
+        toolUseId: action.toolUseId,
+        title: action.title,
+        reason: action.reason,
+        files: action.files,
+        state: 'pending',
+        outcome: '',
+      });
+    case 'reviewResolved':
+      return updateItem(state, action.id, 'review', (card) =>
+        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome } : card,
+      );
+    case 'notice':
+      return appendWithId(state, (id) => ({ kind: 'notice', id, level: action.level, text: action.text }));
+  }
+}
+
+function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
+  switch (event.type) {
+    case 'user_message':
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'user', id, text: event.text }));
+    case 'text_delta': {
+      const last = state.items[state.items.length - 1];
+      if (last && last.kind === 'assistant' && last.streaming) {
+        return { ...state, items: [...state.items.slice(0, -1), { ...last, text: last.text + event.text }] };
+      }
+      return appendWithId(state, (id) => ({ kind: 'assistant', id, text: event.text, streaming: true }));
+    }
+    case 'tool_started':
+      return append(finishStreaming(state), {
+        kind: 'tool',
+        id: event.toolUseId,
+        toolName: event.toolName,
+        summary: event.summary,
+        status: 'running',
+        startedAt: at,
+        finishedAt: null,
+        output: '',
+        outputTrimmed: false,
+        resultSummary: '',
+        result: '',
+      });
+    case 'tool_progress':
+      return updateItem(state, event.toolUseId, 'tool', (tool) => appendOutput(tool, event.text));
+    case 'tool_finished':
+      return updateItem(state, event.toolUseId, 'tool', (tool) => ({
+        ...tool,
+        status: event.isError ? 'error' : 'done',
+        finishedAt: at,
+        resultSummary: event.resultSummary,
+        result: event.result ?? '',
+      }));
+    case 'todos':
+      return { ...state, todos: event.todos };
+    case 'turn_end':
+      return finishStreaming(state);
+    case 'error':
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'error', text: event.message }));
+  }
+}
+
+function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool: T, text: string): T {
+  const output = tool.output + text;
+  if (output.length <= TOOL_OUTPUT_CAP) return { ...tool, output };
+  return { ...tool, output: output.slice(output.length - TOOL_OUTPUT_CAP), outputTrimmed: true };
+}
+
+/** The assistant message that was streaming is complete once anything else happens in the turn. */
+function finishStreaming(state: ChatState): ChatState {
+  const last = state.items[state.items.length - 1];
+  if (!last || last.kind !== 'assistant' || !last.streaming) return state;
+  return { ...state, items: [...state.items.slice(0, -1), { ...last, streaming: false }] };
+}
+
+function append(state: ChatState, item: Item): ChatState {
+  return { ...state, items: [...state.items, item] };
+}
+
+function appendWithId(state: ChatState, make: (id: string) => Item): ChatState {
+  return { ...append(state, make(`i${state.nextId}`)), nextId: state.nextId + 1 };
+}
+
+function updateItem<K extends Item['kind']>(
+  state: ChatState,
+  id: string,
+  kind: K,
+  update: (item: Extract<Item, { kind: K }>) => Extract<Item, { kind: K }>,
+): ChatState {
+  // Search from the end: the item being updated is almost always one of the last few.
+  for (let index = state.items.length - 1; index >= 0; index--) {
+    const item = state.items[index];
+    if (item && item.id === id && item.kind === kind) {
+      const items = state.items.slice();
+      items[index] = update(item as Extract<Item, { kind: K }>);
+      return { ...state, items };
+    }
+  }
+  return state;
+}
+
+/** "1.2 s", "850 ms", "2 min 5 s": how long a tool ran, for its card. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return `${minutes} min ${seconds} s`;
+}

@@ -1,0 +1,124 @@
+/**
+ * The messages between the extension host and the chat webview (postMessage in both directions).
+ * The host validates everything it receives with `parseViewMessage`: a webview is a web page, and the host does
+ * not trust its input's shape.
+ */
+
+import type { PermissionMode, RuleScope } from '../protocol';
+import { PERMISSION_MODES, RULE_SCOPES } from '../protocol';
+import type { ChatAction, SidecarAction } from './chatModel';
+
+/** Host → webview. */
+export type HostMessage = { type: 'action'; action: ChatAction } | { type: 'focusComposer' };
+
+/** How a person answered an approval card. */
+export type ApprovalChoice =
+  | { kind: 'once' }
+  | { kind: 'always'; rule: string; scope: RuleScope }
+  | { kind: 'deny'; feedback: string };
+
+/** Webview → host. */
+export type ViewMessage =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'interrupt' }
+  | { type: 'newSession' }
+  | { type: 'openSession'; sessionId: string }
+  | { type: 'deleteSession'; sessionId: string }
+  | { type: 'setMode'; mode: PermissionMode }
+  | { type: 'approval'; id: string; choice: ApprovalChoice }
+  | { type: 'review'; id: string; decision: 'accept' | 'reject'; feedback: string }
+  | { type: 'showReview'; id: string; path: string | null }
+  | { type: 'sidecarAction'; action: SidecarAction }
+  | { type: 'setApiKey' };
+
+const SIDECAR_ACTIONS: readonly SidecarAction[] = [
+  'restartSidecar',
+  'showLog',
+  'openPythonSetting',
+  'installToolgate',
+  'selectPython',
+];
+
+/** A bound on any text a webview can send: a prompt, a rule, feedback. */
+export const MAX_TEXT = 200_000;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_TEXT ? value : undefined;
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : undefined;
+}
+
+function parseChoice(value: unknown): ApprovalChoice | undefined {
+  if (!isObject(value)) return undefined;
+  switch (value.kind) {
+    case 'once':
+      return { kind: 'once' };
+    case 'always': {
+      const rule = text(value.rule)?.trim();
+      const scope = oneOf(value.scope, RULE_SCOPES);
+      return rule && scope ? { kind: 'always', rule, scope } : undefined;
+    }
+    case 'deny': {
+      const feedback = text(value.feedback ?? '');
+      return feedback === undefined ? undefined : { kind: 'deny', feedback };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The message, if it is one the host understands; undefined otherwise (the caller logs and drops it). */
+export function parseViewMessage(raw: unknown): ViewMessage | undefined {
+  if (!isObject(raw)) return undefined;
+  switch (raw.type) {
+    case 'ready':
+    case 'interrupt':
+    case 'newSession':
+    case 'setApiKey':
+      return { type: raw.type };
+    case 'send': {
+      const value = text(raw.text);
+      return value !== undefined && value.trim() !== '' ? { type: 'send', text: value } : undefined;
+    }
+    case 'openSession':
+    case 'deleteSession': {
+      const sessionId = text(raw.sessionId);
+      return sessionId ? { type: raw.type, sessionId } : undefined;
+    }
+    case 'setMode': {
+      const mode = oneOf(raw.mode, PERMISSION_MODES);
+      return mode ? { type: 'setMode', mode } : undefined;
+    }
+    case 'approval': {
+      const id = text(raw.id);
+      const choice = parseChoice(raw.choice);
+      return id && choice ? { type: 'approval', id, choice } : undefined;
+    }
+    case 'review': {
+      const id = text(raw.id);
+      const decision = oneOf(raw.decision, ['accept', 'reject'] as const);
+      const feedback = text(raw.feedback ?? '');
+      return id && decision && feedback !== undefined ? { type: 'review', id, decision, feedback } : undefined;
+    }
+    case 'showReview': {
+      const id = text(raw.id);
+      const path = raw.path === null ? null : text(raw.path);
+      return id && path !== undefined ? { type: 'showReview', id, path } : undefined;
+    }
+    case 'sidecarAction': {
+      const action = oneOf(raw.action, SIDECAR_ACTIONS);
+      return action ? { type: 'sidecarAction', action } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

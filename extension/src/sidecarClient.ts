@@ -1,0 +1,141 @@
+/**
+ * Every custom sidecar method, typed. This is the one place that knows method names and shapes (from protocol.ts);
+ * the rest of the extension calls these functions and registers these handlers.
+ *
+ * A call made while no sidecar runs fails with `SidecarUnavailable`; a method the running sidecar does not know
+ * fails with `NotSupported`. Both carry a sentence the chat can show as it is.
+ */
+
+import type { CancellationLike } from './host';
+import type {
+  ApprovalAnswer,
+  ApprovalRequestParams,
+  ChatEventParams,
+  ChatSendResult,
+  DiffReviewAnswer,
+  DiffReviewParams,
+  PermissionMode,
+  RuleScope,
+  SessionListResult,
+  SessionLoadResult,
+  SessionNewResult,
+  SettingsAddRuleResult,
+  SettingsGetResult,
+  ToolProgressParams,
+} from './protocol';
+import { Methods } from './protocol';
+import { errorCode, errorMessage, METHOD_NOT_FOUND } from './rpc';
+import type { RpcConnection } from './rpc';
+
+export class SidecarUnavailable extends Error {
+  constructor() {
+    super('The toolgate sidecar is not running. Its status is shown at the top of the chat.');
+  }
+}
+
+export class NotSupported extends Error {
+  constructor(readonly method: string) {
+    super(
+      `The running toolgate sidecar does not offer ${method} yet. Update the toolgate Python package to the ` +
+        `version that matches this extension, then restart the sidecar.`,
+    );
+  }
+}
+
+export class SidecarError extends Error {
+  constructor(
+    readonly method: string,
+    message: string,
+    readonly code: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Where handlers for server → client messages are registered (SidecarManager, for every process it starts). */
+export interface HandlerRegistry {
+  onRequest(method: string, handler: (params: unknown, token: CancellationLike) => Promise<unknown>): void;
+  onNotification(method: string, handler: (params: unknown) => void): void;
+}
+
+export class SidecarClient {
+  constructor(
+    private readonly connection: () => RpcConnection | undefined,
+    private readonly handlers: HandlerRegistry,
+  ) {}
+
+  // -- client → server ---------------------------------------------------------------------------------------------
+
+  newSession(mode?: PermissionMode): Promise<SessionNewResult> {
+    return this.request(Methods.sessionNew, mode ? { mode } : {});
+  }
+
+  listSessions(): Promise<SessionListResult> {
+    return this.request(Methods.sessionList, {});
+  }
+
+  loadSession(sessionId: string): Promise<SessionLoadResult> {
+    return this.request(Methods.sessionLoad, { sessionId });
+  }
+
+  deleteSession(sessionId: string): Promise<void> {
+    return this.request(Methods.sessionDelete, { sessionId });
+  }
+
+  send(sessionId: string, text: string, token?: CancellationLike): Promise<ChatSendResult> {
+    return this.request(Methods.chatSend, { sessionId, text }, token);
+  }
+
+  interrupt(sessionId: string): Promise<void> {
+    return this.request(Methods.chatInterrupt, { sessionId });
+  }
+
+  setMode(sessionId: string, mode: PermissionMode): Promise<void> {
+    return this.request(Methods.settingsSetMode, { sessionId, mode });
+  }
+
+  getSettings(sessionId?: string): Promise<SettingsGetResult> {
+    return this.request(Methods.settingsGet, sessionId ? { sessionId } : {});
+  }
+
+  addRule(rule: string, behavior: 'allow' | 'ask' | 'deny', scope: RuleScope, sessionId?: string): Promise<SettingsAddRuleResult> {
+    return this.request(Methods.settingsAddRule, { rule, behavior, scope, ...(sessionId ? { sessionId } : {}) });
+  }
+
+  /** Standard LSP: settings that changed while the sidecar runs (see settings.classifyChange). */
+  async didChangeConfiguration(settings: unknown): Promise<void> {
+    const connection = this.connection();
+    if (!connection) return; // the next start reads the settings anyway
+    await connection.sendNotification('workspace/didChangeConfiguration', { settings: { toolgate: settings } });
+  }
+
+  // -- server → client ---------------------------------------------------------------------------------------------
+
+  onApprovalRequest(handler: (params: ApprovalRequestParams, token: CancellationLike) => Promise<ApprovalAnswer>): void {
+    this.handlers.onRequest(Methods.approvalRequest, (params, token) => handler(params as ApprovalRequestParams, token));
+  }
+
+  onDiffReview(handler: (params: DiffReviewParams, token: CancellationLike) => Promise<DiffReviewAnswer>): void {
+    this.handlers.onRequest(Methods.diffReview, (params, token) => handler(params as DiffReviewParams, token));
+  }
+
+  onChatEvent(handler: (params: ChatEventParams) => void): void {
+    this.handlers.onNotification(Methods.chatEvent, (params) => handler(params as ChatEventParams));
+  }
+
+  onToolProgress(handler: (params: ToolProgressParams) => void): void {
+    this.handlers.onNotification(Methods.toolsProgress, (params) => handler(params as ToolProgressParams));
+  }
+
+  private async request<R>(method: string, params: unknown, token?: CancellationLike): Promise<R> {
+    const connection = this.connection();
+    if (!connection) throw new SidecarUnavailable();
+    try {
+      return await connection.sendRequest<R>(method, params, token);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === METHOD_NOT_FOUND) throw new NotSupported(method);
+      throw new SidecarError(method, `${method} failed: ${errorMessage(error)}`, code);
+    }
+  }
+}

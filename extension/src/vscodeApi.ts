@@ -1,0 +1,344 @@
+/**
+ * The one module that calls the `vscode` API (vscode-languageclient aside). Everything else gets these small
+ * adapters through the interfaces in host.ts, so its logic runs in the unit tests without an editor.
+ */
+
+import * as vscode from 'vscode';
+
+import type { DiffEditorHost, Disposable, MessageLevel, Notifier, QuickPickItem, ResourceRef, SecretStore } from './host';
+import type { ProposalStore } from './proposals';
+import { StoreError } from './proposals';
+
+export type { Disposable };
+
+export function uriOf(resource: ResourceRef): vscode.Uri {
+  return vscode.Uri.from({ scheme: resource.scheme, path: resource.path });
+}
+
+// -- notifications and prompts ------------------------------------------------------------------------------------
+
+export const notifier: Notifier = {
+  async show(level: MessageLevel, message: string, ...actions: string[]) {
+    switch (level) {
+      case 'info':
+        return vscode.window.showInformationMessage(message, ...actions);
+      case 'warning':
+        return vscode.window.showWarningMessage(message, ...actions);
+      case 'error':
+        return vscode.window.showErrorMessage(message, ...actions);
+    }
+  },
+  async confirm(message, detail, action) {
+    const picked = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
+    return picked === action;
+  },
+  async pick<T extends QuickPickItem>(items: T[], options: { title: string; placeholder?: string }) {
+    return vscode.window.showQuickPick(items, { title: options.title, placeHolder: options.placeholder });
+  },
+  async input(options) {
+    return vscode.window.showInputBox({
+      title: options.title,
+      prompt: options.prompt,
+      placeHolder: options.placeholder,
+      password: options.password ?? false,
+      value: options.value,
+      ignoreFocusOut: true,
+    });
+  },
+};
+
+// -- diff editors ---------------------------------------------------------------------------------------------------
+
+export const diffEditor: DiffEditorHost = {
+  async openDiff(left, right, title) {
+    // preserveFocus: a review must not pull the cursor out of whatever the person is typing in.
+    await vscode.commands.executeCommand('vscode.diff', uriOf(left), uriOf(right), title, {
+      preview: false,
+      preserveFocus: true,
+    });
+  },
+  documentText(resource) {
+    const target = uriOf(resource).toString();
+    return vscode.workspace.textDocuments.find((document) => document.uri.toString() === target)?.getText();
+  },
+  async saveDocument(resource) {
+    const target = uriOf(resource).toString();
+    const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === target);
+    if (document?.isDirty) await document.save();
+  },
+  async closeTabs(resources) {
+    const targets = new Set(resources.map((resource) => uriOf(resource).toString()));
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => {
+        const input = tab.input;
+        if (input instanceof vscode.TabInputTextDiff) {
+          return targets.has(input.original.toString()) || targets.has(input.modified.toString());
+        }
+        return input instanceof vscode.TabInputText && targets.has(input.uri.toString());
+      });
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+  },
+};
+
+// -- in-memory file systems for reviews -----------------------------------------------------------------------------
+
+function asFileSystemError(error: unknown, uri: vscode.Uri): Error {
+  if (!(error instanceof StoreError)) return error instanceof Error ? error : new Error(String(error));
+  switch (error.code) {
+    case 'FileNotFound':
+      return vscode.FileSystemError.FileNotFound(uri);
+    case 'FileExists':
+      return vscode.FileSystemError.FileExists(uri);
+    case 'FileIsADirectory':
+      return vscode.FileSystemError.FileIsADirectory(uri);
+    case 'FileNotADirectory':
+      return vscode.FileSystemError.FileNotADirectory(uri);
+    case 'NoPermissions':
+      return vscode.FileSystemError.NoPermissions(error.message);
+  }
+}
+
+function guard<T>(uri: vscode.Uri, action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    throw asFileSystemError(error, uri);
+  }
+}
+
+export function registerProposalFileSystem(store: ProposalStore): vscode.Disposable {
+  const changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  const subscription = store.onDidChange((events) =>
+    changes.fire(
+      events.map((event) => ({
+        uri: uriOf({ scheme: store.scheme, path: event.path }),
+        type:
+          event.type === 'created'
+            ? vscode.FileChangeType.Created
+            : event.type === 'deleted'
+              ? vscode.FileChangeType.Deleted
+              : vscode.FileChangeType.Changed,
+      })),
+    ),
+  );
+  const provider: vscode.FileSystemProvider = {
+    onDidChangeFile: changes.event,
+    watch: () => new vscode.Disposable(() => undefined),
+    stat: (uri) =>
+      guard(uri, () => {
+        const stat = store.stat(uri.path);
+        return {
+          type: stat.type === 'file' ? vscode.FileType.File : vscode.FileType.Directory,
+          size: stat.size,
+          ctime: stat.ctime,
+          mtime: stat.mtime,
+          permissions: store.readonly ? vscode.FilePermission.Readonly : undefined,
+        };
+      }),
+    readDirectory: (uri) =>
+      guard(uri, () =>
+        store
+          .readDirectory(uri.path)
+          .map(([name, type]): [string, vscode.FileType] => [
+            name,
+            type === 'file' ? vscode.FileType.File : vscode.FileType.Directory,
+          ]),
+      ),
+    createDirectory: (uri) => guard(uri, () => store.assertWritable(uri.path)),
+    readFile: (uri) => guard(uri, () => store.readFile(uri.path)),
+    writeFile: (uri, content, options) => guard(uri, () => store.writeFile(uri.path, content, options)),
+    delete: (uri) =>
+      guard(uri, () => {
+        throw new StoreError('NoPermissions', `${uri.toString()} is part of a toolgate review and cannot be deleted`);
+      }),
+    rename: (uri) =>
+      guard(uri, () => {
+        throw new StoreError('NoPermissions', `${uri.toString()} is part of a toolgate review and cannot be renamed`);
+      }),
+  };
+  const registration = vscode.workspace.registerFileSystemProvider(store.scheme, provider, {
+    isCaseSensitive: true,
+    isReadonly: store.readonly,
+  });
+  return vscode.Disposable.from(registration, changes, { dispose: () => subscription.dispose() });
+}
+
+// -- settings, secrets, environment --------------------------------------------------------------------------------
+
+export function readToolgateSetting(key: string): unknown {
+  return vscode.workspace.getConfiguration('toolgate').get(key);
+}
+
+export function onToolgateSettingsChanged(listener: () => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((event) => {
+    if (event.affectsConfiguration('toolgate')) listener();
+  });
+}
+
+export function secretStore(context: vscode.ExtensionContext): SecretStore {
+  return {
+    get: async (key) => context.secrets.get(key),
+    store: async (key, value) => context.secrets.store(key, value),
+    delete: async (key) => context.secrets.delete(key),
+  };
+}
+
+export function onSecretsChanged(context: vscode.ExtensionContext, listener: (key: string) => void): vscode.Disposable {
+  return context.secrets.onDidChange((event) => listener(event.key));
+}
+
+export function firstWorkspaceFolder(): string | undefined {
+  const folder = vscode.workspace.workspaceFolders?.find((candidate) => candidate.uri.scheme === 'file');
+  return folder?.uri.fsPath;
+}
+
+export function editorIdentity(): { name: string; version: string } {
+  return { name: vscode.env.appName, version: vscode.version };
+}
+
+/** The interpreter selected in the Python extension (ms-python.python), if it is installed and has one. */
+export async function pythonExtensionInterpreter(resource: string | undefined): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension('ms-python.python');
+  if (!extension) return undefined;
+  type Environments = {
+    getActiveEnvironmentPath?(resource?: vscode.Uri): { path: string } | undefined;
+    resolveEnvironment?(path: { path: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+  };
+  type PythonApi = {
+    environments?: Environments;
+    settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } | undefined };
+  };
+  const activation = extension.isActive ? Promise.resolve(extension.exports) : extension.activate();
+  // The Python extension can take long to activate; do not let it hold up toolgate forever.
+  const api = (await Promise.race([activation, delay(15_000)])) as PythonApi | undefined;
+  if (!api) return undefined;
+  const uri = resource ? vscode.Uri.file(resource) : undefined;
+  const active = api.environments?.getActiveEnvironmentPath?.(uri);
+  if (active) {
+    const resolved = await api.environments?.resolveEnvironment?.(active);
+    return resolved?.executable?.uri?.fsPath ?? active.path;
+  }
+  return api.settings?.getExecutionDetails?.(uri)?.execCommand?.[0];
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
+}
+
+// -- output ---------------------------------------------------------------------------------------------------------
+
+/**
+ * The sidecar's output channel, keeping the last lines it received: when the sidecar dies, they usually say why,
+ * and the chat shows them.
+ */
+export class SidecarOutput implements vscode.OutputChannel {
+  private tail: string[] = [];
+  private partial = '';
+
+  constructor(
+    private readonly channel: vscode.OutputChannel,
+    private readonly keep = 40,
+  ) {}
+
+  get name(): string {
+    return this.channel.name;
+  }
+
+  recent(): string {
+    return [...this.tail, this.partial].filter((line) => line.trim() !== '').join('\n');
+  }
+
+  append(value: string): void {
+    this.channel.append(value);
+    this.record(value);
+  }
+
+  appendLine(value: string): void {
+    this.channel.appendLine(value);
+    this.record(`${value}\n`);
+  }
+
+  replace(value: string): void {
+    this.channel.replace(value);
+  }
+
+  clear(): void {
+    this.channel.clear();
+  }
+
+  show(columnOrPreserve?: vscode.ViewColumn | boolean, preserveFocus?: boolean): void {
+    if (typeof columnOrPreserve === 'boolean') this.channel.show(columnOrPreserve);
+    else this.channel.show(columnOrPreserve, preserveFocus);
+  }
+
+  hide(): void {
+    this.channel.hide();
+  }
+
+  dispose(): void {
+    this.channel.dispose();
+  }
+
+  private record(text: string): void {
+    const lines = (this.partial + text).split('\n');
+    this.partial = lines.pop() ?? '';
+    this.tail.push(...lines);
+    if (this.tail.length > this.keep) this.tail = this.tail.slice(-this.keep);
+  }
+}
+
+export function createOutputChannel(name: string): vscode.OutputChannel {
+  return vscode.window.createOutputChannel(name);
+}
+
+// -- commands, views, documents -------------------------------------------------------------------------------------
+
+export function registerCommand(id: string, handler: (...args: unknown[]) => unknown): vscode.Disposable {
+  return vscode.commands.registerCommand(id, handler);
+}
+
+export function executeCommand(id: string, ...args: unknown[]): Thenable<unknown> {
+  return vscode.commands.executeCommand(id, ...args);
+}
+
+export function registerChatView(viewId: string, provider: vscode.WebviewViewProvider): vscode.Disposable {
+  return vscode.window.registerWebviewViewProvider(viewId, provider);
+}
+
+export function joinPath(base: vscode.Uri, ...segments: string[]): vscode.Uri {
+  return vscode.Uri.joinPath(base, ...segments);
+}
+
+/** The resource of the active editor (the modified side, for a diff). */
+export function activeEditorResource(): ResourceRef | undefined {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  return uri ? { scheme: uri.scheme, path: uri.path } : undefined;
+}
+
+export function resourceOf(value: unknown): ResourceRef | undefined {
+  return value instanceof vscode.Uri ? { scheme: value.scheme, path: value.path } : undefined;
+}
+
+/** Open a file in an editor; a missing file opens as an unsaved document with `initialText`, so nothing is written. */
+export async function openFileOrDraft(fsPath: string, exists: boolean, initialText: string): Promise<void> {
+  if (exists) {
+    await vscode.window.showTextDocument(vscode.Uri.file(fsPath), { preview: false });
+    return;
+  }
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(fsPath).with({ scheme: 'untitled' }));
+  const editor = await vscode.window.showTextDocument(document, { preview: false });
+  if (document.getText() === '') {
+    await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), initialText));
+  }
+}
+
+export function runInTerminal(name: string, commandLine: string): void {
+  const terminal = vscode.window.createTerminal({ name });
+  terminal.show();
+  terminal.sendText(commandLine, true);
+}
+
+export async function copyToClipboard(text: string): Promise<void> {
+  await vscode.env.clipboard.writeText(text);
+}

@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+
+import { ApprovalBroker } from '../src/approvals';
+import { ChatController, sidecarStatus } from '../src/controller';
+import type { CancellationLike } from '../src/host';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposals';
+import { ReviewController } from '../src/reviews';
+import type { RpcConnection } from '../src/rpc';
+import type { PythonOk } from '../src/python';
+import { SidecarClient } from '../src/sidecarClient';
+import { FakeEditor, FakeNotifier, FakePresence, FakeTimers, newStore, settle } from './fakes';
+
+type Handler = (params: unknown) => unknown;
+
+/** A sidecar that answers the methods the test gives it, and "method not found" for the rest. */
+class FakeSidecar implements RpcConnection {
+  readonly calls: { method: string; params: unknown }[] = [];
+  readonly requestHandlers = new Map<string, (params: unknown, token: CancellationLike) => Promise<unknown>>();
+  readonly notificationHandlers = new Map<string, (params: unknown) => void>();
+
+  constructor(private readonly methods: Record<string, Handler>) {}
+
+  async sendRequest<R>(method: string, params: unknown): Promise<R> {
+    this.calls.push({ method, params });
+    const handler = this.methods[method];
+    if (!handler) throw Object.assign(new Error(`Unhandled method ${method}`), { code: -32601 });
+    return (await handler(params)) as R;
+  }
+
+  async sendNotification(method: string, params: unknown): Promise<void> {
+    this.calls.push({ method, params });
+  }
+
+  notify(method: string, params: unknown): void {
+    this.notificationHandlers.get(method)?.(params);
+  }
+}
+
+function setup(methods: Record<string, Handler>, connected = true) {
+  const store = newStore();
+  const sidecar = new FakeSidecar(methods);
+  const client = new SidecarClient(() => (connected ? sidecar : undefined), {
+    onRequest: (method, handler) => sidecar.requestHandlers.set(method, handler),
+    onNotification: (method, handler) => sidecar.notificationHandlers.set(method, handler),
+  });
+  const notifier = new FakeNotifier();
+  const presence = new FakePresence(true);
+  const approvals = new ApprovalBroker(store, presence, notifier);
+  const reviews = new ReviewController(
+    new ProposalStore(PROPOSED_SCHEME, false),
+    new ProposalStore(ORIGINAL_SCHEME, true),
+    new FakeEditor(),
+    store,
+    presence,
+    notifier,
+  );
+  client.onApprovalRequest((params, token) => approvals.request(params, token));
+  const actions: string[] = [];
+  const controller = new ChatController({
+    store,
+    client,
+    approvals,
+    reviews,
+    notifier,
+    timers: new FakeTimers(),
+    defaultMode: () => 'acceptEdits',
+    runAction: async (action) => {
+      actions.push(action);
+    },
+  });
+  return { store, sidecar, controller, approvals, actions, notifier };
+}
+
+const python: PythonOk = {
+  ok: true,
+  candidate: { command: 'python3', source: 'default' },
+  executable: '/usr/bin/python3',
+  version: '3.11.7',
+  toolgateVersion: '0.1.0',
+};
+
+describe('ChatController', () => {
+  it('starts a session in the default mode, sends the prompt and shows the streamed reply', async () => {
+    const { store, sidecar, controller } = setup({
+      'toolgate/session/new': () => ({ sessionId: 's1' }),
+      'toolgate/chat/send': (params) => {
+        sidecar.notify('toolgate/chat/event', { sessionId: 's1', event: { type: 'text_delta', text: 'Hello' } });
+        sidecar.notify('toolgate/chat/event', { sessionId: 'other', event: { type: 'text_delta', text: 'not ours' } });
+        expect(params).toEqual({ sessionId: 's1', text: 'hi' });
+        expect(store.state.busy).toBe(true);
+        return { stopReason: 'end_turn' };
+      },
+    });
+    await controller.handle({ type: 'send', text: 'hi' });
+    expect(sidecar.calls[0]).toEqual({ method: 'toolgate/session/new', params: { mode: 'acceptEdits' } });
+    expect(store.state.sessionId).toBe('s1');
+    expect(store.state.items.map((item) => [item.kind, 'text' in item ? item.text : ''])).toEqual([
+      ['user', 'hi'],
+      ['assistant', 'Hello'],
+    ]);
+    expect(store.state.busy).toBe(false);
+  });
+
+  it('explains a sidecar that cannot chat yet instead of failing silently', async () => {
+    const { store, controller } = setup({});
+    await controller.handle({ type: 'send', text: 'hi' });
+    const notice = store.state.items.find((item) => item.kind === 'notice');
+    expect(notice).toMatchObject({ level: 'warning' });
+    expect(notice && 'text' in notice && notice.text).toContain('does not offer toolgate/session/new yet');
+    expect(store.state.busy).toBe(false);
+  });
+
+  it('says so when no sidecar runs', async () => {
+    const { store, controller } = setup({}, false);
+    await controller.handle({ type: 'send', text: 'hi' });
+    const notice = store.state.items.find((item) => item.kind === 'notice');
+    expect(notice && 'text' in notice && notice.text).toContain('not running');
+  });
+
+  it('interrupts the running turn of the current session', async () => {
+    const { store, sidecar, controller } = setup({ 'toolgate/chat/interrupt': () => null });
+    store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', events: [], at: 0 });
+    await controller.handle({ type: 'interrupt' });
+    expect(sidecar.calls).toHaveLength(0); // nothing is running
+    store.dispatch({ type: 'busy', busy: true });
+    await controller.handle({ type: 'interrupt' });
+    expect(sidecar.calls).toEqual([{ method: 'toolgate/chat/interrupt', params: { sessionId: 's1' } }]);
+  });
+
+  it('routes an approval from the sidecar to a card and the card\'s answer back', async () => {
+    const { store, sidecar, controller } = setup({});
+    const handler = sidecar.requestHandlers.get('toolgate/approval/request');
+    const answer = handler?.(
+      { sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'ls', reason: 'r', suggestions: [] },
+      { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) },
+    );
+    const card = store.state.items[0];
+    await controller.handle({ type: 'approval', id: card?.id ?? '', choice: { kind: 'deny', feedback: 'no' } });
+    await expect(answer).resolves.toEqual({ decision: 'deny', feedback: 'no' });
+  });
+
+  it('rolls the mode back when the sidecar refuses it, and warns when bypass is on', async () => {
+    const refusing = setup({ 'toolgate/session/new': () => ({ sessionId: 's1' }) });
+    await refusing.controller.handle({ type: 'setMode', mode: 'plan' });
+    expect(refusing.store.state.mode).toBe('acceptEdits');
+
+    const accepting = setup({ 'toolgate/session/new': () => ({ sessionId: 's1' }), 'toolgate/settings/setMode': () => null });
+    await accepting.controller.handle({ type: 'setMode', mode: 'bypassPermissions' });
+    expect(accepting.store.state.mode).toBe('bypassPermissions');
+    expect(accepting.store.state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'warning' });
+  });
+
+  it('shows an outage in the transcript, closes open prompts, and notes the recovery', async () => {
+    const { store, controller, approvals } = setup({});
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate', version: '0.1.0' }, recovered: false });
+    const pending = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'x', reason: 'r', suggestions: [] });
+    store.dispatch({ type: 'busy', busy: true });
+    controller.sidecarChanged({ kind: 'restarting', attempt: 1, maxAttempts: 5, delayMs: 500, reason: 'exit' });
+    await expect(pending).resolves.toEqual({ decision: 'deny' });
+    expect(store.state.busy).toBe(false);
+    expect(store.state.sidecar).toMatchObject({ state: 'restarting', attempt: 1 });
+    expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'error' });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: true });
+    await settle();
+    expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: 'The sidecar is running again.' });
+  });
+
+  it('hands the status actions to the commands', async () => {
+    const { controller, actions } = setup({});
+    await controller.handle({ type: 'sidecarAction', action: 'installToolgate' });
+    await controller.handle({ type: 'setApiKey' });
+    expect(actions).toEqual(['installToolgate', 'setApiKey']);
+  });
+
+  it('lists sessions when the sidecar has them, and marks them unavailable when not', async () => {
+    const withSessions = setup({
+      'toolgate/session/list': () => ({ sessions: [{ sessionId: 's1', title: 'Fix tests', updatedAt: '2026-01-01T00:00:00Z' }] }),
+    });
+    await withSessions.controller.refreshSessions();
+    expect(withSessions.store.state).toMatchObject({ sessionsAvailable: true, sessions: [{ title: 'Fix tests' }] });
+    const without = setup({});
+    await without.controller.refreshSessions();
+    expect(without.store.state.sessionsAvailable).toBe(false);
+    expect(without.store.state.items).toHaveLength(0); // "not supported" is not worth a notice here
+  });
+});
+
+describe('sidecarStatus', () => {
+  it('describes each state in a sentence, with the fix and actions when unavailable', () => {
+    expect(sidecarStatus({ kind: 'running', python, server: { name: 'toolgate', version: '0.1.0' }, recovered: false })).toEqual({
+      state: 'ready',
+      detail: 'toolgate 0.1.0 · Python 3.11.7',
+    });
+    const failed = sidecarStatus({ kind: 'failed', reason: 'it stopped 6 times within 3 min', detail: 'a\nb\nModuleNotFoundError: x' });
+    expect(failed).toMatchObject({ state: 'unavailable', actions: ['restartSidecar', 'showLog'] });
+    expect(failed.state === 'unavailable' && failed.fix).toContain('ModuleNotFoundError: x');
+    const unavailable = sidecarStatus({
+      kind: 'unavailable',
+      python: { ok: false, candidate: python.candidate, problem: 'notFound', message: 'toolgate could not find python3 on PATH.', fix: 'Set it.', actions: ['openPythonSetting'] },
+    });
+    expect(unavailable).toEqual({
+      state: 'unavailable',
+      detail: 'The toolgate sidecar is unavailable: toolgate could not find python3 on PATH.',
+      fix: 'Set it.',
+      actions: ['openPythonSetting', 'restartSidecar'],
+    });
+  });
+});

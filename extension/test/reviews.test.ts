@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore, StoreError } from '../src/proposals';
+import type { DiffReviewParams } from '../src/protocol';
+import { ReviewController, diffTitle } from '../src/reviews';
+import { FakeCancellation, FakeEditor, FakeNotifier, FakePresence, newStore, settle } from './fakes';
+
+function setup(visible = true) {
+  const store = newStore();
+  const proposed = new ProposalStore(PROPOSED_SCHEME, false);
+  const originals = new ProposalStore(ORIGINAL_SCHEME, true);
+  const editor = new FakeEditor();
+  const notifier = new FakeNotifier();
+  const presence = new FakePresence(visible);
+  // Saving a proposal in the editor writes it to the in-memory store, as the real file system provider does.
+  editor.onSave = (resource, text) =>
+    proposed.writeFile(resource.path, new TextEncoder().encode(text), { create: false, overwrite: true });
+  const reviews = new ReviewController(proposed, originals, editor, store, presence, notifier);
+  return { store, proposed, originals, editor, notifier, presence, reviews };
+}
+
+const edit: DiffReviewParams = {
+  sessionId: 's1',
+  toolUseId: 'toolu_1',
+  title: 'Edit src/app.py',
+  files: [{ path: '/ws/src/app.py', original: 'print("hi")\n', proposed: 'print("hello")\n' }],
+};
+
+const patch: DiffReviewParams = {
+  sessionId: 's1',
+  toolUseId: 'toolu_2',
+  title: 'Apply patch',
+  files: [
+    { path: '/ws/a.txt', original: 'a\n', proposed: 'A\n' },
+    { path: '/ws/new.txt', original: null, proposed: 'brand new\n' },
+    { path: '/ws/old.txt', original: 'bye\n', proposed: null },
+  ],
+};
+
+function reviewCard(store: ReturnType<typeof newStore>) {
+  const item = store.state.items.find((candidate) => candidate.kind === 'review');
+  if (!item || item.kind !== 'review') throw new Error('no review card');
+  return item;
+}
+
+describe('ReviewController', () => {
+  it('opens a diff of the read-only original against the editable proposal', async () => {
+    const { reviews, editor, originals, proposed, store } = setup();
+    void reviews.review(edit);
+    await settle();
+    expect(editor.opened).toEqual([
+      {
+        left: `${ORIGINAL_SCHEME}:/r1-0/ws/src/app.py`,
+        right: `${PROPOSED_SCHEME}:/r1-0/ws/src/app.py`,
+        title: 'app.py ↔ toolgate proposal',
+      },
+    ]);
+    expect(originals.text('/r1-0/ws/src/app.py')).toBe('print("hi")\n');
+    expect(proposed.text('/r1-0/ws/src/app.py')).toBe('print("hello")\n');
+    expect(() => originals.writeFile('/r1-0/ws/src/app.py', new Uint8Array(), { create: false, overwrite: true })).toThrow(
+      StoreError,
+    );
+    expect(reviewCard(store)).toMatchObject({ title: 'Edit src/app.py', state: 'pending', files: [{ change: 'modify' }] });
+  });
+
+  it('accepts as proposed: the answer carries the text, the tabs close, the stores are emptied', async () => {
+    const { reviews, editor, proposed, originals, store } = setup();
+    const answer = reviews.review(edit);
+    await reviews.accept('r1');
+    await expect(answer).resolves.toEqual({
+      decision: 'accept',
+      files: [{ path: '/ws/src/app.py', content: 'print("hello")\n' }],
+    });
+    expect(editor.closed).toEqual([[`${ORIGINAL_SCHEME}:/r1-0/ws/src/app.py`, `${PROPOSED_SCHEME}:/r1-0/ws/src/app.py`]]);
+    expect(proposed.text('/r1-0/ws/src/app.py')).toBeUndefined();
+    expect(originals.text('/r1-0/ws/src/app.py')).toBeUndefined();
+    expect(reviewCard(store)).toMatchObject({ state: 'accepted', outcome: 'Accepted as proposed.' });
+  });
+
+  it('accepts the person\'s unsaved edits to the proposal', async () => {
+    const { reviews, editor, store } = setup();
+    const answer = reviews.review(edit);
+    editor.edit(`${PROPOSED_SCHEME}:/r1-0/ws/src/app.py`, 'print("hello, world")\n');
+    await reviews.accept('r1');
+    await expect(answer).resolves.toEqual({
+      decision: 'accept',
+      files: [{ path: '/ws/src/app.py', content: 'print("hello, world")\n' }],
+    });
+    // The edited proposal was saved to the in-memory store before its tab closed (no "save changes?" prompt).
+    expect(editor.saved).toEqual([`${PROPOSED_SCHEME}:/r1-0/ws/src/app.py`]);
+    expect(reviewCard(store).outcome).toBe('Accepted with your edits to app.py.');
+  });
+
+  it('accepts a proposal that was saved and closed before the answer', async () => {
+    const { reviews, proposed } = setup();
+    const answer = reviews.review(edit);
+    proposed.writeFile('/r1-0/ws/src/app.py', new TextEncoder().encode('saved\n'), { create: false, overwrite: true });
+    await reviews.accept('r1');
+    expect((await answer).files).toEqual([{ path: '/ws/src/app.py', content: 'saved\n' }]);
+  });
+
+  it('reviews every file of a multi-file change: new files against empty, deletions as null', async () => {
+    const { reviews, editor, store } = setup();
+    const answer = reviews.review(patch);
+    await settle();
+    expect(editor.opened.map((diff) => diff.title)).toEqual([
+      'a.txt ↔ toolgate proposal',
+      'new.txt (new file) ↔ toolgate proposal',
+      'old.txt ↔ deleted by toolgate proposal',
+    ]);
+    expect(reviewCard(store).files.map((file) => file.change)).toEqual(['modify', 'create', 'delete']);
+    await reviews.accept('r1');
+    expect(await answer).toEqual({
+      decision: 'accept',
+      files: [
+        { path: '/ws/a.txt', content: 'A\n' },
+        { path: '/ws/new.txt', content: 'brand new\n' },
+        { path: '/ws/old.txt', content: null },
+      ],
+    });
+    expect(editor.closed[0]).toHaveLength(6);
+  });
+
+  it('rejects with feedback and leaves nothing behind', async () => {
+    const { reviews, proposed, store } = setup();
+    const answer = reviews.review(edit);
+    await reviews.reject('r1', '  keep the greeting  ');
+    await expect(answer).resolves.toEqual({ decision: 'reject', feedback: 'keep the greeting' });
+    expect(proposed.text('/r1-0/ws/src/app.py')).toBeUndefined();
+    expect(reviewCard(store)).toMatchObject({ state: 'rejected', outcome: 'Rejected, with feedback: keep the greeting' });
+  });
+
+  it('finds the review from either side of its diff editor, for the editor-title buttons', async () => {
+    const { reviews } = setup();
+    void reviews.review(edit);
+    expect(reviews.reviewFor({ scheme: PROPOSED_SCHEME, path: '/r1-0/ws/src/app.py' })).toBe('r1');
+    expect(reviews.reviewFor({ scheme: ORIGINAL_SCHEME, path: '/r1-0/ws/src/app.py' })).toBe('r1');
+    expect(reviews.reviewFor({ scheme: 'file', path: '/r1-0/ws/src/app.py' })).toBeUndefined();
+    await reviews.accept('r1');
+    expect(reviews.reviewFor({ scheme: PROPOSED_SCHEME, path: '/r1-0/ws/src/app.py' })).toBeUndefined();
+  });
+
+  it('answers only once', async () => {
+    const { reviews, editor } = setup();
+    const answer = reviews.review(edit);
+    await Promise.all([reviews.accept('r1'), reviews.reject('r1')]);
+    expect((await answer).decision).toBe('accept');
+    expect(editor.closed).toHaveLength(1);
+  });
+
+  it('closes the diff and withdraws the card when the sidecar cancels', async () => {
+    const { reviews, editor, store } = setup();
+    const token = new FakeCancellation();
+    const answer = reviews.review(edit, token);
+    token.cancel();
+    await expect(answer).resolves.toEqual({ decision: 'reject' });
+    expect(editor.closed).toHaveLength(1);
+    expect(reviewCard(store).state).toBe('cancelled');
+  });
+
+  it('offers Accept and Reject in a notification when the chat is hidden', async () => {
+    const { reviews, notifier } = setup(false);
+    const answer = reviews.review(patch);
+    await settle();
+    expect(notifier.shown[0]?.message).toContain('a.txt and 2 more');
+    notifier.click('Reject');
+    await expect(answer).resolves.toEqual({ decision: 'reject' });
+  });
+
+  it('gives two proposals for the same path separate documents', async () => {
+    const { reviews, editor } = setup();
+    void reviews.review(edit);
+    void reviews.review(edit);
+    await settle();
+    expect(new Set(editor.opened.map((diff) => diff.right)).size).toBe(2);
+  });
+
+  it('titles diffs by file name and kind of change', () => {
+    expect(diffTitle({ path: 'C:\\ws\\x.ts', original: 'a', proposed: 'b' })).toBe('x.ts ↔ toolgate proposal');
+  });
+});

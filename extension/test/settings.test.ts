@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+
+import {
+  DEFAULT_SETTINGS,
+  classifyChange,
+  initializationOptions,
+  readSettings,
+  resolvePythonPath,
+  sidecarEnvironment,
+} from '../src/settings';
+
+const reader = (values: Record<string, unknown>) => (key: string) => values[key];
+
+describe('readSettings', () => {
+  it('gives the defaults for an empty configuration, with no problems', () => {
+    expect(readSettings(reader({}))).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
+  });
+
+  it('reads every setting', () => {
+    const { settings, problems } = readSettings(
+      reader({
+        provider: 'openai',
+        model: ' gpt-4.1 ',
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        'python.path': '~/venv/bin/python',
+        'permissions.defaultMode': 'acceptEdits',
+        diffReview: 'always',
+        maxToolConcurrency: 4,
+      }),
+    );
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({
+      provider: 'openai',
+      model: 'gpt-4.1',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      pythonPath: '~/venv/bin/python',
+      defaultMode: 'acceptEdits',
+      diffReview: 'always',
+      maxToolConcurrency: 4,
+    });
+  });
+
+  it('replaces values that make no sense by the default, and names each one', () => {
+    const { settings, problems } = readSettings(
+      reader({
+        provider: 'gemini',
+        baseUrl: 'localhost:8080',
+        'permissions.defaultMode': 'yolo',
+        diffReview: 'never',
+        maxToolConcurrency: 0.5,
+        model: 42,
+      }),
+    );
+    expect(settings).toEqual(DEFAULT_SETTINGS);
+    expect(problems).toHaveLength(6);
+    expect(problems[0]).toContain('toolgate.provider is "gemini"');
+    expect(problems.join(' ')).toContain('toolgate.baseUrl "localhost:8080" is not an http(s) URL');
+  });
+
+  it('caps the tool concurrency at 64', () => {
+    const { settings, problems } = readSettings(reader({ maxToolConcurrency: 500 }));
+    expect(settings.maxToolConcurrency).toBe(64);
+    expect(problems).toHaveLength(1);
+  });
+});
+
+describe('resolvePythonPath', () => {
+  it('expands ~, ${workspaceFolder} and relative paths, and leaves bare commands for PATH', () => {
+    expect(resolvePythonPath('~/venv/bin/python', '/ws', '/home/me')).toBe('/home/me/venv/bin/python');
+    expect(resolvePythonPath('${workspaceFolder}/.venv/bin/python', '/ws')).toBe('/ws/.venv/bin/python');
+    expect(resolvePythonPath('.venv/bin/python', '/ws')).toBe('/ws/.venv/bin/python');
+    expect(resolvePythonPath('python3.12', '/ws')).toBe('python3.12');
+    expect(resolvePythonPath('  ', '/ws')).toBe('');
+  });
+});
+
+describe('mapping to the sidecar', () => {
+  it('passes the API key only in the environment, under the provider\'s variable', () => {
+    const env = sidecarEnvironment({ ...DEFAULT_SETTINGS, provider: 'openai', maxToolConcurrency: 3 }, 'sk-test', {
+      PATH: '/usr/bin',
+      OPENAI_API_KEY: 'from-env',
+    });
+    expect(env.OPENAI_API_KEY).toBe('sk-test');
+    expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(env.PATH).toBe('/usr/bin');
+    expect(env.TOOLGATE_MAX_TOOL_CONCURRENCY).toBe('3');
+    const options = initializationOptions(DEFAULT_SETTINGS, {
+      storageDir: '/storage',
+      editorName: 'code-server',
+      editorVersion: '1.100.3',
+      extensionVersion: '0.1.0',
+    });
+    expect(JSON.stringify(options)).not.toContain('sk-test');
+    expect(options).toMatchObject({ provider: 'anthropic', defaultMode: 'default', diffReview: 'whenAsking', storageDir: '/storage' });
+  });
+
+  it('keeps a key inherited from the environment when none is stored', () => {
+    const env = sidecarEnvironment(DEFAULT_SETTINGS, undefined, { ANTHROPIC_API_KEY: 'inherited' });
+    expect(env.ANTHROPIC_API_KEY).toBe('inherited');
+  });
+
+  it('restarts the sidecar for a new Python, provider or key, and notifies it of the rest', () => {
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS })).toBe('none');
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, pythonPath: '/other/python' })).toBe('restart');
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, provider: 'openai' })).toBe('restart');
+    expect(classifyChange(DEFAULT_SETTINGS, DEFAULT_SETTINGS, true)).toBe('restart');
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, model: 'm' })).toBe('notify');
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, diffReview: 'always' })).toBe('notify');
+  });
+});

@@ -1,0 +1,74 @@
+import type * as vscode from 'vscode';
+import { describe, expect, it } from 'vitest';
+
+import { ProposalStore } from '../src/proposals';
+import { SidecarOutput, registerProposalFileSystem } from '../src/vscodeApi';
+import * as mock from './vscodeMock';
+
+function provider(store: ProposalStore): vscode.FileSystemProvider {
+  registerProposalFileSystem(store);
+  const entry = mock.registered[mock.registered.length - 1];
+  expect(entry?.scheme).toBe(store.scheme);
+  return entry?.provider as vscode.FileSystemProvider;
+}
+
+const uri = (scheme: string, path: string) => mock.Uri.from({ scheme, path }) as unknown as vscode.Uri;
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe('the review file systems, as the editor sees them', () => {
+  it('serves proposals, accepts saves of them, and refuses to create, delete or rename', () => {
+    const store = new ProposalStore('toolgate-proposed', false);
+    store.put('/r1-0/ws/a.py', 'old');
+    const fs = provider(store);
+    const file = uri('toolgate-proposed', '/r1-0/ws/a.py');
+    expect(new TextDecoder().decode(fs.readFile(file) as Uint8Array)).toBe('old');
+    expect(fs.stat(file)).toMatchObject({ type: mock.FileType.File, size: 3, permissions: undefined });
+    expect(fs.stat(uri('toolgate-proposed', '/r1-0/ws'))).toMatchObject({ type: mock.FileType.Directory });
+    expect(fs.readDirectory(uri('toolgate-proposed', '/r1-0'))).toEqual([['ws', mock.FileType.Directory]]);
+
+    const changes: unknown[] = [];
+    fs.onDidChangeFile((events) => changes.push(...events));
+    fs.writeFile(file, bytes('new'), { create: true, overwrite: true });
+    expect(store.text('/r1-0/ws/a.py')).toBe('new');
+    expect(changes).toEqual([{ uri: file, type: mock.FileChangeType.Changed }]);
+
+    const other = uri('toolgate-proposed', '/r1-0/ws/b.py');
+    expect(() => fs.writeFile(other, bytes('x'), { create: true, overwrite: true })).toThrow(
+      expect.objectContaining({ code: 'NoPermissions' }),
+    );
+    expect(() => fs.readFile(other)).toThrow(expect.objectContaining({ code: 'FileNotFound' }));
+    expect(() => fs.delete(file, { recursive: false })).toThrow(expect.objectContaining({ code: 'NoPermissions' }));
+    expect(() => fs.rename(file, other, { overwrite: false })).toThrow(expect.objectContaining({ code: 'NoPermissions' }));
+  });
+
+  it('marks originals read-only, and refuses writes to them', () => {
+    const store = new ProposalStore('toolgate-original', true);
+    store.put('/r1-0/ws/a.py', 'original');
+    const fs = provider(store);
+    expect(mock.registered[mock.registered.length - 1]?.options).toMatchObject({ isReadonly: true });
+    const file = uri('toolgate-original', '/r1-0/ws/a.py');
+    expect(fs.stat(file)).toMatchObject({ permissions: mock.FilePermission.Readonly });
+    expect(() => fs.writeFile(file, bytes('x'), { create: false, overwrite: true })).toThrow(
+      expect.objectContaining({ code: 'NoPermissions' }),
+    );
+    expect(store.text('/r1-0/ws/a.py')).toBe('original');
+  });
+});
+
+describe('SidecarOutput', () => {
+  it('passes everything to the channel and keeps the last lines for error reports', () => {
+    const written: string[] = [];
+    const channel = {
+      name: 'toolgate',
+      append: (value: string) => written.push(value),
+      appendLine: (value: string) => written.push(`${value}\n`),
+    } as unknown as vscode.OutputChannel;
+    const output = new SidecarOutput(channel, 2);
+    output.append('Traceback (most recent call last):\n  File "x"');
+    output.append(', line 1\n');
+    output.appendLine('ValueError: bad');
+    output.append('partial');
+    expect(written.join('')).toBe('Traceback (most recent call last):\n  File "x", line 1\nValueError: bad\npartial');
+    expect(output.recent()).toBe('  File "x", line 1\nValueError: bad\npartial');
+  });
+});

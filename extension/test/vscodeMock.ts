@@ -1,0 +1,112 @@
+/**
+ * The parts of the `vscode` module that vscodeApi.ts uses in the tested paths, with the same behaviour in
+ * miniature. vitest maps `import * as vscode from 'vscode'` here (vitest.config.mjs).
+ */
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+
+  static from(components: { scheme: string; path: string }): Uri {
+    return new Uri(components.scheme, components.path);
+  }
+
+  static file(path: string): Uri {
+    return new Uri('file', path);
+  }
+
+  toString(): string {
+    return `${this.scheme}:${encodeURI(this.path)}`;
+  }
+}
+
+export class Disposable {
+  constructor(private readonly callback: () => void) {}
+
+  static from(...items: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => {
+      for (const item of items) item.dispose();
+    });
+  }
+
+  dispose(): void {
+    this.callback();
+  }
+}
+
+export class EventEmitter<T> {
+  private listeners: ((value: T) => void)[] = [];
+
+  readonly event = (listener: (value: T) => void): Disposable => {
+    this.listeners.push(listener);
+    return new Disposable(() => {
+      this.listeners = this.listeners.filter((candidate) => candidate !== listener);
+    });
+  };
+
+  fire(value: T): void {
+    for (const listener of this.listeners) listener(value);
+  }
+
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export class FileSystemError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+
+  static FileNotFound(uri: Uri): FileSystemError {
+    return new FileSystemError(`${uri.toString()} not found`, 'FileNotFound');
+  }
+
+  static FileExists(uri: Uri): FileSystemError {
+    return new FileSystemError(`${uri.toString()} exists`, 'FileExists');
+  }
+
+  static FileIsADirectory(uri: Uri): FileSystemError {
+    return new FileSystemError(`${uri.toString()} is a directory`, 'FileIsADirectory');
+  }
+
+  static FileNotADirectory(uri: Uri): FileSystemError {
+    return new FileSystemError(`${uri.toString()} is not a directory`, 'FileNotADirectory');
+  }
+
+  static NoPermissions(message: string): FileSystemError {
+    return new FileSystemError(message, 'NoPermissions');
+  }
+}
+
+export enum FileType {
+  File = 1,
+  Directory = 2,
+}
+
+export enum FileChangeType {
+  Changed = 1,
+  Created = 2,
+  Deleted = 3,
+}
+
+export enum FilePermission {
+  Readonly = 1,
+}
+
+export const registered: { scheme: string; provider: unknown; options: unknown }[] = [];
+
+export const workspace = {
+  registerFileSystemProvider(scheme: string, provider: unknown, options: unknown): Disposable {
+    registered.push({ scheme, provider, options });
+    return new Disposable(() => undefined);
+  },
+};
+
+export class TabInputText {}
+export class TabInputTextDiff {}

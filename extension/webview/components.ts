@@ -1,0 +1,278 @@
+/** One function per thing the transcript shows. Each returns a fresh element for an item. */
+
+import type { RuleScope } from '../src/protocol';
+import type { Item, ReviewFileView } from '../src/shared/chatModel';
+import { formatDuration } from '../src/shared/chatModel';
+import type { ViewMessage } from '../src/shared/messages';
+import { h } from './dom';
+import { renderMarkdown } from './markdownDom';
+
+export interface RenderContext {
+  post(message: ViewMessage): void;
+  now(): number;
+  /** Tool cards whose details the person opened; kept across redraws of a card (live output redraws it). */
+  openTools: Set<string>;
+}
+
+const SCOPE_OPTIONS: { scope: RuleScope; label: string }[] = [
+  { scope: 'session', label: 'This session' },
+  { scope: 'local', label: 'This project, just me' },
+  { scope: 'project', label: 'This project, shared' },
+  { scope: 'user', label: 'All my projects' },
+];
+
+export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
+  switch (item.kind) {
+    case 'user':
+      return h('div', { class: 'msg msg-user', 'data-item': item.id }, h('div', { class: 'msg-body' }, item.text));
+    case 'assistant': {
+      const body = h('div', { class: 'msg-body markdown' }, renderMarkdown(item.text));
+      if (item.streaming) body.appendChild(h('span', { class: 'cursor', 'aria-hidden': 'true' }, '▍'));
+      return h('div', { class: `msg msg-assistant${item.streaming ? ' streaming' : ''}`, 'data-item': item.id }, body);
+    }
+    case 'tool':
+      return renderTool(item, ctx);
+    case 'approval':
+      return renderApproval(item, ctx);
+    case 'review':
+      return renderReview(item, ctx);
+    case 'notice':
+      return h(
+        'div',
+        { class: `notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note', 'data-item': item.id },
+        item.text,
+      );
+  }
+}
+
+const TOOL_ICONS = { running: '◌', done: '✓', error: '✗' } as const;
+
+export function toolDuration(item: Extract<Item, { kind: 'tool' }>, now: number): string {
+  if (!item.startedAt) return '';
+  return formatDuration((item.finishedAt ?? now) - item.startedAt);
+}
+
+function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): HTMLElement {
+  const details = h(
+    'details',
+    { class: `tool tool-${item.status}`, 'data-item': item.id, 'data-tool': item.toolName },
+    h(
+      'summary',
+      {},
+      h('span', { class: 'tool-icon', 'aria-label': item.status }, TOOL_ICONS[item.status]),
+      h('span', { class: 'tool-name' }, item.toolName),
+      h('span', { class: 'tool-summary', title: item.summary }, item.summary),
+      h('span', { class: 'tool-duration', 'data-started': item.startedAt, 'data-running': item.status === 'running' }, toolDuration(item, ctx.now())),
+    ),
+    item.output
+      ? h(
+          'div',
+          { class: 'tool-output' },
+          item.outputTrimmed ? h('div', { class: 'trimmed' }, 'Earlier output is not shown (only the last 64 KB are kept here).') : null,
+          h('pre', { class: 'live' }, item.output),
+        )
+      : null,
+    item.resultSummary ? h('div', { class: 'tool-result-summary' }, item.resultSummary) : null,
+    item.result ? h('pre', { class: 'tool-result' }, item.result) : null,
+    !item.output && !item.result && !item.resultSummary && item.status === 'running'
+      ? h('div', { class: 'tool-waiting' }, 'Running…')
+      : null,
+  );
+  // A running command's live output is worth seeing without a click.
+  if (ctx.openTools.has(item.id) || (item.status === 'running' && item.output)) details.open = true;
+  details.addEventListener('toggle', () => {
+    if (details.open) ctx.openTools.add(item.id);
+    else ctx.openTools.delete(item.id);
+  });
+  return details;
+}
+
+function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderContext): HTMLElement {
+  const titleId = `${item.id}-title`;
+  const card = h(
+    'div',
+    {
+      class: `card approval approval-${item.state}`,
+      role: 'group',
+      'aria-labelledby': titleId,
+      'data-item': item.id,
+    },
+    h('div', { class: 'card-title', id: titleId }, `Allow ${item.toolName}?`),
+    h('div', { class: 'card-summary' }, h('code', {}, item.summary)),
+    h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason || 'No rule allows this call.'),
+  );
+  if (item.state !== 'pending') {
+    card.appendChild(h('div', { class: 'card-outcome' }, item.outcome));
+    return card;
+  }
+  const choose = (choice: Extract<ViewMessage, { type: 'approval' }>['choice']): void => {
+    for (const button of card.querySelectorAll('button')) button.disabled = true;
+    ctx.post({ type: 'approval', id: item.id, choice });
+  };
+
+  // "Always allow": the suggested rules (editable) and a scope.
+  const always = h('div', { class: 'card-panel always', hidden: true });
+  if (item.suggestions.length > 0) {
+    const ruleName = `${item.id}-rule`;
+    const rules = item.suggestions.map((suggestion, index) =>
+      h(
+        'label',
+        { class: 'choice' },
+        h('input', { type: 'radio', name: ruleName, value: suggestion.rule, checked: index === 0, 'data-scope': suggestion.scope }),
+        h('code', {}, suggestion.rule),
+      ),
+    );
+    const scope = h(
+      'select',
+      { class: 'scope', 'aria-label': 'Where to save the rule' },
+      SCOPE_OPTIONS.map((option) =>
+        h('option', { value: option.scope, selected: option.scope === item.suggestions[0]?.scope }, option.label),
+      ),
+    );
+    for (const label of rules) {
+      label.querySelector('input')?.addEventListener('change', (event) => {
+        const input = event.target as HTMLInputElement;
+        if (input.checked && input.dataset.scope) scope.value = input.dataset.scope;
+      });
+    }
+    always.append(
+      h('div', { class: 'panel-label' }, 'Always allow calls matching:'),
+      ...rules,
+      h('label', { class: 'scope-row' }, 'Save for ', scope),
+      h(
+        'div',
+        { class: 'card-actions' },
+        h(
+          'button',
+          {
+            class: 'primary',
+            onclick: () => {
+              const selected = always.querySelector<HTMLInputElement>('input[type=radio]:checked');
+              if (selected) choose({ kind: 'always', rule: selected.value, scope: scope.value as RuleScope });
+            },
+          },
+          'Add rule and allow',
+        ),
+      ),
+    );
+  }
+
+  const feedback = h('textarea', {
+    class: 'feedback',
+    rows: 2,
+    placeholder: 'Optional: tell the agent why, or what to do instead',
+    'aria-label': 'Feedback for the agent',
+  });
+  const deny = h(
+    'div',
+    { class: 'card-panel deny', hidden: true },
+    feedback,
+    h(
+      'div',
+      { class: 'card-actions' },
+      h('button', { class: 'danger', onclick: () => choose({ kind: 'deny', feedback: feedback.value }) }, 'Deny'),
+    ),
+  );
+  feedback.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      choose({ kind: 'deny', feedback: feedback.value });
+    }
+  });
+
+  const toggle = (panel: HTMLElement, other: HTMLElement, button: HTMLButtonElement): void => {
+    other.hidden = true;
+    panel.hidden = !panel.hidden;
+    button.setAttribute('aria-expanded', String(!panel.hidden));
+    if (!panel.hidden) panel.querySelector<HTMLElement>('input, textarea, select')?.focus();
+  };
+  const alwaysButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Always allow…');
+  const denyButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Deny…');
+  alwaysButton.addEventListener('click', () => toggle(always, deny, alwaysButton));
+  denyButton.addEventListener('click', () => toggle(deny, always, denyButton));
+
+  card.append(
+    h(
+      'div',
+      { class: 'card-actions' },
+      h('button', { class: 'primary', onclick: () => choose({ kind: 'once' }) }, 'Allow once'),
+      item.suggestions.length > 0 ? alwaysButton : null,
+      denyButton,
+    ),
+    always,
+    deny,
+  );
+  return card;
+}
+
+const CHANGE_LABELS: Record<ReviewFileView['change'], string> = { create: 'new', modify: 'modified', delete: 'deleted' };
+
+function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContext): HTMLElement {
+  const titleId = `${item.id}-title`;
+  const files = h(
+    'ul',
+    { class: 'review-files' },
+    item.files.map((file) =>
+      h(
+        'li',
+        {},
+        item.state === 'pending'
+          ? h(
+              'button',
+              {
+                class: 'link',
+                title: `Show the diff of ${file.path}`,
+                onclick: () => ctx.post({ type: 'showReview', id: item.id, path: file.path }),
+              },
+              file.path,
+            )
+          : h('span', {}, file.path),
+        h('span', { class: `change change-${file.change}` }, CHANGE_LABELS[file.change]),
+      ),
+    ),
+  );
+  const card = h(
+    'div',
+    { class: `card review review-${item.state}`, role: 'group', 'aria-labelledby': titleId, 'data-item': item.id },
+    h('div', { class: 'card-title', id: titleId }, item.title || 'Review proposed changes'),
+    item.reason ? h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason) : null,
+    files,
+  );
+  if (item.state !== 'pending') {
+    card.appendChild(h('div', { class: 'card-outcome' }, item.outcome));
+    return card;
+  }
+  const feedback = h('textarea', {
+    class: 'feedback',
+    rows: 2,
+    placeholder: 'Optional: tell the agent what to change',
+    'aria-label': 'Feedback for the agent',
+  });
+  const rejectPanel = h('div', { class: 'card-panel reject', hidden: true });
+  const decide = (decision: 'accept' | 'reject'): void => {
+    for (const button of card.querySelectorAll('button')) button.disabled = true;
+    ctx.post({ type: 'review', id: item.id, decision, feedback: decision === 'reject' ? feedback.value : '' });
+  };
+  rejectPanel.append(
+    feedback,
+    h('div', { class: 'card-actions' }, h('button', { class: 'danger', onclick: () => decide('reject') }, 'Reject')),
+  );
+  const rejectButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Reject…');
+  rejectButton.addEventListener('click', () => {
+    rejectPanel.hidden = !rejectPanel.hidden;
+    rejectButton.setAttribute('aria-expanded', String(!rejectPanel.hidden));
+    if (!rejectPanel.hidden) feedback.focus();
+  });
+  card.append(
+    h('div', { class: 'card-hint' }, 'The diff is open in the editor: you may edit the proposal before accepting.'),
+    h(
+      'div',
+      { class: 'card-actions' },
+      h('button', { class: 'primary', onclick: () => decide('accept') }, 'Accept'),
+      rejectButton,
+      h('button', { class: 'secondary', onclick: () => ctx.post({ type: 'showReview', id: item.id, path: null }) }, 'Show diff'),
+    ),
+    rejectPanel,
+  );
+  return card;
+}

@@ -1,0 +1,335 @@
+/**
+ * The chat view's script. It keeps a copy of the chat state (the host sends a snapshot, then every action, and this
+ * side applies them with the same `reduce`), redraws what changed, and sends what the person does to the host.
+ */
+
+import type { PermissionMode } from '../src/protocol';
+import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
+import { reduce } from '../src/shared/chatModel';
+import type { HostMessage, ViewMessage } from '../src/shared/messages';
+import { renderItem, toolDuration } from './components';
+import type { RenderContext } from './components';
+import { append, clear, h } from './dom';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+
+const MODE_LABELS: Record<PermissionMode, string> = {
+  default: 'Ask before changes',
+  acceptEdits: 'Accept edits',
+  plan: 'Plan (read-only)',
+  bypassPermissions: 'Bypass permissions',
+};
+
+const ACTION_LABELS: Record<SidecarAction, string> = {
+  restartSidecar: 'Restart sidecar',
+  showLog: 'Show log',
+  openPythonSetting: 'Set Python path',
+  installToolgate: 'Install toolgate',
+  selectPython: 'Select Python',
+};
+
+function post(message: ViewMessage): void {
+  vscode.postMessage(message);
+}
+
+// -- layout -------------------------------------------------------------------------------------------------------
+
+const sidecarStatus = h('div', { class: 'sidecar-status', role: 'status', 'data-state': 'stopped' });
+const providerStatus = h('div', { class: 'provider-status' });
+const sessionSelect = h('select', { class: 'session-select', 'aria-label': 'Session' });
+const newSessionButton = h('button', { class: 'icon', title: 'New session', 'aria-label': 'New session' }, '+');
+const deleteSessionButton = h('button', { class: 'icon', title: 'Delete this session', 'aria-label': 'Delete this session' }, '🗑');
+const modeSelect = h(
+  'select',
+  { class: 'mode-select', 'aria-label': 'Permission mode' },
+  (Object.keys(MODE_LABELS) as PermissionMode[]).map((mode) => h('option', { value: mode }, MODE_LABELS[mode])),
+);
+const bypassWarning = h(
+  'div',
+  { class: 'bypass-warning', role: 'alertdialog', 'aria-label': 'Switch to bypass permissions?', hidden: true },
+  h('strong', {}, 'Bypass permissions? '),
+  'Every tool call in this session will run without asking you: shell commands, file edits, deletions. ' +
+    'Safety checks (for example writes into .git) still apply. Use it only in a throwaway environment.',
+  h(
+    'div',
+    { class: 'card-actions' },
+    h('button', { class: 'danger', onclick: () => confirmBypass(true) }, 'Switch to bypass'),
+    h('button', { class: 'secondary', onclick: () => confirmBypass(false) }, 'Cancel'),
+  ),
+);
+const transcript = h('main', { class: 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+const emptyState = h('div', { class: 'empty' });
+const todos = h('section', { class: 'todos', 'aria-label': 'Todo list', hidden: true });
+const composer = h('textarea', {
+  class: 'composer-input',
+  rows: 3,
+  placeholder: 'Ask toolgate to do something. Enter sends, Shift+Enter adds a line, Escape interrupts.',
+  'aria-label': 'Message to the agent',
+});
+const sendButton = h('button', { class: 'primary send', title: 'Send (Enter)' }, 'Send');
+const stopButton = h('button', { class: 'danger stop', title: 'Interrupt (Escape)', hidden: true }, 'Stop');
+
+const app = document.getElementById('app') ?? document.body;
+clear(app);
+app.append(
+  h(
+    'header',
+    { class: 'header' },
+    sidecarStatus,
+    providerStatus,
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('div', { class: 'sessions' }, sessionSelect, newSessionButton, deleteSessionButton),
+      modeSelect,
+    ),
+    bypassWarning,
+  ),
+  transcript,
+  todos,
+  h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stopButton, sendButton)),
+);
+
+// -- state and drawing --------------------------------------------------------------------------------------------
+
+let state: ChatState | undefined;
+let drawn = new Map<string, { item: Item; element: HTMLElement }>();
+let pendingDraw = false;
+const context: RenderContext = { post, now: () => Date.now(), openTools: new Set() };
+
+function scheduleDraw(): void {
+  if (pendingDraw) return;
+  pendingDraw = true;
+  requestAnimationFrame(() => {
+    pendingDraw = false;
+    draw();
+  });
+}
+
+function draw(): void {
+  if (!state) return;
+  drawHeader(state);
+  drawTranscript(state);
+  drawTodos(state);
+  const busy = state.busy;
+  stopButton.hidden = !busy;
+  sendButton.hidden = busy;
+  document.body.dataset.busy = String(busy);
+}
+
+function drawHeader(current: ChatState): void {
+  const status = current.sidecar;
+  sidecarStatus.dataset.state = status.state;
+  clear(sidecarStatus);
+  const label = {
+    stopped: 'Sidecar stopped',
+    starting: status.state === 'starting' ? status.detail : '',
+    ready: status.state === 'ready' ? `Sidecar ready · ${status.detail}` : '',
+    restarting: status.state === 'restarting' ? status.detail : '',
+    unavailable: status.state === 'unavailable' ? status.detail : '',
+  }[status.state];
+  sidecarStatus.append(h('span', { class: 'dot', 'aria-hidden': 'true' }), h('span', { class: 'status-text' }, label));
+  if (status.state === 'unavailable') {
+    sidecarStatus.append(
+      h('div', { class: 'status-fix' }, status.fix),
+      h(
+        'div',
+        { class: 'card-actions' },
+        status.actions.map((action) =>
+          h('button', { class: 'secondary', onclick: () => post({ type: 'sidecarAction', action }) }, ACTION_LABELS[action]),
+        ),
+      ),
+    );
+  }
+
+  const provider = current.provider;
+  clear(providerStatus);
+  append(providerStatus, [
+    h('span', { class: 'provider' }, provider.provider),
+    provider.model ? h('span', { class: 'model' }, ` · ${provider.model}`) : null,
+    provider.baseUrl ? h('span', { class: 'base-url', title: provider.baseUrl }, ` · ${provider.baseUrl}`) : null,
+    provider.hasApiKey
+      ? h('span', { class: 'key-ok' }, ' · API key set')
+      : h(
+          'span',
+          { class: 'key-missing' },
+          ' · no API key ',
+          h('button', { class: 'link', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
+        ),
+  ]);
+
+  clear(sessionSelect);
+  if (!current.sessionsAvailable && !current.sessionId) {
+    sessionSelect.append(h('option', { value: '' }, 'No session'));
+  } else {
+    const known = current.sessions.some((session) => session.sessionId === current.sessionId);
+    if (current.sessionId && !known) sessionSelect.append(h('option', { value: current.sessionId }, 'Current session'));
+    for (const session of current.sessions) {
+      sessionSelect.append(h('option', { value: session.sessionId }, session.title || session.sessionId));
+    }
+  }
+  sessionSelect.value = current.sessionId ?? '';
+  sessionSelect.disabled = current.sidecar.state !== 'ready';
+  newSessionButton.disabled = current.sidecar.state !== 'ready';
+  deleteSessionButton.disabled = current.sidecar.state !== 'ready' || !current.sessionId || !current.sessionsAvailable;
+  if (bypassWarning.hidden) modeSelect.value = current.mode;
+  modeSelect.dataset.mode = current.mode;
+}
+
+function drawTranscript(current: ChatState): void {
+  const stickToBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  const next = new Map<string, { item: Item; element: HTMLElement }>();
+  let previous: Element | null = null;
+  for (const item of current.items) {
+    const key = `${item.kind}:${item.id}`;
+    const old = drawn.get(key);
+    // Items are immutable: an unchanged object needs no redraw, which keeps typed feedback and open panels intact.
+    const element = old && old.item === item ? old.element : renderItem(item, context);
+    if (old && old.element !== element) old.element.replaceWith(element);
+    const expectedPosition: ChildNode | null = previous ? previous.nextSibling : transcript.firstChild;
+    if (expectedPosition !== element) transcript.insertBefore(element, expectedPosition);
+    next.set(key, { item, element });
+    previous = element;
+  }
+  for (const [key, entry] of drawn) if (!next.has(key)) entry.element.remove();
+  drawn = next;
+  if (current.items.length === 0) {
+    drawEmptyState(current);
+    if (!emptyState.isConnected) transcript.appendChild(emptyState);
+  } else {
+    emptyState.remove();
+  }
+  if (stickToBottom) transcript.scrollTop = transcript.scrollHeight;
+}
+
+function drawEmptyState(current: ChatState): void {
+  clear(emptyState);
+  if (current.sidecar.state === 'unavailable') {
+    emptyState.append(h('p', {}, 'toolgate cannot work until its sidecar runs: see above for what to do.'));
+  } else if (!current.provider.hasApiKey) {
+    emptyState.append(
+      h('p', {}, `To chat, toolgate needs an API key for ${current.provider.provider}.`),
+      h('p', {}, 'Run “toolgate: Set API Key”, or choose another provider and base URL in the toolgate settings.'),
+      h('button', { class: 'secondary', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
+    );
+  } else {
+    emptyState.append(
+      h('p', {}, 'Ask for a change, a fix or an explanation. Every tool call shows here as a card;'),
+      h('p', {}, 'calls that need your approval wait for it, and edits open as a diff you can change before accepting.'),
+    );
+  }
+}
+
+const TODO_ICONS = { pending: '○', in_progress: '◐', completed: '●' } as const;
+
+function drawTodos(current: ChatState): void {
+  clear(todos);
+  todos.hidden = current.todos.length === 0;
+  if (todos.hidden) return;
+  const done = current.todos.filter((todo) => todo.status === 'completed').length;
+  todos.append(
+    h('div', { class: 'todos-title' }, `Todos · ${done} of ${current.todos.length} done`),
+    h(
+      'ul',
+      {},
+      current.todos.map((todo) =>
+        h(
+          'li',
+          { class: `todo todo-${todo.status}` },
+          h('span', { class: 'todo-icon', 'aria-label': todo.status.replace('_', ' ') }, TODO_ICONS[todo.status]),
+          h('span', {}, todo.content),
+        ),
+      ),
+    ),
+  );
+}
+
+// Running tools' durations tick without redrawing their cards.
+setInterval(() => {
+  for (const element of transcript.querySelectorAll<HTMLElement>('.tool-duration[data-running]')) {
+    const started = Number(element.dataset.started);
+    if (started) element.textContent = toolDuration({ startedAt: started, finishedAt: null } as never, Date.now());
+  }
+}, 1000);
+
+// -- input --------------------------------------------------------------------------------------------------------
+
+function send(): void {
+  const text = composer.value;
+  if (!text.trim() || state?.busy) return;
+  post({ type: 'send', text });
+  composer.value = '';
+  saveDraft();
+}
+
+function interrupt(): void {
+  if (state?.busy) post({ type: 'interrupt' });
+}
+
+function confirmBypass(confirmed: boolean): void {
+  bypassWarning.hidden = true;
+  if (confirmed) post({ type: 'setMode', mode: 'bypassPermissions' });
+  else if (state) modeSelect.value = state.mode;
+  modeSelect.focus();
+}
+
+function saveDraft(): void {
+  vscode.setState({ draft: composer.value });
+}
+
+composer.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+composer.addEventListener('input', saveDraft);
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && state?.busy) {
+    event.preventDefault();
+    interrupt();
+  }
+});
+sendButton.addEventListener('click', send);
+stopButton.addEventListener('click', interrupt);
+newSessionButton.addEventListener('click', () => post({ type: 'newSession' }));
+deleteSessionButton.addEventListener('click', () => {
+  if (state?.sessionId) post({ type: 'deleteSession', sessionId: state.sessionId });
+});
+sessionSelect.addEventListener('change', () => {
+  if (sessionSelect.value && sessionSelect.value !== state?.sessionId) post({ type: 'openSession', sessionId: sessionSelect.value });
+});
+modeSelect.addEventListener('change', () => {
+  const mode = modeSelect.value as PermissionMode;
+  if (mode === 'bypassPermissions') {
+    bypassWarning.hidden = false;
+    bypassWarning.querySelector<HTMLButtonElement>('button.secondary')?.focus();
+    return;
+  }
+  bypassWarning.hidden = true;
+  post({ type: 'setMode', mode });
+});
+
+window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
+  const message = event.data;
+  if (message.type === 'focusComposer') {
+    composer.focus();
+    return;
+  }
+  if (message.type === 'action') {
+    if (message.action.type === 'snapshot') state = message.action.state;
+    else if (state) state = reduce(state, message.action);
+    scheduleDraw();
+  }
+});
+
+const saved = vscode.getState() as { draft?: string } | undefined;
+if (saved?.draft) composer.value = saved.draft;
+post({ type: 'ready' });
