@@ -38,7 +38,7 @@ let manager: SidecarManager | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = new api.SidecarOutput(api.createOutputChannel('toolgate'));
-  const log = (line: string): void => output.appendLine(`[extension] ${line}`);
+  const log = (line: string): void => output.note(`[extension] ${line}`);
   const secrets = api.secretStore(context);
   const extensionVersion = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
   const packageDir = path.join(context.extensionPath, 'python');
@@ -63,7 +63,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       // The probe runs in the extension's folder so that a `toolgate` directory in the workspace cannot shadow it.
       return checkPython(candidate, runProcess, { packageDir, cwd: context.extensionPath });
     },
-    launch: async (python) => ({
+    launch: async (python) => {
+      output.forgetRecent();
+      return {
       command: python.executable,
       // -P: do not put the working directory on sys.path (a workspace must not shadow the toolgate package).
       args: ['-P', '-m', 'toolgate', 'serve'],
@@ -75,7 +77,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         editorVersion: api.editorIdentity().version,
         extensionVersion,
       }),
-    }),
+      };
+    },
     createConnection: languageClientFactory(output),
     policy: new RestartPolicy(),
     timers: realTimers,

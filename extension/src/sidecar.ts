@@ -49,6 +49,7 @@ export class SidecarManager implements Disposable {
   private generation = 0;
   private connectionValue: SidecarConnection | undefined;
   private closedGeneration = -1;
+  private runningGeneration = -1;
   private restartTimer: Disposable | undefined;
   private restartAttempt = 0;
   private readonly requestHandlers = new Map<string, RequestHandler>();
@@ -147,6 +148,8 @@ export class SidecarManager implements Disposable {
     try {
       const server = await connection.start();
       if (generation !== this.generation || this.closedGeneration === generation) return;
+      this.runningGeneration = generation;
+      this.deps.policy.onStarted();
       this.setState({ kind: 'running', python, server, recovered: recovering });
     } catch (error) {
       this.closed(generation, `it did not start: ${errorMessage(error)}`);
@@ -161,14 +164,10 @@ export class SidecarManager implements Disposable {
     if (connection) void this.stopConnection(connection);
     const detail = this.deps.recentOutput();
     this.deps.log(`the sidecar stopped: ${reason}`);
-    const decision = this.deps.policy.onCrash(this.deps.timers.now());
+    const duringStart = this.runningGeneration !== generation;
+    const decision = this.deps.policy.onCrash(this.deps.timers.now(), duringStart);
     if (!decision.restart) {
-      const minutes = Math.round(decision.windowMs / 60_000);
-      this.setState({
-        kind: 'failed',
-        reason: `it stopped ${decision.crashes} times within ${minutes} min (${reason}), so it was not restarted again`,
-        detail,
-      });
+      this.setState({ kind: 'failed', reason: `${decision.why} (${reason}), so it was not restarted again`, detail });
       return;
     }
     this.restartAttempt = decision.attempt;

@@ -229,8 +229,9 @@ function delay(ms: number): Promise<undefined> {
 // -- output ---------------------------------------------------------------------------------------------------------
 
 /**
- * The sidecar's output channel, keeping the last lines it received: when the sidecar dies, they usually say why,
- * and the chat shows them.
+ * The sidecar's output channel, keeping the last lines of the sidecar's stderr: when the sidecar dies, they usually
+ * say why, and the chat shows them. The language client copies stderr with `append`; its own messages come with
+ * `appendLine` and are logged but not kept.
  */
 export class SidecarOutput implements vscode.OutputChannel {
   private tail: string[] = [];
@@ -249,6 +250,17 @@ export class SidecarOutput implements vscode.OutputChannel {
     return [...this.tail, this.partial].filter((line) => line.trim() !== '').join('\n');
   }
 
+  /** A new sidecar process starts: what an earlier one said no longer explains anything. */
+  forgetRecent(): void {
+    this.tail = [];
+    this.partial = '';
+  }
+
+  /** A line from the extension itself: logged, but not taken for the sidecar's own words. */
+  note(line: string): void {
+    this.channel.appendLine(line);
+  }
+
   append(value: string): void {
     this.channel.append(value);
     this.record(value);
@@ -256,7 +268,6 @@ export class SidecarOutput implements vscode.OutputChannel {
 
   appendLine(value: string): void {
     this.channel.appendLine(value);
-    this.record(`${value}\n`);
   }
 
   replace(value: string): void {

@@ -63,7 +63,7 @@ function setup(options: { python?: PythonCheck; output?: string } = {}) {
       processes.push(process);
       return process;
     },
-    policy: new RestartPolicy({ maxRestarts: 3, windowMs: 60_000, baseDelayMs: 500, maxDelayMs: 1_500 }),
+    policy: new RestartPolicy({ maxRestarts: 3, windowMs: 60_000, baseDelayMs: 500, maxDelayMs: 1_500, maxStartRetries: 1 }),
     timers,
     recentOutput: () => options.output ?? '',
     log: () => undefined,
@@ -84,16 +84,28 @@ function setup(options: { python?: PythonCheck; output?: string } = {}) {
 }
 
 describe('RestartPolicy', () => {
+  const options = { maxRestarts: 3, windowMs: 60_000, baseDelayMs: 500, maxDelayMs: 1_500, maxStartRetries: 1 };
+
   it('restarts with growing delays, then gives up within the window', () => {
-    const policy = new RestartPolicy({ maxRestarts: 3, windowMs: 60_000, baseDelayMs: 500, maxDelayMs: 1_500 });
+    const policy = new RestartPolicy(options);
     expect(policy.onCrash(0)).toEqual({ restart: true, attempt: 1, maxAttempts: 3, delayMs: 500 });
     expect(policy.onCrash(1_000)).toEqual({ restart: true, attempt: 2, maxAttempts: 3, delayMs: 1_000 });
     expect(policy.onCrash(2_000)).toEqual({ restart: true, attempt: 3, maxAttempts: 3, delayMs: 1_500 });
-    expect(policy.onCrash(3_000)).toEqual({ restart: false, crashes: 4, windowMs: 60_000 });
+    expect(policy.onCrash(3_000)).toEqual({ restart: false, why: 'it stopped 4 times within 1 min' });
+  });
+
+  it('gives a sidecar that cannot start one more try, not the whole budget', () => {
+    const policy = new RestartPolicy(options);
+    expect(policy.onCrash(0, true)).toMatchObject({ restart: true, attempt: 1 });
+    expect(policy.onCrash(500, true)).toEqual({ restart: false, why: 'it failed to start twice in a row' });
+    const recovering = new RestartPolicy(options);
+    recovering.onCrash(0, true);
+    recovering.onStarted(); // the retry came up: the next failure to start is a first one again
+    expect(recovering.onCrash(1_000, true)).toMatchObject({ restart: true, attempt: 2 });
   });
 
   it('forgets crashes older than the window, and all of them on reset', () => {
-    const policy = new RestartPolicy({ maxRestarts: 2, windowMs: 10_000, baseDelayMs: 100, maxDelayMs: 1_000 });
+    const policy = new RestartPolicy({ ...options, maxRestarts: 2, windowMs: 10_000, baseDelayMs: 100 });
     policy.onCrash(0);
     policy.onCrash(1);
     expect(policy.onCrash(20_000)).toMatchObject({ restart: true, attempt: 1 });
@@ -144,7 +156,7 @@ describe('SidecarManager', () => {
     }
     last().crash();
     expect(manager.state).toMatchObject({ kind: 'failed', detail: 'ImportError: no module named x' });
-    expect(manager.state.kind === 'failed' && manager.state.reason).toContain('4 times');
+    expect(manager.state.kind === 'failed' && manager.state.reason).toContain('it stopped 4 times within 1 min');
     timers.advance(60_000);
     await settle();
     expect(processes).toHaveLength(4);
@@ -164,6 +176,19 @@ describe('SidecarManager', () => {
     timers.advance(500);
     await settle();
     expect(processes).toHaveLength(2);
+  });
+
+  it('gives up quickly on a sidecar that cannot start, and says why', async () => {
+    const { manager, last, timers, processes } = setup({ output: "toolgate: error: invalid choice: 'serve'" });
+    void manager.start();
+    await settle();
+    last().crash();
+    timers.advance(500);
+    await settle();
+    last().crash();
+    expect(processes).toHaveLength(2);
+    expect(manager.state).toMatchObject({ kind: 'failed', detail: "toolgate: error: invalid choice: 'serve'" });
+    expect(manager.state.kind === 'failed' && manager.state.reason).toContain('it failed to start twice in a row');
   });
 
   it('treats a rejected start without a closed event as a crash', async () => {

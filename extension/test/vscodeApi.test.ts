@@ -56,19 +56,26 @@ describe('the review file systems, as the editor sees them', () => {
 });
 
 describe('SidecarOutput', () => {
-  it('passes everything to the channel and keeps the last lines for error reports', () => {
+  it('passes everything to the channel and keeps the last lines of stderr for error reports', () => {
     const written: string[] = [];
     const channel = {
       name: 'toolgate',
       append: (value: string) => written.push(value),
       appendLine: (value: string) => written.push(`${value}\n`),
+      note: undefined,
     } as unknown as vscode.OutputChannel;
     const output = new SidecarOutput(channel, 2);
     output.append('Traceback (most recent call last):\n  File "x"');
     output.append(', line 1\n');
-    output.appendLine('ValueError: bad');
+    output.appendLine('[Error] the client says something'); // the language client's own message: not stderr
+    output.note('[extension] starting');
+    output.append('ValueError: bad\n');
     output.append('partial');
-    expect(written.join('')).toBe('Traceback (most recent call last):\n  File "x", line 1\nValueError: bad\npartial');
+    expect(written.join('')).toBe(
+      'Traceback (most recent call last):\n  File "x", line 1\n[Error] the client says something\n[extension] starting\nValueError: bad\npartial',
+    );
     expect(output.recent()).toBe('  File "x", line 1\nValueError: bad\npartial');
+    output.forgetRecent();
+    expect(output.recent()).toBe('');
   });
 });

@@ -44,8 +44,8 @@ function post(message: ViewMessage): void {
 const sidecarStatus = h('div', { class: 'sidecar-status', role: 'status', 'data-state': 'stopped' });
 const providerStatus = h('div', { class: 'provider-status' });
 const sessionSelect = h('select', { class: 'session-select', 'aria-label': 'Session' });
-const newSessionButton = h('button', { class: 'icon', title: 'New session', 'aria-label': 'New session' }, '+');
-const deleteSessionButton = h('button', { class: 'icon', title: 'Delete this session', 'aria-label': 'Delete this session' }, '🗑');
+const newSessionButton = h('button', { class: 'secondary', title: 'Start a new session' }, 'New');
+const deleteSessionButton = h('button', { class: 'secondary', title: 'Delete this session' }, 'Delete');
 const modeSelect = h(
   'select',
   { class: 'mode-select', 'aria-label': 'Permission mode' },
@@ -84,12 +84,8 @@ app.append(
     { class: 'header' },
     sidecarStatus,
     providerStatus,
-    h(
-      'div',
-      { class: 'toolbar' },
-      h('div', { class: 'sessions' }, sessionSelect, newSessionButton, deleteSessionButton),
-      modeSelect,
-    ),
+    h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton),
+    h('label', { class: 'toolbar' }, h('span', { class: 'toolbar-label' }, 'Mode'), modeSelect),
     bypassWarning,
   ),
   transcript,
@@ -135,7 +131,9 @@ function drawHeader(current: ChatState): void {
     restarting: status.state === 'restarting' ? status.detail : '',
     unavailable: status.state === 'unavailable' ? status.detail : '',
   }[status.state];
-  sidecarStatus.append(h('span', { class: 'dot', 'aria-hidden': 'true' }), h('span', { class: 'status-text' }, label));
+  sidecarStatus.append(
+    h('div', { class: 'status-line' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), h('span', { class: 'status-text' }, label)),
+  );
   if (status.state === 'unavailable') {
     sidecarStatus.append(
       h('div', { class: 'status-fix' }, status.fix),

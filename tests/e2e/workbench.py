@@ -1,0 +1,68 @@
+"""The VS Code workbench in headless Chromium, and the few moves the end-to-end tests make in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codeserver import REPO, CodeServer
+from playwright.sync_api import FrameLocator, Locator, Page
+
+SHOTS = REPO / "test-results" / "e2e"
+CHROMIUM = "/usr/bin/chromium"
+# Chromium on a machine whose network only reaches package registries: no background fetches, no GPU, no sandbox
+# (the tests run as root).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 30_000
+
+
+class Workbench:
+    """The VS Code workbench in the browser, with the few moves the tests make."""
+
+    def __init__(self, page: Page, server: CodeServer) -> None:
+        self.page = page
+        self.server = server
+        self.shots: list[Path] = []
+
+    def open(self) -> None:
+        self.page.goto(self.server.url)
+        self.page.locator(".monaco-workbench").wait_for(state="visible", timeout=60_000)
+
+    def activity(self, title: str) -> Locator:
+        return self.page.locator(f'.activitybar [aria-label^="{title}"]').first
+
+    @property
+    def chat(self) -> FrameLocator:
+        # A webview view's page lives two iframes deep; toolgate's chat is the only webview in these tests.
+        return self.page.frame_locator("iframe.webview.ready").first.frame_locator("iframe#active-frame")
+
+    def open_chat(self) -> FrameLocator:
+        entry = self.activity("toolgate")
+        if entry.get_attribute("aria-expanded") != "true" and "checked" not in (entry.get_attribute("class") or ""):
+            entry.click()
+            self.page.mouse.move(900, 450)  # off the activity bar, so its tooltip does not cover the screenshots
+        self.chat.locator(".composer-input").wait_for(state="visible", timeout=TIMEOUT_MS)
+        return self.chat
+
+    def quick_open(self, text: str) -> Locator:
+        """Open the command palette with `text` typed; returns the list's rows."""
+        self.page.keyboard.press("Escape")
+        self.page.keyboard.press("F1")
+        box = self.page.locator(".quick-input-widget input.input")
+        box.wait_for(state="visible", timeout=TIMEOUT_MS)
+        box.fill(f">{text}")
+        return self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row")
+
+    def shot(self, name: str) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        self.shots.append(path)
+        return path
