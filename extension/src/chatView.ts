@@ -83,7 +83,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
 
   private applyBadge(): void {
     if (!this.view) return;
-    this.view.badge = this.badge.count > 0 ? { value: this.badge.count, tooltip: this.badge.tooltip } : undefined;
+    // A badge of 0 is hidden; assigning undefined does not reliably remove one that is shown.
+    this.view.badge = { value: this.badge.count, tooltip: this.badge.count > 0 ? this.badge.tooltip : '' };
   }
 
   private receive(raw: unknown): void {

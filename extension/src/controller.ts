@@ -282,6 +282,7 @@ export class ChatController {
     const mode = this.deps.defaultMode();
     const { sessionId } = await client.newSession(mode);
     store.dispatch({ type: 'sessionOpened', sessionId, mode, events: [], at: timers.now() });
+    void this.refreshSessions(); // the picker lists the new session
     return sessionId;
   }
 

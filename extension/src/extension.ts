@@ -36,7 +36,7 @@ import * as api from './vscodeApi';
 
 let manager: SidecarManager | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   const output = new api.SidecarOutput(api.createOutputChannel('toolgate'));
   const log = (line: string): void => output.note(`[extension] ${line}`);
   const secrets = api.secretStore(context);
@@ -52,7 +52,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     hasApiKey: Boolean((await apiKey()) ?? process.env[apiKeyVariable(settings.provider)]),
   });
 
-  const store = new ChatStore(initialState(await providerStatus(), settings.defaultMode));
+  // Nothing is awaited until every listener is registered: a settings change that arrives during activation must
+  // not be missed. The stored key is looked up afterwards.
+  const store = new ChatStore(
+    initialState(
+      {
+        provider: settings.provider,
+        model: settings.model,
+        baseUrl: settings.baseUrl,
+        hasApiKey: Boolean(process.env[apiKeyVariable(settings.provider)]),
+      },
+      settings.defaultMode,
+    ),
+  );
   const sidecar = new SidecarManager({
     checkPython: async () => {
       const workspace = api.firstWorkspaceFolder();
@@ -66,7 +78,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     launch: async (python) => {
       output.forgetRecent();
       return {
-      command: python.executable,
+      // The command as configured (not the probe's sys.executable): a wrapper script or shim may set up the environment.
+      command: python.candidate.command,
       // -P: do not put the working directory on sys.path (a workspace must not shadow the toolgate package).
       args: ['-P', '-m', 'toolgate', 'serve'],
       cwd: api.firstWorkspaceFolder(),
@@ -101,8 +114,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     chatView.setBadge(count, count === 1 ? 'toolgate is waiting for your answer' : `toolgate is waiting for ${count} answers`);
   };
   const approvals: ApprovalBroker = new ApprovalBroker(store, chatView, api.notifier, () => updateBadge());
-  const reviews: ReviewController = new ReviewController(proposed, originals, api.diffEditor, store, chatView, api.notifier, () =>
-    updateBadge(),
+  const reviews: ReviewController = new ReviewController(
+    proposed,
+    originals,
+    api.diffEditor,
+    store,
+    chatView,
+    api.notifier,
+    () => updateBadge(),
+    api.firstWorkspaceFolder,
   );
   client.onApprovalRequest((params, token) => approvals.request(params, token));
   client.onDiffReview((params, token) => reviews.review(params, token));
@@ -194,6 +214,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     api.registerCommand('toolgate.review.reject', (target) => commands.answerReview('reject', target)),
   );
 
+  void providerStatus().then((provider) => store.dispatch({ type: 'provider', provider }));
   void sidecar.start();
 }
 

@@ -40,6 +40,15 @@ export function changeOf(file: { original: string | null; proposed: string | nul
   return 'modify';
 }
 
+/** A path relative to the workspace folder when it is inside it, else as given. */
+export function displayPath(path: string, workspaceFolder: string | undefined): string {
+  if (!workspaceFolder) return path;
+  const root = workspaceFolder.replace(/[\\/]+$/, '');
+  const normalised = path.replaceAll('\\', '/');
+  const prefix = `${root.replaceAll('\\', '/')}/`;
+  return normalised.startsWith(prefix) ? normalised.slice(prefix.length) : path;
+}
+
 export function diffTitle(file: { path: string; original: string | null; proposed: string | null }): string {
   const name = basename(file.path);
   switch (changeOf(file)) {
@@ -64,6 +73,7 @@ export class ReviewController implements Disposable {
     private readonly presence: ChatPresence,
     private readonly notifier: Notifier,
     private readonly onPendingChanged: () => void = () => undefined,
+    private readonly workspaceFolder: () => string | undefined = () => undefined,
   ) {}
 
   get pendingCount(): number {
@@ -101,7 +111,11 @@ export class ReviewController implements Disposable {
         toolUseId: params.toolUseId,
         title: params.title,
         reason: params.reason ?? '',
-        files: files.map((file) => ({ path: file.path, change: changeOf(file) })),
+        files: files.map((file) => ({
+          path: file.path,
+          label: displayPath(file.path, this.workspaceFolder()),
+          change: changeOf(file),
+        })),
       });
       this.onPendingChanged();
       if (token) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore, StoreError } from '../src/proposals';
 import type { DiffReviewParams } from '../src/protocol';
-import { ReviewController, diffTitle } from '../src/reviews';
+import { ReviewController, diffTitle, displayPath } from '../src/reviews';
 import { FakeCancellation, FakeEditor, FakeNotifier, FakePresence, newStore, settle } from './fakes';
 
 function setup(visible = true) {
@@ -15,7 +15,7 @@ function setup(visible = true) {
   // Saving a proposal in the editor writes it to the in-memory store, as the real file system provider does.
   editor.onSave = (resource, text) =>
     proposed.writeFile(resource.path, new TextEncoder().encode(text), { create: false, overwrite: true });
-  const reviews = new ReviewController(proposed, originals, editor, store, presence, notifier);
+  const reviews = new ReviewController(proposed, originals, editor, store, presence, notifier, undefined, () => '/ws');
   return { store, proposed, originals, editor, notifier, presence, reviews };
 }
 
@@ -60,7 +60,11 @@ describe('ReviewController', () => {
     expect(() => originals.writeFile('/r1-0/ws/src/app.py', new Uint8Array(), { create: false, overwrite: true })).toThrow(
       StoreError,
     );
-    expect(reviewCard(store)).toMatchObject({ title: 'Edit src/app.py', state: 'pending', files: [{ change: 'modify' }] });
+    expect(reviewCard(store)).toMatchObject({
+      title: 'Edit src/app.py',
+      state: 'pending',
+      files: [{ path: '/ws/src/app.py', label: 'src/app.py', change: 'modify' }],
+    });
   });
 
   it('accepts as proposed: the answer carries the text, the tabs close, the stores are emptied', async () => {
@@ -177,5 +181,12 @@ describe('ReviewController', () => {
 
   it('titles diffs by file name and kind of change', () => {
     expect(diffTitle({ path: 'C:\\ws\\x.ts', original: 'a', proposed: 'b' })).toBe('x.ts ↔ toolgate proposal');
+  });
+
+  it('shows paths inside the workspace relative to it', () => {
+    expect(displayPath('/ws/src/a.py', '/ws')).toBe('src/a.py');
+    expect(displayPath('/ws/src/a.py', '/ws/')).toBe('src/a.py');
+    expect(displayPath('/wsx/a.py', '/ws')).toBe('/wsx/a.py');
+    expect(displayPath('/etc/hosts', undefined)).toBe('/etc/hosts');
   });
 });

@@ -224,9 +224,9 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
                 title: `Show the diff of ${file.path}`,
                 onclick: () => ctx.post({ type: 'showReview', id: item.id, path: file.path }),
               },
-              file.path,
+              file.label,
             )
-          : h('span', {}, file.path),
+          : h('span', { title: file.path }, file.label),
         h('span', { class: `change change-${file.change}` }, CHANGE_LABELS[file.change]),
       ),
     ),

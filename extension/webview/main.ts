@@ -185,8 +185,13 @@ function drawTranscript(current: ChatState): void {
   const stickToBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   const next = new Map<string, { item: Item; element: HTMLElement }>();
   let previous: Element | null = null;
+  const seen = new Map<string, number>();
   for (const item of current.items) {
-    const key = `${item.kind}:${item.id}`;
+    // Ids come from the sidecar; should one repeat, the occurrence number keeps each item its own element.
+    const base = `${item.kind}:${item.id}`;
+    const occurrence = (seen.get(base) ?? 0) + 1;
+    seen.set(base, occurrence);
+    const key = `${base}#${occurrence}`;
     const old = drawn.get(key);
     // Items are immutable: an unchanged object needs no redraw, which keeps typed feedback and open panels intact.
     const element = old && old.item === item ? old.element : renderItem(item, context);

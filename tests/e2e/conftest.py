@@ -37,7 +37,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 FAILED = pytest.StashKey[bool]()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def code_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServer]:
     root = tmp_path_factory.mktemp("code-server")
     with running(root, settings={"toolgate.python.path": str(VENV_PYTHON)}) as server:
@@ -46,7 +46,7 @@ def code_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServer
     assert server.leaked == [], f"processes outlived code-server's process group: {server.leaked}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -63,7 +63,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext
             context.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def workbench(code_server: CodeServer, browser: BrowserContext) -> Iterator[Workbench]:
     page = browser.new_page()
     bench = Workbench(page, code_server)

@@ -36,7 +36,8 @@ class Workbench:
         self.page.locator(".monaco-workbench").wait_for(state="visible", timeout=60_000)
 
     def activity(self, title: str) -> Locator:
-        return self.page.locator(f'.activitybar [aria-label^="{title}"]').first
+        # The whole entry (not its label), so that a badge drawn over the label still counts as the entry.
+        return self.page.locator(f'.activitybar .action-item:has(> [aria-label^="{title}"])').first
 
     @property
     def chat(self) -> FrameLocator:
@@ -45,7 +46,7 @@ class Workbench:
 
     def open_chat(self) -> FrameLocator:
         entry = self.activity("toolgate")
-        if entry.get_attribute("aria-expanded") != "true" and "checked" not in (entry.get_attribute("class") or ""):
+        if "checked" not in (entry.get_attribute("class") or ""):
             entry.click()
             self.page.mouse.move(900, 450)  # off the activity bar, so its tooltip does not cover the screenshots
         self.chat.locator(".composer-input").wait_for(state="visible", timeout=TIMEOUT_MS)
@@ -61,6 +62,13 @@ class Workbench:
         return self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row")
 
     def shot(self, name: str) -> Path:
+        # A toast or panel still sliding in would be caught half-way: wait for the finite animations (blinking
+        # cursors run forever) to finish.
+        self.page.wait_for_function(
+            """() => document.getAnimations().every((animation) =>
+                animation.playState !== 'running' || animation.effect?.getComputedTiming().endTime === Infinity)""",
+            timeout=TIMEOUT_MS,
+        )
         SHOTS.mkdir(parents=True, exist_ok=True)
         path = SHOTS / f"{name}.png"
         self.page.screenshot(path=str(path))

@@ -33,6 +33,8 @@ export type ReviewState = 'pending' | 'accepted' | 'rejected' | 'cancelled';
 
 export interface ReviewFileView {
   path: string;
+  /** The path as shown: relative to the workspace when inside it. */
+  label: string;
   change: 'create' | 'modify' | 'delete';
 }
 

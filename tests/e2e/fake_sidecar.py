@@ -1,0 +1,189 @@
+"""A scripted stand-in for `toolgate serve`, for end-to-end tests of the extension's UI in a real VS Code.
+
+It speaks the protocol the extension expects (issue 7 and 8 method names, over pygls/LSP framing on stdio) and
+plays one scripted turn per prompt keyword, so the tests can drive approval cards and diff reviews before the real
+sidecar and agent loop exist. Every answer it receives from the editor is appended as a JSON line to the file named
+by TOOLGATE_FAKE_LOG, for the tests to check.
+
+- a prompt containing "run": a Bash call that needs approval; live output when allowed
+- a prompt containing "edit": an Edit of src/greeting.py reviewed as a diff; the file is written only on accept
+- a prompt containing "todo": a todo list update
+- a prompt containing "wait": a call that runs until interrupted
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+server = LanguageServer("toolgate-fake", "0.0.0-fake")
+LOG = Path(os.environ.get("TOOLGATE_FAKE_LOG", os.devnull))
+interrupted: dict[str, asyncio.Event] = {}
+calls = iter(range(1, 1_000_000))
+sessions: list[dict[str, Any]] = []
+
+
+def plain(value: Any) -> Any:
+    """pygls hands untyped params over as named tuples: turn them back into JSON-like values."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
+def record(kind: str, payload: Any) -> None:
+    with LOG.open("a") as log:
+        log.write(json.dumps({"kind": kind, "payload": plain(payload)}) + "\n")
+
+
+def event(session_id: str, body: dict[str, Any]) -> None:
+    server.protocol.notify("toolgate/chat/event", {"sessionId": session_id, "event": body})
+
+
+def started(session_id: str, tool_use_id: str, name: str, summary: str) -> None:
+    event(session_id, {"type": "tool_started", "toolUseId": tool_use_id, "toolName": name, "summary": summary})
+
+
+def finished(session_id: str, tool_use_id: str, summary: str, *, error: bool = False, result: str = "") -> None:
+    body = {"type": "tool_finished", "toolUseId": tool_use_id, "isError": error, "resultSummary": summary}
+    event(session_id, {**body, "result": result} if result else body)
+
+
+def progress(session_id: str, tool_use_id: str, text: str) -> None:
+    body = {"sessionId": session_id, "toolUseId": tool_use_id, "kind": "stdout", "text": text}
+    server.protocol.notify("toolgate/tools/progress", body)
+
+
+def workspace() -> Path:
+    folders = server.workspace.folders
+    for folder in folders.values():
+        return Path(folder.uri.removeprefix("file://"))
+    return Path.cwd()
+
+
+@server.feature("toolgate/session/new")
+def session_new(params: Any) -> dict[str, Any]:
+    session_id = f"fake-{len(sessions) + 1}"
+    sessions.append({"sessionId": session_id, "title": f"Fake session {len(sessions) + 1}", "updatedAt": "2026-01-01"})
+    return {"sessionId": session_id}
+
+
+@server.feature("toolgate/session/list")
+def session_list(params: Any) -> dict[str, Any]:
+    return {"sessions": sessions}
+
+
+@server.feature("toolgate/settings/setMode")
+def set_mode(params: Any) -> None:
+    record("setMode", params)
+
+
+@server.feature("toolgate/chat/interrupt")
+def interrupt(params: Any) -> None:
+    record("interrupt", params)
+    interrupted.setdefault(plain(params)["sessionId"], asyncio.Event()).set()
+
+
+@server.feature("toolgate/chat/send")
+async def send(params: Any) -> dict[str, Any]:
+    request = plain(params)
+    session_id, text = request["sessionId"], request["text"]
+    stop = interrupted.setdefault(session_id, asyncio.Event())
+    stop.clear()
+    for word in ["Working ", "on **", "it**", "."]:
+        event(session_id, {"type": "text_delta", "text": word})
+        await asyncio.sleep(0.02)
+    if "todo" in text:
+        todos = [
+            {"id": "1", "content": "Read the greeting", "status": "completed"},
+            {"id": "2", "content": "Fix the empty name", "status": "in_progress"},
+            {"id": "3", "content": "Run the tests", "status": "pending"},
+        ]
+        event(session_id, {"type": "todos", "todos": todos})
+    if "run" in text:
+        await run_bash(session_id)
+    if "edit" in text:
+        await edit_file(session_id)
+    if "wait" in text:
+        tool_use_id = f"toolu_wait_{next(calls)}"
+        started(session_id, tool_use_id, "Bash", "sleep 600")
+        await stop.wait()
+        finished(session_id, tool_use_id, "Interrupted", error=True)
+        return {"stopReason": "interrupted"}
+    event(session_id, {"type": "turn_end", "stopReason": "end_turn"})
+    return {"stopReason": "end_turn"}
+
+
+async def run_bash(session_id: str) -> None:
+    tool_use_id = f"toolu_bash_{next(calls)}"
+    started(session_id, tool_use_id, "Bash", "pytest -q")
+    answer = plain(
+        await server.protocol.send_request_async(
+            "toolgate/approval/request",
+            {
+                "sessionId": session_id,
+                "toolUseId": tool_use_id,
+                "toolName": "Bash",
+                "input": {"command": "pytest -q"},
+                "summary": "pytest -q",
+                "reason": "No rule allows Bash(pytest -q) yet, and it runs code from the workspace.",
+                "suggestions": [
+                    {"rule": "Bash(pytest -q)", "scope": "local"},
+                    {"rule": "Bash(pytest:*)", "scope": "project"},
+                ],
+            },
+        )
+    )
+    record("approval", answer)
+    if answer["decision"] != "allow":
+        feedback = answer.get("feedback") or ""
+        summary = f"Denied by the user: {feedback}" if feedback else "Denied by the user"
+        finished(session_id, tool_use_id, summary, error=True)
+        return
+    for line in ["collecting ...\n", "..F\n", "2 passed, 1 failed\n"]:
+        progress(session_id, tool_use_id, line)
+        await asyncio.sleep(0.05)
+    finished(session_id, tool_use_id, "exit status 1", result="2 passed, 1 failed")
+
+
+async def edit_file(session_id: str) -> None:
+    tool_use_id = f"toolu_edit_{next(calls)}"
+    path = workspace() / "src" / "greeting.py"
+    original = path.read_text()
+    proposed = original.replace('return f"Hello, {name}!"', "return f\"Hello, {name or 'world'}!\"")
+    started(session_id, tool_use_id, "Edit", "src/greeting.py")
+    answer = plain(
+        await server.protocol.send_request_async(
+            "toolgate/diff/review",
+            {
+                "sessionId": session_id,
+                "toolUseId": tool_use_id,
+                "toolName": "Edit",
+                "title": "Edit src/greeting.py",
+                "reason": "Edits ask before they are applied in the default mode.",
+                "files": [{"path": str(path), "original": original, "proposed": proposed}],
+            },
+        )
+    )
+    record("review", answer)
+    if answer["decision"] != "accept":
+        finished(session_id, tool_use_id, "Rejected", error=True)
+        return
+    final = answer["files"][0]["content"]
+    path.write_text(final)  # what the real sidecar does after its staleness re-check
+    summary = "Applied with the user's changes" if final != proposed else "Applied"
+    finished(session_id, tool_use_id, summary)
+
+
+if __name__ == "__main__":
+    print("fake toolgate sidecar starting", file=sys.stderr)
+    server.start_io()
