@@ -36,9 +36,11 @@ fs.copyFileSync(path.join(repoRoot, 'LICENSE'), path.join(extensionDir, 'LICENSE
 const node = process.execPath;
 const bin = (name) => path.join(repoRoot, 'node_modules', name);
 execFileSync(node, [path.join(extensionDir, 'esbuild.mjs'), '--production'], { cwd: extensionDir, stdio: 'inherit' });
-execFileSync(
+// vsce lists every packaged file; keep that for failures and say only what was built otherwise.
+const listing = execFileSync(
   node,
   [bin('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out],
-  { cwd: extensionDir, stdio: ['ignore', 'inherit', 'inherit'] },
+  { cwd: extensionDir, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
 );
-console.log(`package: ${path.relative(process.cwd(), out) || out}`);
+const done = listing.split('\n').find((line) => line.includes('Packaged:'));
+console.log(`package: ${done ? done.replace(/^.*Packaged:\s*/, '') : out}`);

@@ -7,7 +7,7 @@ import type { ChatController } from './controller';
 import type { Notifier } from './host';
 import type { PythonFailure } from './python';
 import { installCommand } from './python';
-import { chooseFiles, EMPTY_RULES_FILE, FILE_SCOPE_LABELS, permissionFiles } from './permissionFiles';
+import { EMPTY_RULES_FILE, FILE_SCOPE_LABELS, permissionFiles } from './permissionFiles';
 import type { ReviewController } from './reviews';
 import type { Provider } from './settings';
 import { apiKeySecretName } from './settings';
@@ -67,14 +67,8 @@ export class Commands {
   }
 
   async openPermissionRules(): Promise<void> {
-    const { client, notifier, vscode } = this.deps;
-    let reported;
-    try {
-      reported = (await client.getSettings()).files;
-    } catch {
-      reported = undefined; // a sidecar without settings/get: fall back to the documented locations
-    }
-    const files = chooseFiles(reported, permissionFiles(this.deps.workspaceFolder(), process.env, os.homedir()));
+    const { notifier, vscode } = this.deps;
+    const files = permissionFiles(this.deps.workspaceFolder(), process.env, os.homedir());
     const picked = await notifier.pick(
       files.map((file) => ({
         label: FILE_SCOPE_LABELS[file.scope],

@@ -6,7 +6,7 @@
 import type { ApprovalBroker } from './approvals';
 import type { ChatStore } from './chatStore';
 import type { Notifier, Timers } from './host';
-import type { ChatEventParams, PermissionMode, ToolProgressParams } from './protocol';
+import type { ChatEventParams, PermissionMode, ReviewEdits, ToolProgressParams } from './protocol';
 import type { ReviewController } from './reviews';
 import type { SidecarAction, SidecarStatus } from './shared/chatModel';
 import type { ViewMessage } from './shared/messages';
@@ -23,6 +23,8 @@ export interface ControllerDeps {
   notifier: Notifier;
   timers: Timers;
   defaultMode: () => PermissionMode;
+  /** Whether new sessions review every edit or only those that need approval (the toolgate.diffReview setting). */
+  reviewEdits: () => ReviewEdits;
   /** Runs one of the extension's commands (restart, show log, set API key, …). */
   runAction: (action: SidecarAction | 'setApiKey') => Promise<void>;
 }
@@ -198,12 +200,11 @@ export class ChatController {
     if (sessionId === store.state.sessionId) return;
     try {
       const loaded = await client.loadSession(sessionId);
+      store.dispatch({ type: 'sessionOpened', sessionId, mode: loaded.mode, events: [], at: timers.now() });
       store.dispatch({
-        type: 'sessionOpened',
-        sessionId,
-        mode: loaded.session.mode ?? this.deps.defaultMode(),
-        events: loaded.events,
-        at: timers.now(),
+        type: 'notice',
+        level: 'info',
+        text: `Resumed “${loaded.title || sessionId}”. Its earlier messages are not shown here yet; the agent still has them.`,
       });
     } catch (error) {
       this.report(error);
@@ -254,6 +255,17 @@ export class ChatController {
     }
   }
 
+  /** The toolgate.diffReview setting changed: the open session follows it (new sessions get it at creation). */
+  async reviewEditsChanged(): Promise<void> {
+    const sessionId = this.deps.store.state.sessionId;
+    if (!sessionId) return;
+    try {
+      await this.deps.client.setReviewEdits(sessionId, this.deps.reviewEdits());
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
   async refreshSessions(): Promise<void> {
     const { store, client } = this.deps;
     try {
@@ -280,7 +292,7 @@ export class ChatController {
   private async startSession(): Promise<string> {
     const { store, client, timers } = this.deps;
     const mode = this.deps.defaultMode();
-    const { sessionId } = await client.newSession(mode);
+    const { sessionId } = await client.newSession(mode, this.deps.reviewEdits());
     store.dispatch({ type: 'sessionOpened', sessionId, mode, events: [], at: timers.now() });
     void this.refreshSessions(); // the picker lists the new session
     return sessionId;

@@ -28,6 +28,7 @@ import {
   resolvePythonPath,
   sidecarEnvironment,
 } from './settings';
+import { reviewEditsFor } from './protocol';
 import type { ProviderStatus } from './shared/chatModel';
 import { initialState } from './shared/chatModel';
 import { SidecarManager } from './sidecar';
@@ -150,6 +151,7 @@ export function activate(context: vscode.ExtensionContext): void {
     notifier: api.notifier,
     timers: realTimers,
     defaultMode: () => settings.defaultMode,
+    reviewEdits: () => reviewEditsFor(settings.diffReview),
     runAction: (action): Promise<void> => commands.sidecarAction(action),
   });
 
@@ -180,6 +182,7 @@ export function activate(context: vscode.ExtensionContext): void {
       log('settings changed: restarting the sidecar');
       await sidecar.restart();
     } else if (change === 'notify') {
+      if (before.diffReview !== settings.diffReview) await chatController.reviewEditsChanged();
       await client.didChangeConfiguration(
         initializationOptions(settings, {
           storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,

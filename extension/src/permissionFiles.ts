@@ -1,12 +1,11 @@
 /**
  * Where the permission rules live, by scope (DESIGN §5): local `.toolgate/settings.local.json` and project
- * `.toolgate/settings.json` in the workspace, user `$XDG_CONFIG_HOME/toolgate/settings.json`. When the sidecar
- * reports the files itself (`toolgate/settings/get`), its answer wins; this is the fallback when it cannot.
+ * `.toolgate/settings.json` in the workspace, user `$XDG_CONFIG_HOME/toolgate/settings.json`.
  */
 
 import * as path from 'node:path';
 
-import type { RuleScope, SettingsFileInfo } from './protocol';
+import type { RuleScope } from './protocol';
 
 export type FileScope = Exclude<RuleScope, 'session'>;
 
@@ -29,14 +28,6 @@ export function permissionFiles(
   }
   files.push({ scope: 'user', path: path.join(configHome, 'toolgate', 'settings.json') });
   return files;
-}
-
-/** The files as the sidecar reported them, or the computed fallback. */
-export function chooseFiles(
-  fromSidecar: SettingsFileInfo[] | undefined,
-  fallback: { scope: FileScope; path: string }[],
-): { scope: FileScope; path: string }[] {
-  return fromSidecar && fromSidecar.length > 0 ? fromSidecar.map(({ scope, path: file }) => ({ scope, path: file })) : fallback;
 }
 
 /** What a new rules file starts with, shown as an unsaved document so nothing is written unless saved. */

@@ -1,154 +1,93 @@
 /**
- * The sidecar's JSON-RPC protocol, as the extension sees it.
+ * The sidecar's JSON-RPC protocol, as the extension uses it.
  *
- * HAND-WRITTEN STAND-IN. The sidecar defines every method with pydantic models (server/toolgate/sidecar/), and
- * `make protocol` generates the TypeScript types from their JSON Schema. When that exists, this file is replaced by
- * the generated one (re-exporting under these names), and the compiler shows every place that drifted.
+ * Everything the sidecar already serves comes from `protocol.generated.ts` (written by `make protocol` from the
+ * pydantic models in server/toolgate/sidecar/protocol.py; a Python test fails when it is stale). This module only
+ * renames a few of those types for readability and adds, BY HAND, the parts the sidecar does not serve yet:
  *
- * Method names and shapes follow issue 7 (sidecar) and issue 8 (agent loop). Fields that only the UI needs and that
- * the issues leave open are marked optional, so a sidecar that does not send them still works.
+ * - the chat methods of issue 8 (`toolgate/chat/send`, `toolgate/chat/interrupt`, the `toolgate/chat/event`
+ *   notification). Their events mirror server/toolgate/agent/events.py, which the sidecar forwards as they are
+ *   (snake_case inside `event`). When the sidecar serves them, they belong in the generated file and these
+ *   hand-written definitions go.
+ * - the extra `initializationOptions` the extension sends (provider, model, …): the sidecar ignores unknown keys
+ *   today and will read them once it runs the agent.
  */
 
-// ---------------------------------------------------------------------------------------------------------------
-// Method names
-// ---------------------------------------------------------------------------------------------------------------
+import type * as generated from './protocol.generated';
+import { Methods as GeneratedMethods } from './protocol.generated';
+
+export type {
+  FileProposal,
+  PermissionMode,
+  ReviewedFile,
+  SessionInfo,
+  SessionListResult,
+  SessionNewParams,
+  Settings,
+  ToolResult,
+} from './protocol.generated';
+
+export type ApprovalRequestParams = generated.ApprovalParams;
+export type ApprovalAnswer = generated.ApprovalResult;
+export type DiffReviewParams = generated.DiffReviewParams;
+export type DiffReviewAnswer = generated.DiffReviewResult;
+export type RuleSuggestion = generated.RuleSuggestionOutput;
+export type RuleScope = RuleSuggestion['scope'];
+export type ReviewEdits = generated.Settings['reviewEdits'];
+export type ToolProgressParams = generated.ToolProgress;
+
+export const PERMISSION_MODES: readonly generated.PermissionMode[] = [
+  'default',
+  'acceptEdits',
+  'plan',
+  'bypassPermissions',
+];
+export const RULE_SCOPES: readonly RuleScope[] = ['session', 'local', 'project', 'user'];
 
 export const Methods = {
-  toolsList: 'toolgate/tools/list',
-  toolsRun: 'toolgate/tools/run',
-  toolsProgress: 'toolgate/tools/progress',
-  sessionNew: 'toolgate/session/new',
-  sessionList: 'toolgate/session/list',
-  sessionLoad: 'toolgate/session/load',
-  sessionDelete: 'toolgate/session/delete',
-  settingsGet: 'toolgate/settings/get',
-  settingsAddRule: 'toolgate/settings/addRule',
-  settingsRemoveRule: 'toolgate/settings/removeRule',
-  settingsSetMode: 'toolgate/settings/setMode',
-  permissionsCheck: 'toolgate/permissions/check',
+  ...GeneratedMethods,
+  // Hand-written until the sidecar serves the agent (issue 8).
   chatSend: 'toolgate/chat/send',
   chatInterrupt: 'toolgate/chat/interrupt',
   chatEvent: 'toolgate/chat/event',
-  approvalRequest: 'toolgate/approval/request',
-  diffReview: 'toolgate/diff/review',
 } as const;
 
-// ---------------------------------------------------------------------------------------------------------------
-// Shared vocabulary (mirrors server/toolgate/core/permission.py)
-// ---------------------------------------------------------------------------------------------------------------
-
-export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions';
-export const PERMISSION_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
-
-export type RuleScope = 'session' | 'local' | 'project' | 'user';
-export const RULE_SCOPES: readonly RuleScope[] = ['session', 'local', 'project', 'user'];
-
-export interface RuleSuggestion {
-  rule: string;
-  scope: RuleScope;
+/** The `toolgate.diffReview` setting's values, as the sidecar names them (a session's `reviewEdits`). */
+export type DiffReviewPolicy = 'always' | 'whenAsking';
+export function reviewEditsFor(policy: DiffReviewPolicy): ReviewEdits {
+  return policy === 'always' ? 'always' : 'when_asking';
 }
 
-export type DiffReviewPolicy = 'always' | 'whenAsking';
-
 // ---------------------------------------------------------------------------------------------------------------
-// Initialization: what the extension hands the sidecar in `initialize.initializationOptions`
+// initializationOptions
 // ---------------------------------------------------------------------------------------------------------------
 
-export interface InitializationOptions {
+export interface InitializationOptions extends generated.InitializationOptions {
+  // Read by the sidecar once it runs the agent; ignored (as unknown keys) before that.
   provider: 'anthropic' | 'openai';
-  /** Empty string: the sidecar's default model for the provider. */
+  /** Empty: the sidecar's default model for the provider. */
   model: string;
-  /** Empty string: the provider's public endpoint. */
+  /** Empty: the provider's public endpoint. */
   baseUrl: string;
-  defaultMode: PermissionMode;
-  diffReview: DiffReviewPolicy;
+  defaultMode: generated.PermissionMode;
+  reviewEdits: ReviewEdits;
   maxToolConcurrency: number;
-  /** Where sessions (transcripts, output store) live: the extension's workspace storage. */
-  storageDir: string | null;
-  /** The editor that hosts the sidecar, for logs and the system prompt. */
   client: { name: string; version: string; extensionVersion: string };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Sessions
-// ---------------------------------------------------------------------------------------------------------------
-
-export interface SessionInfo {
-  sessionId: string;
-  title: string;
-  /** ISO 8601 */
-  updatedAt: string;
-  mode?: PermissionMode;
-}
-
-export interface SessionNewParams {
-  mode?: PermissionMode;
-}
-export interface SessionNewResult {
-  sessionId: string;
-}
-
-export interface SessionListResult {
-  sessions: SessionInfo[];
-}
-
-export interface SessionLoadParams {
-  sessionId: string;
-}
-/** The transcript comes back as the same events a live turn streams, so the UI has one way to draw it. */
-export interface SessionLoadResult {
-  session: SessionInfo;
-  events: ChatEvent[];
-}
-
-export interface SessionDeleteParams {
-  sessionId: string;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Settings
-// ---------------------------------------------------------------------------------------------------------------
-
-export interface SettingsGetParams {
-  sessionId?: string;
-}
-export interface SettingsFileInfo {
-  scope: Exclude<RuleScope, 'session'>;
-  path: string;
-  exists: boolean;
-}
-export interface SettingsGetResult {
-  mode: PermissionMode;
-  rules: { allow: string[]; ask: string[]; deny: string[] };
-  files?: SettingsFileInfo[];
-}
-
-export interface SettingsAddRuleParams {
-  sessionId?: string;
-  rule: string;
-  behavior: 'allow' | 'ask' | 'deny';
-  scope: RuleScope;
-}
-export interface SettingsAddRuleResult {
-  /** A warning to show, for example when the rule lets the agent run arbitrary code. */
-  warning?: string | null;
-}
-
-export interface SettingsSetModeParams {
-  sessionId: string;
-  mode: PermissionMode;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Chat (issue 8)
+// Chat (issue 8) — hand-written, see the top of this file
 // ---------------------------------------------------------------------------------------------------------------
 
 export interface ChatSendParams {
   sessionId: string;
   text: string;
 }
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turns' | 'interrupted' | 'error';
+
 export interface ChatSendResult {
-  stopReason: string;
+  stopReason: StopReason;
 }
 
 export interface ChatInterruptParams {
@@ -162,78 +101,35 @@ export interface TodoItem {
   status: TodoStatus;
 }
 
-/** One element of the `toolgate/chat/event` notification stream. */
+/** server/toolgate/agent/events.py, one variant per event class. */
 export type ChatEvent =
-  | { type: 'user_message'; text: string }
+  | { type: 'request_started'; request: number }
   | { type: 'text_delta'; text: string }
-  | { type: 'tool_started'; toolUseId: string; toolName: string; summary: string; input?: unknown }
-  | { type: 'tool_progress'; toolUseId: string; kind: string; text: string }
-  | { type: 'tool_finished'; toolUseId: string; isError: boolean; resultSummary: string; result?: string }
-  | { type: 'todos'; todos: TodoItem[] }
-  | { type: 'turn_end'; stopReason: string }
-  | { type: 'error'; message: string };
+  | { type: 'message'; message: unknown }
+  | { type: 'tool_call_started'; tool_use_id: string; name: string; input: unknown; summary: string }
+  | { type: 'tool_call_progress'; tool_use_id: string; kind: string; text: string }
+  | {
+      type: 'tool_call_finished';
+      tool_use_id: string;
+      name: string;
+      is_error: boolean;
+      summary: string;
+      result: generated.ToolResult;
+    }
+  | { type: 'todo_update'; todos: TodoItem[] }
+  | {
+      type: 'retrying';
+      attempt: number;
+      max_attempts: number;
+      delay_seconds: number;
+      kind: string;
+      message: string;
+      discard_partial: boolean;
+    }
+  | { type: 'error'; kind: string; message: string }
+  | { type: 'turn_end'; stop_reason: StopReason; requests: number; usage: Record<string, number> };
 
 export interface ChatEventParams {
   sessionId: string;
   event: ChatEvent;
-}
-
-/** `toolgate/tools/progress`: live output of a running tool (Bash). */
-export interface ToolProgressParams {
-  sessionId: string;
-  toolUseId: string;
-  kind: string;
-  text: string;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Server → client requests: approvals and diff reviews
-// ---------------------------------------------------------------------------------------------------------------
-
-export interface ApprovalRequestParams {
-  sessionId: string;
-  toolUseId: string;
-  toolName: string;
-  input: Record<string, unknown>;
-  summary: string;
-  /** Why a person has to decide: shown on the card. */
-  reason: string;
-  suggestions: RuleSuggestion[];
-}
-
-export interface ApprovalAnswer {
-  decision: 'allow' | 'deny';
-  remember?: RuleSuggestion;
-  feedback?: string;
-}
-
-export interface FileProposal {
-  path: string;
-  /** null: the file does not exist yet. */
-  original: string | null;
-  /** null: the call deletes the file. */
-  proposed: string | null;
-}
-
-export interface DiffReviewParams {
-  sessionId: string;
-  toolUseId: string;
-  title: string;
-  files: FileProposal[];
-  toolName?: string;
-  reason?: string;
-  suggestions?: RuleSuggestion[];
-}
-
-export interface ReviewedFile {
-  path: string;
-  /** The final text the person accepted; null: the deletion stands. */
-  content: string | null;
-}
-
-export interface DiffReviewAnswer {
-  decision: 'accept' | 'reject';
-  files?: ReviewedFile[];
-  remember?: RuleSuggestion;
-  feedback?: string;
 }

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { DiffReviewPolicy, InitializationOptions, PermissionMode } from './protocol';
-import { PERMISSION_MODES } from './protocol';
+import { PERMISSION_MODES, reviewEditsFor } from './protocol';
 
 export const PROVIDERS = ['anthropic', 'openai'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -136,7 +136,7 @@ export function initializationOptions(
     model: settings.model,
     baseUrl: settings.baseUrl,
     defaultMode: settings.defaultMode,
-    diffReview: settings.diffReview,
+    reviewEdits: reviewEditsFor(settings.diffReview),
     maxToolConcurrency: settings.maxToolConcurrency,
     storageDir: context.storageDir,
     client: { name: context.editorName, version: context.editorVersion, extensionVersion: context.extensionVersion },

@@ -15,12 +15,10 @@ import type {
   DiffReviewAnswer,
   DiffReviewParams,
   PermissionMode,
-  RuleScope,
+  ReviewEdits,
+  SessionInfo,
   SessionListResult,
-  SessionLoadResult,
-  SessionNewResult,
-  SettingsAddRuleResult,
-  SettingsGetResult,
+  Settings,
   ToolProgressParams,
 } from './protocol';
 import { Methods } from './protocol';
@@ -66,15 +64,15 @@ export class SidecarClient {
 
   // -- client → server ---------------------------------------------------------------------------------------------
 
-  newSession(mode?: PermissionMode): Promise<SessionNewResult> {
-    return this.request(Methods.sessionNew, mode ? { mode } : {});
+  newSession(mode: PermissionMode, reviewEdits: ReviewEdits): Promise<SessionInfo> {
+    return this.request(Methods.sessionNew, { mode, reviewEdits });
   }
 
   listSessions(): Promise<SessionListResult> {
     return this.request(Methods.sessionList, {});
   }
 
-  loadSession(sessionId: string): Promise<SessionLoadResult> {
+  loadSession(sessionId: string): Promise<SessionInfo> {
     return this.request(Methods.sessionLoad, { sessionId });
   }
 
@@ -90,16 +88,16 @@ export class SidecarClient {
     return this.request(Methods.chatInterrupt, { sessionId });
   }
 
-  setMode(sessionId: string, mode: PermissionMode): Promise<void> {
+  getSettings(sessionId: string): Promise<Settings> {
+    return this.request(Methods.settingsGet, { sessionId });
+  }
+
+  setMode(sessionId: string, mode: PermissionMode): Promise<Settings> {
     return this.request(Methods.settingsSetMode, { sessionId, mode });
   }
 
-  getSettings(sessionId?: string): Promise<SettingsGetResult> {
-    return this.request(Methods.settingsGet, sessionId ? { sessionId } : {});
-  }
-
-  addRule(rule: string, behavior: 'allow' | 'ask' | 'deny', scope: RuleScope, sessionId?: string): Promise<SettingsAddRuleResult> {
-    return this.request(Methods.settingsAddRule, { rule, behavior, scope, ...(sessionId ? { sessionId } : {}) });
+  setReviewEdits(sessionId: string, reviewEdits: ReviewEdits): Promise<Settings> {
+    return this.request(Methods.settingsSetReviewEdits, { sessionId, reviewEdits });
   }
 
   /** Standard LSP: settings that changed while the sidecar runs (see settings.classifyChange). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { ChatAction, ChatState } from '../src/shared/chatModel';
-import { TOOL_OUTPUT_CAP, formatDuration, initialState, reduce } from '../src/shared/chatModel';
+import { TOOL_OUTPUT_CAP, formatDuration, initialState, reduce, resultText } from '../src/shared/chatModel';
 
 const start = (): ChatState =>
   initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: true }, 'default');
@@ -17,7 +17,7 @@ describe('chat state', () => {
     ]);
     expect(state.items.map((item) => item.kind)).toEqual(['user', 'assistant']);
     expect(state.items[1]).toMatchObject({ text: 'Looking…', streaming: true });
-    const after = run([{ type: 'event', at: 3, event: { type: 'tool_started', toolUseId: 't1', toolName: 'Read', summary: 'a.py' } }], state);
+    const after = run([{ type: 'event', at: 3, event: { type: 'tool_call_started', tool_use_id: 't1', name: 'Read', input: {}, summary: 'a.py' } }], state);
     expect(after.items[1]).toMatchObject({ streaming: false });
     const next = run([{ type: 'event', at: 4, event: { type: 'text_delta', text: 'Done.' } }], after);
     expect(next.items.map((item) => item.kind)).toEqual(['user', 'assistant', 'tool', 'assistant']);
@@ -25,10 +25,17 @@ describe('chat state', () => {
 
   it('follows a tool call from start through live output to its result and duration', () => {
     const state = run([
-      { type: 'event', at: 1_000, event: { type: 'tool_started', toolUseId: 't1', toolName: 'Bash', summary: 'npm test' } },
+      { type: 'event', at: 1_000, event: { type: 'tool_call_started', tool_use_id: 't1', name: 'Bash', input: {}, summary: 'npm test' } },
       { type: 'toolProgress', toolUseId: 't1', text: 'PASS a\n' },
-      { type: 'event', at: 1_500, event: { type: 'tool_progress', toolUseId: 't1', kind: 'stdout', text: 'PASS b\n' } },
-      { type: 'event', at: 3_250, event: { type: 'tool_finished', toolUseId: 't1', isError: false, resultSummary: 'exit 0', result: 'ok' } },
+      { type: 'event', at: 1_500, event: { type: 'tool_call_progress', tool_use_id: 't1', kind: 'stdout', text: 'PASS b\n' } },
+      { type: 'event', at: 3_250, event: {
+          type: 'tool_call_finished',
+          tool_use_id: 't1',
+          name: 'Bash',
+          is_error: false,
+          summary: 'exit 0',
+          result: { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok' }], is_error: false },
+        }, },
     ]);
     expect(state.items[0]).toMatchObject({
       kind: 'tool',
@@ -40,12 +47,23 @@ describe('chat state', () => {
       finishedAt: 3_250,
     });
     expect(formatDuration(3_250 - 1_000)).toBe('2.3 s');
+    expect(
+      resultText({
+        type: 'tool_result',
+        tool_use_id: 't',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } },
+        ],
+        is_error: false,
+      }),
+    ).toBe('a\n[image image/png]');
   });
 
   it('keeps only the tail of a long live output, and says it did', () => {
     const big = 'x'.repeat(TOOL_OUTPUT_CAP);
     const state = run([
-      { type: 'event', at: 1, event: { type: 'tool_started', toolUseId: 't1', toolName: 'Bash', summary: 'yes' } },
+      { type: 'event', at: 1, event: { type: 'tool_call_started', tool_use_id: 't1', name: 'Bash', input: {}, summary: 'yes' } },
       { type: 'toolProgress', toolUseId: 't1', text: big },
       { type: 'toolProgress', toolUseId: 't1', text: 'END' },
     ]);
@@ -74,9 +92,8 @@ describe('chat state', () => {
           mode: 'plan',
           at: 5,
           events: [
-            { type: 'user_message', text: 'hello' },
             { type: 'text_delta', text: 'hi' },
-            { type: 'todos', todos: [{ id: '1', content: 'write tests', status: 'in_progress' }] },
+            { type: 'todo_update', todos: [{ id: '1', content: 'write tests', status: 'in_progress' }] },
           ],
         },
       ],
@@ -84,18 +101,54 @@ describe('chat state', () => {
     );
     expect(state.sessionId).toBe('s2');
     expect(state.mode).toBe('plan');
-    expect(state.items.map((item) => item.kind)).toEqual(['user', 'assistant']);
-    expect(state.items[1]).toMatchObject({ streaming: false });
+    expect(state.items.map((item) => item.kind)).toEqual(['assistant']);
+    expect(state.items[0]).toMatchObject({ streaming: false });
     expect(state.todos).toHaveLength(1);
   });
 
   it('shows an error event as an error notice and ends streaming', () => {
     const state = run([
       { type: 'event', at: 1, event: { type: 'text_delta', text: 'partial' } },
-      { type: 'event', at: 2, event: { type: 'error', message: 'The API key was rejected.' } },
+      { type: 'event', at: 2, event: { type: 'error', kind: 'auth', message: 'The API key was rejected.' } },
     ]);
     expect(state.items[0]).toMatchObject({ streaming: false });
     expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'error', text: 'The API key was rejected.' });
+  });
+
+  it('drops the partial reply when a retry starts it over, and says why', () => {
+    const state = run([
+      { type: 'event', at: 1, event: { type: 'text_delta', text: 'Half a sent' } },
+      {
+        type: 'event',
+        at: 2,
+        event: {
+          type: 'retrying',
+          attempt: 1,
+          max_attempts: 4,
+          delay_seconds: 2,
+          kind: 'overloaded',
+          message: 'the API is overloaded',
+          discard_partial: true,
+        },
+      },
+      { type: 'event', at: 3, event: { type: 'text_delta', text: 'A whole sentence.' } },
+    ]);
+    expect(state.items.map((item) => item.kind)).toEqual(['notice', 'assistant']);
+    expect(state.items[0]).toMatchObject({ level: 'warning' });
+    expect(state.items[0]?.kind === 'notice' && state.items[0].text).toContain('Trying again in 2.0 s (attempt 1 of 4)');
+    expect(state.items[1]).toMatchObject({ text: 'A whole sentence.' });
+  });
+
+  it('ignores the events that only repeat what was drawn', () => {
+    const before = run([{ type: 'event', at: 1, event: { type: 'text_delta', text: 'x' } }]);
+    const after = run(
+      [
+        { type: 'event', at: 2, event: { type: 'request_started', request: 2 } },
+        { type: 'event', at: 3, event: { type: 'message', message: { role: 'assistant', content: [] } } },
+      ],
+      before,
+    );
+    expect(after).toBe(before);
   });
 
   it('gives every generated item a distinct id', () => {

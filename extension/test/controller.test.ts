@@ -64,6 +64,7 @@ function setup(methods: Record<string, Handler>, connected = true) {
     notifier,
     timers: new FakeTimers(),
     defaultMode: () => 'acceptEdits',
+    reviewEdits: () => 'always',
     runAction: async (action) => {
       actions.push(action);
     },
@@ -82,7 +83,7 @@ const python: PythonOk = {
 describe('ChatController', () => {
   it('starts a session in the default mode, sends the prompt and shows the streamed reply', async () => {
     const { store, sidecar, controller } = setup({
-      'toolgate/session/new': () => ({ sessionId: 's1' }),
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'acceptEdits', title: '' }),
       'toolgate/chat/send': (params) => {
         sidecar.notify('toolgate/chat/event', { sessionId: 's1', event: { type: 'text_delta', text: 'Hello' } });
         sidecar.notify('toolgate/chat/event', { sessionId: 'other', event: { type: 'text_delta', text: 'not ours' } });
@@ -92,7 +93,10 @@ describe('ChatController', () => {
       },
     });
     await controller.handle({ type: 'send', text: 'hi' });
-    expect(sidecar.calls[0]).toEqual({ method: 'toolgate/session/new', params: { mode: 'acceptEdits' } });
+    expect(sidecar.calls[0]).toEqual({
+      method: 'toolgate/session/new',
+      params: { mode: 'acceptEdits', reviewEdits: 'always' },
+    });
     expect(store.state.sessionId).toBe('s1');
     expect(store.state.items.map((item) => [item.kind, 'text' in item ? item.text : ''])).toEqual([
       ['user', 'hi'],

@@ -22,6 +22,9 @@ function setup(visible = true) {
 const edit: DiffReviewParams = {
   sessionId: 's1',
   toolUseId: 'toolu_1',
+  toolName: 'Edit',
+  reason: 'Edits ask first in the default mode.',
+  suggestions: [],
   title: 'Edit src/app.py',
   files: [{ path: '/ws/src/app.py', original: 'print("hi")\n', proposed: 'print("hello")\n' }],
 };
@@ -29,6 +32,9 @@ const edit: DiffReviewParams = {
 const patch: DiffReviewParams = {
   sessionId: 's1',
   toolUseId: 'toolu_2',
+  toolName: 'ApplyPatch',
+  reason: '',
+  suggestions: [],
   title: 'Apply patch',
   files: [
     { path: '/ws/a.txt', original: 'a\n', proposed: 'A\n' },

@@ -91,7 +91,12 @@ describe('mapping to the sidecar', () => {
       extensionVersion: '0.1.0',
     });
     expect(JSON.stringify(options)).not.toContain('sk-test');
-    expect(options).toMatchObject({ provider: 'anthropic', defaultMode: 'default', diffReview: 'whenAsking', storageDir: '/storage' });
+    expect(options).toMatchObject({
+      provider: 'anthropic',
+      defaultMode: 'default',
+      reviewEdits: 'when_asking',
+      storageDir: '/storage',
+    });
   });
 
   it('keeps a key inherited from the environment when none is stored', () => {

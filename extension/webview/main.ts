@@ -164,14 +164,14 @@ function drawHeader(current: ChatState): void {
   ]);
 
   clear(sessionSelect);
-  if (!current.sessionsAvailable && !current.sessionId) {
-    sessionSelect.append(h('option', { value: '' }, 'No session'));
-  } else {
-    const known = current.sessions.some((session) => session.sessionId === current.sessionId);
-    if (current.sessionId && !known) sessionSelect.append(h('option', { value: current.sessionId }, 'Current session'));
-    for (const session of current.sessions) {
-      sessionSelect.append(h('option', { value: session.sessionId }, session.title || session.sessionId));
-    }
+  if (!current.sessionId) {
+    sessionSelect.append(h('option', { value: '' }, current.sessions.length > 0 ? 'New session (or pick one)' : 'New session'));
+  } else if (!current.sessions.some((session) => session.sessionId === current.sessionId)) {
+    sessionSelect.append(h('option', { value: current.sessionId }, 'Current session'));
+  }
+  for (const session of current.sessions) {
+    const label = session.title || `Session of ${session.updatedAt.slice(0, 16).replace('T', ' ')}`;
+    sessionSelect.append(h('option', { value: session.sessionId }, label));
   }
   sessionSelect.value = current.sessionId ?? '';
   sessionSelect.disabled = current.sidecar.state !== 'ready';

@@ -30,7 +30,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 CODE_SERVER = REPO / ".cache" / "code-server" / "node_modules" / ".bin" / "code-server"
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
-DEMO_WORKSPACE = REPO / "examples" / "workspace"
+DEMO_WORKSPACE = REPO / "examples" / "demo-workspace"
 EXTENSION_ID = "toolgate.toolgate"
 
 # The recipe's settings: no trust prompt, no welcome page, nothing phoning home.

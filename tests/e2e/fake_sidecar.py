@@ -1,12 +1,13 @@
 """A scripted stand-in for `toolgate serve`, for end-to-end tests of the extension's UI in a real VS Code.
 
-It speaks the protocol the extension expects (issue 7 and 8 method names, over pygls/LSP framing on stdio) and
-plays one scripted turn per prompt keyword, so the tests can drive approval cards and diff reviews before the real
-sidecar and agent loop exist. Every answer it receives from the editor is appended as a JSON line to the file named
-by TOOLGATE_FAKE_LOG, for the tests to check.
+It speaks the protocol the extension expects (the sidecar's methods and the chat methods of issue 8, whose events
+have the shapes of server/toolgate/agent/events.py, over pygls/LSP framing on stdio) and plays one scripted turn
+per prompt keyword, so the tests can drive approval cards and diff reviews before the sidecar serves the agent.
+Every answer it receives from the editor is appended as a JSON line to the file named by TOOLGATE_FAKE_LOG, for
+the tests to check.
 
 - a prompt containing "run": a Bash call that needs approval; live output when allowed
-- a prompt containing "edit": an Edit of src/greeting.py reviewed as a diff; the file is written only on accept
+- a prompt containing "edit": an Edit of src/greet.py reviewed as a diff; the file is written only on accept
 - a prompt containing "todo": a todo list update
 - a prompt containing "wait": a call that runs until interrupted
 """
@@ -50,17 +51,18 @@ def event(session_id: str, body: dict[str, Any]) -> None:
 
 
 def started(session_id: str, tool_use_id: str, name: str, summary: str) -> None:
-    event(session_id, {"type": "tool_started", "toolUseId": tool_use_id, "toolName": name, "summary": summary})
+    body = {"type": "tool_call_started", "tool_use_id": tool_use_id, "name": name, "input": {}, "summary": summary}
+    event(session_id, body)
 
 
 def finished(session_id: str, tool_use_id: str, summary: str, *, error: bool = False, result: str = "") -> None:
-    body = {"type": "tool_finished", "toolUseId": tool_use_id, "isError": error, "resultSummary": summary}
-    event(session_id, {**body, "result": result} if result else body)
+    tool_result = {"type": "tool_result", "tool_use_id": tool_use_id, "content": result, "is_error": error}
+    body = {"type": "tool_call_finished", "tool_use_id": tool_use_id, "name": "", "is_error": error}
+    event(session_id, {**body, "summary": summary, "result": tool_result})
 
 
 def progress(session_id: str, tool_use_id: str, text: str) -> None:
-    body = {"sessionId": session_id, "toolUseId": tool_use_id, "kind": "stdout", "text": text}
-    server.protocol.notify("toolgate/tools/progress", body)
+    event(session_id, {"type": "tool_call_progress", "tool_use_id": tool_use_id, "kind": "stdout", "text": text})
 
 
 def workspace() -> Path:
@@ -72,9 +74,21 @@ def workspace() -> Path:
 
 @server.feature("toolgate/session/new")
 def session_new(params: Any) -> dict[str, Any]:
-    session_id = f"fake-{len(sessions) + 1}"
-    sessions.append({"sessionId": session_id, "title": f"Fake session {len(sessions) + 1}", "updatedAt": "2026-01-01"})
-    return {"sessionId": session_id}
+    request = plain(params)
+    number = len(sessions) + 1
+    info = {
+        "sessionId": f"fake-{number}",
+        "workspace": str(workspace()),
+        "mode": request.get("mode", "default"),
+        "reviewEdits": request.get("reviewEdits", "when_asking"),
+        "title": f"Fake session {number}",
+        "createdAt": "2026-01-01T00:00:00Z",
+        "updatedAt": "2026-01-01T00:00:00Z",
+        "live": True,
+    }
+    sessions.append(info)
+    record("sessionNew", request)
+    return info
 
 
 @server.feature("toolgate/session/list")
@@ -108,7 +122,7 @@ async def send(params: Any) -> dict[str, Any]:
             {"id": "2", "content": "Fix the empty name", "status": "in_progress"},
             {"id": "3", "content": "Run the tests", "status": "pending"},
         ]
-        event(session_id, {"type": "todos", "todos": todos})
+        event(session_id, {"type": "todo_update", "todos": todos})
     if "run" in text:
         await run_bash(session_id)
     if "edit" in text:
@@ -119,7 +133,7 @@ async def send(params: Any) -> dict[str, Any]:
         await stop.wait()
         finished(session_id, tool_use_id, "Interrupted", error=True)
         return {"stopReason": "interrupted"}
-    event(session_id, {"type": "turn_end", "stopReason": "end_turn"})
+    event(session_id, {"type": "turn_end", "stop_reason": "end_turn", "requests": 1, "usage": {}})
     return {"stopReason": "end_turn"}
 
 
@@ -157,10 +171,10 @@ async def run_bash(session_id: str) -> None:
 
 async def edit_file(session_id: str) -> None:
     tool_use_id = f"toolu_edit_{next(calls)}"
-    path = workspace() / "src" / "greeting.py"
+    path = workspace() / "src" / "greet.py"
     original = path.read_text()
     proposed = original.replace('return f"Hello, {name}!"', "return f\"Hello, {name or 'world'}!\"")
-    started(session_id, tool_use_id, "Edit", "src/greeting.py")
+    started(session_id, tool_use_id, "Edit", "src/greet.py")
     answer = plain(
         await server.protocol.send_request_async(
             "toolgate/diff/review",
@@ -168,9 +182,10 @@ async def edit_file(session_id: str) -> None:
                 "sessionId": session_id,
                 "toolUseId": tool_use_id,
                 "toolName": "Edit",
-                "title": "Edit src/greeting.py",
+                "title": "Edit src/greet.py",
                 "reason": "Edits ask before they are applied in the default mode.",
                 "files": [{"path": str(path), "original": original, "proposed": proposed}],
+                "suggestions": [],
             },
         )
     )

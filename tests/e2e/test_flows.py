@@ -135,14 +135,14 @@ def test_diff_review_accept_with_the_persons_edit(
     fake: FakeSidecar, workbench: Workbench, code_server: CodeServer
 ) -> None:
     page = workbench.page
-    target = code_server.workspace / "src" / "greeting.py"
+    target = code_server.workspace / "src" / "greet.py"
     before = target.read_text()
     chat = workbench.open_chat()
     seen = fake.counts()
     send(chat, "edit the greeting")
     card = chat.locator(".review-pending").last
-    expect(card).to_contain_text("Edit src/greeting.py")
-    tab = page.locator(".tabs-container .tab", has_text="greeting.py ↔ toolgate proposal")
+    expect(card).to_contain_text("Edit src/greet.py")
+    tab = page.locator(".tabs-container .tab", has_text="greet.py ↔ toolgate proposal")
     expect(tab).to_be_visible()
     modified = page.locator(".monaco-diff-editor .editor.modified .view-lines")
     expect(modified).to_contain_text("name or 'world'")
@@ -163,7 +163,7 @@ def test_diff_review_accept_with_the_persons_edit(
     assert "name or 'world'}!\"  # reviewed" in final
     wait_for(lambda: target.read_text() == final, 10, "the sidecar to write the accepted text")
     expect(tab).to_have_count(0)
-    expect(chat.locator(".review-accepted").last).to_contain_text("Accepted with your edits to greeting.py.")
+    expect(chat.locator(".review-accepted").last).to_contain_text("Accepted with your edits to greet.py.")
     expect(chat.locator("details.tool-done").last).to_contain_text("Applied with the user's changes")
     wait_idle(chat)
     workbench.shot("16-diff-accepted")
@@ -171,7 +171,7 @@ def test_diff_review_accept_with_the_persons_edit(
 
 def test_diff_review_reject_from_the_card(fake: FakeSidecar, workbench: Workbench, code_server: CodeServer) -> None:
     page = workbench.page
-    target = code_server.workspace / "src" / "greeting.py"
+    target = code_server.workspace / "src" / "greet.py"
     before = target.read_text()
     chat = workbench.open_chat()
     seen = fake.counts()

@@ -6,7 +6,7 @@
  * hidden) gets the whole state as a snapshot first. Pure: no DOM, no Node, no `vscode`.
  */
 
-import type { ChatEvent, PermissionMode, RuleSuggestion, SessionInfo, TodoItem } from '../protocol';
+import type { ChatEvent, PermissionMode, RuleSuggestion, SessionInfo, TodoItem, ToolResult } from '../protocol';
 
 /** Live tool output kept per card. Older output is dropped, and the card says so. */
 export const TOOL_OUTPUT_CAP = 64 * 1024;
@@ -165,7 +165,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'busy':
       return action.busy ? { ...state, busy: true } : finishStreaming({ ...state, busy: false });
     case 'userMessage':
-      return applyEvent(state, { type: 'user_message', text: action.text }, 0);
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'user', id, text: action.text }));
     case 'event':
       return applyEvent(state, action.event, action.at);
     case 'toolProgress':
@@ -208,8 +208,6 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
 
 function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
   switch (event.type) {
-    case 'user_message':
-      return appendWithId(finishStreaming(state), (id) => ({ kind: 'user', id, text: event.text }));
     case 'text_delta': {
       const last = state.items[state.items.length - 1];
       if (last && last.kind === 'assistant' && last.streaming) {
@@ -217,11 +215,11 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       }
       return appendWithId(state, (id) => ({ kind: 'assistant', id, text: event.text, streaming: true }));
     }
-    case 'tool_started':
+    case 'tool_call_started':
       return append(finishStreaming(state), {
         kind: 'tool',
-        id: event.toolUseId,
-        toolName: event.toolName,
+        id: event.tool_use_id,
+        toolName: event.name,
         summary: event.summary,
         status: 'running',
         startedAt: at,
@@ -231,23 +229,46 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
         resultSummary: '',
         result: '',
       });
-    case 'tool_progress':
-      return updateItem(state, event.toolUseId, 'tool', (tool) => appendOutput(tool, event.text));
-    case 'tool_finished':
-      return updateItem(state, event.toolUseId, 'tool', (tool) => ({
+    case 'tool_call_progress':
+      return updateItem(state, event.tool_use_id, 'tool', (tool) => appendOutput(tool, event.text));
+    case 'tool_call_finished':
+      return updateItem(state, event.tool_use_id, 'tool', (tool) => ({
         ...tool,
-        status: event.isError ? 'error' : 'done',
+        status: event.is_error ? 'error' : 'done',
         finishedAt: at,
-        resultSummary: event.resultSummary,
-        result: event.result ?? '',
+        resultSummary: event.summary,
+        result: resultText(event.result),
       }));
-    case 'todos':
+    case 'todo_update':
       return { ...state, todos: event.todos };
-    case 'turn_end':
-      return finishStreaming(state);
+    case 'retrying': {
+      // The reply starts over: what was streamed of it is void.
+      const last = state.items[state.items.length - 1];
+      const kept =
+        event.discard_partial && last?.kind === 'assistant' && last.streaming
+          ? { ...state, items: state.items.slice(0, -1) }
+          : finishStreaming(state);
+      const text =
+        `The model API did not answer (${event.message}). ` +
+        `Trying again in ${event.delay_seconds.toFixed(1)} s (attempt ${event.attempt} of ${event.max_attempts}).`;
+      return appendWithId(kept, (id) => ({ kind: 'notice', id, level: 'warning', text }));
+    }
     case 'error':
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'error', text: event.message }));
+    case 'turn_end':
+      return finishStreaming(state);
+    case 'request_started':
+    case 'message':
+      // Nothing to draw: the deltas and tool events show the same content as it arrives.
+      return state;
   }
+}
+
+/** A tool_result's text for its card; images are named, not drawn. */
+export function resultText(result: ToolResult | undefined): string {
+  if (!result) return '';
+  if (typeof result.content === 'string') return result.content;
+  return result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.source.media_type}]`)).join('\n');
 }
 
 function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool: T, text: string): T {
