@@ -1,9 +1,8 @@
-"""Phase 1 of the extension in a real VS Code: it loads, its panel opens, its sidecar starts (or says clearly why
-not), and its commands are there. The tests share one code-server and one browser page and run in order."""
+"""The extension in a real VS Code with the real sidecar: it loads, its panel opens, the sidecar starts from the
+project's Python (or the panel says clearly why not), sessions and modes work, and its commands are there. The tests
+share one code-server and one browser page and run in order."""
 
 from __future__ import annotations
-
-import subprocess
 
 import pytest
 from codeserver import VENV_PYTHON, CodeServer, wait_for
@@ -11,18 +10,6 @@ from playwright.sync_api import expect
 from workbench import Workbench
 
 pytestmark = pytest.mark.e2e
-
-
-def sidecar_serve_exists() -> bool:
-    """Whether this checkout's toolgate has the `serve` command yet (the sidecar is built in another issue)."""
-    result = subprocess.run(
-        [str(VENV_PYTHON), "-m", "toolgate", "serve", "--help"],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-        check=False,
-    )
-    return result.returncode == 0
 
 
 def test_workbench_loads_with_the_toolgate_activity_bar_entry(workbench: Workbench) -> None:
@@ -44,21 +31,51 @@ def test_the_activity_bar_entry_opens_the_chat_panel(workbench: Workbench) -> No
 def test_the_sidecar_starts_with_the_project_python(workbench: Workbench, code_server: CodeServer) -> None:
     chat = workbench.open_chat()
     status = chat.locator(".sidecar-status")
-    if sidecar_serve_exists():
-        expect(status).to_have_attribute("data-state", "ready", timeout=60_000)
-        expect(status).to_contain_text("Python 3.")
-        workbench.shot("03-sidecar-ready")
-    else:
-        # `toolgate serve` is not in this checkout yet: the panel must say so plainly, with the sidecar's own words
-        # and a way out, instead of spinning.
-        expect(status).to_have_attribute("data-state", "unavailable", timeout=60_000)
-        expect(status).to_contain_text("failed to start twice in a row")
-        expect(status.locator(".status-fix")).to_contain_text("invalid choice: 'serve'")
-        expect(status.get_by_role("button", name="Restart sidecar")).to_be_visible()
-        expect(status.get_by_role("button", name="Show log")).to_be_visible()
-        workbench.shot("03-sidecar-unavailable")
-    # Either way the sidecar was started from the project's virtualenv, as the setting says.
+    expect(status).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(status).to_contain_text("toolgate 0.1.0 · Python 3.")
+    workbench.shot("03-sidecar-ready")
     assert f"starting the sidecar: {VENV_PYTHON} -P -m toolgate serve" in code_server.output_log("toolgate")
+
+
+def test_sessions_and_modes_with_the_real_sidecar(workbench: Workbench) -> None:
+    page = workbench.page
+    chat = workbench.open_chat()
+    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
+    sessions = chat.locator("select.session-select")
+    chat.get_by_role("button", name="New").click()
+    expect(sessions).not_to_have_value("")  # the new session is current, and listed by the sidecar
+    expect(sessions.locator("option:checked")).to_contain_text("Session of ")
+    expect(chat.get_by_role("button", name="Delete")).to_be_enabled()
+    first = sessions.input_value()
+    assert first
+
+    modes = chat.locator("select.mode-select")
+    modes.select_option("plan")
+    expect(modes).to_have_value("plan")
+    expect(chat.locator(".notice-error")).to_have_count(0)
+
+    # Bypass asks first; Cancel keeps the mode that is in force.
+    modes.select_option("bypassPermissions")
+    warning = chat.locator(".bypass-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("Every tool call in this session will run without asking you")
+    workbench.shot("04-bypass-warning")
+    warning.get_by_role("button", name="Cancel").click()
+    expect(warning).to_be_hidden()
+    expect(modes).to_have_value("plan")
+    modes.select_option("bypassPermissions")
+    warning.get_by_role("button", name="Switch to bypass").click()
+    expect(chat.locator(".notice-warning").last).to_contain_text("Bypass mode")
+    expect(modes).to_have_value("bypassPermissions")
+
+    # Deleting the session asks in a modal dialog, then a fresh session takes its place.
+    chat.get_by_role("button", name="Delete").click()
+    dialog = page.locator(".monaco-dialog-box")
+    expect(dialog).to_contain_text("Its transcript is removed from disk")
+    dialog.get_by_role("button", name="Delete").click()
+    expect(sessions).not_to_have_value(first)
+    expect(modes).to_have_value("default")  # the new session starts in the default mode
+    workbench.shot("05-sessions")
 
 
 def test_a_missing_python_is_explained_and_the_fix_applies_without_a_reload(
@@ -73,12 +90,10 @@ def test_a_missing_python_is_explained_and_the_fix_applies_without_a_reload(
     expect(status.get_by_role("button", name="Set Python path")).to_be_visible()
     # The same problem is offered as a notification with the fix, without taking focus from the editor.
     expect(workbench.page.locator(".notifications-toasts")).to_contain_text("toolgate could not find")
-    workbench.shot("04-python-missing")
+    workbench.shot("06-python-missing")
 
     code_server.write_workspace_settings(None)  # back to the user setting: the project's .venv
-    expected = "ready" if sidecar_serve_exists() else "unavailable"
-    expect(status).not_to_contain_text("could not find")
-    expect(status).to_have_attribute("data-state", expected, timeout=60_000)
+    expect(status).to_have_attribute("data-state", "ready", timeout=60_000)
 
 
 def test_set_api_key_is_in_the_command_palette(workbench: Workbench) -> None:
@@ -88,7 +103,7 @@ def test_set_api_key_is_in_the_command_palette(workbench: Workbench) -> None:
         workbench.page.locator(".quick-input-widget input.input").fill(f">toolgate: {title}")
         expect(rows.filter(has_text=f"toolgate: {title}")).to_have_count(1)
     workbench.page.locator(".quick-input-widget input.input").fill(">toolgate: Set API Key")
-    workbench.shot("05-command-palette")
+    workbench.shot("07-command-palette")
     workbench.page.keyboard.press("Escape")
 
 
@@ -99,11 +114,11 @@ def test_set_api_key_stores_the_key_and_the_panel_shows_it(workbench: Workbench)
     expect(workbench.page.locator(".quick-input-widget")).to_contain_text("secret storage")
     expect(box).to_have_attribute("type", "password")
     box.fill("sk-ant-e2e-test")
-    workbench.shot("06-api-key-prompt")
+    workbench.shot("08-api-key-prompt")
     box.press("Enter")
     chat = workbench.open_chat()
     expect(chat.locator(".provider-status")).to_contain_text("API key set")
-    workbench.shot("07-api-key-set")
+    workbench.shot("09-api-key-set")
 
 
 def test_code_server_is_reachable_only_on_loopback(code_server: CodeServer) -> None:
