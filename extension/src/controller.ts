@@ -86,7 +86,7 @@ export class ChatController {
     if (state.kind === 'running') {
       if (state.recovered) store.dispatch({ type: 'notice', level: 'info', text: 'The sidecar is running again.' });
       this.wasRunning = true;
-      void this.refreshSessions();
+      void this.reopenSession().then(() => this.refreshSessions());
       return;
     }
     if (this.wasRunning && (state.kind === 'restarting' || state.kind === 'failed')) {
@@ -252,6 +252,28 @@ export class ChatController {
       this.report(error);
       // Redraw the switcher with the mode that is really in force.
       store.dispatch({ type: 'mode', mode: store.state.mode });
+    }
+  }
+
+  /**
+   * A new sidecar process knows no open session: reopen the one on screen (its files are on disk), or, when that
+   * is impossible, let the next message start a new one.
+   */
+  private async reopenSession(): Promise<void> {
+    const { store, client } = this.deps;
+    const sessionId = store.state.sessionId;
+    if (!sessionId) return;
+    try {
+      const info = await client.loadSession(sessionId);
+      if (store.state.sessionId === sessionId) store.dispatch({ type: 'mode', mode: info.mode });
+    } catch (error) {
+      if (store.state.sessionId !== sessionId) return;
+      store.dispatch({ type: 'sessionClosed' });
+      store.dispatch({
+        type: 'notice',
+        level: 'warning',
+        text: `This session could not be reopened in the new sidecar (${errorMessage(error)}). Your next message starts a new session.`,
+      });
     }
   }
 

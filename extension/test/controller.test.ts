@@ -169,6 +169,24 @@ describe('ChatController', () => {
     expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: 'The sidecar is running again.' });
   });
 
+  it('reopens the session on screen in a restarted sidecar, or lets the next message start a new one', async () => {
+    const reopening = setup({ 'toolgate/session/load': () => ({ sessionId: 's1', mode: 'plan', title: 't' }) });
+    reopening.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', events: [], at: 0 });
+    reopening.store.dispatch({ type: 'userMessage', text: 'earlier' });
+    reopening.controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: true });
+    await settle();
+    expect(reopening.sidecar.calls[0]).toEqual({ method: 'toolgate/session/load', params: { sessionId: 's1' } });
+    expect(reopening.store.state).toMatchObject({ sessionId: 's1', mode: 'plan' });
+    expect(reopening.store.state.items[0]).toMatchObject({ kind: 'user', text: 'earlier' }); // transcript kept
+
+    const lost = setup({});
+    lost.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', events: [], at: 0 });
+    lost.controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await settle();
+    expect(lost.store.state.sessionId).toBeNull();
+    expect(lost.store.state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'warning' });
+  });
+
   it('hands the status actions to the commands', async () => {
     const { controller, actions } = setup({});
     await controller.handle({ type: 'sidecarAction', action: 'installToolgate' });

@@ -257,6 +257,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="Start code-server with toolgate and the demo workspace.")
     parser.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (default 8080)")
     args = parser.parse_args()
+    # A terminal's Ctrl-C reaches us as SIGINT; `kill` and a closed terminal should clean up the same way.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.default_int_handler)
     root = Path(tempfile.mkdtemp(prefix="toolgate-ide-"))
     with running(root, settings={"toolgate.python.path": str(VENV_PYTHON)}, port=args.port) as server:
         print(f"toolgate in code-server: {server.url}  (workspace {server.workspace}; Ctrl-C stops it)", flush=True)

@@ -4,6 +4,8 @@ share one code-server and one browser page and run in order."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from codeserver import VENV_PYTHON, CodeServer, wait_for
 from playwright.sync_api import expect
@@ -76,6 +78,50 @@ def test_sessions_and_modes_with_the_real_sidecar(workbench: Workbench) -> None:
     expect(sessions).not_to_have_value(first)
     expect(modes).to_have_value("default")  # the new session starts in the default mode
     workbench.shot("05-sessions")
+
+
+def test_restart_sidecar_leaves_exactly_one_sidecar_process(workbench: Workbench, code_server: CodeServer) -> None:
+    chat = workbench.open_chat()
+    status = chat.locator(".sidecar-status")
+    expect(status).to_have_attribute("data-state", "ready")
+    before = sidecar_pids(code_server)
+    assert len(before) == 1, before
+    rows = workbench.quick_open("toolgate: Restart Sidecar")
+    rows.filter(has_text="toolgate: Restart Sidecar").first.click()
+    wait_for(lambda: sidecar_pids(code_server) not in ([], before), 30, "a new sidecar process")
+    expect(status).to_have_attribute("data-state", "ready")
+    after = sidecar_pids(code_server)
+    assert len(after) == 1 and after != before, (before, after)  # the old one was stopped, not left behind
+
+
+def test_open_permission_rules_offers_the_three_files(workbench: Workbench, code_server: CodeServer) -> None:
+    page = workbench.page
+    rows = workbench.quick_open("toolgate: Open Permission Rules")
+    rows.filter(has_text="toolgate: Open Permission Rules").first.click()
+    picker = page.locator(".quick-input-widget")
+    expect(picker).to_contain_text("Project rules (shared with the repository)")
+    expect(picker).to_contain_text("Local project rules (just for you, not committed)")
+    expect(picker).to_contain_text("User rules (all your projects)")
+    expect(picker).to_contain_text(str(code_server.workspace / ".toolgate" / "settings.json"))
+    workbench.shot("06-permission-rules-picker")
+    page.get_by_role("option", name="Project rules (shared with the repository)").click()
+    # The file does not exist yet: it opens as an unsaved draft, so nothing is written unless it is saved.
+    expect(page.locator(".tabs-container .tab", has_text="settings.json")).to_be_visible()
+    expect(page.locator(".monaco-editor .view-lines").first).to_contain_text('"allow": []')
+    assert not (code_server.workspace / ".toolgate").exists()
+    workbench.run_command("View: Revert and Close Editor")  # leave the draft without saving it
+    expect(page.locator(".tabs-container .tab", has_text="settings.json")).to_have_count(0)
+
+
+def sidecar_pids(code_server: CodeServer) -> list[int]:
+    return sorted(pid for pid in code_server.processes() if "-m toolgate serve" in cmdline(pid))
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def test_a_missing_python_is_explained_and_the_fix_applies_without_a_reload(

@@ -147,6 +147,8 @@ def test_diff_review_accept_with_the_persons_edit(
     modified = page.locator(".monaco-diff-editor .editor.modified .view-lines")
     expect(modified).to_contain_text("name or 'world'")
     assert target.read_text() == before  # nothing is written before Accept
+    # The diff opened without taking the keyboard from the chat (where the prompt was typed).
+    assert page.evaluate("() => document.activeElement?.tagName") == "IFRAME"
     workbench.shot("15-diff-review")
 
     # The person changes the proposal in the diff editor before accepting it.
@@ -223,6 +225,8 @@ def test_approval_as_a_notification_when_the_chat_is_hidden(fake: FakeSidecar, w
     toast = page.locator(".notifications-toasts .notification-toast", has_text="toolgate wants to run Bash")
     expect(toast).to_be_visible()
     expect(toast).to_contain_text("No rule allows Bash(pytest -q) yet")
+    # The question waits in its corner; the keyboard stays where the person was.
+    assert page.evaluate("() => !document.activeElement?.closest('.notifications-toasts')")
     workbench.shot("20-approval-notification")
     toast.get_by_role("button", name="Allow once").click()
     assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}

@@ -61,6 +61,11 @@ class Workbench:
         box.fill(f">{text}")
         return self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row")
 
+    def run_command(self, title: str) -> None:
+        """Run a command by its title from the command palette."""
+        rows = self.quick_open(title)
+        rows.filter(has_text=title).first.click()
+
     def shot(self, name: str) -> Path:
         # A toast or panel still sliding in would be caught half-way: wait for the finite animations (blinking
         # cursors run forever) to finish.

@@ -97,6 +97,7 @@ export type ChatAction =
   | { type: 'provider'; provider: ProviderStatus }
   | { type: 'sessions'; sessions: SessionInfo[]; available: boolean }
   | { type: 'sessionOpened'; sessionId: string; mode: PermissionMode; events: ChatEvent[]; at: number }
+  | { type: 'sessionClosed' }
   | { type: 'mode'; mode: PermissionMode }
   | { type: 'busy'; busy: boolean }
   | { type: 'userMessage'; text: string }
@@ -160,6 +161,9 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       for (const event of action.events) next = applyEvent(next, event, action.at);
       return finishStreaming(next);
     }
+    case 'sessionClosed':
+      // The transcript stays on screen; the next message starts a new session.
+      return finishStreaming({ ...state, sessionId: null, busy: false });
     case 'mode':
       return { ...state, mode: action.mode };
     case 'busy':
