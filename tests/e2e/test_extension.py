@@ -136,7 +136,7 @@ def test_a_missing_python_is_explained_and_the_fix_applies_without_a_reload(
     expect(status.get_by_role("button", name="Set Python path")).to_be_visible()
     # The same problem is offered as a notification with the fix, without taking focus from the editor.
     expect(workbench.page.locator(".notifications-toasts")).to_contain_text("toolgate could not find")
-    workbench.shot("06-python-missing")
+    workbench.shot("07-python-missing")
 
     code_server.write_workspace_settings(None)  # back to the user setting: the project's .venv
     expect(status).to_have_attribute("data-state", "ready", timeout=60_000)
@@ -149,7 +149,7 @@ def test_set_api_key_is_in_the_command_palette(workbench: Workbench) -> None:
         workbench.page.locator(".quick-input-widget input.input").fill(f">toolgate: {title}")
         expect(rows.filter(has_text=f"toolgate: {title}")).to_have_count(1)
     workbench.page.locator(".quick-input-widget input.input").fill(">toolgate: Set API Key")
-    workbench.shot("07-command-palette")
+    workbench.shot("08-command-palette")
     workbench.page.keyboard.press("Escape")
 
 
@@ -160,11 +160,11 @@ def test_set_api_key_stores_the_key_and_the_panel_shows_it(workbench: Workbench)
     expect(workbench.page.locator(".quick-input-widget")).to_contain_text("secret storage")
     expect(box).to_have_attribute("type", "password")
     box.fill("sk-ant-e2e-test")
-    workbench.shot("08-api-key-prompt")
+    workbench.shot("09-api-key-prompt")
     box.press("Enter")
     chat = workbench.open_chat()
     expect(chat.locator(".provider-status")).to_contain_text("API key set")
-    workbench.shot("09-api-key-set")
+    workbench.shot("10-api-key-set")
 
 
 def test_code_server_is_reachable_only_on_loopback(code_server: CodeServer) -> None:

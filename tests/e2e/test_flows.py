@@ -77,7 +77,7 @@ def wait_idle(chat: FrameLocator) -> None:
 def test_the_fake_sidecar_is_ready(fake: FakeSidecar, workbench: Workbench) -> None:
     chat = workbench.open_chat()
     expect(chat.locator(".sidecar-status")).to_contain_text("toolgate-fake 0.0.0-fake · Python 3.")
-    workbench.shot("10-fake-sidecar-ready")
+    workbench.shot("20-fake-sidecar-ready")
 
 
 def test_streaming_reply_tool_card_and_always_allow(fake: FakeSidecar, workbench: Workbench) -> None:
@@ -92,13 +92,13 @@ def test_streaming_reply_tool_card_and_always_allow(fake: FakeSidecar, workbench
     expect(card).to_contain_text("pytest -q")
     expect(card).to_contain_text("Why you are asked: No rule allows Bash(pytest -q) yet")
     expect(chat.locator(".tool-running .tool-name").last).to_have_text("Bash")
-    workbench.shot("11-approval-card")
+    workbench.shot("21-approval-card")
 
     card.get_by_role("button", name="Always allow…").click()
     card.get_by_label("Bash(pytest:*)").check()
     expect(card.locator("select.scope")).to_have_value("project")  # the suggestion's own scope is preselected
     card.locator("select.scope").select_option("user")
-    workbench.shot("12-always-allow")
+    workbench.shot("22-always-allow")
     card.get_by_role("button", name="Add rule and allow").click()
 
     assert fake.next_answer("approval", seen["approval"]) == {
@@ -111,7 +111,7 @@ def test_streaming_reply_tool_card_and_always_allow(fake: FakeSidecar, workbench
     expect(tool.locator(".tool-result-summary")).to_have_text("exit status 1")
     expect(tool.locator("pre.live")).to_contain_text("2 passed, 1 failed")
     wait_idle(chat)
-    workbench.shot("13-tool-card-done")
+    workbench.shot("23-tool-card-done")
 
 
 def test_deny_with_feedback(fake: FakeSidecar, workbench: Workbench) -> None:
@@ -128,7 +128,7 @@ def test_deny_with_feedback(fake: FakeSidecar, workbench: Workbench) -> None:
     expect(chat.locator(".approval-denied").last).to_contain_text("Denied, with feedback: use make test instead")
     expect(chat.locator("details.tool-error").last).to_contain_text("Denied by the user: use make test instead")
     wait_idle(chat)
-    workbench.shot("14-denied")
+    workbench.shot("24-denied")
 
 
 def test_diff_review_accept_with_the_persons_edit(
@@ -149,7 +149,7 @@ def test_diff_review_accept_with_the_persons_edit(
     assert target.read_text() == before  # nothing is written before Accept
     # The diff opened without taking the keyboard from the chat (where the prompt was typed).
     assert page.evaluate("() => document.activeElement?.tagName") == "IFRAME"
-    workbench.shot("15-diff-review")
+    workbench.shot("25-diff-review")
 
     # The person changes the proposal in the diff editor before accepting it.
     page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="name or 'world'").click()
@@ -168,7 +168,7 @@ def test_diff_review_accept_with_the_persons_edit(
     expect(chat.locator(".review-accepted").last).to_contain_text("Accepted with your edits to greet.py.")
     expect(chat.locator("details.tool-done").last).to_contain_text("Applied with the user's changes")
     wait_idle(chat)
-    workbench.shot("16-diff-accepted")
+    workbench.shot("26-diff-accepted")
 
 
 def test_diff_review_reject_from_the_card(fake: FakeSidecar, workbench: Workbench, code_server: CodeServer) -> None:
@@ -188,7 +188,7 @@ def test_diff_review_reject_from_the_card(fake: FakeSidecar, workbench: Workbenc
     expect(chat.locator(".review-rejected").last).to_contain_text("Rejected, with feedback: keep it as it is")
     assert target.read_text() == before
     wait_idle(chat)
-    workbench.shot("17-diff-rejected")
+    workbench.shot("27-diff-rejected")
 
 
 def test_todo_list(fake: FakeSidecar, workbench: Workbench) -> None:
@@ -198,7 +198,7 @@ def test_todo_list(fake: FakeSidecar, workbench: Workbench) -> None:
     expect(todos).to_contain_text("Todos · 1 of 3 done")
     expect(todos.locator(".todo-in_progress")).to_have_text("◐Fix the empty name")
     wait_idle(chat)
-    workbench.shot("18-todos")
+    workbench.shot("28-todos")
 
 
 def test_escape_interrupts_a_running_turn(fake: FakeSidecar, workbench: Workbench) -> None:
@@ -211,7 +211,7 @@ def test_escape_interrupts_a_running_turn(fake: FakeSidecar, workbench: Workbenc
     assert fake.next_answer("interrupt", seen["interrupt"])["sessionId"].startswith("fake-")
     expect(chat.locator("details.tool-error").last).to_contain_text("Interrupted")
     wait_idle(chat)
-    workbench.shot("19-interrupted")
+    workbench.shot("29-interrupted")
 
 
 def test_approval_as_a_notification_when_the_chat_is_hidden(fake: FakeSidecar, workbench: Workbench) -> None:
@@ -227,7 +227,7 @@ def test_approval_as_a_notification_when_the_chat_is_hidden(fake: FakeSidecar, w
     expect(toast).to_contain_text("No rule allows Bash(pytest -q) yet")
     # The question waits in its corner; the keyboard stays where the person was.
     assert page.evaluate("() => !document.activeElement?.closest('.notifications-toasts')")
-    workbench.shot("20-approval-notification")
+    workbench.shot("30-approval-notification")
     toast.get_by_role("button", name="Allow once").click()
     assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
     chat = workbench.open_chat()
