@@ -6,9 +6,16 @@
 import type { ApprovalBroker } from './approvals';
 import type { ChatStore } from './chatStore';
 import type { Notifier, Timers } from './host';
-import type { ChatEventParams, PermissionMode, ReviewEdits, ToolProgressParams } from './protocol';
+import type {
+  ChatEventParams,
+  PermissionMode,
+  ProviderConfigureParams,
+  ReviewEdits,
+  SessionInfo,
+  ToolProgressParams,
+} from './protocol';
 import type { ReviewController } from './reviews';
-import type { SidecarAction, SidecarStatus } from './shared/chatModel';
+import type { ProviderStatus, SidecarAction, SidecarStatus } from './shared/chatModel';
 import type { ViewMessage } from './shared/messages';
 import type { SidecarState } from './sidecar';
 import { NotSupported, SidecarUnavailable } from './sidecarClient';
@@ -25,6 +32,10 @@ export interface ControllerDeps {
   defaultMode: () => PermissionMode;
   /** Whether new sessions review every edit or only those that need approval (the toolgate.diffReview setting). */
   reviewEdits: () => ReviewEdits;
+  /** The model settings for `toolgate/provider/configure`. */
+  providerConfiguration: () => ProviderConfigureParams;
+  /** Whether an API key is known to the editor (for the status line while no sidecar runs). */
+  hasStoredKey: () => boolean;
   /** Runs one of the extension's commands (restart, show log, set API key, …). */
   runAction: (action: SidecarAction | 'setApiKey') => Promise<void>;
 }
@@ -86,7 +97,10 @@ export class ChatController {
     if (state.kind === 'running') {
       if (state.recovered) store.dispatch({ type: 'notice', level: 'info', text: 'The sidecar is running again.' });
       this.wasRunning = true;
-      void this.reopenSession().then(() => this.refreshSessions());
+      // A new process knows nothing yet: tell it the model, reopen the session on screen, list the rest.
+      void this.configureProvider()
+        .then(() => this.reopenSession())
+        .then(() => this.refreshSessions());
       return;
     }
     if (this.wasRunning && (state.kind === 'restarting' || state.kind === 'failed')) {
@@ -196,18 +210,25 @@ export class ChatController {
   }
 
   async openSession(sessionId: string): Promise<void> {
-    const { store, client, timers } = this.deps;
+    const { store, client } = this.deps;
     if (sessionId === store.state.sessionId) return;
     try {
-      const loaded = await client.loadSession(sessionId);
-      store.dispatch({ type: 'sessionOpened', sessionId, mode: loaded.mode, events: [], at: timers.now() });
-      store.dispatch({
-        type: 'notice',
-        level: 'info',
-        text: `Resumed “${loaded.title || sessionId}”. Its earlier messages are not shown here yet; the agent still has them.`,
-      });
+      const info = await client.loadSession(sessionId);
+      await this.showSession(info);
     } catch (error) {
       this.report(error);
+    }
+  }
+
+  /** Draw a session: its settings, and its conversation so far when the sidecar can tell it. */
+  private async showSession(info: SessionInfo): Promise<void> {
+    const { store, client } = this.deps;
+    try {
+      const history = await client.history(info.sessionId);
+      store.dispatch({ type: 'sessionOpened', sessionId: info.sessionId, mode: info.mode, ...history });
+    } catch (error) {
+      store.dispatch({ type: 'sessionOpened', sessionId: info.sessionId, mode: info.mode, messages: [], todos: [], busy: false });
+      if (!(error instanceof NotSupported)) this.report(error);
     }
   }
 
@@ -277,6 +298,41 @@ export class ChatController {
     }
   }
 
+  /** Tell the running sidecar which model to use, and show what it says about it. */
+  async configureProvider(): Promise<void> {
+    const { store, client } = this.deps;
+    const wanted = this.deps.providerConfiguration();
+    try {
+      const status = await client.configureProvider(wanted);
+      store.dispatch({
+        type: 'provider',
+        provider: {
+          provider: status.provider,
+          model: status.model,
+          baseUrl: status.baseUrl ?? '',
+          hasApiKey: status.hasKey,
+          message: status.message,
+        },
+      });
+    } catch (error) {
+      store.dispatch({ type: 'provider', provider: this.localProviderStatus() });
+      // A sidecar without the chat methods cannot chat at all; sending a message says so.
+      if (!(error instanceof SidecarUnavailable) && !(error instanceof NotSupported)) this.report(error);
+    }
+  }
+
+  /** The provider line while no sidecar can speak for it: from the settings and the stored key. */
+  localProviderStatus(): ProviderStatus {
+    const wanted = this.deps.providerConfiguration();
+    return {
+      provider: wanted.provider ?? 'anthropic',
+      model: wanted.model ?? '',
+      baseUrl: wanted.baseUrl ?? '',
+      hasApiKey: this.deps.hasStoredKey(),
+      message: '',
+    };
+  }
+
   /** The toolgate.diffReview setting changed: the open session follows it (new sessions get it at creation). */
   async reviewEditsChanged(): Promise<void> {
     const sessionId = this.deps.store.state.sessionId;
@@ -312,10 +368,10 @@ export class ChatController {
   }
 
   private async startSession(): Promise<string> {
-    const { store, client, timers } = this.deps;
+    const { store, client } = this.deps;
     const mode = this.deps.defaultMode();
     const { sessionId } = await client.newSession(mode, this.deps.reviewEdits());
-    store.dispatch({ type: 'sessionOpened', sessionId, mode, events: [], at: timers.now() });
+    store.dispatch({ type: 'sessionOpened', sessionId, mode, messages: [], todos: [], busy: false });
     void this.refreshSessions(); // the picker lists the new session
     return sessionId;
   }

@@ -15,21 +15,22 @@ import { realTimers } from './host';
 import { languageClientFactory } from './languageClient';
 import { runProcess } from './processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
-import { checkPython, choosePython } from './python';
+import { checkPython, choosePython, installCommand } from './python';
 import { RestartPolicy } from './restartPolicy';
 import { ReviewController } from './reviews';
-import type { ToolgateSettings } from './settings';
+import type { Provider, ToolgateSettings } from './settings';
 import {
   apiKeySecretName,
   apiKeyVariable,
   classifyChange,
   initializationOptions,
+  PROVIDERS,
+  providerConfiguration,
   readSettings,
   resolvePythonPath,
   sidecarEnvironment,
 } from './settings';
 import { reviewEditsFor } from './protocol';
-import type { ProviderStatus } from './shared/chatModel';
 import { initialState } from './shared/chatModel';
 import { SidecarManager } from './sidecar';
 import { SidecarClient } from './sidecarClient';
@@ -45,24 +46,21 @@ export function activate(context: vscode.ExtensionContext): void {
   const packageDir = path.join(context.extensionPath, 'python');
 
   let settings = loadSettings(log);
-  const apiKey = async (): Promise<string | undefined> => secrets.get(apiKeySecretName(settings.provider));
-  const providerStatus = async (): Promise<ProviderStatus> => ({
-    provider: settings.provider,
-    model: settings.model,
-    baseUrl: settings.baseUrl,
-    hasApiKey: Boolean((await apiKey()) ?? process.env[apiKeyVariable(settings.provider)]),
-  });
+  // The keys stored with "toolgate: Set API Key", per provider; read again whenever one changes.
+  let storedKeys: Partial<Record<Provider, string>> = {};
+  const readKeys = async (): Promise<Partial<Record<Provider, string>>> => {
+    const entries = await Promise.all(PROVIDERS.map(async (name) => [name, await secrets.get(apiKeySecretName(name))]));
+    storedKeys = Object.fromEntries(entries.filter(([, key]) => key)) as Partial<Record<Provider, string>>;
+    return storedKeys;
+  };
+  const hasStoredKey = (): boolean =>
+    Boolean(storedKeys[settings.provider] ?? process.env[apiKeyVariable(settings.provider)]);
 
   // Nothing is awaited until every listener is registered: a settings change that arrives during activation must
-  // not be missed. The stored key is looked up afterwards.
+  // not be missed. The stored keys are read afterwards.
   const store = new ChatStore(
     initialState(
-      {
-        provider: settings.provider,
-        model: settings.model,
-        baseUrl: settings.baseUrl,
-        hasApiKey: Boolean(process.env[apiKeyVariable(settings.provider)]),
-      },
+      { provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl, hasApiKey: hasStoredKey(), message: '' },
       settings.defaultMode,
     ),
   );
@@ -84,13 +82,8 @@ export function activate(context: vscode.ExtensionContext): void {
       // -P: do not put the working directory on sys.path (a workspace must not shadow the toolgate package).
       args: ['-P', '-m', 'toolgate', 'serve'],
       cwd: api.firstWorkspaceFolder(),
-      env: sidecarEnvironment(settings, await apiKey(), process.env),
-      initializationOptions: initializationOptions(settings, {
-        storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
-        editorName: api.editorIdentity().name,
-        editorVersion: api.editorIdentity().version,
-        extensionVersion,
-      }),
+      env: sidecarEnvironment(settings, await readKeys(), process.env),
+      initializationOptions: initializationOptions({ storageDir: (context.storageUri ?? context.globalStorageUri).fsPath }),
       };
     },
     createConnection: languageClientFactory(output),
@@ -152,6 +145,8 @@ export function activate(context: vscode.ExtensionContext): void {
     timers: realTimers,
     defaultMode: () => settings.defaultMode,
     reviewEdits: () => reviewEditsFor(settings.diffReview),
+    providerConfiguration: () => providerConfiguration(settings),
+    hasStoredKey,
     runAction: (action): Promise<void> => commands.sidecarAction(action),
   });
 
@@ -170,28 +165,31 @@ export function activate(context: vscode.ExtensionContext): void {
         });
     } else if (state.kind === 'running') {
       lastProblem = '';
+      if (state.python.toolgateVersion !== extensionVersion) {
+        store.dispatch({
+          type: 'notice',
+          level: 'warning',
+          text:
+            `The toolgate package in this Python is version ${state.python.toolgateVersion}; this extension is ` +
+            `${extensionVersion}. Install the matching package: ${installCommand(state.python.candidate.command, packageDir)}`,
+        });
+      }
     }
   });
 
   const applySettings = async (keyChanged: boolean): Promise<void> => {
     const before = settings;
     settings = loadSettings(log);
-    store.dispatch({ type: 'provider', provider: await providerStatus() });
+    if (keyChanged) await readKeys();
     const change = classifyChange(before, settings, keyChanged);
-    if (change === 'restart') {
+    if (change.restart) {
       log('settings changed: restarting the sidecar');
+      store.dispatch({ type: 'provider', provider: chatController.localProviderStatus() });
       await sidecar.restart();
-    } else if (change === 'notify') {
-      if (before.diffReview !== settings.diffReview) await chatController.reviewEditsChanged();
-      await client.didChangeConfiguration(
-        initializationOptions(settings, {
-          storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
-          editorName: api.editorIdentity().name,
-          editorVersion: api.editorIdentity().version,
-          extensionVersion,
-        }),
-      );
+      return;
     }
+    if (change.provider) await chatController.configureProvider();
+    if (change.reviewEdits) await chatController.reviewEditsChanged();
   };
 
   context.subscriptions.push(
@@ -204,7 +202,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerProposalFileSystem(originals),
     api.onToolgateSettingsChanged(() => void applySettings(false)),
     api.onSecretsChanged(context, (key) => {
-      if (key === apiKeySecretName(settings.provider)) void applySettings(true);
+      if (PROVIDERS.some((name) => apiKeySecretName(name) === key)) void applySettings(true);
     }),
     api.registerCommand('toolgate.openChat', () => commands.openChat()),
     api.registerCommand('toolgate.newSession', () => commands.newSession()),
@@ -217,7 +215,9 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.review.reject', (target) => commands.answerReview('reject', target)),
   );
 
-  void providerStatus().then((provider) => store.dispatch({ type: 'provider', provider }));
+  void readKeys().then(() => {
+    if (sidecar.state.kind !== 'running') store.dispatch({ type: 'provider', provider: chatController.localProviderStatus() });
+  });
   void sidecar.start();
 }
 

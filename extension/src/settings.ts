@@ -6,8 +6,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import type { DiffReviewPolicy, InitializationOptions, PermissionMode } from './protocol';
-import { PERMISSION_MODES, reviewEditsFor } from './protocol';
+import type { DiffReviewPolicy, InitializationOptions, PermissionMode, ProviderConfigureParams } from './protocol';
+import { PERMISSION_MODES } from './protocol';
 
 export const PROVIDERS = ['anthropic', 'openai'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -127,53 +127,59 @@ export function apiKeySecretName(provider: Provider): string {
   return `toolgate.apiKey.${provider}`;
 }
 
-export function initializationOptions(
-  settings: ToolgateSettings,
-  context: { storageDir: string | null; editorName: string; editorVersion: string; extensionVersion: string },
-): InitializationOptions {
+export function initializationOptions(context: { storageDir: string | null }): InitializationOptions {
+  return { storageDir: context.storageDir };
+}
+
+/** What `toolgate/provider/configure` gets. The key is not in it: it reaches the sidecar in its environment. */
+export function providerConfiguration(settings: ToolgateSettings): ProviderConfigureParams {
   return {
     provider: settings.provider,
-    model: settings.model,
-    baseUrl: settings.baseUrl,
-    defaultMode: settings.defaultMode,
-    reviewEdits: reviewEditsFor(settings.diffReview),
-    maxToolConcurrency: settings.maxToolConcurrency,
-    storageDir: context.storageDir,
-    client: { name: context.editorName, version: context.editorVersion, extensionVersion: context.extensionVersion },
+    model: settings.model || null,
+    baseUrl: settings.baseUrl || null,
+    apiKey: null,
   };
 }
 
 /**
- * The sidecar's environment: the editor's, plus the API key from SecretStorage (which wins over one inherited from
- * the environment) and the concurrency limit. The key travels only in the child's environment: never in a JSON-RPC
- * message (which the trace setting would log) and never on disk.
+ * The sidecar's environment: the editor's, plus the API keys from SecretStorage (each wins over one inherited from
+ * the environment) and the concurrency limit. Keys travel only in the child's environment: never in a JSON-RPC
+ * message (which the trace setting would log, and VS Code keeps output logs on disk) and never in a file.
  */
 export function sidecarEnvironment(
   settings: ToolgateSettings,
-  apiKey: string | undefined,
+  keys: Partial<Record<Provider, string>>,
   base: NodeJS.ProcessEnv,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
-  if (apiKey) env[apiKeyVariable(settings.provider)] = apiKey;
+  for (const provider of PROVIDERS) {
+    const key = keys[provider];
+    if (key) env[apiKeyVariable(provider)] = key;
+  }
   env.TOOLGATE_MAX_TOOL_CONCURRENCY = String(settings.maxToolConcurrency);
   env.PYTHONUNBUFFERED = '1';
   env.PYTHONIOENCODING = 'utf-8';
   return env;
 }
 
-export type SettingsChange = 'none' | 'notify' | 'restart';
+export interface SettingsChange {
+  /** A new sidecar process is needed: another Python, another environment (a key, the concurrency limit). */
+  restart: boolean;
+  /** The running sidecar gets `toolgate/provider/configure`. */
+  provider: boolean;
+  /** The open session gets `toolgate/settings/setReviewEdits`. */
+  reviewEdits: boolean;
+}
 
-/**
- * What a settings change requires: a different Python or provider (whose key is in the environment) needs a new
- * sidecar process; the rest reaches the running sidecar as `workspace/didChangeConfiguration`.
- */
 export function classifyChange(
   before: ToolgateSettings,
   after: ToolgateSettings,
   keyChanged: boolean = false,
 ): SettingsChange {
-  if (keyChanged || before.pythonPath !== after.pythonPath || before.provider !== after.provider) return 'restart';
-  const keys = Object.keys(before) as (keyof ToolgateSettings)[];
-  return keys.some((key) => before[key] !== after[key]) ? 'notify' : 'none';
+  return {
+    restart: keyChanged || before.pythonPath !== after.pythonPath || before.maxToolConcurrency !== after.maxToolConcurrency,
+    provider: before.provider !== after.provider || before.model !== after.model || before.baseUrl !== after.baseUrl,
+    reviewEdits: before.diffReview !== after.diffReview,
+  };
 }

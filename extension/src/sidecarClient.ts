@@ -11,12 +11,16 @@ import type {
   ApprovalAnswer,
   ApprovalRequestParams,
   ChatEventParams,
+  ChatHistoryResult,
+  ChatInterruptResult,
   ChatSendResult,
   DiffReviewAnswer,
   DiffReviewParams,
   PermissionMode,
+  ProviderConfigureParams,
   ReviewEdits,
   SessionInfo,
+  SidecarProviderStatus,
   SessionListResult,
   Settings,
   ToolProgressParams,
@@ -84,8 +88,20 @@ export class SidecarClient {
     return this.request(Methods.chatSend, { sessionId, text }, token);
   }
 
-  interrupt(sessionId: string): Promise<void> {
+  interrupt(sessionId: string): Promise<ChatInterruptResult> {
     return this.request(Methods.chatInterrupt, { sessionId });
+  }
+
+  history(sessionId: string): Promise<ChatHistoryResult> {
+    return this.request(Methods.chatHistory, { sessionId });
+  }
+
+  configureProvider(params: ProviderConfigureParams): Promise<SidecarProviderStatus> {
+    return this.request(Methods.providerConfigure, params);
+  }
+
+  providerStatus(): Promise<SidecarProviderStatus> {
+    return this.request(Methods.providerStatus, {});
   }
 
   getSettings(sessionId: string): Promise<Settings> {
@@ -98,13 +114,6 @@ export class SidecarClient {
 
   setReviewEdits(sessionId: string, reviewEdits: ReviewEdits): Promise<Settings> {
     return this.request(Methods.settingsSetReviewEdits, { sessionId, reviewEdits });
-  }
-
-  /** Standard LSP: settings that changed while the sidecar runs (see settings.classifyChange). */
-  async didChangeConfiguration(settings: unknown): Promise<void> {
-    const connection = this.connection();
-    if (!connection) return; // the next start reads the settings anyway
-    await connection.sendNotification('workspace/didChangeConfiguration', { settings: { toolgate: settings } });
   }
 
   // -- server → client ---------------------------------------------------------------------------------------------

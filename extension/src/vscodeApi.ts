@@ -193,10 +193,6 @@ export function firstWorkspaceFolder(): string | undefined {
   return folder?.uri.fsPath;
 }
 
-export function editorIdentity(): { name: string; version: string } {
-  return { name: vscode.env.appName, version: vscode.version };
-}
-
 /** The interpreter selected in the Python extension (ms-python.python), if it is installed and has one. */
 export async function pythonExtensionInterpreter(resource: string | undefined): Promise<string | undefined> {
   const extension = vscode.extensions.getExtension('ms-python.python');

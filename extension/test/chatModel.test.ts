@@ -4,7 +4,7 @@ import type { ChatAction, ChatState } from '../src/shared/chatModel';
 import { TOOL_OUTPUT_CAP, formatDuration, initialState, reduce, resultText } from '../src/shared/chatModel';
 
 const start = (): ChatState =>
-  initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: true }, 'default');
+  initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: true, message: '' }, 'default');
 
 const run = (actions: ChatAction[], state = start()): ChatState => actions.reduce(reduce, state);
 
@@ -82,7 +82,7 @@ describe('chat state', () => {
     expect(state.items[0]).toMatchObject({ state: 'denied', outcome: 'Denied.' });
   });
 
-  it('replays a loaded session\'s events and clears the previous one', () => {
+  it('draws a loaded session\'s history, pairing tool calls with their results', () => {
     const before = run([{ type: 'userMessage', text: 'old' }]);
     const state = run(
       [
@@ -90,20 +90,39 @@ describe('chat state', () => {
           type: 'sessionOpened',
           sessionId: 's2',
           mode: 'plan',
-          at: 5,
-          events: [
-            { type: 'text_delta', text: 'hi' },
-            { type: 'todo_update', todos: [{ id: '1', content: 'write tests', status: 'in_progress' }] },
+          busy: false,
+          todos: [{ id: '1', content: 'write tests', status: 'in_progress' }],
+          messages: [
+            { role: 'user', content: [{ type: 'text', text: 'run the tests' }] },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Running them.' },
+                { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'pytest -q\n--tb=short' } },
+                { type: 'tool_use', id: 'tu2', name: 'Read', input: { file_path: 'a.py' } },
+              ],
+            },
+            {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: 'tu1', content: '3 passed\nin 0.1s', is_error: false }],
+            },
           ],
         },
       ],
       before,
     );
-    expect(state.sessionId).toBe('s2');
-    expect(state.mode).toBe('plan');
-    expect(state.items.map((item) => item.kind)).toEqual(['assistant']);
-    expect(state.items[0]).toMatchObject({ streaming: false });
-    expect(state.todos).toHaveLength(1);
+    expect(state).toMatchObject({ sessionId: 's2', mode: 'plan', busy: false, todos: [{ content: 'write tests' }] });
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'assistant', 'tool', 'tool']);
+    expect(state.items[1]).toMatchObject({ text: 'Running them.', streaming: false });
+    expect(state.items[2]).toMatchObject({
+      toolName: 'Bash',
+      summary: 'pytest -q',
+      status: 'done',
+      resultSummary: '3 passed',
+      result: '3 passed\nin 0.1s',
+    });
+    // A call whose result was never recorded (the sidecar died mid-turn) says so.
+    expect(state.items[3]).toMatchObject({ toolName: 'Read', summary: 'a.py', status: 'error' });
   });
 
   it('shows an error event as an error notice and ends streaming', () => {

@@ -65,6 +65,8 @@ function setup(methods: Record<string, Handler>, connected = true) {
     timers: new FakeTimers(),
     defaultMode: () => 'acceptEdits',
     reviewEdits: () => 'always',
+    providerConfiguration: () => ({ provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKey: null }),
+    hasStoredKey: () => false,
     runAction: async (action) => {
       actions.push(action);
     },
@@ -123,7 +125,7 @@ describe('ChatController', () => {
 
   it('interrupts the running turn of the current session', async () => {
     const { store, sidecar, controller } = setup({ 'toolgate/chat/interrupt': () => null });
-    store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', events: [], at: 0 });
+    store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
     await controller.handle({ type: 'interrupt' });
     expect(sidecar.calls).toHaveLength(0); // nothing is running
     store.dispatch({ type: 'busy', busy: true });
@@ -171,20 +173,62 @@ describe('ChatController', () => {
 
   it('reopens the session on screen in a restarted sidecar, or lets the next message start a new one', async () => {
     const reopening = setup({ 'toolgate/session/load': () => ({ sessionId: 's1', mode: 'plan', title: 't' }) });
-    reopening.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', events: [], at: 0 });
+    reopening.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
     reopening.store.dispatch({ type: 'userMessage', text: 'earlier' });
     reopening.controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: true });
     await settle();
-    expect(reopening.sidecar.calls[0]).toEqual({ method: 'toolgate/session/load', params: { sessionId: 's1' } });
+    expect(reopening.sidecar.calls.map((call) => call.method)).toEqual([
+      'toolgate/provider/configure',
+      'toolgate/session/load',
+      'toolgate/session/list',
+    ]);
     expect(reopening.store.state).toMatchObject({ sessionId: 's1', mode: 'plan' });
     expect(reopening.store.state.items[0]).toMatchObject({ kind: 'user', text: 'earlier' }); // transcript kept
 
     const lost = setup({});
-    lost.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', events: [], at: 0 });
+    lost.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
     lost.controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
     await settle();
     expect(lost.store.state.sessionId).toBeNull();
     expect(lost.store.state.items.at(-1)).toMatchObject({ kind: 'notice', level: 'warning' });
+  });
+
+  it('configures the provider in a new sidecar and shows what the sidecar says about it', async () => {
+    const { store, sidecar, controller } = setup({
+      'toolgate/provider/configure': (params) => ({
+        ...(params as object),
+        model: 'gpt-default',
+        hasKey: false,
+        message: 'Using http://127.0.0.1:9/v1 without an API key (fine for local servers such as Ollama).',
+      }),
+    });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await settle();
+    expect(sidecar.calls[0]).toEqual({
+      method: 'toolgate/provider/configure',
+      params: { provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKey: null },
+    });
+    expect(store.state.provider).toEqual({
+      provider: 'openai',
+      model: 'gpt-default',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      hasApiKey: false,
+      message: 'Using http://127.0.0.1:9/v1 without an API key (fine for local servers such as Ollama).',
+    });
+  });
+
+  it('opens a saved session with its history', async () => {
+    const { store, controller } = setup({
+      'toolgate/session/load': () => ({ sessionId: 's9', mode: 'acceptEdits', title: 'Old work' }),
+      'toolgate/chat/history': () => ({
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hello again' }] }],
+        todos: [],
+        busy: false,
+      }),
+    });
+    await controller.handle({ type: 'openSession', sessionId: 's9' });
+    expect(store.state).toMatchObject({ sessionId: 's9', mode: 'acceptEdits' });
+    expect(store.state.items).toMatchObject([{ kind: 'user', text: 'hello again' }]);
   });
 
   it('hands the status actions to the commands', async () => {

@@ -16,7 +16,7 @@ import type {
 import { initialState } from '../src/shared/chatModel';
 
 export function newStore(): ChatStore {
-  return new ChatStore(initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: false }, 'default'));
+  return new ChatStore(initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: false, message: '' }, 'default'));
 }
 
 export interface Deferred<T> {

@@ -4,6 +4,7 @@ import {
   DEFAULT_SETTINGS,
   classifyChange,
   initializationOptions,
+  providerConfiguration,
   readSettings,
   resolvePythonPath,
   sidecarEnvironment,
@@ -75,41 +76,30 @@ describe('resolvePythonPath', () => {
 });
 
 describe('mapping to the sidecar', () => {
-  it('passes the API key only in the environment, under the provider\'s variable', () => {
-    const env = sidecarEnvironment({ ...DEFAULT_SETTINGS, provider: 'openai', maxToolConcurrency: 3 }, 'sk-test', {
+  it('passes the API keys only in the environment, each under its provider\'s variable', () => {
+    const env = sidecarEnvironment({ ...DEFAULT_SETTINGS, maxToolConcurrency: 3 }, { openai: 'sk-test' }, {
       PATH: '/usr/bin',
       OPENAI_API_KEY: 'from-env',
+      ANTHROPIC_API_KEY: 'inherited',
     });
-    expect(env.OPENAI_API_KEY).toBe('sk-test');
-    expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(env.OPENAI_API_KEY).toBe('sk-test'); // the stored key wins
+    expect(env.ANTHROPIC_API_KEY).toBe('inherited'); // none stored: the inherited one stays
     expect(env.PATH).toBe('/usr/bin');
     expect(env.TOOLGATE_MAX_TOOL_CONCURRENCY).toBe('3');
-    const options = initializationOptions(DEFAULT_SETTINGS, {
-      storageDir: '/storage',
-      editorName: 'code-server',
-      editorVersion: '1.100.3',
-      extensionVersion: '0.1.0',
-    });
-    expect(JSON.stringify(options)).not.toContain('sk-test');
-    expect(options).toMatchObject({
-      provider: 'anthropic',
-      defaultMode: 'default',
-      reviewEdits: 'when_asking',
-      storageDir: '/storage',
-    });
+    const configure = providerConfiguration({ ...DEFAULT_SETTINGS, provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(configure).toEqual({ provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null });
+    expect(initializationOptions({ storageDir: '/storage' })).toEqual({ storageDir: '/storage' });
   });
 
-  it('keeps a key inherited from the environment when none is stored', () => {
-    const env = sidecarEnvironment(DEFAULT_SETTINGS, undefined, { ANTHROPIC_API_KEY: 'inherited' });
-    expect(env.ANTHROPIC_API_KEY).toBe('inherited');
-  });
-
-  it('restarts the sidecar for a new Python, provider or key, and notifies it of the rest', () => {
-    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS })).toBe('none');
-    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, pythonPath: '/other/python' })).toBe('restart');
-    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, provider: 'openai' })).toBe('restart');
-    expect(classifyChange(DEFAULT_SETTINGS, DEFAULT_SETTINGS, true)).toBe('restart');
-    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, model: 'm' })).toBe('notify');
-    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, diffReview: 'always' })).toBe('notify');
+  it('restarts the sidecar only for a new Python, environment or key; reconfigures it for the rest', () => {
+    const none = { restart: false, provider: false, reviewEdits: false };
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS })).toEqual(none);
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, pythonPath: '/other/python' })).toMatchObject({ restart: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, maxToolConcurrency: 2 })).toMatchObject({ restart: true });
+    expect(classifyChange(DEFAULT_SETTINGS, DEFAULT_SETTINGS, true)).toMatchObject({ restart: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, provider: 'openai' })).toEqual({ ...none, provider: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, model: 'm' })).toEqual({ ...none, provider: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, diffReview: 'always' })).toEqual({ ...none, reviewEdits: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, defaultMode: 'plan' })).toEqual(none);
   });
 });

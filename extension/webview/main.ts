@@ -153,8 +153,8 @@ function drawHeader(current: ChatState): void {
     h('span', { class: 'provider' }, provider.provider),
     provider.model ? h('span', { class: 'model' }, ` · ${provider.model}`) : null,
     provider.baseUrl ? h('span', { class: 'base-url', title: provider.baseUrl }, ` · ${provider.baseUrl}`) : null,
-    provider.hasApiKey
-      ? h('span', { class: 'key-ok' }, ' · API key set')
+    provider.hasApiKey || !needsKey(current)
+      ? h('span', { class: 'key-ok', title: provider.message }, provider.hasApiKey ? ' · API key set' : ' · no key needed')
       : h(
           'span',
           { class: 'key-missing' },
@@ -216,10 +216,15 @@ function drawEmptyState(current: ChatState): void {
   clear(emptyState);
   if (current.sidecar.state === 'unavailable') {
     emptyState.append(h('p', {}, 'toolgate cannot work until its sidecar runs: see above for what to do.'));
-  } else if (!current.provider.hasApiKey) {
+  } else if (needsKey(current)) {
     emptyState.append(
       h('p', {}, `To chat, toolgate needs an API key for ${current.provider.provider}.`),
-      h('p', {}, 'Run “toolgate: Set API Key”, or choose another provider and base URL in the toolgate settings.'),
+      h(
+        'p',
+        {},
+        current.provider.message ||
+          'Run “toolgate: Set API Key”, or choose another provider and base URL in the toolgate settings.',
+      ),
       h('button', { class: 'secondary', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
     );
   } else {
@@ -228,6 +233,12 @@ function drawEmptyState(current: ChatState): void {
       h('p', {}, 'calls that need your approval wait for it, and edits open as a diff you can change before accepting.'),
     );
   }
+}
+
+/** An OpenAI-compatible server at a base URL (Ollama, vLLM, the mock) may need no key at all. */
+function needsKey(current: ChatState): boolean {
+  const provider = current.provider;
+  return !provider.hasApiKey && !(provider.provider === 'openai' && provider.baseUrl);
 }
 
 const TODO_ICONS = { pending: '○', in_progress: '◐', completed: '●' } as const;

@@ -91,6 +91,34 @@ def session_new(params: Any) -> dict[str, Any]:
     return info
 
 
+@server.feature("toolgate/session/load")
+def session_load(params: Any) -> dict[str, Any]:
+    session_id = plain(params)["sessionId"]
+    for info in sessions:
+        if info["sessionId"] == session_id:
+            return info
+    raise ValueError(f"no session {session_id}")
+
+
+@server.feature("toolgate/chat/history")
+def chat_history(params: Any) -> dict[str, Any]:
+    return {"messages": [], "todos": [], "busy": False}
+
+
+@server.feature("toolgate/provider/configure")
+def provider_configure(params: Any) -> dict[str, Any]:
+    request = plain(params)
+    record("providerConfigure", request)
+    provider = request.get("provider") or "anthropic"
+    return {
+        "provider": provider,
+        "model": request.get("model") or "fake-model",
+        "baseUrl": request.get("baseUrl"),
+        "hasKey": True,
+        "message": f"Ready: {provider} model fake-model.",
+    }
+
+
 @server.feature("toolgate/session/list")
 def session_list(params: Any) -> dict[str, Any]:
     return {"sessions": sessions}

@@ -6,7 +6,15 @@
  * hidden) gets the whole state as a snapshot first. Pure: no DOM, no Node, no `vscode`.
  */
 
-import type { ChatEvent, PermissionMode, RuleSuggestion, SessionInfo, TodoItem, ToolResult } from '../protocol';
+import type {
+  ChatEvent,
+  ChatMessage,
+  PermissionMode,
+  RuleSuggestion,
+  SessionInfo,
+  TodoItem,
+  ToolResult,
+} from '../protocol';
 
 /** Live tool output kept per card. Older output is dropped, and the card says so. */
 export const TOOL_OUTPUT_CAP = 64 * 1024;
@@ -25,6 +33,8 @@ export interface ProviderStatus {
   model: string;
   baseUrl: string;
   hasApiKey: boolean;
+  /** The sidecar's own sentence about it ("Ready: …", or what to configure); empty until it has said one. */
+  message: string;
 }
 
 export type ToolStatus = 'running' | 'done' | 'error';
@@ -96,7 +106,15 @@ export type ChatAction =
   | { type: 'sidecar'; status: SidecarStatus }
   | { type: 'provider'; provider: ProviderStatus }
   | { type: 'sessions'; sessions: SessionInfo[]; available: boolean }
-  | { type: 'sessionOpened'; sessionId: string; mode: PermissionMode; events: ChatEvent[]; at: number }
+  | {
+      type: 'sessionOpened';
+      sessionId: string;
+      mode: PermissionMode;
+      /** The conversation so far (`toolgate/chat/history`), drawn as it would have been live. */
+      messages: ChatMessage[];
+      todos: TodoItem[];
+      busy: boolean;
+    }
   | { type: 'sessionClosed' }
   | { type: 'mode'; mode: PermissionMode }
   | { type: 'busy'; busy: boolean }
@@ -150,16 +168,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessions':
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
-      let next: ChatState = {
-        ...state,
-        sessionId: action.sessionId,
-        mode: action.mode,
-        busy: false,
-        items: [],
-        todos: [],
-      };
-      for (const event of action.events) next = applyEvent(next, event, action.at);
-      return finishStreaming(next);
+      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [] };
+      return { ...itemsFromHistory(opened, action.messages), todos: action.todos, busy: action.busy };
     }
     case 'sessionClosed':
       // The transcript stays on screen; the next message starts a new session.
@@ -266,6 +276,63 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       // Nothing to draw: the deltas and tool events show the same content as it arrives.
       return state;
   }
+}
+
+/**
+ * A saved conversation as transcript items: the user's words, the assistant's text, and one card per tool call
+ * with its result (a call without a recorded result is shown as such). Tool results travel in user messages.
+ */
+export function itemsFromHistory(state: ChatState, messages: readonly ChatMessage[]): ChatState {
+  let next = state;
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type === 'text' && block.text.trim() !== '') {
+        next =
+          message.role === 'user'
+            ? appendWithId(next, (id) => ({ kind: 'user', id, text: block.text }))
+            : appendWithId(next, (id) => ({ kind: 'assistant', id, text: block.text, streaming: false }));
+      } else if (block.type === 'tool_use') {
+        next = append(next, {
+          kind: 'tool',
+          id: block.id,
+          toolName: block.name,
+          summary: summarizeInput(block.input),
+          status: 'error',
+          startedAt: 0,
+          finishedAt: 0,
+          output: '',
+          outputTrimmed: false,
+          resultSummary: 'No result was recorded for this call.',
+          result: '',
+        });
+      } else if (block.type === 'tool_result') {
+        const text = resultText(block);
+        next = updateItem(next, block.tool_use_id, 'tool', (tool) => ({
+          ...tool,
+          status: block.is_error ? 'error' : 'done',
+          resultSummary: firstLine(text),
+          result: text,
+        }));
+      }
+    }
+  }
+  return next;
+}
+
+/** A one-line description of a tool call's input, for a card drawn from history (the live summary is not saved). */
+export function summarizeInput(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const record = input as Record<string, unknown>;
+  for (const key of ['command', 'file_path', 'path', 'pattern', 'url', 'description']) {
+    const value = record[key];
+    if (typeof value === 'string' && value) return firstLine(value);
+  }
+  return firstLine(JSON.stringify(input));
+}
+
+function firstLine(text: string, max = 160): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** A tool_result's text for its card; images are named, not drawn. */
