@@ -12,6 +12,7 @@ import type {
   ProviderConfigureParams,
   ReviewEdits,
   SessionInfo,
+  StopReason,
   ToolProgressParams,
 } from './protocol';
 import type { ReviewController } from './reviews';
@@ -39,6 +40,13 @@ export interface ControllerDeps {
   /** Runs one of the extension's commands (restart, show log, set API key, …). */
   runAction: (action: SidecarAction | 'setApiKey') => Promise<void>;
 }
+
+/** What the transcript says when a turn ends other than by the model finishing (errors have their own event). */
+const STOP_NOTICES: Partial<Record<StopReason, string>> = {
+  interrupted: 'Interrupted. Calls that were still running were stopped.',
+  max_tokens: 'The reply was cut off at the model\'s output limit.',
+  max_turns: 'The turn stopped after the most model requests one message may take.',
+};
 
 /** How the sidecar's state reads at the top of the chat. */
 export function sidecarStatus(state: SidecarState): SidecarStatus {
@@ -174,9 +182,8 @@ export class ChatController {
       store.dispatch({ type: 'busy', busy: true });
       try {
         const result = await client.send(sessionId, text);
-        if (result.stopReason && result.stopReason !== 'end_turn' && result.stopReason !== 'interrupted') {
-          store.dispatch({ type: 'notice', level: 'info', text: `The turn ended: ${result.stopReason}.` });
-        }
+        const ending = STOP_NOTICES[result.stopReason];
+        if (ending) store.dispatch({ type: 'notice', level: 'info', text: ending });
       } catch (error) {
         this.report(error);
       } finally {

@@ -107,6 +107,15 @@ describe('ChatController', () => {
     expect(store.state.busy).toBe(false);
   });
 
+  it('says when a turn was interrupted', async () => {
+    const { store, controller } = setup({
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
+      'toolgate/chat/send': () => ({ stopReason: 'interrupted' }),
+    });
+    await controller.handle({ type: 'send', text: 'go' });
+    expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: expect.stringContaining('Interrupted') });
+  });
+
   it('explains a sidecar that cannot chat yet instead of failing silently', async () => {
     const { store, controller } = setup({});
     await controller.handle({ type: 'send', text: 'hi' });

@@ -9,7 +9,8 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.e2e
 
 class MockModel:
     def __init__(self, root: Path, steps: list[dict[str, Any]]) -> None:
+        root.mkdir(parents=True, exist_ok=True)
         self.script = root / "mock-script.json"
         self.record = root / "mock-requests.jsonl"
         self.script.write_text(json.dumps({"steps": steps}))
@@ -48,11 +50,46 @@ class MockModel:
         self.process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockModel]:
+MockFactory = Callable[[list[dict[str, Any]]], MockModel]
+
+
+@pytest.fixture
+def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockFactory]:
+    """Start a mock model playing `steps` and point the editor at it (one per test)."""
+    started: list[MockModel] = []
+
+    def start(steps: list[dict[str, Any]]) -> MockModel:
+        model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps)
+        started.append(model)
+        # An OpenAI-compatible server at a base URL needs no key: the panel says so, and the chat can start.
+        code_server.write_workspace_settings({"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1"})
+        chat = workbench.open_chat()
+        expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
+        expect(chat.locator(".provider-status")).to_contain_text(model.url)
+        chat.get_by_role("button", name="New").click()
+        return model
+
+    try:
+        yield start
+    finally:
+        code_server.write_workspace_settings(None)
+        for model in started:
+            model.stop()
+
+
+def send(workbench: Workbench, text: str) -> None:
+    composer = workbench.open_chat().locator(".composer-input")
+    composer.fill(text)
+    composer.press("Enter")
+
+
+def test_allow_a_command_then_accept_an_edited_new_file(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    page = workbench.page
     workspace = code_server.workspace
-    model = MockModel(
-        code_server.root,
+    hello = workspace / "src" / "hello.py"
+    model = mock_model(
         [
             {
                 "text": "I'll leave a marker file first.",
@@ -60,38 +97,13 @@ def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockMo
             },
             {
                 "text": "Now the new module.",
-                "tool_uses": [
-                    {
-                        "name": "Write",
-                        "input": {"file_path": str(workspace / "src" / "hello.py"), "content": "print('hello')\n"},
-                    }
-                ],
+                "tool_uses": [{"name": "Write", "input": {"file_path": str(hello), "content": "print('hello')\n"}}],
             },
             {"text": "Both are done."},
-        ],
+        ]
     )
-    # An OpenAI-compatible server at a base URL needs no key: the panel says so, and the chat can start.
-    code_server.write_workspace_settings({"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1"})
     chat = workbench.open_chat()
-    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
-    expect(chat.locator(".provider-status")).to_contain_text("openai · gpt")
-    try:
-        yield model
-    finally:
-        code_server.write_workspace_settings(None)
-        model.stop()
-
-
-def test_allow_a_command_then_accept_an_edited_new_file(
-    mock_model: MockModel, workbench: Workbench, code_server: CodeServer
-) -> None:
-    page = workbench.page
-    workspace = code_server.workspace
-    chat = workbench.open_chat()
-    chat.get_by_role("button", name="New").click()
-    composer = chat.locator(".composer-input")
-    composer.fill("Leave a marker and add a hello module.")
-    composer.press("Enter")
+    send(workbench, "Leave a marker and add a hello module.")
 
     # 1. The command needs approval: its card says why; Allow once runs it for real.
     card = chat.locator(".approval-pending").last
@@ -108,7 +120,7 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     expect(review).to_contain_text("src/hello.py")
     tab = page.locator(".tabs-container .tab", has_text="hello.py (new file) ↔ toolgate proposal")
     expect(tab).to_be_visible()
-    target = workspace / "src" / "hello.py"
+    target = hello
     assert not target.exists()  # nothing is written before Accept
     page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="print('hello')").click()
     page.keyboard.press("End")
@@ -123,8 +135,92 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     # 3. The model hears how the person changed its proposal, and finishes.
     expect(chat.locator(".msg-assistant").last).to_contain_text("Both are done.")
     expect(chat.locator("button.send")).to_be_visible()
-    requests = mock_model.requests()
+    requests = model.requests()
     assert len(requests) == 3
     told = json.dumps(requests[2]["body"]["messages"][-1])
     assert "reviewed" in told, told
     workbench.shot("42-real-done")
+
+
+def test_reject_an_edit_and_deny_a_command_with_feedback(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    greet = code_server.workspace / "src" / "greet.py"
+    original = greet.read_text()
+    model = mock_model(
+        [
+            {"text": "Reading it first.", "tool_uses": [{"name": "Read", "input": {"file_path": str(greet)}}]},
+            {
+                "text": "Changing the greeting.",
+                "tool_uses": [
+                    {
+                        "name": "Edit",
+                        "input": {"file_path": str(greet), "old_string": "Hello", "new_string": "Goodbye"},
+                    }
+                ],
+            },
+            {"text": "Then I'll clean up.", "tool_uses": [{"name": "Bash", "input": {"command": "rm -rf src"}}]},
+            {"text": "Understood, I'll leave both alone."},
+        ]
+    )
+    chat = workbench.open_chat()
+    send(workbench, "Make the greeting a farewell, then clean up.")
+
+    review = chat.locator(".review-pending").last
+    expect(review).to_contain_text("src/greet.py")
+    review.get_by_role("button", name="Reject…").click()
+    review.get_by_label("Feedback for the agent").fill("keep saying hello")
+    review.get_by_role("button", name="Reject", exact=True).click()
+    expect(chat.locator(".review-rejected").last).to_contain_text("Rejected, with feedback: keep saying hello")
+    assert greet.read_text() == original  # the real file is untouched
+
+    card = chat.locator(".approval-pending").last
+    expect(card).to_contain_text("rm -rf src")
+    card.get_by_role("button", name="Deny…").click()
+    card.get_by_label("Feedback for the agent").fill("never delete the sources")
+    card.get_by_role("button", name="Deny", exact=True).click()
+    expect(chat.locator(".approval-denied").last).to_contain_text("never delete the sources")
+    expect(chat.locator(".msg-assistant").last).to_contain_text("Understood, I'll leave both alone.")
+    assert greet.read_text() == original and greet.parent.is_dir()
+    workbench.shot("43-real-reject-and-deny")
+
+    requests = model.requests()
+    assert len(requests) == 4
+    told = json.dumps(requests[2]["body"]["messages"]) + json.dumps(requests[3]["body"]["messages"])
+    assert "keep saying hello" in told and "never delete the sources" in told, told
+
+
+def test_escape_interrupts_a_long_command(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    marker = code_server.workspace / "slept.txt"
+    mock_model(
+        [
+            {
+                "text": "This takes a while.",
+                "tool_uses": [{"name": "Bash", "input": {"command": f"sleep 120 && touch {marker}"}}],
+            },
+            {"text": "Stopped, as you asked."},
+        ]
+    )
+    chat = workbench.open_chat()
+    send(workbench, "Run the slow thing.")
+    card = chat.locator(".approval-pending").last
+    card.get_by_role("button", name="Allow once").click()
+    running = chat.locator("details.tool-running", has_text="sleep 120")
+    expect(running).to_be_visible()
+    wait_for(lambda: any("sleep 120" in cmdline(pid) for pid in code_server.processes()), 30, "the command to run")
+    chat.locator(".composer-input").press("Escape")
+    expect(chat.locator("button.send")).to_be_visible()  # the turn ended
+    expect(chat.locator("details.tool-error", has_text="sleep 120")).to_be_visible()
+    expect(chat.locator(".notice").last).to_contain_text("Interrupted.")
+    wait_for(lambda: not any("sleep 120" in cmdline(pid) for pid in code_server.processes()), 30, "sleep to be killed")
+    assert not marker.exists()
+    workbench.shot("44-real-interrupted")
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
