@@ -7,7 +7,7 @@ import type { ChatController } from './controller';
 import type { Notifier } from './host';
 import type { PythonFailure } from './python';
 import { installCommand } from './python';
-import { EMPTY_RULES_FILE, FILE_SCOPE_LABELS, permissionFiles } from './permissionFiles';
+import { EMPTY_RULES_FILE, FILE_SCOPE_LABELS, filesFromSettings, permissionFiles } from './permissionFiles';
 import type { ReviewController } from './reviews';
 import type { Provider } from './settings';
 import { apiKeySecretName } from './settings';
@@ -28,6 +28,8 @@ export interface CommandDeps {
   /** Where the bundled sidecar package is (the extension's `python/` folder). */
   packageDir: string;
   workspaceFolder: () => string | undefined;
+  /** The session on screen, whose settings say where its rule files are. */
+  currentSessionId: () => string | null;
   vscode: Pick<
     typeof api,
     'executeCommand' | 'openFileOrDraft' | 'runInTerminal' | 'activeEditorResource' | 'resourceOf'
@@ -67,8 +69,17 @@ export class Commands {
   }
 
   async openPermissionRules(): Promise<void> {
-    const { notifier, vscode } = this.deps;
-    const files = permissionFiles(this.deps.workspaceFolder(), process.env, os.homedir());
+    const { notifier, vscode, client } = this.deps;
+    let files = permissionFiles(this.deps.workspaceFolder(), process.env, os.homedir());
+    const sessionId = this.deps.currentSessionId();
+    if (sessionId) {
+      try {
+        // The sidecar knows exactly which files its permission engine reads.
+        files = filesFromSettings((await client.getSettings(sessionId)).settingsFiles, files);
+      } catch {
+        // No sidecar to ask: the documented locations are right unless settings point elsewhere.
+      }
+    }
     const picked = await notifier.pick(
       files.map((file) => ({
         label: FILE_SCOPE_LABELS[file.scope],

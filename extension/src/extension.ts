@@ -133,6 +133,7 @@ export function activate(context: vscode.ExtensionContext): void {
     provider: () => settings.provider,
     packageDir,
     workspaceFolder: api.firstWorkspaceFolder,
+    currentSessionId: () => store.state.sessionId,
     vscode: api,
     showLog: () => output.show(true),
   });

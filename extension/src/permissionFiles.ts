@@ -30,5 +30,15 @@ export function permissionFiles(
   return files;
 }
 
+/** The files the sidecar reported (`settingsFiles` of `toolgate/settings/get`, scope → path), in our order. */
+export function filesFromSettings(
+  reported: Record<string, string> | undefined,
+  fallback: { scope: FileScope; path: string }[],
+): { scope: FileScope; path: string }[] {
+  const order: FileScope[] = ['project', 'local', 'user'];
+  const files = order.flatMap((scope) => (reported?.[scope] ? [{ scope, path: reported[scope] }] : []));
+  return files.length > 0 ? files : fallback;
+}
+
 /** What a new rules file starts with, shown as an unsaved document so nothing is written unless saved. */
 export const EMPTY_RULES_FILE = `${JSON.stringify({ permissions: { allow: [], ask: [], deny: [] } }, null, 2)}\n`;
