@@ -83,7 +83,12 @@ async def test_session_new_list_settings_and_meta_file(sidecar: SidecarClient, w
     assert (info["mode"], info["reviewEdits"], info["title"], info["live"]) == ("default", "when_asking", "first", True)
 
     settings = await sidecar.call(p.SETTINGS_SET_MODE, {"sessionId": session_id, "mode": "acceptEdits"})
-    assert settings == {"sessionId": session_id, "mode": "acceptEdits", "reviewEdits": "when_asking"}
+    assert {k: settings[k] for k in ("sessionId", "mode", "reviewEdits")} == {
+        "sessionId": session_id,
+        "mode": "acceptEdits",
+        "reviewEdits": "when_asking",
+    }
+    assert settings["rules"] == [] and settings["problems"] == []
     settings = await sidecar.call(p.SETTINGS_SET_REVIEW_EDITS, {"sessionId": session_id, "reviewEdits": "always"})
     assert settings["reviewEdits"] == "always"
     assert await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id}) == settings
