@@ -157,3 +157,18 @@ async def test_chat_on_an_unknown_session_is_invalid_params(sidecar: SidecarClie
         await sidecar.call(p.CHAT_SEND, {"sessionId": "nope", "text": "hi"})
     with pytest.raises(JsonRpcException, match="text"):
         await sidecar.call(p.CHAT_SEND, {"sessionId": "nope", "text": ""})
+
+
+async def test_live_output_of_a_chat_call_is_reported_once_as_a_chat_event(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(
+        mock_model,
+        [{"tool_uses": [{"name": "Bash", "input": {"command": "echo live-line"}}]}, {"text": "Done."}],
+    )
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    assert (await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "run it"}))["stopReason"] == "end_turn"
+    progress = [e for e in events_of(sidecar) if e["type"] == "tool_call_progress"]
+    assert any("live-line" in e["text"] for e in progress)
+    assert sidecar.progress_events == []  # not also sent as toolgate/tools/progress

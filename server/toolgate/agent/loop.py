@@ -112,12 +112,17 @@ class ChatSession:
         self._cancel: CancelToken | None = None
         self._streamed: list[str] = []
         self._definitions: tuple[DescribeContext, list[ToolDefinition]] | None = None
+        self._running_calls: set[str] = set()
         self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
         previous = runtime.session.on_progress
 
         def on_progress(event: ProgressEvent) -> None:
-            previous(event)
-            self._emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
+            # A call of this chat reports as a chat event; anything else (a direct tools/run on the same
+            # session) keeps its own channel. One call's output is never reported twice.
+            if event.tool_use_id in self._running_calls:
+                self._emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
+            else:
+                previous(event)
 
         runtime.session.on_progress = on_progress
 
@@ -315,8 +320,12 @@ class ChatSession:
             )
         runnable = [u for u in uses if u.id not in answered]
         if runnable:
-            for result in await self.runtime.run_turn(runnable, token, on_result=finished):
-                finished(result)
+            self._running_calls = {u.id for u in runnable}
+            try:
+                for result in await self.runtime.run_turn(runnable, token, on_result=finished):
+                    finished(result)
+            finally:
+                self._running_calls = set()
         return [answered[u.id] for u in uses]
 
     def _tool_definitions(self) -> list[ToolDefinition]:

@@ -253,11 +253,11 @@ def evaluate(inp: LadderInput) -> Evaluation:
             )
         return Evaluation("allow", "it is read-only and stays inside the working directories", "mode", ro)
 
-    first = cov.needs[0]
-    reason = first.reason
-    if len(cov.needs) > 1:
-        more = len(cov.needs) - 1
-        reason += f" (and {more} more thing{'s need' if more > 1 else ' needs'} approval)"
+    shown_needs = [need.reason for need in cov.needs[:3]]
+    reason = "; ".join(shown_needs)
+    if len(cov.needs) > len(shown_needs):
+        more = len(cov.needs) - len(shown_needs)
+        reason += f"; and {more} more part{'s' if more > 1 else ''} of it need{'' if more > 1 else 's'} approval"
     if cov.readers:
         entry, part = cov.readers[0]
         reason += (

@@ -72,7 +72,8 @@ class WriteTool(Tool[WriteInput, WriteDone]):
         return [ctx.resolve_path(tool_input.file_path)]
 
     def summary(self, tool_input: WriteInput) -> str:
-        return f"Write {tool_input.file_path} ({len(split_lines(tool_input.content))} lines)"
+        count = len(split_lines(tool_input.content))
+        return f"Write {tool_input.file_path} ({count} line{'' if count == 1 else 's'})"
 
     async def validate(self, tool_input: WriteInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.file_path)
