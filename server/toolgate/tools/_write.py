@@ -151,6 +151,34 @@ def reviewed_for(ctx: ToolContext, path: Path) -> ReviewedContent | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class FinalText:
+    """What a call writes: its own plan, or the version a human accepted in the diff review."""
+
+    text: str
+    user_modified: bool = False
+    user_changes: str = ""
+
+
+def final_text(ctx: ToolContext, path: Path, planned: str, shown: str) -> FinalText:
+    """The planned text, or the reviewed one. The plan is recomputed at write time: when it no longer equals
+    what was reviewed, the file changed while the human looked, and the reviewed version must not land."""
+    reviewed = reviewed_for(ctx, path)
+    if reviewed is None:
+        return FinalText(planned)
+    if reviewed.proposed != planned:
+        raise StateError(
+            f"{shown} changed on disk while your change was being reviewed, so nothing was written. Read it "
+            "again and redo the change."
+        )
+    if reviewed.content is None:
+        raise StateError(f"The review removed all of {shown}'s content instead of editing it; nothing was written.")
+    final = reviewed.content.replace("\r\n", "\n")
+    if final == planned:
+        return FinalText(planned)
+    return FinalText(final, True, user_changes(planned, final, shown))
+
+
 def user_changes(proposed: str | None, final: str | None, shown: str) -> str:
     """A short unified diff of what the user changed in a proposal, capped (and saying so)."""
     diff = unified_diff(proposed or "", final or "", f"{shown} (your proposal)", f"{shown} (as accepted)")

@@ -24,12 +24,11 @@ from toolgate.tools._write import (
     OnDisk,
     atomic_write,
     encoding_error,
+    final_text,
     load,
     require_clean_in_editor,
     require_fresh,
     review_note,
-    reviewed_for,
-    user_changes,
     written_record,
 )
 
@@ -201,20 +200,8 @@ def _apply(
     """The final check and the write, with no await between them."""
     shown = display_path(path, ctx.workspace)
     plan = _plan(tool_input, path, record, ctx)
-    final = plan.new_text
-    reviewed = reviewed_for(ctx, path)
-    modified, changes = False, ""
-    if reviewed is not None:
-        if reviewed.proposed != plan.new_text:
-            raise StateError(
-                f"{shown} changed on disk while your change was being reviewed, so nothing was written. Read it "
-                "again and redo the change."
-            )
-        if reviewed.content is None:
-            raise StateError(f"The review removed all of {shown}'s content instead of editing it; nothing was written.")
-        final = reviewed.content.replace("\r\n", "\n")
-        modified = final != plan.new_text
-        changes = user_changes(plan.new_text, final, shown) if modified else ""
+    chosen = final_text(ctx, path, plan.new_text, shown)
+    final = chosen.text
     disk = plan.disk
     try:
         if disk.decoded is not None:
@@ -238,7 +225,7 @@ def _apply(
         quotes_folded=plan.matches.quotes_folded,
         patch=patch,
         original=original,
-        user_modified=modified,
-        user_changes=changes,
+        user_modified=chosen.user_modified,
+        user_changes=chosen.user_changes,
     )
-    return done, final.replace("\r\n", "\n"), st
+    return done, final, st

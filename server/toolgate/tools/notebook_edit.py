@@ -25,12 +25,11 @@ from toolgate.tools._write import (
     OnDisk,
     atomic_write,
     encoding_error,
+    final_text,
     load,
     require_clean_in_editor,
     require_fresh,
     review_note,
-    reviewed_for,
-    user_changes,
     written_record,
 )
 
@@ -163,24 +162,16 @@ def _apply(
     """The final check and the write, with no await between them."""
     shown = display_path(path, ctx.workspace)
     plan = _plan(tool_input, path, record, ctx)
-    final = plan.new_text
-    reviewed = reviewed_for(ctx, path)
-    modified, changes = False, ""
-    if reviewed is not None:
-        if reviewed.proposed != plan.new_text:
-            raise StateError(f"{shown} changed on disk during the review, so nothing was written. Read it again.")
-        if reviewed.content is None:
-            raise StateError(f"The review removed all of {shown}; nothing was written.")
+    chosen = final_text(ctx, path, plan.new_text, shown)
+    final = chosen.text
+    if chosen.user_modified:
         try:
-            json.loads(reviewed.content)
+            json.loads(final)
         except json.JSONDecodeError:
             raise StateError(
                 f"The reviewed version of {shown} is not valid JSON, so it was not written (it would break the "
                 "notebook). Ask the user to fix it or make the change again."
             ) from None
-        final = reviewed.content.replace("\r\n", "\n")
-        modified = final != plan.new_text
-        changes = user_changes(plan.new_text, final, shown) if modified else ""
     assert plan.disk.decoded is not None
     try:
         data = encode(final, plan.disk.decoded.format, like=plan.disk.decoded)
@@ -194,7 +185,7 @@ def _apply(
         cell_type=plan.cell_type,
         cells_after=plan.cells_after,
         original=plan.disk.text,
-        user_modified=modified,
-        user_changes=changes,
+        user_modified=chosen.user_modified,
+        user_changes=chosen.user_changes,
     )
     return done, final, st
