@@ -113,7 +113,21 @@ class ToolRunner:
         if prepared.error is not None:
             return prepared.error
         assert prepared.tool is not None and prepared.tool_input is not None
-        tool, tool_input, use_id = prepared.tool, prepared.tool_input, prepared.use.id
+        try:
+            return await self._steps(prepared.tool, prepared.tool_input, ctx)
+        except Exception as exc:
+            # A bug between the steps (a proposal, a summary, an approver) must still end in one result for
+            # this call, and must not take the other calls of the turn down with it.
+            ctx.logger.exception("%s: the pipeline raised", prepared.tool.name)
+            return error_result(
+                ctx.tool_use_id,
+                ErrorKind.FAILED,
+                f"toolgate failed while handling this {prepared.tool.name} call ({type(exc).__name__}: {exc}). "
+                "It may not have run; check before repeating it.",
+            )
+
+    async def _steps(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolResult:
+        use_id = ctx.tool_use_id
 
         try:
             await tool.validate(tool_input, ctx)
@@ -192,7 +206,10 @@ class ToolRunner:
             tool_input = reparsed
 
         wants_review = decision.behavior == "ask" or self.session.review_edits == "always"
-        proposals = await tool.propose(tool_input, ctx) if wants_review else None
+        try:
+            proposals = await tool.propose(tool_input, ctx) if wants_review else None
+        except ToolError as exc:  # e.g. the file changed between the state check and the proposal
+            return error_result(use_id, exc.kind, exc.message)
         if proposals:
             refusal = await self._review(tool, tool_input, decision, proposals, ctx)
             if refusal is not None:

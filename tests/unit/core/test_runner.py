@@ -12,6 +12,7 @@ from tests.unit.core.tools_for_tests import BareTool, EchoTool, FailTool
 
 from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import ToolContext
+from toolgate.core.errors import StateError
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import (
     ApprovalAnswer,
@@ -200,3 +201,33 @@ async def test_descriptions_are_computed_from_the_context(workspace: Path) -> No
     assert echo.description == "Echo text back (mode plan)."
     assert echo.input_schema["additionalProperties"] is False
     assert "title" not in echo.input_schema
+
+
+class _BrokenProposal(EchoTool):
+    name = "BrokenProposal"
+    aliases = ()
+
+    def __init__(self, failure: Exception) -> None:
+        self.failure = failure
+
+    async def propose(self, tool_input: Any, ctx: ToolContext) -> Any:
+        raise self.failure
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind", "text"),
+    [
+        (StateError("the file changed under you; Read it again"), "state", "Read it again"),
+        (RuntimeError("proposal bug"), "failed", "RuntimeError: proposal bug"),
+    ],
+)
+async def test_a_failing_proposal_ends_only_its_own_call(
+    workspace: Path, failure: Exception, kind: str, text: str
+) -> None:
+    policy = _FixedPolicy(Decision(behavior="ask", reason="needs review"))
+    rt = build_runtime(workspace, NonInteractiveApprover(), policy=policy, tools=[EchoTool(), _BrokenProposal(failure)])
+    broken, fine = await rt.run_turn(
+        [ToolUse(id="a", name="BrokenProposal", input={"text": "x"}), ToolUse(id="b", name="Say", input={"text": "y"})]
+    )
+    assert broken.is_error and f'kind="{kind}"' in broken.text() and text in broken.text()
+    assert fine.tool_use_id == "b" and fine.is_error  # asked, and refused headless: but answered
