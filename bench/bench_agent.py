@@ -29,7 +29,7 @@ from toolgate.agent.transcript import Transcript
 from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.core.orchestrator import CancelToken
+from toolgate.core.orchestrator import CancelToken, ResultListener
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.mockmodel import MockModelServer
 from toolgate.runtime import build_runtime
@@ -125,8 +125,10 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
         ready: list[float] = []
         run_turn = runtime.run_turn
 
-        async def timed(uses: Sequence[ToolUse], cancel: CancelToken | None = None) -> list[ToolResult]:
-            results = await run_turn(uses, cancel)
+        async def timed(
+            uses: Sequence[ToolUse], cancel: CancelToken | None = None, on_result: ResultListener | None = None
+        ) -> list[ToolResult]:
+            results = await run_turn(uses, cancel, on_result)
             ready.append(time.perf_counter())
             return results
 

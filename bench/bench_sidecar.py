@@ -76,7 +76,7 @@ class RawClient:
         await self.process.wait()
 
 
-def percentile(samples: list[float], q: float) -> float:
+def percentile(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[q - 1] if q < 100 else max(samples)
 
 
