@@ -17,8 +17,7 @@ from pydantic import SecretStr
 from toolgate.agent.events import ChatEvent
 from toolgate.agent.loop import ChatSession
 from toolgate.agent.providers import ModelConfig, make_provider
-from toolgate.agent.providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT
-from toolgate.agent.providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT
+from toolgate.agent.providers.base import DEFAULT_MODELS
 from toolgate.agent.sessions import attach_chat
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.sessions import LiveSession, SessionManager
@@ -26,7 +25,6 @@ from toolgate.sidecar.sessions import LiveSession, SessionManager
 logger = logging.getLogger("toolgate.sidecar.chat")
 
 _KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-_DEFAULT_MODELS = {"anthropic": ANTHROPIC_DEFAULT, "openai": OPENAI_DEFAULT}
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -57,7 +55,7 @@ class ChatHost:
         config = self.config
         variable = _KEY_VARIABLES[config.provider]
         has_key = config.api_key is not None or bool(self._environ.get(variable))
-        model = config.model or _DEFAULT_MODELS[config.provider]
+        model = config.model or DEFAULT_MODELS[config.provider]
         if has_key:
             message = f"Ready: {config.provider} model {model}."
         elif config.provider == "openai" and config.base_url:

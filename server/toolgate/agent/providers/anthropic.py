@@ -15,6 +15,7 @@ import httpx2
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import Usage
 from toolgate.agent.providers.base import (
+    DEFAULT_MODELS,
     ModelConfig,
     ModelError,
     ModelRequest,
@@ -30,7 +31,6 @@ from toolgate.agent.providers.base import (
 )
 from toolgate.core.messages import ImageBlock, TextBlock, ToolResult, ToolUse
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 
 
@@ -89,7 +89,7 @@ class AnthropicProvider:
         if config.base_url:
             options["base_url"] = config.base_url
         self._client = anthropic.AsyncAnthropic(**options)
-        self.model = config.model or DEFAULT_MODEL
+        self.model = config.model or DEFAULT_MODELS["anthropic"]
         self.base_url = str(self._client.base_url).rstrip("/")
         self.max_tokens = config.max_tokens
 

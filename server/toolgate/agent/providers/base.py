@@ -23,6 +23,11 @@ from toolgate.core.tool import ToolDefinition
 ProviderName = Literal["anthropic", "openai"]
 
 
+# The model each provider uses when none is configured. Kept here, not in the provider modules, so that
+# naming it does not import an SDK (importing one takes seconds).
+DEFAULT_MODELS: dict[ProviderName, str] = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-5.6-terra"}
+
+
 class ModelConfig(BaseModel):
     """Which model to talk to. The key is never written anywhere (`exclude=True`, and `SecretStr` in reprs)."""
 

@@ -19,6 +19,7 @@ import openai
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import Usage
 from toolgate.agent.providers.base import (
+    DEFAULT_MODELS,
     ModelConfig,
     ModelError,
     ModelRequest,
@@ -35,7 +36,6 @@ from toolgate.agent.providers.base import (
 from toolgate.core.messages import ImageBlock, TextBlock, ToolResult, ToolUse
 from toolgate.core.tool import ToolDefinition
 
-DEFAULT_MODEL = "gpt-5.6-terra"
 OFFICIAL_HOST = "api.openai.com"
 # A local server needs no key, but the SDK refuses to start without one.
 LOCAL_PLACEHOLDER_KEY = "not-needed"
@@ -127,7 +127,7 @@ class OpenAIProvider:
         except openai.OpenAIError:
             # No key anywhere. Fine for a local server; the official API would only answer 401.
             self._client = openai.AsyncOpenAI(**options, api_key=LOCAL_PLACEHOLDER_KEY)
-        self.model = config.model or DEFAULT_MODEL
+        self.model = config.model or DEFAULT_MODELS["openai"]
         self.base_url = str(self._client.base_url).rstrip("/")
         self.max_tokens = config.max_tokens
         self._official = OFFICIAL_HOST in self.base_url
