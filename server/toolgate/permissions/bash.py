@@ -307,7 +307,7 @@ def analyze(
 ) -> BashFacts:
     opaque: str | None = None
     if classification.raw_check_failures:
-        opaque = "it contains " + "; ".join(classification.raw_check_failures)
+        opaque = "; ".join(classification.raw_check_failures)
     elif not classification.parsed:
         opaque = classification.reason or "it could not be parsed"
     commands = list(classification.commands)

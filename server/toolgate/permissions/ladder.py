@@ -191,14 +191,15 @@ def safety_reason(inp: LadderInput) -> str | None:
     bash = facts.bash
     if bash is not None and bash.opaque is not None:
         return f"the command cannot be checked safely: {bash.opaque}"
-    for path in _all_writes(facts):
-        reason = protected_write(path, inp.book.settings_files)
-        if reason is not None:
-            return f"it writes a protected place: {reason}"
+    # Per-command checks first: "it removes your home directory" says more than "it writes a protected place".
     for part in _bash_parts(facts):
         reason = _part_safety(part, inp, bash is not None and bash.dotglob)
         if reason is not None:
             return reason
+    for path in _all_writes(facts):
+        reason = protected_write(path, inp.book.settings_files)
+        if reason is not None:
+            return f"it writes a protected place: {reason}"
     return None
 
 
