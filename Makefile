@@ -7,17 +7,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup run test lint typecheck unit bench clean protocol ext-setup ext-build ext-check ext-unit vsix \
-	e2e-setup e2e ide
+.PHONY: help setup run demo demo-headless test lint typecheck unit bench clean protocol ext-setup ext-build ext-check \
+	ext-unit vsix code-server-setup e2e-setup e2e ide
 
 help:
-	@echo "make run    set up and start toolgate"
+	@echo "make run    set up and start toolgate in code-server on 127.0.0.1 (PORT=8080 by default); Ctrl-C stops it"
+	@echo "make demo   the same, with the chat connected to a local mock model playing a scripted session"
+	@echo "make demo-headless  a few tool calls through 'toolgate run-tools', printed (no editor)"
 	@echo "make test   set up and run every check and test"
 	@echo "make bench  set up and run the benchmarks (report in bench/results/)"
 	@echo "make protocol  regenerate extension/src/protocol.generated.ts from the sidecar's protocol models"
 	@echo "make vsix   build the VS Code extension package toolgate-<version>.vsix"
 	@echo "make e2e    run the end-to-end tests in a real VS Code (code-server + Chromium)"
-	@echo "make ide    start code-server on 127.0.0.1:8080 with the extension and a demo workspace"
 
 # Re-installs only when the project's dependency list changes; otherwise a no-op.
 $(STAMP): pyproject.toml
@@ -28,7 +29,16 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-run: setup
+# code-server with the extension (make vsix) on a fresh copy of examples/demo-workspace; tests/e2e/launcher.py.
+LAUNCH = $(BIN)/python tests/e2e/launcher.py $(if $(PORT),--port $(PORT))
+
+run: code-server-setup vsix
+	@$(LAUNCH)
+
+demo: code-server-setup vsix
+	@$(LAUNCH) --demo
+
+demo-headless: setup
 	$(BIN)/python examples/demo.py
 
 lint: setup
@@ -78,19 +88,27 @@ $(VSIX): $(NPM_STAMP) $(EXT_SOURCES) $(SIDECAR_SOURCES)
 
 vsix: $(VSIX)
 
-# -- end-to-end: code-server + Debian Chromium, installed once by scripts/setup-e2e.sh (stamped) -----------------
-E2E_STAMP := .cache/code-server/.installed-4.100.3
+# -- code-server (make run, make demo) and Debian Chromium (the end-to-end tests), installed once by
+# scripts/setup-e2e.sh (stamped) ---------------------------------------------------------------------------------
+CODE_SERVER_STAMP := .cache/code-server/.installed-4.100.3
+BROWSER_STAMP := .cache/.chromium-installed
 
-$(E2E_STAMP): scripts/setup-e2e.sh | $(STAMP)
+$(CODE_SERVER_STAMP): scripts/setup-e2e.sh | $(STAMP)
+	scripts/setup-e2e.sh --without-browser $(VENV)
+	@touch $@
+
+$(BROWSER_STAMP): scripts/setup-e2e.sh | $(CODE_SERVER_STAMP)
 	scripts/setup-e2e.sh $(VENV)
+	@touch $@
 
-e2e-setup: setup $(E2E_STAMP)
+code-server-setup: setup $(CODE_SERVER_STAMP)
+
+e2e-setup: code-server-setup $(BROWSER_STAMP)
 
 e2e: e2e-setup vsix
 	$(BIN)/pytest -q -m e2e tests/e2e
 
-ide: e2e-setup vsix
-	$(BIN)/python tests/e2e/codeserver.py --port 8080
+ide: run
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

@@ -3,8 +3,12 @@
 # code-server into the git-ignored .cache/code-server/. Idempotent: each step is skipped when already done, so a
 # repeated run takes well under a second.
 #
-# usage: scripts/setup-e2e.sh [VENV]   (VENV: the project's virtualenv, which holds the ripgrep binary; default .venv)
+# usage: scripts/setup-e2e.sh [--without-browser] [VENV]
+#   VENV: the project's virtualenv, which holds the ripgrep binary (default .venv)
+#   --without-browser: leave out Chromium (`make run` and `make demo` need only code-server; the tests need both)
 set -euo pipefail
+WITH_BROWSER=1
+if [ "${1:-}" = --without-browser ]; then WITH_BROWSER=0; shift; fi
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 VENV=$(realpath "${1:-.venv}")
@@ -14,7 +18,8 @@ STAMP=$DEST/.installed-$CODE_SERVER_VERSION
 
 # code-server's native modules (node-pty, kerberos, @vscode/spdlog, native-keymap) compile from source; Chromium
 # drives the workbench in the tests.
-APT_PACKAGES=(build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev chromium)
+APT_PACKAGES=(build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev)
+[ "$WITH_BROWSER" = 1 ] && APT_PACKAGES+=(chromium)
 
 log() { printf 'setup-e2e: %s\n' "$*" >&2; }
 

@@ -4,12 +4,11 @@ Everything it writes stays under one private directory (HOME, TMPDIR, XDG_* dirs
 workspace copy). It runs in its own process group, and `stop()` kills the group; every process it started carries
 a marker in its environment, so anything that escaped the group is found and killed too, and reported.
 
-Also a command: `python tests/e2e/codeserver.py [--port N]` starts it with the demo workspace and waits (make ide).
+`launcher.py` beside it uses this to start the product for a person (`make run`, `make demo`).
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -17,8 +16,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -84,8 +81,17 @@ def processes_with_marker(marker: str) -> list[int]:
 
 
 class CodeServer:
-    def __init__(self, root: Path, *, settings: dict[str, Any] | None = None, port: int | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        settings: dict[str, Any] | None = None,
+        port: int | None = None,
+        inherit_api_keys: bool = False,
+    ) -> None:
         self.root = root
+        # Keys in our environment reach the editor (and so the sidecar) only when asked for: tests keep them out.
+        self.inherit_api_keys = inherit_api_keys
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.user_data = root / "user-data"
@@ -93,7 +99,8 @@ class CodeServer:
         self.workspace = root / "workspace"
         self.log_path = root / "code-server.log"
         self.settings_path = self.user_data / "User" / "settings.json"
-        self.marker = uuid.uuid4().hex
+        # A marker set by whoever started us (a test watching a launcher) is kept, so that it can find our processes.
+        self.marker = os.environ.get(ENV_MARKER) or uuid.uuid4().hex
         self.process: subprocess.Popen[bytes] | None = None
         self.leaked: list[int] = []
         for directory in ("home", "tmp", "xdg/config", "xdg/data", "xdg/cache", "user-data/User", "extensions"):
@@ -102,12 +109,11 @@ class CodeServer:
 
     @property
     def env(self) -> dict[str, str]:
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            # Keep the host's own editor or agent settings out of the private instance.
-            if not key.startswith(("VSCODE_", "ANTHROPIC_", "OPENAI_", "XDG_", "PYTEST_"))
-        }
+        # Keep the host's own editor or agent settings out of the private instance.
+        private = ("VSCODE_", "XDG_", "PYTEST_") + (() if self.inherit_api_keys else ("ANTHROPIC_", "OPENAI_"))
+        env = {key: value for key, value in os.environ.items() if not key.startswith(private)}
+        # code-server listens on $PORT rather than on --bind-addr's port when it is set (`make run PORT=…` sets it).
+        env.pop("PORT", None)
         env.update(
             HOME=str(self.root / "home"),
             TMPDIR=str(self.root / "tmp"),
@@ -242,8 +248,11 @@ class CodeServer:
 
 
 @contextlib.contextmanager
-def running(root: Path, *, settings: dict[str, Any] | None = None, port: int | None = None) -> Iterator[CodeServer]:
-    server = CodeServer(root, settings=settings, port=port)
+def running(
+    root: Path, *, settings: dict[str, Any] | None = None, port: int | None = None, inherit_api_keys: bool = False
+) -> Iterator[CodeServer]:
+    """code-server with the extension from `make vsix`, on a copy of the demo workspace; stopped (all of it) after."""
+    server = CodeServer(root, settings=settings, port=port, inherit_api_keys=inherit_api_keys)
     server.copy_workspace(DEMO_WORKSPACE)
     server.install_extension(vsix_path())
     try:
@@ -251,24 +260,3 @@ def running(root: Path, *, settings: dict[str, Any] | None = None, port: int | N
         yield server
     finally:
         server.stop()
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description="Start code-server with toolgate and the demo workspace.")
-    parser.add_argument("--port", type=int, default=8080, help="port on 127.0.0.1 (default 8080)")
-    args = parser.parse_args()
-    # A terminal's Ctrl-C reaches us as SIGINT; `kill` and a closed terminal should clean up the same way.
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.default_int_handler)
-    root = Path(tempfile.mkdtemp(prefix="toolgate-ide-"))
-    with running(root, settings={"toolgate.python.path": str(VENV_PYTHON)}, port=args.port) as server:
-        print(f"toolgate in code-server: {server.url}  (workspace {server.workspace}; Ctrl-C stops it)", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            while server.process is not None and server.process.poll() is None:
-                time.sleep(0.5)
-    shutil.rmtree(root, ignore_errors=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

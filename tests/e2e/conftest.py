@@ -17,7 +17,8 @@ import pytest
 # --import-mode=importlib does not put test directories on sys.path; the harness module sits next to this file.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codeserver import VENV_PYTHON, CodeServer, running
+from codeserver import CodeServer, running
+from launcher import product_settings
 from playwright.sync_api import BrowserContext, expect, sync_playwright
 from workbench import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, Workbench
 
@@ -40,7 +41,8 @@ FAILED = pytest.StashKey[bool]()
 @pytest.fixture(scope="session")
 def code_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServer]:
     root = tmp_path_factory.mktemp("code-server")
-    with running(root, settings={"toolgate.python.path": str(VENV_PYTHON)}) as server:
+    # The editor `make run` starts (the demo workspace, the project's Python), without a person's API keys.
+    with running(root, settings=product_settings()) as server:
         yield server
     # Every process code-server started must be gone: extension hosts, the sidecar, its children.
     assert server.leaked == [], f"processes outlived code-server's process group: {server.leaked}"

@@ -6,48 +6,28 @@ file as a diff, edit the proposal and accept it. The file on disk is the person'
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from codeserver import VENV_PYTHON, CodeServer, wait_for
+from codeserver import CodeServer, wait_for
+from launcher import MockModelProcess
 from playwright.sync_api import expect
 from workbench import Workbench
 
 pytestmark = pytest.mark.e2e
 
 
-class MockModel:
+class MockModel(MockModelProcess):
+    """The mock model playing `steps`, recording every request it gets."""
+
     def __init__(self, root: Path, steps: list[dict[str, Any]]) -> None:
         root.mkdir(parents=True, exist_ok=True)
-        self.script = root / "mock-script.json"
-        self.record = root / "mock-requests.jsonl"
-        self.script.write_text(json.dumps({"steps": steps}))
-        self.process = subprocess.Popen(
-            [str(VENV_PYTHON), "-m", "toolgate.mockmodel", "--script", str(self.script), "--record", str(self.record)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its own process group, killed at the end
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # printed once it listens; returns "" if it died
-        assert line.startswith("listening on "), f"the mock model did not start: {line!r}"
-        self.url = line.removeprefix("listening on ").strip()
-
-    def requests(self) -> list[dict[str, Any]]:
-        if not self.record.exists():
-            return []
-        return [json.loads(line) for line in self.record.read_text().splitlines()]
-
-    def stop(self) -> None:
-        os.killpg(self.process.pid, signal.SIGTERM)
-        self.process.wait(timeout=10)
+        script = root / "mock-script.json"
+        script.write_text(json.dumps({"steps": steps}))
+        super().__init__(script, record=root / "mock-requests.jsonl")
 
 
 MockFactory = Callable[[list[dict[str, Any]]], MockModel]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
-from codeserver import REPO, CodeServer
+from codeserver import REPO
 from playwright.sync_api import FrameLocator, Locator, Page
 
 SHOTS = REPO / "test-results" / "e2e"
@@ -23,10 +24,18 @@ CHROMIUM_ARGS = [
 TIMEOUT_MS = 30_000
 
 
+class Server(Protocol):
+    """A running code-server: ours (codeserver.CodeServer), or one a launcher started in another process."""
+
+    url: str
+
+    def log_tail(self, lines: int = 40) -> str: ...
+
+
 class Workbench:
     """The VS Code workbench in the browser, with the few moves the tests make."""
 
-    def __init__(self, page: Page, server: CodeServer) -> None:
+    def __init__(self, page: Page, server: Server) -> None:
         self.page = page
         self.server = server
         self.shots: list[Path] = []

@@ -2,6 +2,8 @@
 
 A script file is JSON: `{"steps": [...]}` or just the list. A step is a reply (text and/or tool calls), an
 HTTP error, a reply broken by an error event in the middle, or a reply that stalls until the client goes away.
+`{"steps": [...], "after_last": {...}}` answers every request after the last step with that one step (a demo
+that is over can say so); without it such a request gets a 400 saying the script is used up.
 
     {"text": "Reading it.", "tool_uses": [{"name": "Read", "input": {"file_path": "a.txt"}}]}
     {"error": {"status": 529}}
@@ -74,6 +76,7 @@ class Script(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     steps: list[Step] = Field(default_factory=list)
+    after_last: Step | None = None  # the reply to every request once the steps are used up (None: a 400)
 
 
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])

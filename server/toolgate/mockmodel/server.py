@@ -4,8 +4,8 @@
     POST /v1/chat/completions    OpenAI Chat Completions, streaming (SSE)   (also without the /v1)
     GET  /_mock/requests         what was recorded so far, as JSON
 
-Each accepted request consumes the next scripted step, whichever API it came in through. A request that
-breaks the pairing rules (see `pairing.py`) gets a 400 like the real APIs give, and consumes nothing.
+Each accepted request consumes the next scripted step, whichever API it came in through (then the script's
+`after_last` step, if it has one, answers every further request). A request that breaks the pairing rules (see `pairing.py`) gets a 400 like the real APIs give, and consumes nothing.
 """
 
 from __future__ import annotations
@@ -179,6 +179,8 @@ class _Handler(BaseHTTPRequestHandler):
                     record.step = state.next_step
                     step = state.script.steps[state.next_step]
                     state.next_step += 1
+                elif state.script.after_last is not None:
+                    step = state.script.after_last
                 else:
                     problem = f"the mock's script has no step left for request {record.index}"
             state.lock.notify_all()

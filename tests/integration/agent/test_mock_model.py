@@ -87,6 +87,22 @@ def test_an_exhausted_script_says_so() -> None:
         assert response.status_code == 400 and "no step left" in response.text
 
 
+def test_after_the_last_step_the_after_last_step_answers_every_request() -> None:
+    script = {"steps": [{"text": "first"}], "after_last": {"text": "The script is over.", "chunk_chars": 64}}
+    with MockModelServer(script) as mock:
+        bodies = []
+        for _ in range(3):
+            with httpx2.stream(
+                "POST", mock.url + "/v1/messages", json=anthropic({"role": "user", "content": "hi"})
+            ) as r:
+                assert r.status_code == 200
+                bodies.append(r.read().decode())
+        assert '"text": "first"' in bodies[0]
+        assert all("The script is over." in body for body in bodies[1:]), bodies
+        assert mock.steps_left == 0
+        assert [r.step for r in mock.requests] == [0, None, None]
+
+
 def test_runs_as_a_program_and_records_requests(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"steps": [{"text": "Hello from the script."}]}))
