@@ -1,14 +1,20 @@
 /**
  * Approval requests from the sidecar (`toolgate/approval/request`): each becomes a card in the chat with Allow
- * once, Always allow (a suggested rule, in a scope the person picks) and Deny (with optional feedback). When the chat
- * is hidden, a notification offers the same choices; whichever is answered first wins. Nothing here takes focus
- * from the editor: a card is added where the person can reach it, and a notification waits in its corner.
+ * once, Always allow (a suggested rule the person may edit, in a scope the person picks) and Deny (with optional
+ * feedback). When the chat is hidden, a notification offers the same choices; whichever is answered first wins.
+ * Nothing here takes focus from the editor: a card is added where the person can reach it, and a notification waits
+ * in its corner.
+ *
+ * An "always allow" rule is saved through `toolgate/settings/addRule` before the call is allowed, so that a rule the
+ * sidecar refuses (a typo, a broken settings file) is shown with its reason and can be corrected; the call still
+ * waits. Once saved, the answer is a plain allow.
  */
 
 import type { ChatPresence, ChatStore } from './chatStore';
 import type { CancellationLike, Disposable, Notifier, QuickPickItem } from './host';
 import type { ApprovalAnswer, ApprovalRequestParams, RuleScope, RuleSuggestion } from './protocol';
 import { RULE_SCOPES } from './protocol';
+import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
 
 export const SCOPE_LABELS: Record<RuleScope, string> = {
@@ -32,13 +38,31 @@ export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
   }
 }
 
-/** What the card says once answered. */
-export function outcomeForChoice(choice: ApprovalChoice): string {
+/** Saves "always allow" rules, through the sidecar (which validates them). */
+export interface RuleSaver {
+  /** Add an allow rule; rejects with the sidecar's reason when it refuses the rule. */
+  addRule(sessionId: string, rule: string, scope: RuleScope): Promise<{ warnings: string[] }>;
+  /** Whether the rules in force now allow this very call; undefined when the sidecar cannot say. */
+  allows(sessionId: string, toolName: string, input: Record<string, unknown>): Promise<boolean | undefined>;
+}
+
+/** What the card says once answered. For "always", what saving the rule found out. */
+export function outcomeForChoice(
+  choice: ApprovalChoice,
+  saved: { warnings: string[]; coversCall: boolean | undefined } = { warnings: [], coversCall: undefined },
+): string {
   switch (choice.kind) {
     case 'once':
       return 'Allowed once.';
-    case 'always':
-      return `Allowed. From now on ${choice.rule} is allowed (${SCOPE_LABELS[choice.scope].split(' (')[0]?.toLowerCase()}).`;
+    case 'always': {
+      const where = SCOPE_LABELS[choice.scope].split(' (')[0]?.toLowerCase();
+      const parts = [`Allowed. From now on ${choice.rule} is allowed (${where}).`];
+      if (saved.coversCall === false) {
+        parts.push('That rule does not cover this call itself, so a call like it will be asked about again.');
+      }
+      parts.push(...saved.warnings);
+      return parts.join(' ');
+    }
     case 'deny': {
       const feedback = choice.feedback.trim();
       return feedback ? `Denied, with feedback: ${feedback}` : 'Denied.';
@@ -51,8 +75,13 @@ interface Pending {
   params: ApprovalRequestParams;
   resolve: (answer: ApprovalAnswer) => void;
   notifying: boolean;
+  /** An "always allow" rule is being saved: other answers wait for its outcome. */
+  saving: boolean;
   subscriptions: Disposable[];
 }
+
+/** How an answer went: settled, or (for "always allow") refused by the sidecar with a reason. */
+export type AnswerOutcome = { ok: true } | { ok: false; error: string };
 
 export class ApprovalBroker implements Disposable {
   private readonly pending = new Map<string, Pending>();
@@ -63,6 +92,7 @@ export class ApprovalBroker implements Disposable {
     private readonly store: ChatStore,
     private readonly presence: ChatPresence,
     private readonly notifier: Notifier,
+    private readonly rules: RuleSaver,
     private readonly onPendingChanged: () => void = () => undefined,
   ) {
     // A card that was waiting in a visible chat needs a notification once the chat is hidden.
@@ -79,7 +109,7 @@ export class ApprovalBroker implements Disposable {
   request(params: ApprovalRequestParams, token?: CancellationLike): Promise<ApprovalAnswer> {
     const id = `a${++this.counter}`;
     return new Promise<ApprovalAnswer>((resolve) => {
-      const entry: Pending = { id, params, resolve, notifying: false, subscriptions: [] };
+      const entry: Pending = { id, params, resolve, notifying: false, saving: false, subscriptions: [] };
       this.pending.set(id, entry);
       this.store.dispatch({
         type: 'approvalRequested',
@@ -102,18 +132,45 @@ export class ApprovalBroker implements Disposable {
     });
   }
 
-  /** An answer from the chat card (or the notification). A second answer to the same request is ignored. */
-  answer(id: string, choice: ApprovalChoice): boolean {
+  /**
+   * An answer from the chat card (or the notification). A second answer to the same request is ignored. "Always
+   * allow" first saves the rule; when the sidecar refuses it, the request stays open and the card shows why.
+   */
+  async answer(id: string, choice: ApprovalChoice): Promise<AnswerOutcome> {
     const entry = this.pending.get(id);
-    if (!entry) return false;
-    this.settle(entry, answerForChoice(choice), choice.kind === 'deny' ? 'denied' : 'allowed', outcomeForChoice(choice));
-    return true;
+    if (!entry || entry.saving) return { ok: false, error: 'This request was answered already.' };
+    if (choice.kind !== 'always') {
+      this.settle(entry, answerForChoice(choice), choice.kind === 'deny' ? 'denied' : 'allowed', outcomeForChoice(choice));
+      return { ok: true };
+    }
+    const { sessionId, toolName, input } = entry.params;
+    entry.saving = true;
+    let warnings: string[];
+    try {
+      ({ warnings } = await this.rules.addRule(sessionId, choice.rule, choice.scope));
+    } catch (error) {
+      entry.saving = false;
+      const reason = failureReason(error);
+      if (this.pending.has(id)) {
+        this.store.dispatch({ type: 'approvalFailed', id, rule: choice.rule, scope: choice.scope, error: reason });
+      }
+      return { ok: false, error: reason };
+    }
+    // An edited rule may not match the call it was written for; the person should know before relying on it.
+    const coversCall = await this.rules.allows(sessionId, toolName, input).catch(() => undefined);
+    entry.saving = false;
+    if (!this.pending.has(id)) return { ok: false, error: 'The request was withdrawn while the rule was saved.' };
+    this.settle(entry, { decision: 'allow' }, 'allowed', outcomeForChoice(choice, { warnings, coversCall }));
+    return { ok: true };
   }
 
   /** The sidecar withdrew the request (the turn was interrupted, or it disconnected). */
   cancel(id: string): void {
     const entry = this.pending.get(id);
-    if (entry) this.settle(entry, { decision: 'deny' }, 'cancelled', 'Withdrawn: the turn ended before an answer.');
+    if (entry) {
+      entry.saving = false;
+      this.settle(entry, { decision: 'deny' }, 'cancelled', 'Withdrawn: the turn ended before an answer.');
+    }
   }
 
   /** Every open request is withdrawn, for example because the sidecar stopped. */
@@ -153,15 +210,11 @@ export class ApprovalBroker implements Disposable {
       const picked = await this.notifier.show('warning', message, ...actions);
       if (!this.pending.has(entry.id) || picked === undefined) return; // answered elsewhere, or dismissed
       if (picked === 'Allow once') {
-        this.answer(entry.id, { kind: 'once' });
+        await this.answer(entry.id, { kind: 'once' });
         return;
       }
       if (picked === 'Always allow…') {
-        const choice = await this.pickRule(suggestions);
-        if (choice && this.pending.has(entry.id)) {
-          this.answer(entry.id, choice);
-          return;
-        }
+        if (await this.alwaysAllowFromPrompts(entry, suggestions)) return;
         continue;
       }
       if (picked === 'Deny…') {
@@ -171,7 +224,7 @@ export class ApprovalBroker implements Disposable {
           placeholder: 'for example: use the test script instead',
         });
         if (feedback !== undefined && this.pending.has(entry.id)) {
-          this.answer(entry.id, { kind: 'deny', feedback });
+          await this.answer(entry.id, { kind: 'deny', feedback });
           return;
         }
         continue;
@@ -180,20 +233,47 @@ export class ApprovalBroker implements Disposable {
     }
   }
 
-  private async pickRule(suggestions: RuleSuggestion[]): Promise<ApprovalChoice | undefined> {
-    const rule = await this.notifier.pick(
-      suggestions.map((suggestion) => ({ label: suggestion.rule, suggestion })),
-      { title: 'Always allow', placeholder: 'The rule to add' },
-    );
-    if (!rule) return undefined;
+  /**
+   * "Always allow…" from the notification: pick a suggestion, edit it, pick a scope, save. A rule the sidecar
+   * refuses comes back in the input box with the reason. True once the request is answered (here or elsewhere).
+   */
+  private async alwaysAllowFromPrompts(entry: Pending, suggestions: RuleSuggestion[]): Promise<boolean> {
+    const picked =
+      suggestions.length === 1
+        ? { suggestion: suggestions[0] as RuleSuggestion }
+        : await this.notifier.pick(
+            suggestions.map((suggestion) => ({ label: suggestion.rule, suggestion })),
+            { title: 'Always allow', placeholder: 'The rule to start from (you can edit it next)' },
+          );
+    if (!picked) return false;
+    let rule = picked.suggestion.rule;
+    let error: string | undefined;
+    for (;;) {
+      const edited = await this.notifier.input({
+        title: `Always allow (${entry.params.toolName})`,
+        prompt: 'The rule to add; edit it to allow more or less. Press Enter to go on, Escape to go back.',
+        value: rule,
+        error,
+      });
+      if (edited === undefined || edited.trim() === '' || !this.pending.has(entry.id)) return !this.pending.has(entry.id);
+      rule = edited.trim();
+      const scope = await this.pickScope(rule, picked.suggestion.scope);
+      if (!scope || !this.pending.has(entry.id)) return !this.pending.has(entry.id);
+      const outcome = await this.answer(entry.id, { kind: 'always', rule, scope });
+      if (outcome.ok || !this.pending.has(entry.id)) return true;
+      error = outcome.error;
+    }
+  }
+
+  private async pickScope(rule: string, suggested: RuleScope): Promise<RuleScope | undefined> {
     const scopes: (QuickPickItem & { scope: RuleScope })[] = RULE_SCOPES.map((scope) => ({
       label: SCOPE_LABELS[scope],
       scope,
-      description: scope === rule.suggestion.scope ? 'suggested' : undefined,
+      description: scope === suggested ? 'suggested' : undefined,
     }));
-    scopes.sort((a, b) => Number(b.scope === rule.suggestion.scope) - Number(a.scope === rule.suggestion.scope));
-    const scope = await this.notifier.pick(scopes, { title: `Always allow ${rule.label}`, placeholder: 'Where to save it' });
-    return scope ? { kind: 'always', rule: rule.label, scope: scope.scope } : undefined;
+    scopes.sort((a, b) => Number(b.scope === suggested) - Number(a.scope === suggested));
+    const picked = await this.notifier.pick(scopes, { title: `Always allow ${rule}`, placeholder: 'Where to save it' });
+    return picked?.scope;
   }
 }
 

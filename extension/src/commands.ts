@@ -3,11 +3,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 
-import type { ChatController } from './controller';
+import type { ChatController, HostAction } from './controller';
 import type { Notifier } from './host';
 import type { PythonFailure } from './python';
 import { installCommand } from './python';
-import { EMPTY_RULES_FILE, FILE_SCOPE_LABELS, filesFromSettings, permissionFiles } from './permissionFiles';
+import { EMPTY_RULES_FILE, FILE_SCOPE_LABELS, filesFromSettings, permissionFiles, positionOf } from './permissionFiles';
 import type { ReviewController } from './reviews';
 import type { Provider } from './settings';
 import { apiKeySecretName } from './settings';
@@ -35,6 +35,8 @@ export interface CommandDeps {
     'executeCommand' | 'openFileOrDraft' | 'runInTerminal' | 'activeEditorResource' | 'resourceOf'
   >;
   showLog(): void;
+  /** The rules in force, to see, remove and add (rulesView.ts). */
+  rules: { show(): Promise<void> };
 }
 
 const PROVIDER_NAMES: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI (or compatible)' };
@@ -69,10 +71,20 @@ export class Commands {
   }
 
   async openPermissionRules(): Promise<void> {
+    await this.deps.rules.show();
+  }
+
+  /**
+   * The rules files, to open one. `reported` is what the sidecar said its engine reads (settings/get); without it,
+   * the open session's settings are asked for, and without a sidecar the documented locations are used.
+   */
+  async openRulesFile(reported?: Record<string, string>): Promise<void> {
     const { notifier, vscode, client } = this.deps;
     let files = permissionFiles(this.deps.workspaceFolder(), process.env, os.homedir());
     const sessionId = this.deps.currentSessionId();
-    if (sessionId) {
+    if (reported) {
+      files = filesFromSettings(reported, files);
+    } else if (sessionId) {
       try {
         // The sidecar knows exactly which files its permission engine reads.
         files = filesFromSettings((await client.getSettings(sessionId)).settingsFiles, files);
@@ -91,6 +103,20 @@ export class Commands {
     );
     if (!picked) return;
     await vscode.openFileOrDraft(picked.file.path, fs.existsSync(picked.file.path), EMPTY_RULES_FILE);
+  }
+
+  /** Open a settings file: at the place a problem names, or at the rule `search` (its JSON string), or at the top. */
+  async openSettingsFile(path: string, at?: { line: number | null; column: number | null }, search?: string): Promise<void> {
+    const exists = fs.existsSync(path);
+    let position = at?.line ? { line: at.line, column: at.column ?? 1 } : undefined;
+    if (!position && search && exists) {
+      try {
+        position = positionOf(fs.readFileSync(path, 'utf8'), JSON.stringify(search));
+      } catch {
+        position = undefined; // unreadable: the editor will say so when it opens it
+      }
+    }
+    await this.deps.vscode.openFileOrDraft(path, exists, EMPTY_RULES_FILE, position);
   }
 
   async newSession(): Promise<void> {
@@ -119,9 +145,15 @@ export class Commands {
     else await reviews.reject(id);
   }
 
-  async sidecarAction(action: SidecarAction | 'setApiKey'): Promise<void> {
+  async sidecarAction(action: HostAction): Promise<void> {
     const { manager, vscode } = this.deps;
     switch (action) {
+      case 'openProviderSettings':
+        // The provider, model and base URL settings (and the rest of toolgate's) in the Settings editor.
+        await vscode.executeCommand('workbench.action.openSettings', '@ext:toolgate.toolgate');
+        return;
+      case 'openPermissionRules':
+        return this.openPermissionRules();
       case 'restartSidecar':
         return manager.restart();
       case 'showLog':

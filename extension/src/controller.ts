@@ -12,11 +12,13 @@ import type {
   ProviderConfigureParams,
   ReviewEdits,
   SessionInfo,
+  Settings,
   StopReason,
   ToolProgressParams,
 } from './protocol';
 import type { ReviewController } from './reviews';
-import type { ProviderStatus, SidecarAction, SidecarStatus } from './shared/chatModel';
+import type { ProviderStatus, SettingsProblem, SidecarAction, SidecarStatus } from './shared/chatModel';
+import { settingsProblems } from './permissionFiles';
 import type { ViewMessage } from './shared/messages';
 import type { SidecarState } from './sidecar';
 import { NotSupported, SidecarUnavailable } from './sidecarClient';
@@ -38,8 +40,13 @@ export interface ControllerDeps {
   /** Whether an API key is known to the editor (for the status line while no sidecar runs). */
   hasStoredKey: () => boolean;
   /** Runs one of the extension's commands (restart, show log, set API key, …). */
-  runAction: (action: SidecarAction | 'setApiKey') => Promise<void>;
+  runAction: (action: HostAction) => Promise<void>;
+  /** Open a settings file the sidecar reported a problem in, at the place it named. */
+  openSettingsProblem: (problem: SettingsProblem) => Promise<void>;
 }
+
+/** What the chat's buttons may ask the extension to do, besides chatting. */
+export type HostAction = SidecarAction | 'setApiKey' | 'openProviderSettings' | 'openPermissionRules';
 
 /** What the transcript says when a turn ends other than by the model finishing (errors have their own event). */
 const STOP_NOTICES: Partial<Record<StopReason, string>> = {
@@ -146,7 +153,7 @@ export class ChatController {
       case 'setMode':
         return this.setMode(message.mode);
       case 'approval':
-        this.deps.approvals.answer(message.id, message.choice);
+        await this.deps.approvals.answer(message.id, message.choice);
         return;
       case 'review':
         return message.decision === 'accept'
@@ -157,7 +164,41 @@ export class ChatController {
       case 'sidecarAction':
         return this.deps.runAction(message.action);
       case 'setApiKey':
-        return this.deps.runAction('setApiKey');
+      case 'openProviderSettings':
+      case 'openPermissionRules':
+        return this.deps.runAction(message.type);
+      case 'openSettingsProblem': {
+        const problem = this.deps.store.state.settingsProblems[message.index];
+        if (problem?.file) await this.deps.openSettingsProblem(problem);
+        return;
+      }
+    }
+  }
+
+  /** The open session's settings as the sidecar reports them: what it could not use goes to the banner. */
+  showSettings(settings: Settings): void {
+    const { store } = this.deps;
+    if (settings.sessionId !== store.state.sessionId) return;
+    store.dispatch({ type: 'settingsProblems', problems: settingsProblems(settings.problems, settings.settingsFiles) });
+  }
+
+  /** Ask the sidecar again which settings problems the open session has. */
+  async refreshSettings(): Promise<void> {
+    const sessionId = this.deps.store.state.sessionId;
+    if (!sessionId) return;
+    try {
+      this.showSettings(await this.deps.client.getSettings(sessionId));
+    } catch {
+      // An older sidecar, or none: the banner keeps what it knew. Nothing here is worth a notice.
+    }
+  }
+
+  /** The session the permission rules belong to: the open one, or a new one. Undefined while no sidecar runs. */
+  async sessionForRules(): Promise<string | undefined> {
+    try {
+      return await this.ensureSession();
+    } catch {
+      return undefined;
     }
   }
 
@@ -237,6 +278,7 @@ export class ChatController {
       store.dispatch({ type: 'sessionOpened', sessionId: info.sessionId, mode: info.mode, messages: [], todos: [], busy: false });
       if (!(error instanceof NotSupported)) this.report(error);
     }
+    await this.refreshSettings();
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -294,6 +336,7 @@ export class ChatController {
     try {
       const info = await client.loadSession(sessionId);
       if (store.state.sessionId === sessionId) store.dispatch({ type: 'mode', mode: info.mode });
+      await this.refreshSettings();
     } catch (error) {
       if (store.state.sessionId !== sessionId) return;
       store.dispatch({ type: 'sessionClosed' });
@@ -380,6 +423,7 @@ export class ChatController {
     const { sessionId } = await client.newSession(mode, this.deps.reviewEdits());
     store.dispatch({ type: 'sessionOpened', sessionId, mode, messages: [], todos: [], busy: false });
     void this.refreshSessions(); // the picker lists the new session
+    void this.refreshSettings(); // a new session reads the settings files afresh: the banner follows
     return sessionId;
   }
 

@@ -12,12 +12,14 @@ import { ChatStore } from './chatStore';
 import { Commands } from './commands';
 import { ChatController } from './controller';
 import { realTimers } from './host';
+import { InterpreterWatch } from './interpreterWatch';
 import { languageClientFactory } from './languageClient';
 import { runProcess } from './processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
 import { checkPython, choosePython, installCommand } from './python';
 import { RestartPolicy } from './restartPolicy';
 import { ReviewController } from './reviews';
+import { RulesView } from './rulesView';
 import type { Provider, ToolgateSettings } from './settings';
 import {
   apiKeySecretName,
@@ -107,7 +109,17 @@ export function activate(context: vscode.ExtensionContext): void {
     const count = approvals.pendingCount + reviews.pendingCount;
     chatView.setBadge(count, count === 1 ? 'toolgate is waiting for your answer' : `toolgate is waiting for ${count} answers`);
   };
-  const approvals: ApprovalBroker = new ApprovalBroker(store, chatView, api.notifier, () => updateBadge());
+  const approvals: ApprovalBroker = new ApprovalBroker(
+    store,
+    chatView,
+    api.notifier,
+    {
+      addRule: async (sessionId, rule, scope) => client.addRule(sessionId, rule, 'allow', scope),
+      allows: async (sessionId, tool, input) =>
+        (await client.checkPermission(sessionId, tool, input)).decision === 'allow',
+    },
+    () => updateBadge(),
+  );
   const reviews: ReviewController = new ReviewController(
     proposed,
     originals,
@@ -136,6 +148,17 @@ export function activate(context: vscode.ExtensionContext): void {
     currentSessionId: () => store.state.sessionId,
     vscode: api,
     showLog: () => output.show(true),
+    rules: {
+      show: () => rulesView.show(),
+    },
+  });
+  const rulesView = new RulesView({
+    notifier: api.notifier,
+    client,
+    session: () => chatController.sessionForRules(),
+    openRulesFile: (files) => commands.openRulesFile(files),
+    openFile: (file, search) => commands.openSettingsFile(file, undefined, search),
+    onSettings: (settings) => chatController.showSettings(settings),
   });
   const chatController: ChatController = new ChatController({
     store,
@@ -149,6 +172,15 @@ export function activate(context: vscode.ExtensionContext): void {
     providerConfiguration: () => providerConfiguration(settings),
     hasStoredKey,
     runAction: (action): Promise<void> => commands.sidecarAction(action),
+    openSettingsProblem: (problem) =>
+      problem.file ? commands.openSettingsFile(problem.file, problem) : Promise.resolve(),
+  });
+  const interpreterWatch = new InterpreterWatch({
+    settingPath: () => resolvePythonPath(settings.pythonPath, api.firstWorkspaceFolder()),
+    manager: sidecar,
+    timers: realTimers,
+    notify: (text) => store.dispatch({ type: 'notice', level: 'info', text }),
+    log,
   });
 
   let lastProblem = '';
@@ -201,6 +233,8 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerChatView(CHAT_VIEW_ID, chatView),
     api.registerProposalFileSystem(proposed),
     api.registerProposalFileSystem(originals),
+    interpreterWatch,
+    api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void applySettings(false)),
     api.onSecretsChanged(context, (key) => {
       if (PROVIDERS.some((name) => apiKeySecretName(name) === key)) void applySettings(true);

@@ -16,6 +16,8 @@ export interface QuickPickItem {
   label: string;
   description?: string;
   detail?: string;
+  /** A heading between groups of items; it cannot be picked. */
+  separator?: boolean;
 }
 
 /** Notifications, pickers and prompts. None of these take focus from the editor except pickers and input boxes. */
@@ -24,9 +26,15 @@ export interface Notifier {
   /** A modal confirmation, for destructive actions the person started themselves. */
   confirm(message: string, detail: string, action: string): Promise<boolean>;
   pick<T extends QuickPickItem>(items: T[], options: { title: string; placeholder?: string }): Promise<T | undefined>;
-  input(options: { title: string; prompt: string; placeholder?: string; password?: boolean; value?: string }): Promise<
-    string | undefined
-  >;
+  /** An input box. `error` is shown under `value` (until the value is changed): why the last attempt failed. */
+  input(options: {
+    title: string;
+    prompt: string;
+    placeholder?: string;
+    password?: boolean;
+    value?: string;
+    error?: string;
+  }): Promise<string | undefined>;
 }
 
 /** A document's address: a URI's scheme and path (vscodeApi turns it into a vscode.Uri). */

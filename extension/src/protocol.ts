@@ -17,10 +17,13 @@ export type {
   ChatSendResult,
   FileProposal,
   InitializationOptions,
+  PermissionCheckResult,
   PermissionMode,
   ProviderConfigureParams,
   ProviderStatus as SidecarProviderStatus,
   ReviewedFile,
+  RuleChangeResult,
+  RuleEntry,
   SessionInfo,
   SessionListResult,
   Settings,
@@ -34,6 +37,7 @@ export type DiffReviewParams = generated.DiffReviewParams;
 export type DiffReviewAnswer = generated.DiffReviewResult;
 export type RuleSuggestion = generated.RuleSuggestionOutput;
 export type RuleScope = RuleSuggestion['scope'];
+export type RuleBehavior = generated.RuleEntry['behavior'];
 export type ReviewEdits = generated.Settings['reviewEdits'];
 export type ToolProgressParams = generated.ToolProgress;
 export type ChatEvent = generated.ChatEventParams['event'];
@@ -46,6 +50,8 @@ export const PERMISSION_MODES: readonly generated.PermissionMode[] = [
   'bypassPermissions',
 ];
 export const RULE_SCOPES: readonly RuleScope[] = ['session', 'local', 'project', 'user'];
+/** In the order the permission engine consults them. */
+export const RULE_BEHAVIORS: readonly RuleBehavior[] = ['deny', 'ask', 'allow'];
 
 /** The `toolgate.diffReview` setting's values, as the sidecar names them (a session's `reviewEdits`). */
 export type DiffReviewPolicy = 'always' | 'whenAsking';

@@ -16,9 +16,13 @@ import type {
   ChatSendResult,
   DiffReviewAnswer,
   DiffReviewParams,
+  PermissionCheckResult,
   PermissionMode,
   ProviderConfigureParams,
   ReviewEdits,
+  RuleBehavior,
+  RuleChangeResult,
+  RuleScope,
   SessionInfo,
   SidecarProviderStatus,
   SessionListResult,
@@ -49,9 +53,16 @@ export class SidecarError extends Error {
     readonly method: string,
     message: string,
     readonly code: number | undefined,
+    /** The sidecar's own words, without the method's name (for messages about the person's input). */
+    readonly reason: string = message,
   ) {
     super(message);
   }
+}
+
+/** What a failed request should say to a person: the sidecar's reason when it gave one. */
+export function failureReason(error: unknown): string {
+  return error instanceof SidecarError ? error.reason : errorMessage(error);
 }
 
 /** Where handlers for server → client messages are registered (SidecarManager, for every process it starts). */
@@ -116,6 +127,20 @@ export class SidecarClient {
     return this.request(Methods.settingsSetReviewEdits, { sessionId, reviewEdits });
   }
 
+  /** Add a permission rule; an invalid rule or a broken settings file fails with the sidecar's reason. */
+  addRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
+    return this.request(Methods.settingsAddRule, { sessionId, rule, behavior, scope });
+  }
+
+  removeRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
+    return this.request(Methods.settingsRemoveRule, { sessionId, rule, behavior, scope });
+  }
+
+  /** What the permission engine would decide for a call, without running anything. */
+  checkPermission(sessionId: string, tool: string, input: Record<string, unknown>): Promise<PermissionCheckResult> {
+    return this.request(Methods.permissionsCheck, { sessionId, tool, input });
+  }
+
   // -- server → client ---------------------------------------------------------------------------------------------
 
   onApprovalRequest(handler: (params: ApprovalRequestParams, token: CancellationLike) => Promise<ApprovalAnswer>): void {
@@ -142,7 +167,7 @@ export class SidecarClient {
     } catch (error) {
       const code = errorCode(error);
       if (code === METHOD_NOT_FOUND) throw new NotSupported(method);
-      throw new SidecarError(method, `${method} failed: ${errorMessage(error)}`, code);
+      throw new SidecarError(method, `${method} failed: ${errorMessage(error)}`, code, errorMessage(error));
     }
   }
 }

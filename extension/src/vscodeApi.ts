@@ -33,16 +33,21 @@ export const notifier: Notifier = {
     return picked === action;
   },
   async pick<T extends QuickPickItem>(items: T[], options: { title: string; placeholder?: string }) {
-    return vscode.window.showQuickPick(items, { title: options.title, placeHolder: options.placeholder });
+    const shown = items.map((item) => (item.separator ? { ...item, kind: vscode.QuickPickItemKind.Separator } : item));
+    const picked = await vscode.window.showQuickPick(shown, { title: options.title, placeHolder: options.placeholder });
+    return picked === undefined ? undefined : items[shown.indexOf(picked)];
   },
   async input(options) {
+    const { error, value } = options;
     return vscode.window.showInputBox({
       title: options.title,
       prompt: options.prompt,
       placeHolder: options.placeholder,
       password: options.password ?? false,
-      value: options.value,
+      value,
       ignoreFocusOut: true,
+      // The reason the last attempt failed stays under the box until the person changes the text.
+      validateInput: error ? (text) => (text === value ? { message: error, severity: vscode.InputBoxValidationSeverity.Warning } : undefined) : undefined,
     });
   },
 };
@@ -218,6 +223,51 @@ export async function pythonExtensionInterpreter(resource: string | undefined): 
   return api.settings?.getExecutionDetails?.(uri)?.execCommand?.[0];
 }
 
+/**
+ * Calls `listener` with the new interpreter's path whenever the Python extension's active interpreter changes. The
+ * Python extension may be installed (or activated) after toolgate; it is looked for again whenever extensions change.
+ */
+export function onPythonInterpreterChanged(listener: (interpreter: string) => void): vscode.Disposable {
+  type Event<T> = (listener: (event: T) => unknown) => vscode.Disposable;
+  type PythonApi = {
+    environments?: { onDidChangeActiveEnvironmentPath?: Event<{ path?: string } | undefined> };
+    settings?: { onDidChangeExecutionDetails?: Event<unknown> };
+  };
+  const subscriptions: vscode.Disposable[] = [];
+  let subscribed = false;
+  let disposed = false;
+  const subscribe = (api: PythonApi | undefined): void => {
+    if (disposed || subscribed || !api) return;
+    const environments = api.environments?.onDidChangeActiveEnvironmentPath;
+    if (environments) {
+      subscribed = true;
+      subscriptions.push(environments.call(api.environments, (event) => listener(event?.path ?? '')));
+      return;
+    }
+    // Older Python extensions only say that the execution details changed, not to what.
+    const details = api.settings?.onDidChangeExecutionDetails;
+    if (details) {
+      subscribed = true;
+      subscriptions.push(details.call(api.settings, () => listener('')));
+    }
+  };
+  const look = (): void => {
+    const extension = vscode.extensions.getExtension('ms-python.python');
+    if (!extension || subscribed) return;
+    const activation = extension.isActive ? Promise.resolve(extension.exports) : extension.activate();
+    activation.then(
+      (api) => subscribe(api as PythonApi | undefined),
+      () => undefined, // a Python extension that fails to activate offers nothing to follow
+    );
+  };
+  look();
+  subscriptions.push(vscode.extensions.onDidChange(look));
+  return new vscode.Disposable(() => {
+    disposed = true;
+    for (const subscription of subscriptions.splice(0)) subscription.dispose();
+  });
+}
+
 function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
@@ -327,10 +377,22 @@ export function resourceOf(value: unknown): ResourceRef | undefined {
   return value instanceof vscode.Uri ? { scheme: value.scheme, path: value.path } : undefined;
 }
 
-/** Open a file in an editor; a missing file opens as an unsaved document with `initialText`, so nothing is written. */
-export async function openFileOrDraft(fsPath: string, exists: boolean, initialText: string): Promise<void> {
+/**
+ * Open a file in an editor, with the cursor at `at` (1-based line and column) when given; a missing file opens as an
+ * unsaved document with `initialText`, so nothing is written.
+ */
+export async function openFileOrDraft(
+  fsPath: string,
+  exists: boolean,
+  initialText: string,
+  at?: { line: number; column: number },
+): Promise<void> {
   if (exists) {
-    await vscode.window.showTextDocument(vscode.Uri.file(fsPath), { preview: false });
+    const position = at ? new vscode.Position(Math.max(at.line - 1, 0), Math.max(at.column - 1, 0)) : undefined;
+    await vscode.window.showTextDocument(vscode.Uri.file(fsPath), {
+      preview: false,
+      selection: position ? new vscode.Range(position, position) : undefined,
+    });
     return;
   }
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(fsPath).with({ scheme: 'untitled' }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ApprovalBroker, answerForChoice } from '../src/approvals';
 import type { ApprovalRequestParams } from '../src/protocol';
-import { FakeCancellation, FakeNotifier, FakePresence, newStore, settle } from './fakes';
+import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, deferred, newStore, settle } from './fakes';
 
 const bash: ApprovalRequestParams = {
   sessionId: 's1',
@@ -21,9 +21,10 @@ function setup(visible: boolean) {
   const store = newStore();
   const presence = new FakePresence(visible);
   const notifier = new FakeNotifier();
+  const rules = new FakeRules();
   let changes = 0;
-  const broker = new ApprovalBroker(store, presence, notifier, () => changes++);
-  return { store, presence, notifier, broker, changes: () => changes };
+  const broker = new ApprovalBroker(store, presence, notifier, rules, () => changes++);
+  return { store, presence, notifier, rules, broker, changes: () => changes };
 }
 
 function card(store: ReturnType<typeof newStore>) {
@@ -48,28 +49,77 @@ describe('answerForChoice', () => {
 });
 
 describe('ApprovalBroker', () => {
-  it('shows a card with the reason and resolves with the answer given on it', async () => {
-    const { store, broker, notifier } = setup(true);
+  it('shows a card with the reason; "always allow" saves the rule through the sidecar, then allows', async () => {
+    const { store, broker, notifier, rules } = setup(true);
     const answer = broker.request(bash);
     expect(card(store)).toMatchObject({ toolName: 'Bash', summary: 'npm test', reason: bash.reason, state: 'pending' });
     expect(broker.pendingCount).toBe(1);
     expect(notifier.shown).toHaveLength(0); // the chat is visible: no notification
 
-    expect(broker.answer(card(store).id, { kind: 'always', rule: 'Bash(npm test:*)', scope: 'session' })).toBe(true);
-    await expect(answer).resolves.toEqual({ decision: 'allow', remember: { rule: 'Bash(npm test:*)', scope: 'session' } });
+    const outcome = await broker.answer(card(store).id, { kind: 'always', rule: 'Bash(npm test:*)', scope: 'session' });
+    expect(outcome).toEqual({ ok: true });
+    expect(rules.added).toEqual([{ sessionId: 's1', rule: 'Bash(npm test:*)', scope: 'session' }]);
+    // The rule is kept already; the answer needs no `remember` (which would add it a second time).
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
     expect(card(store).state).toBe('allowed');
-    expect(card(store).outcome).toContain('Bash(npm test:*)');
+    expect(card(store).outcome).toBe('Allowed. From now on Bash(npm test:*) is allowed (this session only).');
     expect(broker.pendingCount).toBe(0);
+  });
+
+  it('keeps the card open with the reason when the sidecar refuses an edited rule, then saves the fix', async () => {
+    const { store, broker, rules } = setup(true);
+    const answer = broker.request(bash);
+    const id = card(store).id;
+    rules.refusals = ["The rule 'Bash(npm test:*' was not changed: unbalanced parentheses"];
+    const refused = await broker.answer(id, { kind: 'always', rule: 'Bash(npm test:*', scope: 'project' });
+    expect(refused).toEqual({ ok: false, error: "The rule 'Bash(npm test:*' was not changed: unbalanced parentheses" });
+    expect(card(store)).toMatchObject({
+      state: 'pending',
+      draft: { rule: 'Bash(npm test:*', scope: 'project' },
+      error: "The rule 'Bash(npm test:*' was not changed: unbalanced parentheses",
+    });
+    expect(broker.pendingCount).toBe(1); // the call still waits
+
+    expect(await broker.answer(id, { kind: 'always', rule: 'Bash(npm test:*)', scope: 'project' })).toEqual({ ok: true });
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(card(store)).toMatchObject({ state: 'allowed', error: '' });
+    expect(rules.added.map((added) => added.rule)).toEqual(['Bash(npm test:*)']);
+  });
+
+  it('says when a saved rule does not cover the call it was written for, and passes on the warnings', async () => {
+    const { store, broker, rules } = setup(true);
+    rules.covers = false;
+    rules.warnings = ['Bash(npm:*) lets the model run any code through npm scripts.'];
+    const answer = broker.request(bash);
+    await broker.answer(card(store).id, { kind: 'always', rule: 'Bash(npm:*)', scope: 'local' });
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(card(store).outcome).toContain('does not cover this call itself');
+    expect(card(store).outcome).toContain('lets the model run any code');
   });
 
   it('ignores a second answer to the same request', async () => {
     const { store, broker } = setup(true);
     const answer = broker.request(bash);
     const id = card(store).id;
-    broker.answer(id, { kind: 'deny', feedback: 'not now' });
-    expect(broker.answer(id, { kind: 'once' })).toBe(false);
+    await broker.answer(id, { kind: 'deny', feedback: 'not now' });
+    expect((await broker.answer(id, { kind: 'once' })).ok).toBe(false);
     await expect(answer).resolves.toEqual({ decision: 'deny', feedback: 'not now' });
     expect(card(store).state).toBe('denied');
+  });
+
+  it('ignores other answers while a rule is being saved, and a request withdrawn meanwhile stays withdrawn', async () => {
+    const { store, broker, rules } = setup(true);
+    const token = new FakeCancellation();
+    const answer = broker.request(bash, token);
+    const id = card(store).id;
+    rules.gate = deferred<void>();
+    const saving = broker.answer(id, { kind: 'always', rule: 'Bash(npm test)', scope: 'local' });
+    expect((await broker.answer(id, { kind: 'deny', feedback: '' })).ok).toBe(false);
+    token.cancel();
+    rules.gate.resolve();
+    expect((await saving).ok).toBe(false);
+    await expect(answer).resolves.toEqual({ decision: 'deny' });
+    expect(card(store).state).toBe('cancelled');
   });
 
   it('falls back to a notification with the same choices when the chat is hidden', async () => {
@@ -83,14 +133,32 @@ describe('ApprovalBroker', () => {
     await expect(answer).resolves.toEqual({ decision: 'allow' });
   });
 
-  it('lets the notification pick a suggested rule and a scope', async () => {
-    const { broker, notifier } = setup(false);
+  it('lets the notification pick a suggested rule, edit it and pick a scope', async () => {
+    const { broker, notifier, rules } = setup(false);
     notifier.pickAnswers = ['Bash(npm test:*)', 'All my projects (user settings)'];
+    notifier.inputAnswers = ['Bash(npm test -- --watch)'];
     const answer = broker.request(bash);
     notifier.click('Always allow…');
-    await expect(answer).resolves.toEqual({ decision: 'allow', remember: { rule: 'Bash(npm test:*)', scope: 'user' } });
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(notifier.inputOptions[0]).toMatchObject({ value: 'Bash(npm test:*)', error: undefined });
+    expect(rules.added).toEqual([{ sessionId: 's1', rule: 'Bash(npm test -- --watch)', scope: 'user' }]);
     // The scope picker lists the suggestion's own scope first.
     expect(notifier.picks[1]?.labels[0]).toContain('shared');
+  });
+
+  it('brings a rule the sidecar refused back into the notification\'s input box, with the reason', async () => {
+    const { broker, notifier, rules } = setup(false);
+    rules.refusals = ['Bash(npm test is not a valid rule: missing )'];
+    notifier.pickAnswers = ['Bash(npm test)', 'This session only', 'This session only'];
+    notifier.inputAnswers = ['Bash(npm test', 'Bash(npm test)'];
+    const answer = broker.request(bash);
+    notifier.click('Always allow…');
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(notifier.inputOptions[1]).toMatchObject({
+      value: 'Bash(npm test',
+      error: 'Bash(npm test is not a valid rule: missing )',
+    });
+    expect(rules.added.map((added) => added.rule)).toEqual(['Bash(npm test)']);
   });
 
   it('asks the notification again when the person backs out of a follow-up picker', async () => {
@@ -110,14 +178,14 @@ describe('ApprovalBroker', () => {
     notifier.click(undefined);
     await settle();
     expect(card(store).state).toBe('pending');
-    broker.answer(card(store).id, { kind: 'once' });
+    await broker.answer(card(store).id, { kind: 'once' });
     await expect(answer).resolves.toEqual({ decision: 'allow' });
   });
 
   it('lets whichever of card and notification is answered first win', async () => {
     const { store, broker, notifier } = setup(false);
     const answer = broker.request(bash);
-    broker.answer(card(store).id, { kind: 'deny', feedback: '' });
+    await broker.answer(card(store).id, { kind: 'deny', feedback: '' });
     notifier.click('Allow once'); // too late
     await expect(answer).resolves.toEqual({ decision: 'deny' });
     await settle();
@@ -139,7 +207,7 @@ describe('ApprovalBroker', () => {
     token.cancel();
     await expect(answer).resolves.toEqual({ decision: 'deny' });
     expect(card(store).state).toBe('cancelled');
-    expect(broker.answer(card(store).id, { kind: 'once' })).toBe(false);
+    expect((await broker.answer(card(store).id, { kind: 'once' })).ok).toBe(false);
   });
 
   it('drops malformed suggestions and offers no "Always allow" without any', async () => {

@@ -82,6 +82,26 @@ describe('chat state', () => {
     expect(state.items[0]).toMatchObject({ state: 'denied', outcome: 'Denied.' });
   });
 
+  it('keeps a refused "always allow" rule and its reason on the pending card, and drops the reason once answered', () => {
+    const refused = run([
+      { type: 'approvalRequested', id: 'a1', toolUseId: 't1', toolName: 'Bash', summary: 'ls', reason: 'r', suggestions: [] },
+      { type: 'approvalFailed', id: 'a1', rule: 'Bash(ls', scope: 'user', error: 'not closed' },
+    ]);
+    expect(refused.items[0]).toMatchObject({ state: 'pending', draft: { rule: 'Bash(ls', scope: 'user' }, error: 'not closed' });
+    const answered = reduce(refused, { type: 'approvalResolved', id: 'a1', state: 'allowed', outcome: 'Allowed.' });
+    expect(answered.items[0]).toMatchObject({ state: 'allowed', error: '' });
+    // A refusal that arrives after the answer changes nothing.
+    const late = reduce(answered, { type: 'approvalFailed', id: 'a1', rule: 'x', scope: 'session', error: 'late' });
+    expect(late.items[0]).toMatchObject({ state: 'allowed', error: '' });
+  });
+
+  it('replaces the settings problems with each report', () => {
+    const problem = { text: 'broken', file: '/ws/.toolgate/settings.json', line: 1, column: 2 };
+    const state = run([{ type: 'settingsProblems', problems: [problem] }]);
+    expect(state.settingsProblems).toEqual([problem]);
+    expect(reduce(state, { type: 'settingsProblems', problems: [] }).settingsProblems).toEqual([]);
+  });
+
   it('draws a loaded session\'s history, pairing tool calls with their results', () => {
     const before = run([{ type: 'userMessage', text: 'old' }]);
     const state = run(

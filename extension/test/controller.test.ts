@@ -7,8 +7,9 @@ import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposal
 import { ReviewController } from '../src/reviews';
 import type { RpcConnection } from '../src/rpc';
 import type { PythonOk } from '../src/python';
+import type { SettingsProblem } from '../src/shared/chatModel';
 import { SidecarClient } from '../src/sidecarClient';
-import { FakeEditor, FakeNotifier, FakePresence, FakeTimers, newStore, settle } from './fakes';
+import { FakeEditor, FakeNotifier, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
 
 type Handler = (params: unknown) => unknown;
 
@@ -45,7 +46,7 @@ function setup(methods: Record<string, Handler>, connected = true) {
   });
   const notifier = new FakeNotifier();
   const presence = new FakePresence(true);
-  const approvals = new ApprovalBroker(store, presence, notifier);
+  const approvals = new ApprovalBroker(store, presence, notifier, new FakeRules());
   const reviews = new ReviewController(
     new ProposalStore(PROPOSED_SCHEME, false),
     new ProposalStore(ORIGINAL_SCHEME, true),
@@ -56,6 +57,7 @@ function setup(methods: Record<string, Handler>, connected = true) {
   );
   client.onApprovalRequest((params, token) => approvals.request(params, token));
   const actions: string[] = [];
+  const opened: SettingsProblem[] = [];
   const controller = new ChatController({
     store,
     client,
@@ -70,8 +72,11 @@ function setup(methods: Record<string, Handler>, connected = true) {
     runAction: async (action) => {
       actions.push(action);
     },
+    openSettingsProblem: async (problem) => {
+      opened.push(problem);
+    },
   });
-  return { store, sidecar, controller, approvals, actions, notifier };
+  return { store, sidecar, controller, approvals, actions, notifier, opened };
 }
 
 const python: PythonOk = {
@@ -189,6 +194,7 @@ describe('ChatController', () => {
     expect(reopening.sidecar.calls.map((call) => call.method)).toEqual([
       'toolgate/provider/configure',
       'toolgate/session/load',
+      'toolgate/settings/get',
       'toolgate/session/list',
     ]);
     expect(reopening.store.state).toMatchObject({ sessionId: 's1', mode: 'plan' });
@@ -244,7 +250,79 @@ describe('ChatController', () => {
     const { controller, actions } = setup({});
     await controller.handle({ type: 'sidecarAction', action: 'installToolgate' });
     await controller.handle({ type: 'setApiKey' });
-    expect(actions).toEqual(['installToolgate', 'setApiKey']);
+    await controller.handle({ type: 'openProviderSettings' });
+    await controller.handle({ type: 'openPermissionRules' });
+    expect(actions).toEqual(['installToolgate', 'setApiKey', 'openProviderSettings', 'openPermissionRules']);
+  });
+
+  it('shows the settings problems of a new session, and opens the file of the one clicked', async () => {
+    const broken = '/ws/.toolgate/settings.json:3:14: permissions.allow: Input should be a valid list';
+    const { store, controller, opened } = setup({
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
+      'toolgate/session/list': () => ({ sessions: [] }),
+      'toolgate/settings/get': () => ({
+        sessionId: 's1',
+        mode: 'default',
+        reviewEdits: 'when_asking',
+        rules: [],
+        settingsFiles: { project: '/ws/.toolgate/settings.json' },
+        problems: ['a hook matcher is not a valid pattern', broken],
+      }),
+    });
+    await controller.handle({ type: 'newSession' });
+    await settle();
+    expect(store.state.settingsProblems).toEqual([
+      { text: 'a hook matcher is not a valid pattern', file: null, line: null, column: null },
+      { text: broken, file: '/ws/.toolgate/settings.json', line: 3, column: 14 },
+    ]);
+    await controller.handle({ type: 'openSettingsProblem', index: 1 });
+    await controller.handle({ type: 'openSettingsProblem', index: 0 }); // names no file: nothing to open
+    await controller.handle({ type: 'openSettingsProblem', index: 7 }); // no such problem
+    expect(opened).toEqual([{ text: broken, file: '/ws/.toolgate/settings.json', line: 3, column: 14 }]);
+  });
+
+  it('ignores settings of a session that is no longer on screen, and clears the banner when all is well', async () => {
+    const { store, controller } = setup({});
+    store.dispatch({ type: 'sessionOpened', sessionId: 's2', mode: 'default', messages: [], todos: [], busy: false });
+    const settings = { sessionId: 's1', mode: 'default' as const, reviewEdits: 'always' as const, rules: [], settingsFiles: {}, problems: ['x'] };
+    controller.showSettings(settings);
+    expect(store.state.settingsProblems).toEqual([]);
+    controller.showSettings({ ...settings, sessionId: 's2' });
+    expect(store.state.settingsProblems).toHaveLength(1);
+    controller.showSettings({ ...settings, sessionId: 's2', problems: [] });
+    expect(store.state.settingsProblems).toEqual([]);
+  });
+
+  it('saves an edited "always allow" rule through settings/addRule before allowing', async () => {
+    const store = newStore();
+    const sidecar = new FakeSidecar({
+      'toolgate/settings/addRule': (params) => {
+        const { rule } = params as { rule: string };
+        if (!rule.endsWith(')')) throw Object.assign(new Error(`The rule '${rule}' was not changed: not closed`), { code: -32602 });
+        return { changed: true, file: null, warnings: [], settings: {} };
+      },
+      'toolgate/permissions/check': () => ({ decision: 'allow', readOnly: false, reason: '', rule: 'Bash(ls:*)' }),
+    });
+    const client = new SidecarClient(() => sidecar, {
+      onRequest: (method, handler) => sidecar.requestHandlers.set(method, handler),
+      onNotification: (method, handler) => sidecar.notificationHandlers.set(method, handler),
+    });
+    // The same wiring as extension.ts: the broker saves rules with the client.
+    const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), {
+      addRule: async (sessionId, rule, scope) => client.addRule(sessionId, rule, 'allow', scope),
+      allows: async (sessionId, tool, input) => (await client.checkPermission(sessionId, tool, input)).decision === 'allow',
+    });
+    const answer = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: { command: 'ls -l' }, summary: 'ls -l', reason: 'r', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }] });
+    const id = store.state.items[0]?.id ?? '';
+    await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*', scope: 'local' });
+    expect(store.state.items[0]).toMatchObject({ state: 'pending', error: "The rule 'Bash(ls:*' was not changed: not closed" });
+    await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*)', scope: 'local' });
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(sidecar.calls.map((call) => [call.method, call.params])).toEqual([
+      ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*', behavior: 'allow', scope: 'local' }],
+      ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*)', behavior: 'allow', scope: 'local' }],
+      ['toolgate/permissions/check', { sessionId: 's1', tool: 'Bash', input: { command: 'ls -l' } }],
+    ]);
   });
 
   it('lists sessions when the sidecar has them, and marks them unavailable when not', async () => {

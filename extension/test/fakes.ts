@@ -1,5 +1,6 @@
 /** Stand-ins for the editor in unit tests: each records what was asked and answers as the test says. */
 
+import type { RuleSaver } from '../src/approvals';
 import type { ChatPresence } from '../src/chatStore';
 import { ChatStore } from '../src/chatStore';
 import { Emitter } from '../src/host';
@@ -13,7 +14,9 @@ import type {
   ResourceRef,
   Timers,
 } from '../src/host';
+import type { RuleScope } from '../src/protocol';
 import { initialState } from '../src/shared/chatModel';
+import { SidecarError } from '../src/sidecarClient';
 
 export function newStore(): ChatStore {
   return new ChatStore(initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: false, message: '' }, 'default'));
@@ -44,6 +47,8 @@ export class FakeNotifier implements Notifier {
   readonly shown: { level: MessageLevel; message: string; actions: string[]; answer: Deferred<string | undefined> }[] = [];
   readonly picks: { title: string; labels: string[] }[] = [];
   readonly inputs: string[] = [];
+  /** What each input box was opened with. */
+  readonly inputOptions: { title: string; value?: string; error?: string }[] = [];
   /** How pickers answer: the label to pick, or undefined for Escape. */
   pickAnswers: (string | undefined)[] = [];
   inputAnswers: (string | undefined)[] = [];
@@ -65,8 +70,9 @@ export class FakeNotifier implements Notifier {
     return items.find((item) => item.label === label);
   }
 
-  async input(options: { title: string }): Promise<string | undefined> {
+  async input(options: { title: string; value?: string; error?: string }): Promise<string | undefined> {
     this.inputs.push(options.title);
+    this.inputOptions.push({ title: options.title, value: options.value, error: options.error });
     return this.inputAnswers.shift();
   }
 
@@ -186,5 +192,29 @@ export class FakeCancellation implements CancellationLike {
   cancel(): void {
     this.isCancellationRequested = true;
     this.emitter.fire();
+  }
+}
+
+/** The sidecar's rule methods, for approvals: records what was saved, refuses what the test says. */
+export class FakeRules implements RuleSaver {
+  readonly added: { sessionId: string; rule: string; scope: RuleScope }[] = [];
+  /** Reasons for refusing the next addRule calls, in order (one per call). */
+  refusals: string[] = [];
+  warnings: string[] = [];
+  /** What `allows` answers: whether the saved rule covers the call. */
+  covers: boolean | undefined = true;
+  /** When set, addRule waits for it (to test what happens meanwhile). */
+  gate: Deferred<void> | undefined;
+
+  async addRule(sessionId: string, rule: string, scope: RuleScope): Promise<{ warnings: string[] }> {
+    if (this.gate) await this.gate.promise;
+    const refusal = this.refusals.shift();
+    if (refusal) throw new SidecarError('toolgate/settings/addRule', `toolgate/settings/addRule failed: ${refusal}`, -32602, refusal);
+    this.added.push({ sessionId, rule, scope });
+    return { warnings: this.warnings };
+  }
+
+  async allows(): Promise<boolean | undefined> {
+    return this.covers;
   }
 }

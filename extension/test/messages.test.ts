@@ -14,6 +14,9 @@ describe('messages from the webview', () => {
     expect(parseViewMessage({ type: 'review', id: 'r1', decision: 'reject', feedback: 'no' })).toMatchObject({ decision: 'reject' });
     expect(parseViewMessage({ type: 'showReview', id: 'r1', path: null })).toEqual({ type: 'showReview', id: 'r1', path: null });
     expect(parseViewMessage({ type: 'setMode', mode: 'plan' })).toEqual({ type: 'setMode', mode: 'plan' });
+    expect(parseViewMessage({ type: 'openProviderSettings' })).toEqual({ type: 'openProviderSettings' });
+    expect(parseViewMessage({ type: 'openPermissionRules' })).toEqual({ type: 'openPermissionRules' });
+    expect(parseViewMessage({ type: 'openSettingsProblem', index: 2 })).toEqual({ type: 'openSettingsProblem', index: 2 });
   });
 
   it('drops anything malformed or unknown', () => {
@@ -28,6 +31,10 @@ describe('messages from the webview', () => {
       { type: 'approval', id: 'a1', choice: { kind: 'deny', feedback: 42 } },
       { type: 'review', id: 'r1', decision: 'maybe' },
       { type: 'sidecarAction', action: 'rm -rf' },
+      // The view names a problem by its place in the list, never a path to open.
+      { type: 'openSettingsProblem', index: '/etc/passwd' },
+      { type: 'openSettingsProblem', index: -1 },
+      { type: 'openSettingsProblem', index: 1.5 },
       { type: 'eval', code: '1' },
     ]) {
       expect(parseViewMessage(raw)).toBeUndefined();

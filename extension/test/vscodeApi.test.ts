@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import { describe, expect, it } from 'vitest';
 
 import { ProposalStore } from '../src/proposals';
-import { SidecarOutput, registerProposalFileSystem } from '../src/vscodeApi';
+import { SidecarOutput, notifier, registerProposalFileSystem } from '../src/vscodeApi';
 import * as mock from './vscodeMock';
 
 function provider(store: ProposalStore): vscode.FileSystemProvider {
@@ -77,5 +77,35 @@ describe('SidecarOutput', () => {
     expect(output.recent()).toBe('  File "x", line 1\nValueError: bad\npartial');
     output.forgetRecent();
     expect(output.recent()).toBe('');
+  });
+});
+
+describe('notifier (quick picks and input boxes)', () => {
+  it('shows headings as separators and returns the item that was picked', async () => {
+    const items = [
+      { label: 'Add a rule…', id: 'add' },
+      { label: 'Allow', separator: true, id: 'heading' },
+      { label: 'Bash(ls)', id: 'rule' },
+    ];
+    mock.window.pickIndex = 2;
+    const picked = await notifier.pick(items, { title: 'Rules' });
+    expect(picked).toBe(items[2]); // the caller's own object, not the editor's copy
+    expect(mock.window.lastPick).toMatchObject([
+      { label: 'Add a rule…' },
+      { label: 'Allow', kind: mock.QuickPickItemKind.Separator },
+      { label: 'Bash(ls)' },
+    ]);
+    expect((mock.window.lastPick?.[0] as { kind?: unknown }).kind).toBeUndefined();
+    mock.window.pickIndex = undefined;
+    expect(await notifier.pick(items, { title: 'Rules' })).toBeUndefined();
+  });
+
+  it('shows the reason of a refusal under the refused text, until it is changed', async () => {
+    await notifier.input({ title: 'Add a rule', prompt: 'p', value: 'Bash(ls', error: 'not closed' });
+    const validate = mock.window.lastInput?.validateInput;
+    expect(validate?.('Bash(ls')).toEqual({ message: 'not closed', severity: mock.InputBoxValidationSeverity.Warning });
+    expect(validate?.('Bash(ls)')).toBeUndefined();
+    await notifier.input({ title: 'Add a rule', prompt: 'p', value: '' });
+    expect(mock.window.lastInput?.validateInput).toBeUndefined();
   });
 });

@@ -110,3 +110,55 @@ export const workspace = {
 
 export class TabInputText {}
 export class TabInputTextDiff {}
+
+// -- the Python extension, as vscode.extensions shows it (tests install, activate and remove it) -------------------
+
+export interface MockExtension {
+  isActive: boolean;
+  exports: unknown;
+  activate(): Promise<unknown>;
+}
+
+const installedExtensions = new Map<string, MockExtension>();
+const extensionChanges = new EventEmitter<void>();
+
+export const extensions = {
+  getExtension(id: string): MockExtension | undefined {
+    return installedExtensions.get(id);
+  },
+  onDidChange: extensionChanges.event,
+  /** Test helper: install (or, with undefined, remove) an extension, and tell the listeners. */
+  install(id: string, extension: MockExtension | undefined): void {
+    if (extension) installedExtensions.set(id, extension);
+    else installedExtensions.delete(id);
+    extensionChanges.fire();
+  },
+};
+
+// -- quick picks and input boxes (tests answer them) ----------------------------------------------------------------
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}
+
+export enum InputBoxValidationSeverity {
+  Info = 1,
+  Warning = 2,
+  Error = 3,
+}
+
+export const window = {
+  /** What the next quick pick answers: an index into the items it gets, or undefined for Escape. */
+  pickIndex: undefined as number | undefined,
+  lastPick: undefined as unknown[] | undefined,
+  lastInput: undefined as { validateInput?: (value: string) => unknown; value?: string } | undefined,
+  async showQuickPick(items: unknown[]): Promise<unknown> {
+    window.lastPick = items;
+    return window.pickIndex === undefined ? undefined : items[window.pickIndex];
+  },
+  async showInputBox(options: { validateInput?: (value: string) => unknown; value?: string }): Promise<string | undefined> {
+    window.lastInput = options;
+    return options.value;
+  },
+};

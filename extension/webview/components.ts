@@ -4,7 +4,7 @@ import type { RuleScope } from '../src/protocol';
 import type { Item, ReviewFileView } from '../src/shared/chatModel';
 import { formatDuration } from '../src/shared/chatModel';
 import type { ViewMessage } from '../src/shared/messages';
-import { h } from './dom';
+import { append, h } from './dom';
 import { renderMarkdown } from './markdownDom';
 
 export interface RenderContext {
@@ -110,51 +110,74 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     ctx.post({ type: 'approval', id: item.id, choice });
   };
 
-  // "Always allow": the suggested rules (editable) and a scope.
-  const always = h('div', { class: 'card-panel always', hidden: true });
+  // "Always allow": a suggested rule, which the person may edit (the sidecar checks it), and a scope. After a
+  // refusal the card is drawn again with what was tried and why it was refused.
+  const always = h('div', { class: 'card-panel always', hidden: !item.error });
   if (item.suggestions.length > 0) {
-    const ruleName = `${item.id}-rule`;
-    const rules = item.suggestions.map((suggestion, index) =>
-      h(
-        'label',
-        { class: 'choice' },
-        h('input', { type: 'radio', name: ruleName, value: suggestion.rule, checked: index === 0, 'data-scope': suggestion.scope }),
-        h('code', {}, suggestion.rule),
-      ),
-    );
+    const first = item.suggestions[0];
+    const ruleInput = h('input', {
+      type: 'text',
+      class: 'rule-input',
+      value: item.draft?.rule ?? first?.rule ?? '',
+      spellcheck: 'false',
+      'aria-label': 'Rule to add',
+      'aria-invalid': item.error ? 'true' : undefined,
+    });
     const scope = h(
       'select',
       { class: 'scope', 'aria-label': 'Where to save the rule' },
       SCOPE_OPTIONS.map((option) =>
-        h('option', { value: option.scope, selected: option.scope === item.suggestions[0]?.scope }, option.label),
+        h('option', { value: option.scope, selected: option.scope === (item.draft?.scope ?? first?.scope) }, option.label),
       ),
     );
-    for (const label of rules) {
-      label.querySelector('input')?.addEventListener('change', (event) => {
-        const input = event.target as HTMLInputElement;
-        if (input.checked && input.dataset.scope) scope.value = input.dataset.scope;
-      });
-    }
-    always.append(
-      h('div', { class: 'panel-label' }, 'Always allow calls matching:'),
-      ...rules,
+    const suggestions =
+      item.suggestions.length > 1
+        ? h(
+            'div',
+            { class: 'suggestions', role: 'group', 'aria-label': 'Suggested rules' },
+            h('span', { class: 'panel-label' }, 'Suggested: '),
+            item.suggestions.map((suggestion) =>
+              h(
+                'button',
+                {
+                  class: 'link suggestion',
+                  title: 'Start from this rule',
+                  onclick: () => {
+                    ruleInput.value = suggestion.rule;
+                    scope.value = suggestion.scope;
+                    ruleInput.focus();
+                  },
+                },
+                suggestion.rule,
+              ),
+            ),
+          )
+        : null;
+    const save = (): void => {
+      const rule = ruleInput.value.trim();
+      if (!rule) {
+        ruleInput.focus();
+        return;
+      }
+      choose({ kind: 'always', rule, scope: scope.value as RuleScope });
+    };
+    ruleInput.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.isComposing) {
+        event.preventDefault();
+        save();
+      }
+    });
+    ruleInput.id = `${item.id}-rule`;
+    append(always, [
+      h('label', { class: 'panel-label', for: ruleInput.id }, 'Always allow calls matching this rule (you may edit it):'),
+      ruleInput,
+      suggestions,
+      item.error ? h('div', { class: 'card-error', role: 'alert' }, `Not saved: ${item.error}`) : null,
       h('label', { class: 'scope-row' }, 'Save for ', scope),
-      h(
-        'div',
-        { class: 'card-actions' },
-        h(
-          'button',
-          {
-            class: 'primary',
-            onclick: () => {
-              const selected = always.querySelector<HTMLInputElement>('input[type=radio]:checked');
-              if (selected) choose({ kind: 'always', rule: selected.value, scope: scope.value as RuleScope });
-            },
-          },
-          'Add rule and allow',
-        ),
-      ),
-    );
+      h('div', { class: 'card-actions' }, h('button', { class: 'primary', onclick: save }, 'Add rule and allow')),
+    ]);
+    // Back from a refusal: the person was typing here, so the rule is where the cursor belongs.
+    if (item.error && document.hasFocus()) requestAnimationFrame(() => ruleInput.focus());
   }
 
   const feedback = h('textarea', {
@@ -186,7 +209,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     button.setAttribute('aria-expanded', String(!panel.hidden));
     if (!panel.hidden) panel.querySelector<HTMLElement>('input, textarea, select')?.focus();
   };
-  const alwaysButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Always allow…');
+  const alwaysButton = h('button', { class: 'secondary', 'aria-expanded': String(!always.hidden) }, 'Always allow…');
   const denyButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Deny…');
   alwaysButton.addEventListener('click', () => toggle(always, deny, alwaysButton));
   denyButton.addEventListener('click', () => toggle(deny, always, denyButton));

@@ -27,6 +27,8 @@ const MODE_LABELS: Record<PermissionMode, string> = {
   bypassPermissions: 'Bypass permissions',
 };
 
+const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
+
 const ACTION_LABELS: Record<SidecarAction, string> = {
   restartSidecar: 'Restart sidecar',
   showLog: 'Show log',
@@ -64,6 +66,12 @@ const bypassWarning = h(
     h('button', { class: 'secondary', onclick: () => confirmBypass(false) }, 'Cancel'),
   ),
 );
+const settingsProblems = h('section', {
+  class: 'settings-problems',
+  role: 'alert',
+  'aria-label': 'Problems in the permission settings',
+  hidden: true,
+});
 const transcript = h('main', { class: 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
 const emptyState = h('div', { class: 'empty' });
 const todos = h('section', { class: 'todos', 'aria-label': 'Todo list', hidden: true });
@@ -87,6 +95,7 @@ app.append(
     h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton),
     h('label', { class: 'toolbar' }, h('span', { class: 'toolbar-label' }, 'Mode'), modeSelect),
     bypassWarning,
+    settingsProblems,
   ),
   transcript,
   todos,
@@ -179,6 +188,57 @@ function drawHeader(current: ChatState): void {
   deleteSessionButton.disabled = current.sidecar.state !== 'ready' || !current.sessionId || !current.sessionsAvailable;
   if (bypassWarning.hidden) modeSelect.value = current.mode;
   modeSelect.dataset.mode = current.mode;
+  drawSettingsProblems(current);
+}
+
+/** Broken settings files and unusable rules: what they are, a way to open each file, and what follows from them. */
+function drawSettingsProblems(current: ChatState): void {
+  const problems = current.settingsProblems;
+  settingsProblems.hidden = problems.length === 0;
+  clear(settingsProblems);
+  if (problems.length === 0) return;
+  settingsProblems.append(
+    h(
+      'div',
+      { class: 'problems-title' },
+      problems.length === 1
+        ? 'A permission setting is not in force'
+        : `${problems.length} permission settings are not in force`,
+    ),
+    h(
+      'ul',
+      {},
+      problems.map((problem, index) =>
+        h(
+          'li',
+          {},
+          problem.text,
+          problem.file
+            ? h(
+                'button',
+                {
+                  class: 'link',
+                  title: `Open ${problem.file}${problem.line ? ` at line ${problem.line}` : ''}`,
+                  onclick: () => post({ type: 'openSettingsProblem', index }),
+                },
+                'Open file',
+              )
+            : null,
+        ),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'problems-hint' },
+      'These rules are not applied; while a file is broken, calls it would allow are asked about instead. ' +
+        'A session reads the files when it starts: after a fix, start a new session.',
+    ),
+    h(
+      'div',
+      { class: 'card-actions' },
+      h('button', { class: 'secondary', onclick: () => post({ type: 'openPermissionRules' }) }, 'Permission rules…'),
+    ),
+  );
 }
 
 function drawTranscript(current: ChatState): void {
@@ -217,15 +277,36 @@ function drawEmptyState(current: ChatState): void {
   if (current.sidecar.state === 'unavailable') {
     emptyState.append(h('p', {}, 'toolgate cannot work until its sidecar runs: see above for what to do.'));
   } else if (needsKey(current)) {
+    const provider = PROVIDER_NAMES[current.provider.provider] ?? current.provider.provider;
+    const variable = current.provider.provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
     emptyState.append(
-      h('p', {}, `To chat, toolgate needs an API key for ${current.provider.provider}.`),
       h(
-        'p',
-        {},
-        current.provider.message ||
-          'Run “toolgate: Set API Key”, or choose another provider and base URL in the toolgate settings.',
+        'div',
+        { class: 'setup' },
+        h('h2', {}, 'Connect a model to start'),
+        h('p', {}, `toolgate talks to ${provider} (the toolgate.provider setting), and has no API key for it yet. Either:`),
+        h(
+          'ol',
+          {},
+          h(
+            'li',
+            {},
+            `Store your ${provider} API key. It is kept in the editor's secret storage and never written to a file.`,
+            h('br', {}),
+            h('button', { class: 'primary', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
+          ),
+          h(
+            'li',
+            {},
+            'Or choose another provider, model or base URL. A local OpenAI-compatible server (Ollama, vLLM, ' +
+              'LM Studio) needs no key: set the provider to openai and the base URL to its address, for example ' +
+              'http://localhost:11434/v1.',
+            h('br', {}),
+            h('button', { class: 'secondary', onclick: () => post({ type: 'openProviderSettings' }) }, 'Open Model Settings'),
+          ),
+          h('li', {}, `Or start the editor with ${variable} set in its environment.`),
+        ),
       ),
-      h('button', { class: 'secondary', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
     );
   } else {
     emptyState.append(

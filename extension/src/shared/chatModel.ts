@@ -10,6 +10,7 @@ import type {
   ChatEvent,
   ChatMessage,
   PermissionMode,
+  RuleScope,
   RuleSuggestion,
   SessionInfo,
   TodoItem,
@@ -35,6 +36,16 @@ export interface ProviderStatus {
   hasApiKey: boolean;
   /** The sidecar's own sentence about it ("Ready: …", or what to configure); empty until it has said one. */
   message: string;
+}
+
+/** A broken settings file or an unusable rule, as `toolgate/settings/get` reports it, and the file to fix. */
+export interface SettingsProblem {
+  text: string;
+  /** The settings file it is about, when the sidecar's words name one. */
+  file: string | null;
+  /** 1-based, when the sidecar names the place. */
+  line: number | null;
+  column: number | null;
 }
 
 export type ToolStatus = 'running' | 'done' | 'error';
@@ -74,6 +85,9 @@ export type Item =
       suggestions: RuleSuggestion[];
       state: ApprovalState;
       outcome: string;
+      /** The "always allow" rule and scope last tried, and why the sidecar refused it ('' when it did not). */
+      draft: { rule: string; scope: RuleScope } | null;
+      error: string;
     }
   | {
       kind: 'review';
@@ -98,6 +112,8 @@ export interface ChatState {
   todos: TodoItem[];
   sidecar: SidecarStatus;
   provider: ProviderStatus;
+  /** What the open session's permission settings could not use (empty when all is well). */
+  settingsProblems: SettingsProblem[];
   nextId: number;
 }
 
@@ -131,6 +147,9 @@ export type ChatAction =
       suggestions: RuleSuggestion[];
     }
   | { type: 'approvalResolved'; id: string; state: Exclude<ApprovalState, 'pending'>; outcome: string }
+  /** The sidecar refused the rule of an "always allow"; the card stays open with the reason. */
+  | { type: 'approvalFailed'; id: string; rule: string; scope: RuleScope; error: string }
+  | { type: 'settingsProblems'; problems: SettingsProblem[] }
   | {
       type: 'reviewRequested';
       id: string;
@@ -153,6 +172,7 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     todos: [],
     sidecar: { state: 'stopped' },
     provider,
+    settingsProblems: [],
     nextId: 1,
   };
 }
@@ -195,11 +215,21 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         suggestions: action.suggestions,
         state: 'pending',
         outcome: '',
+        draft: null,
+        error: '',
       });
     case 'approvalResolved':
       return updateItem(state, action.id, 'approval', (card) =>
-        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome } : card,
+        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome, error: '' } : card,
       );
+    case 'approvalFailed':
+      return updateItem(state, action.id, 'approval', (card) =>
+        card.state === 'pending'
+          ? { ...card, draft: { rule: action.rule, scope: action.scope }, error: action.error }
+          : card,
+      );
+    case 'settingsProblems':
+      return { ...state, settingsProblems: action.problems };
     case 'reviewRequested':
       return append(state, {
         kind: 'review',

@@ -30,7 +30,11 @@ export type ViewMessage =
   | { type: 'review'; id: string; decision: 'accept' | 'reject'; feedback: string }
   | { type: 'showReview'; id: string; path: string | null }
   | { type: 'sidecarAction'; action: SidecarAction }
-  | { type: 'setApiKey' };
+  | { type: 'setApiKey' }
+  | { type: 'openProviderSettings' }
+  | { type: 'openPermissionRules' }
+  /** Open the file of the chat state's `settingsProblems[index]` (an index, so the view names no path itself). */
+  | { type: 'openSettingsProblem'; index: number };
 
 const SIDECAR_ACTIONS: readonly SidecarAction[] = [
   'restartSidecar',
@@ -84,7 +88,15 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case 'interrupt':
     case 'newSession':
     case 'setApiKey':
+    case 'openProviderSettings':
+    case 'openPermissionRules':
       return { type: raw.type };
+    case 'openSettingsProblem': {
+      const index = raw.index;
+      return typeof index === 'number' && Number.isInteger(index) && index >= 0
+        ? { type: 'openSettingsProblem', index }
+        : undefined;
+    }
     case 'send': {
       const value = text(raw.text);
       return value !== undefined && value.trim() !== '' ? { type: 'send', text: value } : undefined;

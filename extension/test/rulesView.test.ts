@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+
+import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings } from '../src/protocol';
+import type { RulesClient } from '../src/rulesView';
+import { RulesView, describeSource, ruleItems } from '../src/rulesView';
+import { SidecarError } from '../src/sidecarClient';
+import { FakeNotifier } from './fakes';
+
+const PROJECT = '/ws/.toolgate/settings.json';
+
+/** The sidecar's rule book in miniature: settings/get lists it, addRule/removeRule change it (or refuse). */
+class FakeRulesClient implements RulesClient {
+  rules: RuleEntry[] = [
+    { rule: 'Read(./.env)', behavior: 'deny', source: 'project', file: PROJECT, warning: null },
+    { rule: 'Bash(git log:*)', behavior: 'allow', source: 'session', file: null, warning: null },
+    { rule: 'Bash(npm test)', behavior: 'allow', source: 'cli', file: null, warning: null },
+  ];
+  problems: string[] = [];
+  refusals: string[] = [];
+  readonly calls: string[] = [];
+
+  settings(): Settings {
+    return {
+      sessionId: 's1',
+      mode: 'default',
+      reviewEdits: 'when_asking',
+      rules: [...this.rules],
+      settingsFiles: { project: PROJECT, local: '/ws/.toolgate/settings.local.json', user: '/home/u/.config/toolgate/settings.json' },
+      problems: this.problems,
+    };
+  }
+
+  async getSettings(): Promise<Settings> {
+    this.calls.push('get');
+    return this.settings();
+  }
+
+  async addRule(_sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
+    this.calls.push(`add ${behavior} ${rule} ${scope}`);
+    const refusal = this.refusals.shift();
+    if (refusal) throw new SidecarError('toolgate/settings/addRule', `toolgate/settings/addRule failed: ${refusal}`, -32602, refusal);
+    this.rules.push({ rule, behavior, source: scope, file: scope === 'session' ? null : PROJECT, warning: null });
+    return { changed: true, file: null, warnings: rule.startsWith('Bash(python') ? ['Bash(python:*) runs any code.'] : [], settings: this.settings() };
+  }
+
+  async removeRule(_sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
+    this.calls.push(`remove ${behavior} ${rule} ${scope}`);
+    this.rules = this.rules.filter((entry) => !(entry.rule === rule && entry.behavior === behavior));
+    return { changed: true, file: null, warnings: [], settings: this.settings() };
+  }
+}
+
+/** `session`: what the chat gives the rules view (null: no sidecar runs). */
+function setup(session: string | null = 's1') {
+  const notifier = new FakeNotifier();
+  const client = new FakeRulesClient();
+  const opened: { path: string; search?: string }[] = [];
+  const fallbacks: (Record<string, string> | undefined)[] = [];
+  const seen: Settings[] = [];
+  const view = new RulesView({
+    notifier,
+    client,
+    session: async () => session ?? undefined,
+    openRulesFile: async (files) => {
+      fallbacks.push(files);
+    },
+    openFile: async (path, search) => {
+      opened.push({ path, search });
+    },
+    onSettings: (settings) => seen.push(settings),
+  });
+  return { view, notifier, client, opened, fallbacks, seen };
+}
+
+describe('ruleItems', () => {
+  it('lists the rules in force as the engine consults them, with where each comes from', () => {
+    const client = new FakeRulesClient();
+    const items = ruleItems(client.settings());
+    expect(items.map((item) => (item.separator ? `-- ${item.label}` : item.label))).toEqual([
+      '$(add) Add an allow rule…',
+      '$(add) Add an ask rule…',
+      '$(add) Add a deny rule…',
+      '$(go-to-file) Open a settings file…',
+      '-- Deny: never allowed, whatever else says so',
+      'Read(./.env)',
+      '-- Ask: always asked about (none)',
+      '-- Allow: run without asking',
+      'Bash(git log:*)',
+      'Bash(npm test)',
+    ]);
+    expect(items.find((item) => item.label === 'Read(./.env)')?.description).toBe('Project rules');
+  });
+
+  it('says which rules cannot be removed from here', () => {
+    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'cli', file: null, warning: null })).toEqual({
+      label: 'the command line',
+      removable: undefined,
+    });
+    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'settings', file: '/x.json', warning: null }).removable).toBeUndefined();
+    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'local', file: '/l.json', warning: null }).removable).toBe('local');
+  });
+});
+
+describe('RulesView', () => {
+  it('removes a picked rule through the sidecar, and shows the list again', async () => {
+    const { view, notifier, client, seen } = setup();
+    notifier.pickAnswers = ['Bash(git log:*)', '$(trash) Remove this rule', undefined];
+    await view.show();
+    expect(client.calls).toEqual(['get', 'remove allow Bash(git log:*) session', 'get']);
+    expect(notifier.picks[2]?.labels).not.toContain('Bash(git log:*)');
+    expect(seen.length).toBeGreaterThanOrEqual(2); // every answer also reaches the problems banner
+  });
+
+  it('offers no removal for a rule from the command line', async () => {
+    const { view, notifier, client } = setup();
+    notifier.pickAnswers = ['Bash(npm test)', undefined, undefined];
+    await view.show();
+    expect(notifier.picks[1]?.labels).toEqual(['$(arrow-left) Back to the rules']);
+    expect(client.calls).toEqual(['get', 'get']);
+  });
+
+  it('opens the file of a rule at the rule', async () => {
+    const { view, notifier, opened } = setup();
+    notifier.pickAnswers = ['Read(./.env)', '$(go-to-file) Open its settings file'];
+    await view.show();
+    expect(opened).toEqual([{ path: PROJECT, search: 'Read(./.env)' }]);
+  });
+
+  it('adds a rule in the chosen scope; a refused rule comes back with the sidecar\'s reason', async () => {
+    const { view, notifier, client } = setup();
+    client.refusals = ["The rule 'Bash(npm run' was not changed: it is missing its closing parenthesis"];
+    notifier.pickAnswers = [
+      '$(add) Add a deny rule…',
+      'This project, shared (.toolgate/settings.json)',
+      'This project, shared (.toolgate/settings.json)',
+      undefined,
+    ];
+    notifier.inputAnswers = ['Bash(npm run', 'Bash(npm run:*)'];
+    await view.show();
+    expect(client.calls).toEqual([
+      'get',
+      'add deny Bash(npm run project',
+      'add deny Bash(npm run:*) project',
+      'get',
+    ]);
+    expect(notifier.inputOptions[1]).toEqual({
+      title: 'Add a deny rule',
+      value: 'Bash(npm run',
+      error: "The rule 'Bash(npm run' was not changed: it is missing its closing parenthesis",
+    });
+    expect(notifier.picks[3]?.labels).toContain('Bash(npm run:*)');
+  });
+
+  it('passes on the sidecar\'s warning about a rule that runs any code', async () => {
+    const { view, notifier } = setup();
+    notifier.pickAnswers = ['$(add) Add an allow rule…', 'This session only', undefined];
+    notifier.inputAnswers = ['Bash(python:*)'];
+    await view.show();
+    expect(notifier.shown.map((shown) => [shown.level, shown.message])).toEqual([['warning', 'Bash(python:*) runs any code.']]);
+  });
+
+  it('lists problems, and picking one opens its file', async () => {
+    const { view, notifier, client, opened } = setup();
+    client.problems = [`${PROJECT}:3:5: permissions.allow: Input should be a valid list`];
+    notifier.pickAnswers = [`$(warning) ${client.problems[0]}`];
+    await view.show();
+    expect(opened).toEqual([{ path: PROJECT, search: undefined }]);
+  });
+
+  it('falls back to the files when no sidecar can list the rules', async () => {
+    const { view, fallbacks, client } = setup(null);
+    await view.show();
+    expect(fallbacks).toEqual([undefined]);
+    expect(client.calls).toEqual([]);
+  });
+
+  it('opens a settings file from the list with the files the sidecar reported', async () => {
+    const { view, notifier, fallbacks } = setup();
+    notifier.pickAnswers = ['$(go-to-file) Open a settings file…'];
+    await view.show();
+    expect(fallbacks[0]).toMatchObject({ project: PROJECT });
+  });
+});
