@@ -172,6 +172,9 @@ export class ReviewController implements Disposable {
     let answer: DiffReviewAnswer;
     let edited: string[] = [];
     if (outcome === 'accepted') {
+      // Save first: the editor's latest keystrokes may not have reached this extension host yet, and a save makes
+      // the editor send them (to the store, and to this host's copy of the document) before it answers.
+      await this.saveProposals(review).catch(() => undefined);
       const files = review.files.map((file): ReviewedFile => ({ path: file.path, content: this.finalText(file) }));
       edited = review.files.filter((file, index) => file.proposed !== files[index]?.content).map((file) => file.path);
       answer = { decision: 'accept', files };
@@ -180,7 +183,7 @@ export class ReviewController implements Disposable {
       answer = trimmed ? { decision: 'reject', feedback: trimmed } : { decision: 'reject' };
     }
     try {
-      await this.closeEditors(review);
+      await this.closeEditors(review, outcome !== 'accepted');
     } finally {
       for (const file of review.files) {
         this.originals.removeTree(parentOf(file.left.path));
@@ -200,9 +203,13 @@ export class ReviewController implements Disposable {
     return this.editor.documentText(file.right) ?? this.proposed.text(file.right.path) ?? file.proposed;
   }
 
-  private async closeEditors(review: PendingReview): Promise<void> {
-    // Closing a modified proposal would ask whether to save it; saving only writes to the in-memory store.
+  private async saveProposals(review: PendingReview): Promise<void> {
     for (const file of review.files) if (file.proposed !== null) await this.editor.saveDocument(file.right);
+  }
+
+  private async closeEditors(review: PendingReview, save: boolean): Promise<void> {
+    // Closing a modified proposal would ask whether to save it; saving only writes to the in-memory store.
+    if (save) await this.saveProposals(review);
     await this.editor.closeTabs(review.files.flatMap((file) => [file.left, file.right]));
   }
 

@@ -81,9 +81,17 @@ export function ruleItems(settings: Settings): Item[] {
     items.push({ label: 'Problems: these settings are not in force', separator: true, action: 'none' });
     for (const text of settings.problems) items.push({ label: `$(warning) ${text}`, action: 'problem', text });
   }
+  if (settings.rules.length === 0) {
+    // The editor hides a heading with nothing under it, so "none" has to be an item of its own.
+    items.push(
+      { label: 'Rules in force', separator: true, action: 'none' },
+      { label: 'No rules yet', description: 'toolgate asks before any call that is not read-only', action: 'none' },
+    );
+  }
   for (const behavior of RULE_BEHAVIORS) {
     const rules = settings.rules.filter((entry) => entry.behavior === behavior);
-    items.push({ label: `${BEHAVIOR_HEADINGS[behavior]}${rules.length === 0 ? ' (none)' : ''}`, separator: true, action: 'none' });
+    if (rules.length === 0) continue;
+    items.push({ label: BEHAVIOR_HEADINGS[behavior], separator: true, action: 'none' });
     for (const entry of rules) {
       items.push({
         label: entry.rule,

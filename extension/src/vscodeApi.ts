@@ -37,17 +37,38 @@ export const notifier: Notifier = {
     const picked = await vscode.window.showQuickPick(shown, { title: options.title, placeHolder: options.placeholder });
     return picked === undefined ? undefined : items[shown.indexOf(picked)];
   },
-  async input(options) {
-    const { error, value } = options;
-    return vscode.window.showInputBox({
-      title: options.title,
-      prompt: options.prompt,
-      placeHolder: options.placeholder,
-      password: options.password ?? false,
-      value,
-      ignoreFocusOut: true,
-      // The reason the last attempt failed stays under the box until the person changes the text.
-      validateInput: error ? (text) => (text === value ? { message: error, severity: vscode.InputBoxValidationSeverity.Warning } : undefined) : undefined,
+  input(options) {
+    // createInputBox rather than showInputBox: only it shows a message for the text it opens with, and the reason
+    // the last attempt failed belongs under that text (until the person changes it).
+    const box = vscode.window.createInputBox();
+    box.title = options.title;
+    box.prompt = options.prompt;
+    box.placeholder = options.placeholder;
+    box.password = options.password ?? false;
+    box.value = options.value ?? '';
+    box.ignoreFocusOut = true;
+    const refusal = options.error
+      ? { message: options.error, severity: vscode.InputBoxValidationSeverity.Warning }
+      : undefined;
+    box.validationMessage = refusal;
+    return new Promise<string | undefined>((resolve) => {
+      let answered = false;
+      const subscriptions = [
+        box.onDidChangeValue((text) => {
+          box.validationMessage = text === options.value ? refusal : undefined;
+        }),
+        box.onDidAccept(() => {
+          answered = true;
+          resolve(box.value);
+          box.hide();
+        }),
+        box.onDidHide(() => {
+          if (!answered) resolve(undefined);
+          for (const subscription of subscriptions) subscription.dispose();
+          box.dispose();
+        }),
+      ];
+      box.show();
     });
   },
 };
@@ -69,7 +90,9 @@ export const diffEditor: DiffEditorHost = {
   async saveDocument(resource) {
     const target = uriOf(resource).toString();
     const document = vscode.workspace.textDocuments.find((candidate) => candidate.uri.toString() === target);
-    if (document?.isDirty) await document.save();
+    // Not only when `isDirty`: this host learns of the latest keystrokes late, the editor knows; a clean document's
+    // save writes nothing.
+    if (document) await document.save();
   },
   async closeTabs(resources) {
     const targets = new Set(resources.map((resource) => uriOf(resource).toString()));

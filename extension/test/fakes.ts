@@ -130,6 +130,12 @@ export class FakeEditor implements DiffEditorHost {
   }
 
   async saveDocument(resource: ResourceRef): Promise<void> {
+    // A save makes the editor send what it has (keystrokes this host had not heard of yet), then write it.
+    const late = this.unsynced.get(key(resource));
+    if (late !== undefined) {
+      this.documents.set(key(resource), late);
+      this.unsynced.delete(key(resource));
+    }
     const text = this.documents.get(key(resource));
     if (text === undefined) return;
     this.saved.push(key(resource));
@@ -144,6 +150,14 @@ export class FakeEditor implements DiffEditorHost {
   /** The person edits a proposal in the diff editor (without saving). */
   edit(uri: string, text: string): void {
     this.documents.set(uri, text);
+  }
+
+  /** Keystrokes the editor has and this host has not received yet: `documentText` still gives the old text. */
+  readonly unsynced = new Map<string, string>();
+
+  typeUnsynced(uri: string, text: string): void {
+    if (!this.documents.has(uri)) this.documents.set(uri, '');
+    this.unsynced.set(uri, text);
   }
 }
 

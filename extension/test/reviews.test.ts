@@ -101,6 +101,18 @@ describe('ReviewController', () => {
     expect(reviewCard(store).outcome).toBe('Accepted with your edits to app.py.');
   });
 
+  it('accepts the last keystrokes too, even when they had not reached the extension host at Accept', async () => {
+    const { reviews, editor, proposed } = setup();
+    const answer = reviews.review(edit);
+    const uri = `${PROPOSED_SCHEME}:/r1-0/ws/src/app.py`;
+    editor.edit(uri, 'print("hello")\n');
+    editor.typeUnsynced(uri, 'print("hello")  # reviewed\n');
+    await reviews.accept('r1');
+    expect((await answer).files).toEqual([{ path: '/ws/src/app.py', content: 'print("hello")  # reviewed\n' }]);
+    expect(editor.saved).toEqual([uri]); // saved once, before the text was read; the tab then closed cleanly
+    expect(proposed.text('/r1-0/ws/src/app.py')).toBeUndefined();
+  });
+
   it('accepts a proposal that was saved and closed before the answer', async () => {
     const { reviews, proposed } = setup();
     const answer = reviews.review(edit);

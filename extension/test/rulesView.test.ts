@@ -83,12 +83,17 @@ describe('ruleItems', () => {
       '$(go-to-file) Open a settings file…',
       '-- Deny: never allowed, whatever else says so',
       'Read(./.env)',
-      '-- Ask: always asked about (none)',
       '-- Allow: run without asking',
       'Bash(git log:*)',
       'Bash(npm test)',
     ]);
     expect(items.find((item) => item.label === 'Read(./.env)')?.description).toBe('Project rules');
+  });
+
+  it('says so when there are no rules (the editor would hide an empty heading)', () => {
+    const client = new FakeRulesClient();
+    client.rules = [];
+    expect(ruleItems(client.settings()).slice(4).map((item) => item.label)).toEqual(['Rules in force', 'No rules yet']);
   });
 
   it('says which rules cannot be removed from here', () => {

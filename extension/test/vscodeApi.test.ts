@@ -100,12 +100,27 @@ describe('notifier (quick picks and input boxes)', () => {
     expect(await notifier.pick(items, { title: 'Rules' })).toBeUndefined();
   });
 
-  it('shows the reason of a refusal under the refused text, until it is changed', async () => {
-    await notifier.input({ title: 'Add a rule', prompt: 'p', value: 'Bash(ls', error: 'not closed' });
-    const validate = mock.window.lastInput?.validateInput;
-    expect(validate?.('Bash(ls')).toEqual({ message: 'not closed', severity: mock.InputBoxValidationSeverity.Warning });
-    expect(validate?.('Bash(ls)')).toBeUndefined();
-    await notifier.input({ title: 'Add a rule', prompt: 'p', value: '' });
-    expect(mock.window.lastInput?.validateInput).toBeUndefined();
+  it('shows the reason of a refusal under the refused text, until it is changed, and answers what was accepted', async () => {
+    const answer = notifier.input({ title: 'Add a rule', prompt: 'p', value: 'Bash(ls', error: 'not closed' });
+    const box = mock.window.lastInputBox;
+    if (!box) throw new Error('no input box');
+    const refusal = { message: 'not closed', severity: mock.InputBoxValidationSeverity.Warning };
+    expect(box).toMatchObject({ shown: true, title: 'Add a rule', value: 'Bash(ls', validationMessage: refusal });
+    box.type('Bash(ls)');
+    expect(box.validationMessage).toBeUndefined();
+    box.type('Bash(ls');
+    expect(box.validationMessage).toEqual(refusal);
+    box.type('Bash(ls:*)');
+    box.accept();
+    await expect(answer).resolves.toBe('Bash(ls:*)');
+    expect(box.disposed).toBe(true);
+  });
+
+  it('answers undefined when the input box is closed without accepting', async () => {
+    const answer = notifier.input({ title: 'Key', prompt: 'p', password: true });
+    const box = mock.window.lastInputBox;
+    expect(box).toMatchObject({ password: true, value: '', validationMessage: undefined });
+    box?.hide();
+    await expect(answer).resolves.toBeUndefined();
   });
 });

@@ -152,13 +152,53 @@ export const window = {
   /** What the next quick pick answers: an index into the items it gets, or undefined for Escape. */
   pickIndex: undefined as number | undefined,
   lastPick: undefined as unknown[] | undefined,
-  lastInput: undefined as { validateInput?: (value: string) => unknown; value?: string } | undefined,
   async showQuickPick(items: unknown[]): Promise<unknown> {
     window.lastPick = items;
     return window.pickIndex === undefined ? undefined : items[window.pickIndex];
   },
-  async showInputBox(options: { validateInput?: (value: string) => unknown; value?: string }): Promise<string | undefined> {
-    window.lastInput = options;
-    return options.value;
+  lastInputBox: undefined as MockInputBox | undefined,
+  createInputBox(): MockInputBox {
+    window.lastInputBox = new MockInputBox();
+    return window.lastInputBox;
   },
 };
+
+/** vscode.InputBox in miniature: the test types (`type`), accepts or hides it. */
+export class MockInputBox {
+  title = '';
+  prompt = '';
+  placeholder: string | undefined;
+  password = false;
+  value = '';
+  ignoreFocusOut = false;
+  validationMessage: unknown;
+  shown = false;
+  disposed = false;
+  private readonly changes = new EventEmitter<string>();
+  private readonly accepts = new EventEmitter<void>();
+  private readonly hides = new EventEmitter<void>();
+  readonly onDidChangeValue = this.changes.event;
+  readonly onDidAccept = this.accepts.event;
+  readonly onDidHide = this.hides.event;
+
+  show(): void {
+    this.shown = true;
+  }
+
+  hide(): void {
+    this.hides.fire();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  type(value: string): void {
+    this.value = value;
+    this.changes.fire(value);
+  }
+
+  accept(): void {
+    this.accepts.fire();
+  }
+}

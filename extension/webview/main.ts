@@ -284,7 +284,7 @@ function drawEmptyState(current: ChatState): void {
         'div',
         { class: 'setup' },
         h('h2', {}, 'Connect a model to start'),
-        h('p', {}, `toolgate talks to ${provider} (the toolgate.provider setting), and has no API key for it yet. Either:`),
+        h('p', {}, `toolgate talks to ${provider} (the toolgate.provider setting) and has no API key for it yet. Any one of these will do:`),
         h(
           'ol',
           {},
@@ -298,13 +298,13 @@ function drawEmptyState(current: ChatState): void {
           h(
             'li',
             {},
-            'Or choose another provider, model or base URL. A local OpenAI-compatible server (Ollama, vLLM, ' +
+            'Choose another provider, model or base URL. A local OpenAI-compatible server (Ollama, vLLM, ' +
               'LM Studio) needs no key: set the provider to openai and the base URL to its address, for example ' +
               'http://localhost:11434/v1.',
             h('br', {}),
             h('button', { class: 'secondary', onclick: () => post({ type: 'openProviderSettings' }) }, 'Open Model Settings'),
           ),
-          h('li', {}, `Or start the editor with ${variable} set in its environment.`),
+          h('li', {}, `Start the editor with ${variable} set in its environment.`),
         ),
       ),
     );

@@ -129,6 +129,20 @@ def set_mode(params: Any) -> None:
     record("setMode", params)
 
 
+@server.feature("toolgate/settings/addRule")
+def add_rule(params: Any) -> dict[str, Any]:
+    request = plain(params)
+    record("addRule", request)
+    settings = {"sessionId": request["sessionId"], "mode": "default", "reviewEdits": "when_asking", "rules": []}
+    settings |= {"settingsFiles": {}, "problems": []}
+    return {"changed": True, "file": None, "warnings": [], "settings": settings}
+
+
+@server.feature("toolgate/permissions/check")
+def permissions_check(params: Any) -> dict[str, Any]:
+    return {"decision": "allow", "readOnly": False, "reason": "a rule allows it", "rule": None}
+
+
 @server.feature("toolgate/chat/interrupt")
 def interrupt(params: Any) -> None:
     record("interrupt", params)

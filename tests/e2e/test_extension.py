@@ -25,9 +25,21 @@ def test_the_activity_bar_entry_opens_the_chat_panel(workbench: Workbench) -> No
     expect(chat.locator(".composer-input")).to_be_visible()
     expect(chat.locator(".mode-select")).to_have_value("default")
     expect(chat.locator(".provider-status")).to_contain_text("anthropic")
-    # No key is configured in the private instance: the panel says how to set one.
-    expect(chat.locator(".empty")).to_contain_text("Set API Key")
+    # No key is configured in the private instance (as in `make run` without one): the panel says how to connect a
+    # model, each way with its button.
+    empty = chat.locator(".empty")
+    expect(empty).to_contain_text("Connect a model to start")
+    expect(empty).to_contain_text("has no API key for it yet")
+    expect(empty).to_contain_text("ANTHROPIC_API_KEY")
+    expect(empty.get_by_role("button", name="Set API Key")).to_be_visible()
     workbench.shot("02-chat-panel")
+    empty.get_by_role("button", name="Open Model Settings").click()
+    settings = workbench.page.locator(".settings-editor")
+    expect(settings).to_contain_text("Provider")
+    expect(settings).to_contain_text("Base Url")
+    workbench.shot("02b-model-settings")
+    workbench.run_command("View: Close All Editors")
+    expect(settings).to_have_count(0)
 
 
 def test_the_sidecar_starts_with_the_project_python(workbench: Workbench, code_server: CodeServer) -> None:
@@ -94,23 +106,72 @@ def test_restart_sidecar_leaves_exactly_one_sidecar_process(workbench: Workbench
     assert len(after) == 1 and after != before, (before, after)  # the old one was stopped, not left behind
 
 
-def test_open_permission_rules_offers_the_three_files(workbench: Workbench, code_server: CodeServer) -> None:
+def test_permission_rules_lists_adds_and_removes_rules(workbench: Workbench, code_server: CodeServer) -> None:
     page = workbench.page
-    rows = workbench.quick_open("toolgate: Open Permission Rules")
-    rows.filter(has_text="toolgate: Open Permission Rules").first.click()
+    project_file = code_server.workspace / ".toolgate" / "settings.json"
     picker = page.locator(".quick-input-widget")
+    rows = picker.locator(".monaco-list-row")
+    box = picker.locator("input.input")
+
+    workbench.run_command("toolgate: Open Permission Rules")
+    expect(picker).to_contain_text("Permission Rules (0 in force)")
+    expect(picker).to_contain_text("No rules yet")
+    workbench.shot("06-permission-rules")
+
+    # A rule with a typo: the sidecar refuses it, and says why, under the text to correct.
+    rows.filter(has_text="Add a deny rule…").click()
+    box.fill("Read(./.env")
+    box.press("Enter")
+    rows.filter(has_text="This project, shared").click()
+    expect(picker).to_contain_text("was not changed: the '(' is not closed")
+    expect(box).to_have_value("Read(./.env")
+    workbench.shot("06b-rule-refused")
+    box.fill("Read(./.env)")
+    box.press("Enter")
+    rows.filter(has_text="This project, shared").click()
+    expect(picker).to_contain_text("Permission Rules (1 in force)")
+    expect(rows.filter(has_text="Read(./.env)")).to_contain_text("Project rules")
+    assert "Read(./.env)" in project_file.read_text()
+    workbench.shot("06c-rule-added")
+
+    # Remove it again: gone from the list and from the file.
+    rows.filter(has_text="Read(./.env)").click()
+    rows.filter(has_text="Remove this rule").click()
+    expect(picker).to_contain_text("Permission Rules (0 in force)")
+    assert "Read(./.env)" not in project_file.read_text()
+
+    # The files themselves are one step away.
+    rows.filter(has_text="Open a settings file…").click()
     expect(picker).to_contain_text("Project rules (shared with the repository)")
     expect(picker).to_contain_text("Local project rules (just for you, not committed)")
     expect(picker).to_contain_text("User rules (all your projects)")
-    expect(picker).to_contain_text(str(code_server.workspace / ".toolgate" / "settings.json"))
-    workbench.shot("06-permission-rules-picker")
-    page.get_by_role("option", name="Project rules (shared with the repository)").click()
-    # The file does not exist yet: it opens as an unsaved draft, so nothing is written unless it is saved.
+    rows.filter(has_text="Project rules (shared with the repository)").click()
     expect(page.locator(".tabs-container .tab", has_text="settings.json")).to_be_visible()
-    expect(page.locator(".monaco-editor .view-lines").first).to_contain_text('"allow": []')
-    assert not (code_server.workspace / ".toolgate").exists()
-    workbench.run_command("View: Revert and Close Editor")  # leave the draft without saving it
-    expect(page.locator(".tabs-container .tab", has_text="settings.json")).to_have_count(0)
+    workbench.run_command("View: Close All Editors")
+    project_file.unlink()
+
+
+def test_a_broken_settings_file_shows_a_banner_that_opens_it(workbench: Workbench, code_server: CodeServer) -> None:
+    page = workbench.page
+    broken = code_server.workspace / ".toolgate" / "settings.json"
+    broken.parent.mkdir(exist_ok=True)
+    broken.write_text('{\n  "permissions": {\n    "allow": "Bash(ls)"\n  }\n}\n')
+    chat = workbench.open_chat()
+    try:
+        chat.get_by_role("button", name="New").click()  # a new session reads the settings files
+        banner = chat.locator(".settings-problems")
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("A permission setting is not in force")
+        expect(banner).to_contain_text(f"{broken}:3:14: permissions.allow")
+        workbench.shot("11-settings-problem")
+        banner.get_by_role("button", name="Open file").click()
+        expect(page.locator(".tabs-container .tab.active", has_text="settings.json")).to_be_visible()
+        expect(page.locator(".statusbar")).to_contain_text("Ln 3, Col 14")  # at the place the sidecar named
+    finally:
+        workbench.run_command("View: Close All Editors")
+        broken.unlink()
+    chat.get_by_role("button", name="New").click()
+    expect(chat.locator(".settings-problems")).to_be_hidden()
 
 
 def sidecar_pids(code_server: CodeServer) -> list[int]:

@@ -95,16 +95,19 @@ def test_streaming_reply_tool_card_and_always_allow(fake: FakeSidecar, workbench
     workbench.shot("21-approval-card")
 
     card.get_by_role("button", name="Always allow…").click()
-    card.get_by_label("Bash(pytest:*)").check()
+    rule = card.get_by_label("Rule to add")
+    expect(rule).to_have_value("Bash(pytest -q)")  # the first suggestion, ready to edit
+    card.get_by_role("button", name="Bash(pytest:*)").click()
+    expect(rule).to_have_value("Bash(pytest:*)")
     expect(card.locator("select.scope")).to_have_value("project")  # the suggestion's own scope is preselected
     card.locator("select.scope").select_option("user")
     workbench.shot("22-always-allow")
     card.get_by_role("button", name="Add rule and allow").click()
 
-    assert fake.next_answer("approval", seen["approval"]) == {
-        "decision": "allow",
-        "remember": {"rule": "Bash(pytest:*)", "scope": "user"},
-    }
+    # The rule is saved through the sidecar first (which validates it); the answer is then a plain allow.
+    assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
+    added = fake.answers("addRule")[-1]
+    assert (added["rule"], added["behavior"], added["scope"]) == ("Bash(pytest:*)", "allow", "user")
     resolved = chat.locator(".approval-allowed").last
     expect(resolved).to_contain_text("From now on Bash(pytest:*) is allowed (all my projects)")
     tool = chat.locator("details.tool-done").last

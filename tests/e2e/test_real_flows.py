@@ -170,6 +170,51 @@ def test_reject_an_edit_and_deny_a_command_with_feedback(
     assert "keep saying hello" in told and "never delete the sources" in told, told
 
 
+def test_always_allow_with_an_edited_rule_that_the_sidecar_checks(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    workspace = code_server.workspace
+    local_settings = workspace / ".toolgate" / "settings.local.json"
+    model = mock_model(
+        [
+            {"text": "Making notes.", "tool_uses": [{"name": "Bash", "input": {"command": "touch notes.txt"}}]},
+            {"text": "Noted."},
+        ]
+    )
+    chat = workbench.open_chat()
+    send(workbench, "Make a notes file.")
+    card = chat.locator(".approval-pending").last
+    expect(card).to_contain_text("touch notes.txt")
+    try:
+        card.get_by_role("button", name="Always allow…").click()
+        rule = card.get_by_label("Rule to add")
+        expect(rule).not_to_have_value("")  # a suggestion to start from
+
+        # A typo: the sidecar refuses the rule and says why; the command still waits.
+        rule.fill("Bash(touch:*")
+        card.get_by_role("button", name="Add rule and allow").click()
+        expect(card.locator(".card-error")).to_contain_text("Not saved: The rule 'Bash(touch:*' was not changed")
+        expect(chat.get_by_label("Rule to add").last).to_have_value("Bash(touch:*")
+        assert not (workspace / "notes.txt").exists()
+        workbench.shot("45-real-rule-refused")
+
+        # Corrected, and kept for this project, just for me.
+        card = chat.locator(".approval-pending").last
+        card.get_by_label("Rule to add").fill("Bash(touch:*)")
+        card.locator("select.scope").select_option("local")
+        card.get_by_role("button", name="Add rule and allow").click()
+        allowed = chat.locator(".approval-allowed").last
+        expect(allowed).to_contain_text("From now on Bash(touch:*) is allowed (this project, just for me)")
+        wait_for(lambda: (workspace / "notes.txt").exists(), 30, "the allowed command to run")
+        expect(chat.locator(".msg-assistant").last).to_contain_text("Noted.")
+        assert json.loads(local_settings.read_text())["permissions"]["allow"] == ["Bash(touch:*)"]
+        assert len(model.requests()) == 2
+        workbench.shot("46-real-rule-saved")
+    finally:
+        local_settings.unlink(missing_ok=True)
+        (workspace / "notes.txt").unlink(missing_ok=True)
+
+
 def test_escape_interrupts_a_long_command(
     mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
 ) -> None:
