@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 	ext-unit vsix code-server-setup e2e-setup e2e ide
 
 help:
-	@echo "make run    set up and start toolgate in code-server on 127.0.0.1 (PORT=8080 by default); Ctrl-C stops it"
+	@echo "make run    set up and start toolgate in code-server on 127.0.0.1 (port 8080 if free; PORT=N to choose); Ctrl-C stops it"
 	@echo "make demo   the same, with the chat connected to a local mock model playing a scripted session"
 	@echo "make demo-headless  a few tool calls through 'toolgate run-tools', printed (no editor)"
 	@echo "make test   set up and run every check and test"

@@ -1,5 +1,5 @@
-"""`make run` (headless demo): copy the demo workspace, drive `toolgate run-tools` with a few tool calls, and
-print what each call returned. Replaced by a real VS Code once the extension lands."""
+"""`make demo-headless`: copy the demo workspace, drive `toolgate run-tools` with a few tool calls, and print what
+each call returned. No editor, no model: the tool layer on its own (`make run` and `make demo` start the editor)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@
     GET  /_mock/requests         what was recorded so far, as JSON
 
 Each accepted request consumes the next scripted step, whichever API it came in through (then the script's
-`after_last` step, if it has one, answers every further request). A request that breaks the pairing rules (see `pairing.py`) gets a 400 like the real APIs give, and consumes nothing.
+`after_last` step, if it has one, answers every further request). A request that breaks the pairing rules (see
+`pairing.py`) gets a 400 like the real APIs give, and consumes nothing.
 """
 
 from __future__ import annotations
