@@ -131,7 +131,7 @@ def _write(text: str) -> None:
 class _TextOutput:
     def event(self, event: ChatEvent) -> None:
         if isinstance(event, ToolCallStarted):
-            print(f"· {event.summary}", file=sys.stderr, flush=True)
+            print(f"· {event.name} {event.summary}", file=sys.stderr, flush=True)
         elif isinstance(event, ToolCallFinished) and event.is_error:
             print(f"  ✗ {event.summary}", file=sys.stderr, flush=True)
         elif isinstance(event, Retrying):

@@ -244,7 +244,7 @@ class ToolRunner:
             session_id=self.session.id,
             tool_use_id=ctx.tool_use_id,
             tool_name=tool.name,
-            title=tool.summary(tool_input),
+            title=f"{tool.name}: {tool.summary(tool_input)}",
             reason=decision.reason if decision.behavior == "ask" else "file changes are reviewed before they apply",
             files=proposals,
             suggestions=decision.suggestions if decision.behavior == "ask" else [],

@@ -103,8 +103,9 @@ class Tool(ABC, Generic[InputT, DataT]):
         return ()
 
     def summary(self, tool_input: InputT) -> str:
-        """One line a person can read in an approval prompt."""
-        return f"{self.name}({tool_input.model_dump_json(by_alias=True, exclude_defaults=True)})"
+        """What this call does, in one line a person can read; the UI shows it after the tool's name, so it does
+        not repeat the name (`src/app.py (lines 1–40)` for a Read, the command itself for Bash)."""
+        return tool_input.model_dump_json(by_alias=True, exclude_defaults=True)
 
     async def propose(self, tool_input: InputT, ctx: ToolContext) -> list[FileProposal] | None:
         """For tools that write files: the full original and proposed text of each file, for a diff review.

@@ -141,7 +141,29 @@ class PermissionEngine:
             read_files=self._read_files,
         )
         self._hooks, self.hook_problems = compile_hooks(self.book.hooks)
+        # An edit landing between the read above and this stat is seen at the file's next change only; the
+        # window is a few milliseconds, and a rule change through toolgate always reloads.
+        self._signature = self._files_signature()
         return self.book
+
+    def refresh(self) -> bool:
+        """Re-read the settings files when one changed on disk (a person edited it by hand). Cheap: a stat per file."""
+        if self._files_signature() == self._signature:
+            return False
+        self.reload()
+        return True
+
+    def _files_signature(self) -> tuple[tuple[str, int, int, int] | tuple[str], ...]:
+        files = [*self.book.files.values(), *self.book.flag_files]
+        signature: list[tuple[str, int, int, int] | tuple[str]] = []
+        for path in files:
+            try:
+                st = os.stat(path)
+            except OSError:
+                signature.append((str(path),))
+            else:
+                signature.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+        return tuple(signature)
 
     @property
     def problems(self) -> list[str]:
@@ -233,6 +255,7 @@ class PermissionEngine:
         return outcome
 
     async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision:
+        self.refresh()
         outcome = await self._run_hooks(
             "PreToolUse", tool, self._hook_payload("PreToolUse", tool, tool_input, ctx), ctx
         )
@@ -303,6 +326,7 @@ class PermissionEngine:
     # --- the API for the sidecar and the CLI -------------------------------------------------------------
     async def evaluate_call(self, tool_name: str, tool_input: Any) -> Evaluation:
         """The ladder's full answer (stage, suggestions) for a call given by name, running nothing."""
+        self.refresh()
         runner = self._runner
         if runner is None:
             raise RuntimeError("this permission engine is not bound to a session yet (call bind(runner))")

@@ -80,6 +80,7 @@ class LiveSession:
 
     def settings(self) -> Settings:
         engine = self.runtime.permissions
+        engine.refresh()  # a settings file fixed by hand shows as fixed
         return Settings(
             session_id=self.id,
             mode=self.meta.mode,

@@ -129,8 +129,8 @@ class ApplyPatchTool(Tool[ApplyPatchInput, PatchDone]):
         try:
             ops = parse_patch(tool_input.patch)
         except PatchSyntaxError:
-            return "ApplyPatch (unparsable patch)"
-        return "ApplyPatch " + ", ".join(op.path for op in ops)
+            return "(a patch that does not parse)"
+        return ", ".join(op.path for op in ops)
 
     async def validate(self, tool_input: ApplyPatchInput, ctx: ToolContext) -> None:
         ops = _parse(tool_input.patch)

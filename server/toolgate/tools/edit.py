@@ -85,7 +85,7 @@ class EditTool(Tool[EditInput, EditDone]):
         return [ctx.resolve_path(tool_input.file_path)]
 
     def summary(self, tool_input: EditInput) -> str:
-        return f"Edit {tool_input.file_path}" + (" (all occurrences)" if tool_input.replace_all else "")
+        return tool_input.file_path + (" (all occurrences)" if tool_input.replace_all else "")
 
     async def validate(self, tool_input: EditInput, ctx: ToolContext) -> None:
         if tool_input.old_string == tool_input.new_string:

@@ -88,7 +88,7 @@ class GlobTool(Tool[GlobInput, GlobFound]):
 
     def summary(self, tool_input: GlobInput) -> str:
         where = f" in {tool_input.path}" if tool_input.path else ""
-        return f"Glob {tool_input.pattern}{where}"
+        return f"{tool_input.pattern}{where}"
 
     def _plan(self, tool_input: GlobInput, ctx: ToolContext) -> GlobPlan:
         """Glob characters never appear in the leading directories, so ripgrep walks only below them."""

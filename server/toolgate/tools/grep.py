@@ -151,7 +151,7 @@ class GrepTool(Tool[GrepInput, GrepFound]):
     def summary(self, tool_input: GrepInput) -> str:
         where = f" in {tool_input.path}" if tool_input.path else ""
         only = f" ({tool_input.glob})" if tool_input.glob else ""
-        return f"Grep {tool_input.pattern!r}{where}{only}"
+        return f"{tool_input.pattern!r}{where}{only}"
 
     async def validate(self, tool_input: GrepInput, ctx: ToolContext) -> None:
         check_search_root(search_root(tool_input.path, ctx), ctx, files_allowed=True)

@@ -87,7 +87,7 @@ class NotebookEditTool(Tool[NotebookEditInput, NotebookDone]):
 
     def summary(self, tool_input: NotebookEditInput) -> str:
         where = f" {tool_input.cell_id}" if tool_input.cell_id else ""
-        return f"NotebookEdit {tool_input.notebook_path}: {tool_input.edit_mode}{where}"
+        return f"{tool_input.notebook_path}: {tool_input.edit_mode}{where}"
 
     async def validate(self, tool_input: NotebookEditInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.notebook_path)

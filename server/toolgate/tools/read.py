@@ -118,7 +118,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         if tool_input.offset or tool_input.limit:
             start = max(tool_input.offset or 1, 1)
             rng = f" (lines {start}–{start + tool_input.limit - 1})" if tool_input.limit else f" (from line {start})"
-        return f"Read {tool_input.file_path}{rng}"
+        return f"{tool_input.file_path}{rng}"
 
     async def validate(self, tool_input: ReadInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.file_path)

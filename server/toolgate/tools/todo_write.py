@@ -77,7 +77,7 @@ class TodoWriteTool(Tool[TodoWriteInput, list[TodoItem]]):
         return PermissionCheck(behavior="allow", reason="it only updates the session's todo list")
 
     def summary(self, tool_input: TodoWriteInput) -> str:
-        return f"TodoWrite ({_counts(tool_input.todos)})"
+        return _counts(tool_input.todos)
 
     async def validate(self, tool_input: TodoWriteInput, ctx: ToolContext) -> None:
         repeated = sorted(i for i, n in Counter(t.id for t in tool_input.todos).items() if n > 1)

@@ -61,7 +61,7 @@ class ToolOutputTool(Tool[ToolOutputInput, OutputSlice]):
         return ()  # the session's own store, not the user's files
 
     def summary(self, tool_input: ToolOutputInput) -> str:
-        return f"ToolOutput {tool_input.ref} from line {max(tool_input.offset or 1, 1)}"
+        return f"{tool_input.ref} from line {max(tool_input.offset or 1, 1)}"
 
     async def validate(self, tool_input: ToolOutputInput, ctx: ToolContext) -> None:
         ctx.get(OUTPUT_STORE).get(tool_input.ref)  # unknown or expired: a StateError that says which

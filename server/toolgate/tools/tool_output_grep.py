@@ -64,7 +64,7 @@ class ToolOutputGrepTool(Tool[ToolOutputGrepInput, OutputMatches]):
         return ()  # the session's own store, not the user's files
 
     def summary(self, tool_input: ToolOutputGrepInput) -> str:
-        return f"ToolOutputGrep {tool_input.pattern!r} in {tool_input.ref}"
+        return f"{tool_input.pattern!r} in {tool_input.ref}"
 
     async def validate(self, tool_input: ToolOutputGrepInput, ctx: ToolContext) -> None:
         ctx.get(OUTPUT_STORE).get(tool_input.ref)

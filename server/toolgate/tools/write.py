@@ -73,7 +73,7 @@ class WriteTool(Tool[WriteInput, WriteDone]):
 
     def summary(self, tool_input: WriteInput) -> str:
         count = len(split_lines(tool_input.content))
-        return f"Write {tool_input.file_path} ({count} line{'' if count == 1 else 's'})"
+        return f"{tool_input.file_path} ({count} line{'' if count == 1 else 's'})"
 
     async def validate(self, tool_input: WriteInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.file_path)

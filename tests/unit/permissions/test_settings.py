@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.unit.permissions.helpers import check, make_runtime
 
+from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.engine import PermissionEngine
 from toolgate.permissions.rules import RuleError
@@ -25,6 +26,7 @@ from toolgate.permissions.settings import (
     update_settings,
 )
 from toolgate.permissions.sources import load_rule_book
+from toolgate.runtime import build_runtime
 
 
 def test_invalid_json_names_the_line_and_column(tmp_path: Path) -> None:
@@ -277,3 +279,21 @@ async def test_directories_and_read_denials(workspace: Path, tmp_path: Path) -> 
         assert rt.permissions.read_denied(workspace / "src" / ".env") is None
     finally:
         await rt.aclose()
+
+
+async def test_a_settings_file_edited_by_hand_applies_to_the_next_call(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / ".toolgate").mkdir(parents=True)
+    settings = workspace / ".toolgate" / "settings.json"
+    settings.write_text('{"permissions": {"allow": [}}')  # broken
+    rt = build_runtime(workspace, NonInteractiveApprover())
+    engine = rt.permissions
+    assert engine.problems and "settings.json" in engine.problems[0]
+    check = await engine.check("Bash", {"command": "npm test"})
+    assert check.decision == "ask"
+
+    settings.write_text('{"permissions": {"allow": ["Bash(npm test)"]}}')  # fixed by hand
+    check = await engine.check("Bash", {"command": "npm test"})
+    assert check.decision == "allow" and check.rule == "Bash(npm test)"
+    assert engine.problems == []
+    await rt.aclose()
