@@ -247,44 +247,44 @@ def _literal_substitutions(command: str, commands: Sequence[ShellCommand]) -> bo
     return all(m.group(1) in ("'", '"', "\\") for m in _HEREDOC.finditer(command))
 
 
+def _locate(raw: str, state: _Cwd, home: Path) -> tuple[list[Path], list[GlobWrite], str | None]:
+    """Where a path word points: exact paths, or glob patterns below a resolved base, or why it cannot be known."""
+    if _GLOB.search(raw):
+        base, tail = _glob_base(raw)
+        found = _resolve(base, state, home)
+        if isinstance(found, str):
+            return [], [], f"{raw} ({found})"
+        return [], [GlobWrite(raw, p, tail) for p in found], None
+    found = _resolve(raw, state, home)
+    if isinstance(found, str):
+        return [], [], f"{raw} ({found})"
+    return list(found), [], None
+
+
 def _place(
     part: CommandPart, reads: Sequence[str], writes: Sequence[str], state: _Cwd, home: Path, recursive: bool
 ) -> None:
     for raw in dict.fromkeys(reads):
         if _harmless(raw):
             continue
-        if _GLOB.search(raw):
-            base, tail = _glob_base(raw)
-            found = _resolve(base, state, home)
-            if isinstance(found, str):
-                part.unresolved_reads.append(f"{raw} ({found})")
-            else:
-                part.reads.extend(p for p in found if p not in part.reads)
-                part.glob_reads.extend(GlobWrite(raw, p, tail) for p in found)
+        paths, globs, unresolved = _locate(raw, state, home)
+        if unresolved is not None:
+            part.unresolved_reads.append(unresolved)
             continue
-        found = _resolve(raw, state, home)
-        if isinstance(found, str):
-            part.unresolved_reads.append(f"{raw} ({found})")
-        else:
-            part.reads.extend(p for p in found if p not in part.reads)
-            if recursive:
-                part.tree_reads.extend(p for p in found if os.path.isdir(p))
+        # A glob read reads its base directory too (its listing): that is path-checked like any read.
+        part.reads.extend(p for p in [*paths, *(g.base for g in globs)] if p not in part.reads)
+        part.glob_reads.extend(globs)
+        if recursive:
+            part.tree_reads.extend(p for p in paths if os.path.isdir(p))
     for raw in dict.fromkeys(writes):
         if _harmless(raw):
             continue
-        if _GLOB.search(raw):
-            base, tail = _glob_base(raw)
-            found = _resolve(base, state, home)
-            if isinstance(found, str):
-                part.unresolved_writes.append(f"{raw} ({found})")
-            else:
-                part.glob_writes.extend(GlobWrite(raw, p, tail) for p in found)
+        paths, globs, unresolved = _locate(raw, state, home)
+        if unresolved is not None:
+            part.unresolved_writes.append(unresolved)
             continue
-        found = _resolve(raw, state, home)
-        if isinstance(found, str):
-            part.unresolved_writes.append(f"{raw} ({found})")
-        else:
-            part.writes.extend(p for p in found if p not in part.writes)
+        part.writes.extend(p for p in paths if p not in part.writes)
+        part.glob_writes.extend(globs)
 
 
 def _place_arguments(part: CommandPart, words: Sequence[str], state: _Cwd, home: Path) -> None:
