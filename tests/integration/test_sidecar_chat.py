@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from tests.integration.sidecar_client import SidecarClient
+from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
 
 from toolgate.mockmodel import MockModelServer
 from toolgate.sidecar import protocol as p
@@ -172,3 +172,25 @@ async def test_live_output_of_a_chat_call_is_reported_once_as_a_chat_event(
     progress = [e for e in events_of(sidecar) if e["type"] == "tool_call_progress"]
     assert any("live-line" in e["text"] for e in progress)
     assert sidecar.progress_events == []  # not also sent as toolgate/tools/progress
+
+
+async def test_history_of_a_reopened_session_comes_from_its_transcript(
+    sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(mock_model, [{"text": "Hello there."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "hi"})
+
+    second = await start_client(TEST_SERVER)
+    try:
+        await initialize(second, storage, workspace)
+        await second.call(p.SESSION_LOAD, {"sessionId": session_id})
+        history = await second.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    finally:
+        await stop_client(second)
+    assert [(m["role"], m["content"][0]["text"]) for m in history["messages"]] == [
+        ("user", "hi"),
+        ("assistant", "Hello there."),
+    ]
+    assert history["busy"] is False and history["todos"] == []

@@ -19,6 +19,7 @@ from toolgate.agent.loop import ChatSession
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.providers.base import DEFAULT_MODELS
 from toolgate.agent.sessions import attach_chat
+from toolgate.agent.transcript import load_transcript
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.sessions import LiveSession, SessionManager
 
@@ -85,5 +86,10 @@ class ChatHost:
         return live.chat
 
     def history(self, live: LiveSession) -> p.ChatHistoryResult:
-        chat = self.chat_for(live)
-        return p.ChatHistoryResult(messages=list(chat.messages), todos=chat.todos, busy=chat.busy)
+        chat = live.chat
+        if chat is not None:
+            return p.ChatHistoryResult(messages=list(chat.messages), todos=chat.todos, busy=chat.busy)
+        # Showing a stored conversation needs no model: read the transcript rather than start a chat (which
+        # would make a provider and import its SDK, seconds of work, just to draw the history).
+        loaded = load_transcript(self._sessions().store.transcript_path(live.id))
+        return p.ChatHistoryResult(messages=loaded.messages, todos=loaded.todos, busy=False)
