@@ -8,6 +8,18 @@ from pathlib import Path
 import pytest
 from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
 
+from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import Runtime, build_runtime
+
+
+@pytest.fixture
+async def rt(workspace: Path) -> AsyncIterator[Runtime]:
+    """A runtime in bypassPermissions mode: the tool under test runs, and nothing asks."""
+    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    yield runtime
+    await runtime.aclose()
+
 
 @pytest.fixture
 def storage(tmp_path: Path) -> Path:

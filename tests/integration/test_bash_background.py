@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -21,13 +20,6 @@ from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.executor import process_alive
 from toolgate.testing import run1
-
-
-@pytest.fixture
-async def rt(workspace: Path) -> AsyncIterator[Runtime]:
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
-    yield runtime
-    await runtime.aclose()
 
 
 def text(result: ToolResult) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -21,13 +20,6 @@ from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.executor import process_alive
 from toolgate.testing import run1, use
 from toolgate.tools.bash import BashInput, BashTool
-
-
-@pytest.fixture
-async def rt(workspace: Path) -> AsyncIterator[Runtime]:
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
-    yield runtime
-    await runtime.aclose()
 
 
 def text(result: ToolResult) -> str:
