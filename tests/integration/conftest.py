@@ -1,4 +1,4 @@
-"""Fixtures for the sidecar integration tests: a real server subprocess and a pytest-lsp client."""
+"""Fixtures for the integration tests: a bypass-mode runtime, and a real sidecar subprocess with a pytest-lsp client."""
 
 from __future__ import annotations
 
