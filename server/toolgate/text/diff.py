@@ -7,6 +7,7 @@ cut off before difflib sees the text, keeping only the context lines a hunk need
 from __future__ import annotations
 
 import difflib
+import itertools
 from dataclasses import dataclass
 
 from unidiff.patch import PatchSet
@@ -94,9 +95,9 @@ def unified_diff(old: str, new: str, old_name: str = "a", new_name: str = "b", c
     offset = old.count("\n", 0, start)
     a_mid, b_mid = _split_lf(old[start:end_old]), _split_lf(new[start:end_new])
     out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
-    for line in difflib.unified_diff(a_mid, b_mid, n=context, lineterm="\n"):
-        if line.startswith(("---", "+++")):
-            continue
+    # The first two lines are difflib's own file headers; a removed line "--x" also starts with "---", so the
+    # headers are dropped by position, never by prefix.
+    for line in itertools.islice(difflib.unified_diff(a_mid, b_mid, n=context, lineterm="\n"), 2, None):
         if line.startswith("@@"):
             line = _shift_header(line, offset)
         out.append(line)
