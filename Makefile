@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup run demo demo-headless test lint typecheck unit bench clean protocol ext-setup ext-build ext-check \
+.PHONY: help setup run demo demo-headless test fuzz lint typecheck unit bench clean protocol ext-setup ext-build ext-check \
 	ext-unit vsix code-server-setup e2e-setup e2e ide
 
 help:
@@ -15,6 +15,7 @@ help:
 	@echo "make demo   the same, with the chat connected to a local mock model playing a scripted session"
 	@echo "make demo-headless  a few tool calls through 'toolgate run-tools', printed (no editor)"
 	@echo "make test   set up and run every check and test"
+	@echo "make fuzz   property tests with fresh random examples (make test replays a fixed set)"
 	@echo "make bench  set up and run the benchmarks (report in bench/results/)"
 	@echo "make protocol  regenerate extension/src/protocol.generated.ts from the sidecar's protocol models"
 	@echo "make vsix   build the VS Code extension package toolgate-<version>.vsix"
@@ -50,6 +51,9 @@ typecheck: setup
 
 unit: setup
 	$(BIN)/pytest -q -m "not e2e"
+
+fuzz: setup  ## property tests with fresh random examples, many more of them (not part of `make test`)
+	TOOLGATE_HYPOTHESIS=fuzz $(BIN)/pytest -q -p no:cacheprovider $$(grep -rl "@given" tests)
 
 test: lint typecheck unit ext-check ext-unit e2e
 

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import tests.properties  # noqa: F401  (loads the Hypothesis profile before any property test runs)
 
 from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.permission import PermissionMode

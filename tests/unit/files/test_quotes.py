@@ -9,6 +9,7 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.properties import examples
 
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
@@ -129,7 +130,7 @@ def test_an_edit_changes_exactly_the_matched_span(prefix: str, middle: str, suff
     assert replace_matches(text, matches, middle, new) == text[:start] + new + text[end:]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(text=quote_text, data=st.data(), new=quote_text)
 def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st.DataObject, new: str) -> None:
     if not text or not new:
@@ -154,7 +155,7 @@ def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st
 plain_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     prefix=st.text(alphabet=plain_chars, max_size=30),
     middle=st.text(alphabet=plain_chars, min_size=1, max_size=10),

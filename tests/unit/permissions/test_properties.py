@@ -15,6 +15,7 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from tests.properties import examples
 from tests.unit.permissions.helpers import make_runtime
 
 from toolgate.core.permission import PermissionMode
@@ -104,7 +105,7 @@ def _starts_with_rule(command: str, rule_text: str) -> bool:
     return not classification.parsed or any(f[: len(head)] == head for f in forms)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(command=commands(), rule=bash_rules(), mode=MODES, extra=EXTRA_RULES)
 def test_an_allow_rule_never_allows_what_it_does_not_cover(
     workspace_dir: Path, command: str, rule: str, mode: PermissionMode, extra: list[str]
@@ -115,7 +116,7 @@ def test_an_allow_rule_never_allows_what_it_does_not_cover(
     assert after == before, (command, rule)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(command=commands(), mode=MODES, extra=EXTRA_RULES)
 def test_an_allow_rule_for_one_part_never_allows_an_unknown_other_part(
     workspace_dir: Path, command: str, mode: PermissionMode, extra: list[str]
@@ -128,7 +129,7 @@ def test_an_allow_rule_for_one_part_never_allows_an_unknown_other_part(
     assert decide(workspace_dir, compound, mode, allow=[*extra, rule]) != "allow"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(command=commands(), mode=MODES, extra=EXTRA_RULES, data=st.data())
 def test_a_deny_rule_always_wins(
     workspace_dir: Path, command: str, mode: PermissionMode, extra: list[str], data: st.DataObject
@@ -146,7 +147,7 @@ def test_a_deny_rule_always_wins(
 PATHS = st.sampled_from(["a.txt", "src/x.py", "/etc/passwd", "../up.txt", ".git/config", ".env", "src/../a.txt"])
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=PATHS, mode=MODES, tool=st.sampled_from(["Read", "Write", "Edit", "Grep"]))
 def test_a_path_deny_rule_always_wins(workspace_dir: Path, path: str, mode: PermissionMode, tool: str) -> None:
     absolute = Path(path) if path.startswith("/") else (workspace_dir / path).resolve()

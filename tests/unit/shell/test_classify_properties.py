@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.properties import examples
 
 from toolgate.shell.classify import classify
 
@@ -109,21 +110,21 @@ def with_a_writer(draw: st.DrawFn) -> str:
     return _with_writer(draw)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(with_a_writer())
 def test_a_writing_part_is_never_hidden(command: str) -> None:
     result = classify(command)
     assert not result.read_only, f"{command!r} was classified read-only: {result.reason}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(combine(st.sampled_from(READ_ONLY_LEAVES), with_substitution=False))
 def test_read_only_parts_joined_without_substitution_stay_read_only(command: str) -> None:
     result = classify(command)
     assert result.read_only, f"{command!r}: {result.reason}"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(READ_ONLY_LEAVES), st.sampled_from(SUBSTITUTING))
 def test_any_substitution_makes_it_not_read_only(leaf: str, template: str) -> None:
     result = classify(template.format(a=leaf))
@@ -131,7 +132,7 @@ def test_any_substitution_makes_it_not_read_only(leaf: str, template: str) -> No
     assert result.has_substitution
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
 def test_arbitrary_text_never_raises_and_read_only_needs_a_clean_parse(command: str) -> None:
     result = classify(command)
@@ -142,7 +143,7 @@ def test_arbitrary_text_never_raises_and_read_only_needs_a_clean_parse(command: 
         assert result.write_targets == ()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="ab $'\"\\;|&<>(){}`#*?[]=-\n\t", max_size=40))
 def test_shell_punctuation_soup_never_raises(command: str) -> None:
     result = classify(command)
