@@ -6,7 +6,8 @@ Rules (DESIGN §3):
   recorded read covered the whole file, so a touched-but-identical file is not an error;
 - the final check runs in the same synchronous function as the write (`write_checked`): no await between;
 - the write is atomic (temp file in the target's directory, fsync, rename), keeps the file's mode, goes
-  through symlinks to their target, and refuses if the file changed while the temp file was being written.
+  through symlinks to their target, and refuses if the file changed while the temp file was being written;
+- a temp file that a killed writer left behind is swept by the next write to the same target (`_temp_files`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_path
 from toolgate.text.diff import unified_diff
 from toolgate.text.encoding import Decoded, UndecodableError, UnencodableError, decode
+from toolgate.tools._temp_files import SUFFIX as TEMP_SUFFIX
+from toolgate.tools._temp_files import sweep_abandoned, temp_prefix
 
 MAX_EDIT_BYTES = 256 * 1024 * 1024
 MAX_USER_DIFF_LINES = 60
@@ -247,7 +250,7 @@ def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str
     mode = stat.S_IMODE(expected.st_mode) if expected is not None else 0o666 & ~_umask()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tg-tmp", dir=target.parent)
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=TEMP_SUFFIX, dir=target.parent)
     except PermissionError:
         raise StateError(
             f"Permission denied: toolgate's user may not create files in {target.parent}. Ask the user to "
@@ -297,7 +300,9 @@ def publish(staged: Staged) -> os.stat_result:
     """Move the staged bytes into place: one rename, so readers see the old file or the new, never a mix."""
     os.replace(staged.tmp, staged.target)
     _fsync_directory(staged.target.parent)
-    return os.stat(staged.target)
+    result = os.stat(staged.target)
+    sweep_abandoned(staged.target)
+    return result
 
 
 def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> os.stat_result:

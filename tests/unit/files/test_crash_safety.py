@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from toolgate.tools._write import atomic_write
+
 OLD = b"A" * 2_000_000 + b"\n"
 NEW = b"B" * 3_000_000 + b"\n"
 
@@ -106,3 +108,11 @@ def test_killed_writer_never_leaves_a_partial_file(forker: tuple[subprocess.Pope
         content = target.read_bytes()
         assert content in (OLD, NEW), f"partial file of {len(content)} bytes"
         seen.add(content[:1])
+
+    # The kills left temp files beside the target; once they are old, the next write sweeps every one.
+    leftovers = list(target.parent.glob(".data.bin.*.tg-tmp"))
+    for path in leftovers:
+        os.utime(path, (0, 0))
+    atomic_write(target, OLD, os.stat(target), "target")
+    assert target.read_bytes() == OLD
+    assert list(target.parent.glob("*.tg-tmp")) == [], f"{len(leftovers)} left over before the write"

@@ -1,0 +1,77 @@
+"""The temp files an atomic write stages beside its target, and the sweeping of ones a killed writer left behind.
+
+A temp file is named `.<target name>.<writer pid>.<random>.tg-tmp`. A writer that is killed between creating it
+and renaming it into place (SIGKILL, power loss) leaves it behind. The next write to the same target removes such
+leftovers, but only when they are surely abandoned: the writer's pid is not a running process on this machine
+and the file has not been touched for a while. A live writer in another process is never disturbed (a reused pid
+only makes the sweep more cautious), and nothing but our own `.tg-tmp` names is ever removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from pathlib import Path
+
+SUFFIX = ".tg-tmp"
+# A live writer touches its temp file continuously; one untouched this long with a dead writer is abandoned.
+ABANDONED_AFTER_SECONDS = 60.0
+
+log = logging.getLogger("toolgate.write")
+
+
+def temp_prefix(target: Path) -> str:
+    """The start of the temp file names this process uses for `target` (the name is cut to stay under limits)."""
+    return f"{_target_prefix(target)}{os.getpid()}."
+
+
+def _target_prefix(target: Path) -> str:
+    return f".{target.name[:100]}."
+
+
+def _writer_pid(name: str, prefix: str) -> int | None:
+    """The pid in `<prefix><pid>.<random>.tg-tmp`; None for any other shape (such as another target's temp file)."""
+    pid, _, rest = name[len(prefix) :].partition(".")
+    random_part = rest.removesuffix(SUFFIX)
+    if not (pid.isdigit() and rest.endswith(SUFFIX) and random_part and "." not in random_part):
+        return None
+    return int(pid)
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
+    """Remove the abandoned temp files of earlier writes to `target`; returns what was removed."""
+    prefix = _target_prefix(target)
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        entries = os.scandir(target.parent)
+    except OSError:
+        return removed
+    with entries:
+        for entry in entries:
+            if not (entry.name.startswith(prefix) and entry.name.endswith(SUFFIX)):
+                continue
+            pid = _writer_pid(entry.name, prefix)
+            if pid is None or pid == os.getpid() or _is_running(pid):
+                continue
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if now - info.st_mtime < ABANDONED_AFTER_SECONDS or not entry.is_file(follow_symlinks=False):
+                    continue
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    if removed:
+        log.info("removed %d abandoned temp file(s) of earlier writes to %s", len(removed), target)
+    return removed
