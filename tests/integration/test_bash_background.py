@@ -18,7 +18,7 @@ from toolgate.core.messages import ToolResult
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
-from toolgate.shell.executor import process_alive
+from toolgate.shell.groups import process_alive
 from toolgate.testing import run1
 
 
@@ -148,14 +148,18 @@ async def test_closing_the_session_stops_every_background_process(workspace: Pat
     assert await gone(grandchild)
 
 
-@pytest.mark.parametrize("ending", ["end of input", "SIGTERM"])
-def test_no_orphan_survives_the_sidecar_process(workspace: Path, ending: str) -> None:
+@pytest.mark.parametrize(
+    ("ending", "background"),
+    [("end of input", True), ("SIGTERM", True), ("SIGKILL", True), ("SIGKILL", False)],
+)
+def test_no_orphan_survives_the_sidecar_process(workspace: Path, ending: str, background: bool) -> None:
+    """However the process ends (a SIGKILL runs none of its code: the watchdog acts), its commands end too."""
     pid_file = workspace / "gc.pid"
     call = {
         "type": "tool_use",
         "id": "t1",
         "name": "Bash",
-        "input": {"command": f"bash -c 'sleep 300 & echo $! > {pid_file}; wait'", "run_in_background": True},
+        "input": {"command": f"bash -c 'sleep 300 & echo $! > {pid_file}; wait'", "run_in_background": background},
     }
     proc = subprocess.Popen(
         [
@@ -179,16 +183,17 @@ def test_no_orphan_survives_the_sidecar_process(workspace: Path, ending: str) ->
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(call) + "\n")
         proc.stdin.flush()
-        line = proc.stdout.readline()
-        assert "Started in the background" in json.loads(line)["content"]
+        if background:
+            line = proc.stdout.readline()
+            assert "Started in the background" in json.loads(line)["content"]
         deadline = time.monotonic() + 10
         while not (pid_file.exists() and pid_file.read_text().strip()):
             assert time.monotonic() < deadline
             time.sleep(0.02)
         grandchild = int(pid_file.read_text())
         assert process_alive(grandchild)
-        if ending == "SIGTERM":
-            proc.send_signal(signal.SIGTERM)
+        if ending.startswith("SIG"):
+            proc.send_signal(signal.Signals[ending])
         else:
             proc.stdin.close()
         proc.wait(timeout=30)

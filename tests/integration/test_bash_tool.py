@@ -17,7 +17,7 @@ from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import PermissionMode
 from toolgate.core.session import ProgressEvent
 from toolgate.runtime import Runtime, build_runtime
-from toolgate.shell.executor import process_alive
+from toolgate.shell.groups import process_alive
 from toolgate.testing import run1, use
 from toolgate.tools.bash import BashInput, BashTool
 

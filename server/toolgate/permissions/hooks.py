@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolgate.permissions.settings import DEFAULT_HOOK_TIMEOUT, HookCommand, HookMatcher
 from toolgate.permissions.sources import RuleSource
+from toolgate.shell.watchdog import WATCHDOG
 
 HookEvent = Literal["PreToolUse", "PostToolUse"]
 MAX_OUTPUT_BYTES = 1024 * 1024
@@ -156,6 +157,7 @@ async def run_hook(hook: ConfiguredHook, payload: bytes, cwd: Path, env: Mapping
         )
     except OSError as exc:
         return _Run(hook, None, failure=f"could not be started ({exc})")
+    WATCHDOG.track(process.pid)
     out, err = bytearray(), bytearray()
     finished = False
     try:
@@ -177,6 +179,8 @@ async def run_hook(hook: ConfiguredHook, payload: bytes, cwd: Path, env: Mapping
         with anyio.CancelScope(shield=True):
             await process.wait()
             await process.aclose()
+        # Watched only while it runs: what a finished hook deliberately left running is the hook's business.
+        WATCHDOG.forget(process.pid)
 
 
 def _describe(hook: ConfiguredHook) -> str:

@@ -1,9 +1,9 @@
 """Running one command in /bin/bash: its own process group, no stdin, merged output, a timeout that
 kills everything it started, and the directory it ended in.
 
-The process group is the unit of cleanup. On timeout, cancellation, or when the shell exits but leaves
-processes behind, the whole group gets TERM, then KILL after a grace period; only a process that left the
-group on purpose (setsid) can escape. The final working directory comes from an EXIT trap installed through
+The process group is the unit of cleanup (`groups`). On timeout, cancellation, or when the shell exits but
+leaves processes behind, the whole group is stopped; while it runs, the `watchdog` stops it should this process
+be killed outright. The final working directory comes from an EXIT trap installed through
 BASH_ENV (see `rc_script`), so the user's command runs exactly as written, not wrapped in anything.
 """
 
@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,12 +19,11 @@ from pathlib import Path
 
 import anyio
 
+from toolgate.shell.groups import BASH, group_alive, stop_group
 from toolgate.shell.output import OutputCapture
+from toolgate.shell.watchdog import WATCHDOG
 
-BASH = "/bin/bash"
-KILL_GRACE_S = 2.0  # between TERM and KILL
 EXIT_GRACE_S = 0.25  # how long output may keep flowing after the shell itself exited
-POLL_S = 0.02
 READ_SIZE = 65536
 
 # Added to the environment of every command: no editor or pager may wait for a person who is not there.
@@ -56,96 +53,6 @@ def command_env(base: Mapping[str, str] | None = None, **extra: str) -> dict[str
     env.update(EXTRA_ENV)
     env.update(extra)
     return env
-
-
-# --- process groups ----------------------------------------------------------------------------------
-
-
-def _live_members_proc(pgid: int) -> bool | None:
-    """Linux: does the group have a member that is not a zombie? (None: /proc is not available.)
-
-    A killed orphan is reparented to PID 1, and in containers PID 1 often never reaps it, so a zombie can
-    stay in the group forever; it runs nothing and holds nothing, so it does not count.
-    """
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return None
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if sys.platform.startswith("linux"):
-        live = _live_members_proc(pgid)
-        if live is not None:
-            return live
-    return True
-
-
-def process_alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-        return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
-    except OSError:
-        return True
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-async def stop_group(pgid: int, grace: float = KILL_GRACE_S, reap: Callable[[], object] | None = None) -> bool:
-    """TERM the whole group, then KILL what is left after `grace` seconds. True if anything was running.
-
-    `reap` collects our own child's exit status while we wait (a child that is not reaped stays a zombie in
-    the group, and where there is no /proc to tell zombies apart, the group would look alive).
-    """
-    if not group_alive(pgid):
-        return False
-    _signal_group(pgid, signal.SIGTERM)
-    _signal_group(pgid, signal.SIGCONT)  # a stopped process cannot act on TERM
-    for sig in (signal.SIGKILL, None):
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            await anyio.sleep(POLL_S)
-            if reap is not None:
-                reap()
-            if not group_alive(pgid):
-                return True
-        if sig is not None:
-            _signal_group(pgid, sig)
-    return True
-
-
-def stop_group_now(pgid: int) -> None:
-    """KILL the group without waiting (for interpreter exit, when there is no event loop to wait in)."""
-    _signal_group(pgid, signal.SIGKILL)
 
 
 # --- one foreground command --------------------------------------------------------------------------
@@ -188,6 +95,7 @@ async def run_command(
         start_new_session=True,
     )
     pgid = process.pid
+    WATCHDOG.track(pgid)
     stopped_leftovers = False
     timed_out = False
     try:
@@ -232,6 +140,8 @@ async def run_command(
     finally:
         with anyio.CancelScope(shield=True):
             await process.aclose()
+        if not group_alive(pgid):
+            WATCHDOG.forget(pgid)  # still listed otherwise: a setsid-free leftover the stop could not end
     capture.finish()
     return ShellRun(
         exit_code=None if timed_out else process.returncode,

@@ -4,7 +4,7 @@ One per session (a `Dep` whose close stops every background command). A backgrou
 output straight into a file in the session's output store, so nothing has to drain a pipe while nobody is
 reading; `BashOutput` reads what is new since the last read. When the session closes, every background
 process group is stopped (TERM, then KILL) and waited for; if the interpreter exits without closing the
-session, an exit hook still KILLs them, so no process outlives the sidecar that started it.
+session, an exit hook still KILLs them; if the process is killed outright, the watchdog stops them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from typing import Literal
 from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
-from toolgate.shell.executor import BASH, rc_script, stop_group, stop_group_now
+from toolgate.shell.executor import rc_script
+from toolgate.shell.groups import BASH, group_alive, stop_group, stop_group_now
+from toolgate.shell.watchdog import WATCHDOG
 
 Status = Literal["running", "completed", "failed", "killed"]
 
@@ -58,6 +60,8 @@ class BackgroundCommand:
             return "running"
         if self.finished_at is None:
             self.finished_at = time.monotonic()
+            if not group_alive(self.pgid):
+                WATCHDOG.forget(self.pgid)  # leftovers keep it listed until kill or close stop them
         if self.killed:
             return "killed"
         return "completed" if code == 0 else "failed"
@@ -112,6 +116,7 @@ class ShellHost:
                 env=dict(env),
                 start_new_session=True,
             )
+        WATCHDOG.track(process.pid)
         task = BackgroundCommand(
             id=f"bash_{next(self._ids)}",
             command=command,
@@ -144,12 +149,14 @@ class ShellHost:
         """Stop the command's whole process group. False if it had already finished."""
         if task.poll() != "running":
             await stop_group(task.pgid, reap=task.process.poll)  # processes it left behind, if any
+            WATCHDOG.forget(task.pgid)
             return False
         task.killed = True
         await stop_group(task.pgid, reap=task.process.poll)
         if task.process.poll() is None:  # it left its own group: nothing else can reach it
             task.process.kill()
             task.process.wait()
+        WATCHDOG.forget(task.pgid)
         return True
 
     async def close(self) -> None:
@@ -161,6 +168,7 @@ class ShellHost:
             if task.process.poll() is None:
                 task.process.kill()
                 task.process.wait()
+            WATCHDOG.forget(task.pgid)
         self.tasks.clear()
         atexit.unregister(self._exit_hook)
         shutil.rmtree(self.directory, ignore_errors=True)
