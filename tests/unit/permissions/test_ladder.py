@@ -265,6 +265,20 @@ async def test_read_and_edit_rules_govern_bash_paths(rt_factory: Callable[..., R
     assert (await bash(rt, "touch other.md")).decision == "ask"  # the command is allowed, the file is not
 
 
+async def test_a_copy_is_checked_as_a_read_of_its_sources(rt_factory: Callable[..., Runtime], outside: Path) -> None:
+    rt = rt_factory(mode=PermissionMode.ACCEPT_EDITS, deny=["Read(./.env)"])
+    assert (await bash(rt, "cp a.txt b.txt")).decision == "allow"
+    assert (await bash(rt, "cp .env leak.txt")).decision == "deny"
+    copied_in = await bash(rt, f"cp {outside}/notes.txt here.txt")
+    assert copied_in.decision == "ask" and f"reads {outside}/notes.txt" in copied_in.reason
+
+
+async def test_git_output_files_are_checked_as_writes(rt_factory: Callable[..., Runtime], outside: Path) -> None:
+    rt = rt_factory(mode=BYPASS, deny=[f"Edit(/{outside}/**)"])
+    assert (await bash(rt, f"git log --output={outside}/log.txt")).decision == "deny"
+    assert (await bash(rt, f"git diff -o {outside}/d.patch")).decision == "deny"
+
+
 async def test_paths_only_known_at_run_time(rt_factory: Callable[..., Runtime]) -> None:
     bypass = rt_factory(mode=BYPASS)
     assert (await bash(bypass, "cat $HOME/.ssh/id_rsa")).decision == "allow"

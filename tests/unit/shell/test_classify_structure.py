@@ -133,7 +133,11 @@ def test_operators(command: str, operators: tuple[str, ...]) -> None:
         ("tee -a log1 log2", ("log1", "log2")),
         ("sed -i 's/a/b/' x.py y.py", ("x.py", "y.py")),
         ("sed -i.bak -e 's/a/b/' x.py", ("x.py",)),
-        ("git diff --output=patch.diff", ()),  # git reports the reason; targets are best effort
+        ("git diff --output=patch.diff", ("patch.diff",)),
+        ("git log --output changes.txt -p", ("changes.txt",)),
+        ("git show -oshown.txt HEAD", ("shown.txt",)),
+        ("git diff --outp=abbrev.txt", ("abbrev.txt",)),  # git takes unambiguous abbreviations
+        ("git diff --ext-diff", ()),  # forbidden, but it runs a program rather than writing a named file
         ("sort -o sorted.txt in.txt", ("sorted.txt",)),
         ("uniq in out", ("out",)),
         ("dd if=a of=b", ("b",)),
@@ -180,6 +184,13 @@ def test_write_targets(command: str, targets: tuple[str, ...]) -> None:
         ('for f in one two; do cat "$f"; done', ("one", "two")),
         ("git diff --no-index a b", ("a", "b")),
         ("xargs -a list.txt echo", ("list.txt",)),
+        ("cp ~/.ssh/id_rsa key.txt", ("~/.ssh/id_rsa",)),  # a copy reads its sources
+        ("cp -r a b dest/", ("a", "b")),
+        ("cp -t dest a b", ("a", "b")),
+        ("install -m 644 tool /usr/local/bin/tool", ("tool",)),
+        ("dd if=/dev/sda of=disk.img", ("/dev/sda",)),
+        ("ln -s ../target link", ()),  # a link reads nothing
+        ("touch -r reference.txt x", ("reference.txt",)),
     ],
 )
 def test_read_targets(command: str, targets: tuple[str, ...]) -> None:

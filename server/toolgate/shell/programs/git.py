@@ -8,6 +8,7 @@ Unknown subcommands are refused: they may be aliases, and an alias can run anyth
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from toolgate.shell.parse import Word
 from toolgate.shell.programs.base import Verdict, could_be_option
@@ -77,28 +78,51 @@ def _forbidden(token: str, forbidden: dict[str, str]) -> str | None:
     return None
 
 
-def _scan(sub: str, args: Sequence[Word], forbidden: dict[str, str]) -> tuple[str | None, list[Word], list[str]]:
-    """Check every option before `--`; returns (problem, operands before `--`, option tokens)."""
-    operands: list[Word] = []
-    options: list[str] = []
-    for word in args:
+@dataclass(slots=True)
+class _Scan:
+    problem: str | None = None
+    operands: list[Word] = field(default_factory=list)  # before `--`
+    options: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+
+
+def _output_file(token: str, following: Word | None) -> str | None:
+    """The file a forbidden `--output=f`, `--output f` (or an abbreviation), `-of` or `-o f` writes; None for
+    the other forbidden options (they run programs)."""
+    name, eq, inline = token.partition("=")
+    if name.startswith("--"):
+        if len(name) > 2 and "--output".startswith(name) and name not in _EXACT_OK:
+            return inline if eq else (following.value if following is not None else None)
+        return None
+    if token.startswith("-o"):
+        return token[2:] or (following.value if following is not None else None)
+    return None
+
+
+def _scan(sub: str, args: Sequence[Word], forbidden: dict[str, str]) -> _Scan:
+    """Check every option before `--`; stops at the first problem."""
+    out = _Scan()
+    for index, word in enumerate(args):
         if word.value == "--" and not word.unknown:
-            return None, operands, options
+            return out
         if word.unknown or (word.pattern and could_be_option(word)):
-            return (
+            out.problem = (
                 f"git {sub}'s argument {word.raw} is expanded when it runs, so it could become an option "
-                "that writes a file or runs a program",
-                operands,
-                options,
+                "that writes a file or runs a program"
             )
+            return out
         reason = _forbidden(word.value, forbidden)
         if reason is not None:
-            return reason, operands, options
+            out.problem = reason
+            target = _output_file(word.value, args[index + 1] if index + 1 < len(args) else None)
+            if target:
+                out.writes.append(target)
+            return out
         if word.value.startswith("-") and word.value != "-":
-            options.append(word.value)
+            out.options.append(word.value)
         else:
-            operands.append(word)
-    return None, operands, options
+            out.operands.append(word)
+    return out
 
 
 SubCheck = Callable[[str, Sequence[Word]], Verdict]
@@ -111,10 +135,10 @@ def _viewer(extra: dict[str, str] | None = None, *, allow_o: bool = False) -> Su
     forbidden.update(extra or {})
 
     def check(sub: str, args: Sequence[Word]) -> Verdict:
-        problem, operands, options = _scan(sub, args, forbidden)
-        if problem is not None:
-            return Verdict.no(problem)
-        reads = [w.value for w in operands] if "--no-index" in options else []
+        scan = _scan(sub, args, forbidden)
+        if scan.problem is not None:
+            return Verdict.no(scan.problem, writes=scan.writes)
+        reads = [w.value for w in scan.operands] if "--no-index" in scan.options else []
         return Verdict.ok(f"git {sub} only reads the repository", reads)
 
     return check
@@ -294,7 +318,7 @@ def _remote_plain(sub: str, args: Sequence[Word]) -> Verdict:
 
 
 def _ls_remote(sub: str, args: Sequence[Word]) -> Verdict:
-    problem, operands, _ = _scan(
+    scan = _scan(
         sub,
         args,
         {
@@ -303,8 +327,9 @@ def _ls_remote(sub: str, args: Sequence[Word]) -> Verdict:
             **DIFF_FORBIDDEN,
         },
     )
-    if problem is not None:
-        return Verdict.no(problem)
+    if scan.problem is not None:
+        return Verdict.no(scan.problem, writes=scan.writes)
+    operands = scan.operands
     if operands and not all(ch.isalnum() or ch in "._-" for ch in operands[0].value):
         return Verdict.no(
             f"git ls-remote {operands[0].raw} names a repository by URL or path; only a configured remote name "

@@ -40,19 +40,27 @@ def check_writer(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, options)
     operands = [w.value for w in parsed.operands]
     writes = list(parsed.writes)
+    reads = list(parsed.reads)
     if name in ("chmod", "chown", "chgrp"):
         operands = operands[1:]  # the mode or owner
     if name == "dd":
         operands = [value.partition("=")[2] for value in operands if value.startswith("of=")]
+    if name == "dd":
+        reads.extend(value.partition("=")[2] for value in (w.value for w in parsed.operands) if value.startswith("if="))
     if name in ("cp", "install", "ln"):
+        # The sources are read (a copy can carry a secret out of a protected place); the destination is written.
         if parsed.has("-t", "--target-directory"):
-            operands = []  # the sources are only read; the -t directory is already in `writes`
+            sources, operands = operands, []  # the -t directory is already in `writes`
         elif len(operands) > 1 or name != "ln":
-            operands = operands[-1:]
+            sources, operands = operands[:-1], operands[-1:]
+        else:
+            sources = []  # `ln -s target`: the link goes in the current directory
+        if name != "ln":  # a link reads nothing; its target may not even exist
+            reads.extend(sources)
     if name == "patch":
         operands = operands[:1]
     writes.extend(operands)
-    return Verdict.no(reason, writes=writes)
+    return Verdict.no(reason, writes=writes, reads=reads)
 
 
 CHECKERS = dict.fromkeys(_SPECS, check_writer)
