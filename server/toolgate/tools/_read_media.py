@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import io
 import re
+import threading
 from pathlib import Path
 
+import pypdfium2
 from PIL import Image, UnidentifiedImageError
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
@@ -22,6 +24,8 @@ MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded: the most a model API ac
 MAX_MEDIA_FILE_BYTES = 64 * 1024 * 1024
 MAX_PDF_PAGES_PER_READ = 20
 MAX_PDF_PAGES_WITHOUT_RANGE = 10
+MAX_PDF_PAGE_IMAGES = 5  # pages without text (scans, drawings) shown as images, per read
+PDF_PAGE_EDGE = 1568  # pixels on a rendered page's long side: what model APIs take without shrinking it
 MAX_NOTEBOOK_IMAGES = 20
 
 # Formats Read refuses by name: their bytes mean nothing as text. Images and PDFs it reads are not here.
@@ -142,7 +146,8 @@ def parse_pages(spec: str) -> tuple[int, int | None]:
     return first, last
 
 
-def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> str:
+def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> list[ContentBlock]:
+    """The text of the pages asked for; a page with no text (a scan, a drawing) is shown as an image instead."""
     data = _read_capped(path, shown)
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -152,7 +157,7 @@ def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> str:
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise StateError(f"{shown} cannot be read as a PDF ({exc}).") from None
     if count == 0:
-        return f"(The PDF {shown} has no pages.)"
+        return [TextBlock(text=f"(The PDF {shown} has no pages.)")]
     if pages is None:
         if count > MAX_PDF_PAGES_WITHOUT_RANGE:
             raise StateError(
@@ -165,24 +170,81 @@ def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> str:
         if first > count:
             raise StateError(f"{shown} has only {count} page{'s' if count != 1 else ''}; ask for pages 1-{count}.")
         last = min(wanted_last or first + MAX_PDF_PAGES_PER_READ - 1, count)
-    sections = [f"PDF {shown}: {count} page{'s' if count != 1 else ''}, {_size(len(data))}. Pages {first}–{last}:"]
+
+    texts: dict[int, str] = {}
     for number in range(first, last + 1):
         try:
-            text = reader.pages[number - 1].extract_text() or ""
+            texts[number] = (reader.pages[number - 1].extract_text() or "").strip()
         except Exception as exc:  # pypdf raises many kinds of error on damaged pages
-            text = f"(this page's text could not be extracted: {exc})"
-        body = text.strip() or "(no text on this page: it may be a scanned image or a drawing)"
-        sections.append(f"--- page {number} ---\n{body}")
+            texts[number] = f"(this page's text could not be extracted: {exc})"
+    textless = [number for number, text in texts.items() if not text]
+    images = _render_pages(data, textless[:MAX_PDF_PAGE_IMAGES])
+
+    header = f"PDF {shown}: {count} page{'s' if count != 1 else ''}, {_size(len(data))}. Pages {first}–{last}:"
+    blocks: list[ContentBlock] = []
+    text_parts = [header]
+    for number in range(first, last + 1):
+        if texts[number]:
+            text_parts.append(f"--- page {number} ---\n{texts[number]}")
+            continue
+        rendered = images.get(number)
+        if isinstance(rendered, ImageBlock):
+            text_parts.append(f"--- page {number} ---\n(no text layer: a scan or a drawing; shown as an image)")
+            blocks.append(TextBlock(text="\n\n".join(text_parts)))
+            blocks.append(rendered)
+            text_parts = []
+        elif rendered is not None:
+            text_parts.append(f"--- page {number} ---\n(no text layer, and it could not be drawn: {rendered})")
+        else:
+            text_parts.append(
+                f"--- page {number} ---\n(no text layer: a scan or a drawing; at most {MAX_PDF_PAGE_IMAGES} such "
+                f'pages are shown as images per read, so read it alone with pages="{number}" to see it)'
+            )
     if last < count:
-        sections.append(f'(Pages {last + 1}–{count} not shown; read them with pages="{last + 1}-".)')
-    rendered = "\n\n".join(sections)
-    tokens = estimate_tokens(rendered)
+        text_parts.append(f'(Pages {last + 1}–{count} not shown; read them with pages="{last + 1}-".)')
+    if text_parts:
+        blocks.append(TextBlock(text="\n\n".join(text_parts)))
+    tokens = sum(estimate_tokens(block.text) for block in blocks if isinstance(block, TextBlock))
     if tokens > max_tokens:
         raise StateError(
             f"Pages {first}–{last} of {shown} come to about {tokens:,} tokens, over the {max_tokens:,}-token limit "
             "for one read. Ask for fewer pages."
         )
-    return rendered
+    return blocks
+
+
+# pdfium keeps global state and is not thread-safe, and Reads run in worker threads: one render at a time.
+_PDFIUM_LOCK = threading.Lock()
+
+
+def _render_pages(data: bytes, numbers: list[int]) -> dict[int, ImageBlock | str]:
+    """Each page drawn as an image block (its long side PDF_PAGE_EDGE pixels), or why it could not be drawn."""
+    if not numbers:
+        return {}
+    out: dict[int, ImageBlock | str] = {}
+    with _PDFIUM_LOCK:
+        try:
+            document = pypdfium2.PdfDocument(data)
+        except pypdfium2.PdfiumError as exc:
+            return dict.fromkeys(numbers, f"pdfium could not open the file ({exc})")
+        try:
+            for number in numbers:
+                try:
+                    page = document[number - 1]
+                    width, height = page.get_size()  # in points
+                    scale = PDF_PAGE_EDGE / max(width, height, 1.0)
+                    image = page.render(scale=scale).to_pil()
+                    page.close()
+                except (pypdfium2.PdfiumError, ValueError, OSError) as exc:
+                    out[number] = str(exc)
+                    continue
+                encoded = io.BytesIO()
+                image.convert("RGB").save(encoded, format="PNG", optimize=True)
+                block, _ = image_block(encoded.getvalue(), f"page {number}")
+                out[number] = block
+        finally:
+            document.close()
+    return out
 
 
 # --- notebooks ---------------------------------------------------------------------------------------------

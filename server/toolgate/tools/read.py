@@ -1,7 +1,8 @@
 """Read: a text file with `N<TAB>line` numbering, within a byte cap and a token cap, recorded in readFileState.
 
-Images come back as image blocks, PDFs as the text of their pages, notebooks cell by cell with their outputs
-(see `_read_media`); binary formats are refused by name and by a NUL-byte sniff.
+Images come back as image blocks, PDFs as the text of their pages (a page without text as an image),
+notebooks cell by cell with their outputs (see `_read_media`); binary formats are refused by name and by a
+NUL-byte sniff.
 """
 
 from __future__ import annotations
@@ -96,9 +97,10 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             f"- Whole-file reads are limited to {MAX_WHOLE_FILE_BYTES // 1024} KiB and every read to about "
             f"{MAX_TOKENS:,} tokens; over a limit, the call fails and says so: read a range with offset and limit."
             f"{search}\n"
-            "- Images (png, jpeg, gif, webp) are shown as images; PDFs as the text of their pages (use pages for "
-            f"a PDF over {MAX_PDF_PAGES_WITHOUT_RANGE} pages); notebooks cell by cell with outputs (offset/limit "
-            "read a notebook's raw JSON instead). Other binary files are refused.\n"
+            "- Images (png, jpeg, gif, webp) are shown as images; PDFs as the text of their pages, a page without "
+            f"text (a scan) as an image (use pages for a PDF over {MAX_PDF_PAGES_WITHOUT_RANGE} pages); notebooks "
+            "cell by cell with outputs (offset/limit read a notebook's raw JSON instead). Other binary files are "
+            "refused.\n"
             "- Relative paths resolve against the workspace; `~` is your home directory.\n"
             "- Read a file before you edit or overwrite it; the edit tools refuse files you have not read.\n"
             "- Several independent reads in one turn run in parallel."

@@ -103,7 +103,8 @@ async def test_nul_bytes_under_a_text_name_are_refused(rt: Runtime, workspace: P
 # --- PDFs --------------------------------------------------------------------------------------------------
 
 
-def make_pdf(path: Path, pages: int) -> None:
+def make_pdf(path: Path, pages: int, drawn: frozenset[int] = frozenset()) -> None:
+    """Pages saying "Text of page N"; the `drawn` ones have no text, only a blue square (as a scan would)."""
     writer = PdfWriter()
     font = writer._add_object(
         DictionaryObject(
@@ -120,7 +121,10 @@ def make_pdf(path: Path, pages: int) -> None:
             {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
         )
         stream = DecodedStreamObject()
-        stream.set_data(f"BT /F1 12 Tf 72 720 Td (Text of page {number}) Tj ET".encode())
+        if number in drawn:
+            stream.set_data(b"0 0 1 rg 156 246 300 300 re f")  # a blue square in the middle of the page
+        else:
+            stream.set_data(f"BT /F1 12 Tf 72 720 Td (Text of page {number}) Tj ET".encode())
         page[NameObject("/Contents")] = writer._add_object(stream)
     with open(path, "wb") as handle:
         writer.write(handle)
@@ -178,6 +182,34 @@ async def test_bad_pages_are_clear_errors(rt: Runtime, workspace: Path, name: st
     (workspace / "notes.txt").write_text("x\n")
     result = await run1(rt, "Read", file_path=name, pages=pages)
     assert result.is_error and message in result.text()
+
+
+async def test_a_page_without_text_is_shown_as_an_image(rt: Runtime, workspace: Path) -> None:
+    make_pdf(workspace / "scan.pdf", 3, drawn=frozenset({2}))
+    result = await run1(rt, "Read", file_path="scan.pdf")
+    assert not result.is_error, result.text()
+    texts, images = blocks(result)
+    assert len(images) == 1
+    assert "Text of page 1" in texts[0] and "--- page 2 ---\n(no text layer" in texts[0]
+    assert "Text of page 3" in texts[1]  # the page's image comes right after its heading, before page 3
+    with Image.open(io.BytesIO(base64.b64decode(images[0].source.data))) as page:
+        width, height = page.size
+        assert max(width, height) == 1568 and abs(width / height - 612 / 792) < 0.01
+        red, green, blue = page.convert("RGB").getpixel((width // 2, height // 2))
+        assert blue > 200 and red < 60 and green < 60  # the square, drawn where the PDF put it
+        assert page.convert("RGB").getpixel((5, 5)) == (255, 255, 255)
+
+
+async def test_pages_shown_as_images_are_capped_and_the_rest_announced(rt: Runtime, workspace: Path) -> None:
+    make_pdf(workspace / "scans.pdf", 8, drawn=frozenset(range(1, 8)))
+    result = await run1(rt, "Read", file_path="scans.pdf")
+    assert not result.is_error, result.text()
+    _, images = blocks(result)
+    assert len(images) == 5
+    assert 'read it alone with pages="6"' in result.text() and 'pages="7"' in result.text()
+    assert "Text of page 8" in result.text()
+    alone = await run1(rt, "Read", file_path="scans.pdf", pages="7")
+    assert len(blocks(alone)[1]) == 1
 
 
 async def test_a_damaged_pdf_is_a_clear_error(rt: Runtime, workspace: Path) -> None:
