@@ -82,7 +82,9 @@ export function activate(context: vscode.ExtensionContext): void {
       // The command as configured (not the probe's sys.executable): a wrapper script or shim may set up the environment.
       command: python.candidate.command,
       // -P: do not put the working directory on sys.path (a workspace must not shadow the toolgate package).
-      args: ['-P', '-m', 'toolgate', 'serve'],
+      // --trust-workspace: this extension only runs in trusted windows (untrustedWorkspaces: false), so VS Code's
+      // Workspace Trust has already vouched for the folder's own .toolgate settings files.
+      args: ['-P', '-m', 'toolgate', 'serve', '--trust-workspace'],
       cwd: api.firstWorkspaceFolder(),
       env: sidecarEnvironment(settings, await readKeys(), process.env),
       initializationOptions: initializationOptions({ storageDir: (context.storageUri ?? context.globalStorageUri).fsPath }),

@@ -57,6 +57,7 @@ def build_runtime(
     rules: Mapping[Behavior, Sequence[str]] | None = None,
     settings_files: Sequence[Path] = (),
     read_settings: bool = True,
+    trust_workspace: bool | None = None,
     tools: Sequence[AnyTool] | None = None,
     session_id: str | None = None,
     data_dir: Path | None = None,
@@ -64,10 +65,16 @@ def build_runtime(
 ) -> Runtime:
     """`mode` None: the settings files' defaultMode, else default. `rules` are command-line rules (`--allow`
     and friends); `settings_files` are extra files (`--settings`); `read_settings` False ignores the user's,
-    project's and local settings files (tests, and callers that pass every rule themselves)."""
+    project's and local settings files (tests, and callers that pass every rule themselves).
+    `trust_workspace`: whether the workspace's own settings files may widen permissions (None: as the user's
+    trustedWorkspaces say; see permissions/trust.py)."""
     if policy is None:
         policy = PermissionEngine(
-            workspace, cli_rules=rules, settings_files=settings_files, read_settings_files=read_settings
+            workspace,
+            cli_rules=rules,
+            settings_files=settings_files,
+            read_settings_files=read_settings,
+            trust_workspace=trust_workspace,
         )
     engine = policy if isinstance(policy, PermissionEngine) else None
     dirs = [*additional_dirs, *(engine.book.additional_dirs if engine else ())]

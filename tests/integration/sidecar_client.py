@@ -31,7 +31,7 @@ from toolgate.sidecar.rpc import wire_converter
 
 HERE = Path(__file__).parent
 TEST_SERVER = [sys.executable, str(HERE / "sidecar_server.py")]
-REAL_SERVER = [sys.executable, "-m", "toolgate", "serve"]
+REAL_SERVER = [sys.executable, "-m", "toolgate", "serve", "--trust-workspace"]  # as the extension starts it
 DEADLINE = 20.0
 
 Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]

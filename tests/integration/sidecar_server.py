@@ -118,7 +118,7 @@ async def crash(params: p.Empty) -> p.Empty:
 def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="sidecar %(levelname)s %(name)s: %(message)s")
     logging.getLogger("toolgate").setLevel(logging.INFO)
-    server = ToolgateServer(tools=test_tools)
+    server = ToolgateServer(tools=test_tools, trust_workspaces=True)  # as the extension starts it
     server.add_method("test/crash", crash, p.Method("test/crash", "clientToServer", p.Empty, p.Empty, "crash"))
     run_server(server)
 

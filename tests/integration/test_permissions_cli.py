@@ -116,10 +116,11 @@ def test_list_shows_rules_with_their_sources(project: Path, tmp_path: Path) -> N
     local.parent.mkdir()
     local.write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "acceptEdits"}}))
     args = ["permissions", "list", "--workspace", str(project), "--allow", "Bash(python:*)", "--settings", str(flags)]
+    args.append("--trust-workspace")
     proc = toolgate(*args)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "mode: acceptEdits"
+    assert lines[:2] == ["mode: acceptEdits", "workspace: trusted"]
     assert any(line.startswith("deny ") and "Bash(rm:*)" in line and str(local) in line for line in lines)
     assert any("Read(docs/**)" in line and str(flags) in line for line in lines)
     assert any("warning:" in line and "any code" in line for line in lines)
@@ -165,8 +166,9 @@ def test_run_tools_uses_the_settings_default_mode(project: Path, tmp_path: Path)
     local.parent.mkdir()
     local.write_text(json.dumps({"permissions": {"defaultMode": "bypassPermissions"}}))
     outside = str(tmp_path / "outside.txt")
-    assert run_tools(project, [read("1", outside)])[0]["content"] == "1\to"
-    assert run_tools(project, [read("1", outside)], "--permission-mode", "default")[0]["is_error"]
+    assert run_tools(project, [read("1", outside)], "--trust-workspace")[0]["content"] == "1\to"
+    assert run_tools(project, [read("1", outside)], "--trust-workspace", "--permission-mode", "default")[0]["is_error"]
+    assert run_tools(project, [read("1", outside)])[0]["is_error"]  # an untrusted workspace's file cannot
 
 
 def bash_use(id_: str, command: str) -> dict[str, Any]:
@@ -197,3 +199,30 @@ def test_run_tools_bash_runs_only_what_the_rules_allow(project: Path) -> None:
     )
     assert not out[0]["is_error"] and not (project / "a.txt").exists()  # an exact rule is that command only... and
     # `rm a.txt` is not `rm`: bypass lets it run.
+
+
+def test_trust_makes_a_workspace_s_own_settings_apply(project: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hook-ran"
+    settings = project / ".toolgate" / "settings.json"
+    settings.parent.mkdir()
+    hook = {"matcher": "*", "hooks": [{"type": "command", "command": f"touch {marker}"}]}
+    allow = [f"Read(/{tmp_path}/**)"]
+    settings.write_text(json.dumps({"permissions": {"allow": allow}, "hooks": {"PreToolUse": [hook]}}))
+    outside = str(tmp_path / "outside.txt")
+
+    # Untrusted: the file's allow rule and hook are ignored, and stderr says what to do about it.
+    proc = toolgate("run-tools", "--workspace", str(project), stdin=jsonl([read("1", outside)]))
+    assert json.loads(proc.stdout)["is_error"] and not marker.exists()
+    assert "ignored its 1 allow rule and 1 hook" in proc.stderr and f"toolgate trust {project}" in proc.stderr
+    assert "workspace: not trusted" in toolgate("permissions", "list", "--workspace", str(project)).stdout
+
+    proc = toolgate("trust", str(project))
+    assert proc.returncode == 0 and f"Trusted {project}" in proc.stdout
+    assert toolgate("trust", str(project)).stdout.strip() == f"{project} was already trusted."
+    assert toolgate("trust", "--list").stdout.splitlines() == [str(project)]
+    proc = toolgate("run-tools", "--workspace", str(project), stdin=jsonl([read("1", outside)]))
+    assert json.loads(proc.stdout)["content"] == "1\to" and marker.exists() and proc.stderr == ""
+
+    assert "no longer trusted" in toolgate("trust", "--remove", str(project)).stdout
+    assert "workspace: not trusted" in toolgate("permissions", "list", "--workspace", str(project)).stdout
+    assert toolgate("trust", str(tmp_path / "missing")).returncode == 2

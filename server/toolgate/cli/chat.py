@@ -23,7 +23,7 @@ from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
 from toolgate.agent.sessions import open_chat
 from toolgate.cli.main import UsageError
-from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files
+from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files, workspace_trust
 from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.session_store import SessionNotFound, SessionStore
 
@@ -87,6 +87,7 @@ def chat_command(args: argparse.Namespace) -> int:
             additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
             rules=rules,
             settings_files=files,
+            trust_workspace=workspace_trust(args),
             max_turns=args.max_turns,
         )
     except SessionNotFound as exc:

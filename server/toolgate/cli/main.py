@@ -26,6 +26,16 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, action="append", default=[], metavar="RULE", help=f"{what} calls matching RULE")
     parser.add_argument("--add-dir", action="append", default=[], type=Path, metavar="DIR", help="another working dir")
     parser.add_argument("--settings", action="append", default=[], type=Path, metavar="FILE", help="a settings file")
+    _add_trust_option(parser)
+
+
+def _add_trust_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="let the workspace's own .toolgate settings files widen permissions (allow rules, hooks, "
+        "defaultMode, additionalDirectories) for this run; `toolgate trust` does it for good",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="where sessions live unless the editor passes storageDir (default: $XDG_DATA_HOME/toolgate)",
     )
+    _add_trust_option(serve)  # the editor passes it: VS Code's Workspace Trust has already asked
+
+    trust = commands.add_parser(
+        "trust",
+        help="trust a folder's own settings files (or --remove the trust, or --list what is trusted)",
+        description="A workspace's .toolgate settings files can only restrict (deny and ask rules) until you "
+        "trust it; then their allow rules, hooks, defaultMode and additionalDirectories apply as well. Trusting "
+        "a folder trusts every folder below it. Recorded in your user settings file (trustedWorkspaces).",
+    )
+    trust.add_argument("folder", nargs="?", type=Path, default=None, help="the folder (default: cwd)")
+    what = trust.add_mutually_exclusive_group()
+    what.add_argument("--remove", action="store_true", help="stop trusting the folder")
+    what.add_argument("--list", action="store_true", help="print the trusted folders")
 
     protocol = commands.add_parser("protocol", help="print the sidecar's wire protocol")
     protocol.add_argument("what", choices=["schema", "typescript"], help="JSON Schema, or TypeScript types from it")
@@ -106,6 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.serve import serve_command
 
             return serve_command(args)
+        if args.command == "trust":
+            from toolgate.cli.trust import trust_command
+
+            return trust_command(args)
         if args.command == "protocol":
             from toolgate.cli.protocol import protocol_command
 

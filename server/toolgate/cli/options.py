@@ -1,6 +1,7 @@
 """The session options every command shares (`--workspace`, `--permission-mode`, rules, `--add-dir`,
-`--settings`), turned into a runtime. Problems with what was typed on the command line stop the command;
-problems in settings files found on disk are reported on stderr (and the engine fails closed for them)."""
+`--settings`, `--trust-workspace`), turned into a runtime. Problems with what was typed on the command line stop
+the command; problems in settings files found on disk are reported on stderr (and the engine fails closed for
+them)."""
 
 from __future__ import annotations
 
@@ -47,8 +48,13 @@ def default_mode(args: argparse.Namespace, workspace: Path, files: list[Path]) -
     """`--permission-mode`, else the settings files' defaultMode, else default."""
     if args.permission_mode:
         return PermissionMode(args.permission_mode)
-    book = load_rule_book(workspace, home=Path.home(), flag_files=files)
+    book = load_rule_book(workspace, home=Path.home(), flag_files=files, trust_workspace=workspace_trust(args))
     return book.default_mode or PermissionMode.DEFAULT
+
+
+def workspace_trust(args: argparse.Namespace) -> bool | None:
+    """True with --trust-workspace; otherwise None: as the user settings' trustedWorkspaces say."""
+    return True if args.trust_workspace else None
 
 
 def report_problems(engine: PermissionEngine) -> None:
@@ -72,6 +78,7 @@ def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
         additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
         rules=cli_rules(args),
         settings_files=settings_files(args),
+        trust_workspace=workspace_trust(args),
     )
     report_problems(runtime.permissions)
     return runtime

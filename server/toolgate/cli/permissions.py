@@ -56,6 +56,7 @@ def _list(runtime: Runtime, as_json: bool) -> None:
     if as_json:
         payload = {
             "mode": session.mode.value,
+            "workspace_trusted": engine.book.workspace_trusted,
             "working_directories": [str(d) for d in session.working_dirs],
             "rules": listing,
             "settings_files": {name: str(path) for name, path in engine.book.files.items()},
@@ -65,6 +66,8 @@ def _list(runtime: Runtime, as_json: bool) -> None:
         return
     out = sys.stdout
     out.write(f"mode: {session.mode.value}\n")
+    trusted = engine.book.workspace_trusted
+    out.write(f"workspace: {'trusted' if trusted else 'not trusted: its own settings files only restrict'}\n")
     out.write("working directories: " + ", ".join(str(d) for d in session.working_dirs) + "\n")
     if not listing:
         out.write("no rules: read-only calls inside the working directories run, everything else asks\n")

@@ -40,4 +40,4 @@ def run_server(server: ToolgateServer) -> NoReturn:
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    run_server(ToolgateServer(data_root=args.data_dir))
+    run_server(ToolgateServer(data_root=args.data_dir, trust_workspaces=args.trust_workspace))

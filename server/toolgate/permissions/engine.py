@@ -46,6 +46,7 @@ from toolgate.permissions.settings import (
     update_settings,
 )
 from toolgate.permissions.sources import BEHAVIORS, RuleBook, load_rule_book
+from toolgate.permissions.trust import TRUST_HINT
 
 # A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
 # question, a safety check, or broken settings.
@@ -109,6 +110,7 @@ class PermissionEngine:
         cli_rules: Mapping[Behavior, Sequence[str]] | None = None,
         settings_files: Sequence[Path] = (),
         read_settings_files: bool = True,
+        trust_workspace: bool | None = None,
         classifier: Classifier | None = None,
     ) -> None:
         self.workspace = Path(os.path.abspath(workspace))
@@ -117,6 +119,7 @@ class PermissionEngine:
         self._cli_rules = {b: list((cli_rules or {}).get(b, ())) for b in BEHAVIORS}
         self._flag_files = list(settings_files)
         self._read_files = read_settings_files
+        self._trust_workspace = trust_workspace  # None: as the user settings' trustedWorkspaces say (trust.py)
         self._session_rules: dict[Behavior, list[str]] = {b: [] for b in BEHAVIORS}
         self.classifier = classifier or load_classifier()
         self.denials = DenialTracker()
@@ -139,6 +142,7 @@ class PermissionEngine:
             cli_rules=self._cli_rules,
             flag_files=self._flag_files,
             read_files=self._read_files,
+            trust_workspace=self._trust_workspace,
         )
         self._hooks, self.hook_problems = compile_hooks(self.book.hooks)
         # An edit landing between the read above and this stat is seen at the file's next change only; the
@@ -378,8 +382,17 @@ class PermissionEngine:
             changed = update_settings(path, mutation)
             if scope == "local" and not existed and path.exists():
                 exclude_from_git(path)
-        self.reload()
         warnings = []
+        if add and behavior == "allow" and scope in ("local", "project") and not self.book.workspace_trusted:
+            # Saved, but the workspace's own files only restrict until it is trusted: keep the rule for this
+            # session, and say how to make it last.
+            if rule not in self._session_rules[behavior]:
+                self._session_rules[behavior].append(rule)
+            warnings.append(
+                f"{rule} was saved to {path}, but this workspace is not trusted, so that file's allow rules are "
+                "ignored: it applies for this session only. " + TRUST_HINT.format(workspace=self.workspace) + "."
+            )
+        self.reload()
         if add and behavior == "allow" and any(e.code_execution for e in self.book.entries if e.rule == parsed):
             warnings.append(code_execution_warning(rule))
         return RuleChange(

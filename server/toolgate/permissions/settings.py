@@ -3,7 +3,8 @@
     {"permissions": {"allow": [...], "ask": [...], "deny": [...], "defaultMode": "default",
                      "additionalDirectories": [...]},
      "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 60}]}],
-               "PostToolUse": [...]}}
+               "PostToolUse": [...]},
+     "trustedWorkspaces": [...]}     (user settings file only; see trust.py)
 
 Keys toolgate does not know are kept, untouched and in place, when toolgate writes a file. A file that does
 not parse or does not fit the schema is reported with its line and never written to. Writes hold a lock on the
@@ -70,6 +71,8 @@ class Settings(BaseModel):
 
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
+    # Read from the user's own settings file only: folders whose settings files may widen permissions (trust.py).
+    trustedWorkspaces: list[str] = Field(default_factory=list)
 
 
 class SettingsError(Exception):

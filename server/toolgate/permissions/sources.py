@@ -8,6 +8,8 @@ source: any matching deny beats any ask, which beats any allow.
 Relative path patterns are relative to the source's root: the workspace for session, cli and user rules (a
 user rule such as `Edit(docs/**)` applies to whichever project is open), the project (the directory holding
 `.toolgate/`) for local and project rules, and the file's own directory for a `--settings FILE`.
+
+The workspace's own files (local, project) only restrict until the workspace is trusted: see trust.py.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from toolgate.permissions.settings import (
     SettingsError,
     read_settings,
 )
+from toolgate.permissions.trust import WIDENING_MODES, is_trusted, untrusted_message, widening_parts
 
 SourceName = Literal["session", "cli", "local", "project", "user", "flag"]
 BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
@@ -137,6 +140,8 @@ class RuleBook:
     additional_dirs: list[Path] = field(default_factory=list)
     files: dict[SourceName, Path] = field(default_factory=dict)
     flag_files: list[Path] = field(default_factory=list)
+    workspace_trusted: bool = True  # False: the workspace's own files only restrict (trust.py)
+    untrusted_files: list[Path] = field(default_factory=list)  # files with something ignored for that reason
     _settings_forms: list[Path] | None = None
 
     def of(self, behavior: Behavior) -> list[RuleEntry]:
@@ -169,6 +174,11 @@ def add_rules(
     return problems
 
 
+def loaded_path(loaded: LoadedSource) -> Path:
+    assert loaded.source.path is not None  # file sources always have one
+    return loaded.source.path
+
+
 def _load_file(source: RuleSource) -> LoadedSource:
     assert source.path is not None
     try:
@@ -186,7 +196,9 @@ def load_rule_book(
     cli_rules: Mapping[Behavior, Sequence[str]] | None = None,
     flag_files: Sequence[Path] = (),
     read_files: bool = True,
+    trust_workspace: bool | None = None,
 ) -> RuleBook:
+    """`trust_workspace` None: trusted when the user settings' trustedWorkspaces covers it (see trust.py)."""
     environ = os.environ if environ is None else environ
     paths = settings_paths(workspace, home, environ)
     book = RuleBook(files=paths, flag_files=[Path(os.path.abspath(p)) for p in flag_files])
@@ -203,7 +215,12 @@ def load_rule_book(
     # Mode precedence among files: the most specific wins (flag, local, project, user).
     mode_order = {"flag": 0, "local": 1, "project": 2, "user": 3}
     mode_rank = 99
-    for loaded in map(_load_file, file_sources):
+    loaded_files = [_load_file(source) for source in file_sources]
+    if trust_workspace is None:
+        user = next(f.settings for f in loaded_files if f.source.name == "user")
+        trust_workspace = user is not None and is_trusted(workspace, user.trustedWorkspaces, home)
+    book.workspace_trusted = trust_workspace
+    for loaded in loaded_files:
         source = loaded.source
         if loaded.error is not None:
             book.broken_files.append(loaded.error)
@@ -212,6 +229,19 @@ def load_rule_book(
         if loaded.settings is None:
             continue
         permissions = loaded.settings.permissions
+        if loaded.settings.trustedWorkspaces and source.name != "user":
+            book.problems.append(RuleProblem(source, "trustedWorkspaces is read from the user settings file only"))
+        if source.name in ("local", "project") and not trust_workspace:
+            # Only what makes toolgate more careful applies; the rest is named, so the user can decide.
+            add_rules(book, source, {"ask": permissions.ask, "deny": permissions.deny}, home)
+            widening = widening_parts(loaded.settings)
+            if widening:
+                book.problems.append(RuleProblem(source, untrusted_message(workspace, widening)))
+                book.untrusted_files.append(loaded_path(loaded))
+            mode = permissions.defaultMode
+            if mode is not None and mode not in WIDENING_MODES and mode_order[source.name] < mode_rank:
+                book.default_mode, mode_rank = mode, mode_order[source.name]
+            continue
         add_rules(book, source, {"allow": permissions.allow, "ask": permissions.ask, "deny": permissions.deny}, home)
         mode = permissions.defaultMode
         if mode is PermissionMode.BYPASS and source.name == "project":

@@ -66,6 +66,7 @@ class ToolgateServer(LanguageServer):
         self,
         tools: Callable[[], Sequence[AnyTool]] = builtin_tools,
         data_root: Path | None = None,
+        trust_workspaces: bool = False,
     ) -> None:
         super().__init__(
             "toolgate",
@@ -76,6 +77,9 @@ class ToolgateServer(LanguageServer):
         )
         self.tools_factory = tools
         self.data_root = data_root
+        # True when the editor vouches for every workspace it opens (VS Code's Workspace Trust); otherwise each
+        # is trusted only as the user settings' trustedWorkspaces say.
+        self.trust_workspaces = trust_workspaces
         self.documents = EditorDocuments()
         self.channel = EditorChannel(self.protocol)
         self.approver = EditorApprover(self.channel, EngineRuleMemory())
@@ -190,6 +194,7 @@ class ToolgateServer(LanguageServer):
             tools=list(self.tools_factory()),
             session_id=meta.id,
             data_dir=directory,
+            trust_workspace=True if self.trust_workspaces else None,
         )
         session = runtime.session
         session.review_edits = meta.review_edits

@@ -158,6 +158,7 @@ def make_runtime(
     home: Path | None = None,
     settings_files: Sequence[Path] = (),
     read_settings: bool = False,
+    trust_workspace: bool | None = None,
     classifier: Classifier = classify,
     approver: Approver | None = None,
 ) -> Runtime:
@@ -169,6 +170,7 @@ def make_runtime(
         cli_rules={"allow": list(allow), "ask": list(ask), "deny": list(deny)},
         settings_files=settings_files,
         read_settings_files=read_settings,
+        trust_workspace=trust_workspace,
         classifier=classifier,
     )
     rt = build_runtime(

@@ -45,6 +45,7 @@ async def with_hooks(workspace: Path) -> AsyncIterator[Callable[..., tuple[Runti
         settings = workspace / ".toolgate" / "settings.json"
         settings.parent.mkdir(exist_ok=True)
         settings.write_text(json.dumps({"hooks": {"PreToolUse": list(pre), "PostToolUse": list(post)}}))
+        kwargs.setdefault("trust_workspace", True)  # a project's hooks run only in a trusted workspace
         rt = make_runtime(workspace, read_settings=True, **kwargs)
         events: list[ProgressEvent] = []
         rt.session.on_progress = events.append

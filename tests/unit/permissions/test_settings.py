@@ -143,7 +143,7 @@ def test_scopes_precedence_roots_and_problems(tmp_path: Path) -> None:
     _write(ws / ".toolgate" / "settings.json", {"permissions": {"deny": ["Bash(rm:*)", "Bash(oops"]}})
     _write(ws / ".toolgate" / "settings.local.json", {"permissions": {"defaultMode": "acceptEdits"}})
     flag = _write(tmp_path / "ci" / "flags.json", {"permissions": {"allow": ["Edit(out/**)"]}})
-    book = load_rule_book(ws, home=home, environ={"XDG_CONFIG_HOME": str(xdg)}, flag_files=[flag])
+    book = load_rule_book(ws, home=home, environ={"XDG_CONFIG_HOME": str(xdg)}, flag_files=[flag], trust_workspace=True)
     by_rule = {e.rule.text: e for e in book.entries}
     assert by_rule["Read(docs/**)"].source.name == "user"
     assert by_rule["Read(docs/**)"].base_forms[0] == ws  # user rules are relative to the open workspace
@@ -154,10 +154,10 @@ def test_scopes_precedence_roots_and_problems(tmp_path: Path) -> None:
     assert problem.rule == "Bash(oops" and problem.source.name == "project" and "not closed" in problem.message
 
 
-def test_a_checked_in_file_cannot_switch_to_bypass(tmp_path: Path) -> None:
+def test_a_checked_in_file_cannot_switch_to_bypass_even_when_trusted(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     _write(ws / ".toolgate" / "settings.json", {"permissions": {"defaultMode": "bypassPermissions"}})
-    book = load_rule_book(ws, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    book = load_rule_book(ws, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")}, trust_workspace=True)
     assert book.default_mode is None
     assert "bypassPermissions is ignored" in book.problems[0].message
 
@@ -165,7 +165,9 @@ def test_a_checked_in_file_cannot_switch_to_bypass(tmp_path: Path) -> None:
 def test_additional_directories_are_relative_to_the_settings_root(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     _write(ws / ".toolgate" / "settings.json", {"permissions": {"additionalDirectories": ["../shared", "~/lib"]}})
-    book = load_rule_book(ws, home=tmp_path / "home", environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    book = load_rule_book(
+        ws, home=tmp_path / "home", environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")}, trust_workspace=True
+    )
     assert book.additional_dirs == [tmp_path / "shared", tmp_path / "home" / "lib"]
 
 
@@ -286,7 +288,7 @@ async def test_a_settings_file_edited_by_hand_applies_to_the_next_call(tmp_path:
     (workspace / ".toolgate").mkdir(parents=True)
     settings = workspace / ".toolgate" / "settings.json"
     settings.write_text('{"permissions": {"allow": [}}')  # broken
-    rt = build_runtime(workspace, NonInteractiveApprover())
+    rt = build_runtime(workspace, NonInteractiveApprover(), trust_workspace=True)
     engine = rt.permissions
     assert engine.problems and "settings.json" in engine.problems[0]
     check = await engine.check("Bash", {"command": "npm test"})
