@@ -357,7 +357,7 @@ class ChatSession:
         prepared = self.runtime.runner.prepare(use)
         if prepared.tool is not None and prepared.tool_input is not None:
             try:
-                return prepared.tool.summary(prepared.tool_input)
+                return prepared.tool.summary(prepared.tool_input, self.runtime.session.workspace)
             except Exception:
                 log.exception("%s: summary raised", use.name)
         return use.name

@@ -52,6 +52,13 @@ def inside_any(path: Path, directories: Iterable[Path]) -> bool:
     return all(any(is_within(form, root) for root in roots) for form in resolved_forms(path))
 
 
+def display_input_path(raw: str, workspace: Path) -> str:
+    """A path as the model wrote it, shortened for a person when it is absolute and inside the workspace."""
+    if not raw.startswith("/") or "\x00" in raw:
+        return raw
+    return display_path(Path(os.path.normpath(raw)), workspace)
+
+
 def display_path(path: Path, workspace: Path) -> str:
     """Relative to the workspace when inside it (shorter for a model to read), absolute otherwise."""
     if is_within(path, workspace) and path != workspace:

@@ -220,7 +220,7 @@ class ToolRunner:
                 tool_use_id=use_id,
                 tool_name=tool.name,
                 input=tool_input.model_dump(by_alias=True, exclude_none=True),
-                summary=tool.summary(tool_input),
+                summary=tool.summary(tool_input, self.session.workspace),
                 reason=decision.reason,
                 suggestions=decision.suggestions,
             )
@@ -244,7 +244,7 @@ class ToolRunner:
             session_id=self.session.id,
             tool_use_id=ctx.tool_use_id,
             tool_name=tool.name,
-            title=f"{tool.name}: {tool.summary(tool_input)}",
+            title=f"{tool.name}: {tool.summary(tool_input, self.session.workspace)}",
             reason=decision.reason if decision.behavior == "ask" else "file changes are reviewed before they apply",
             files=proposals,
             suggestions=decision.suggestions if decision.behavior == "ask" else [],

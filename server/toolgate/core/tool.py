@@ -102,9 +102,10 @@ class Tool(ABC, Generic[InputT, DataT]):
         """The absolute paths this call reads or writes, for permission checks. Tools with paths must say."""
         return ()
 
-    def summary(self, tool_input: InputT) -> str:
+    def summary(self, tool_input: InputT, workspace: Path) -> str:
         """What this call does, in one line a person can read; the UI shows it after the tool's name, so it does
-        not repeat the name (`src/app.py (lines 1–40)` for a Read, the command itself for Bash)."""
+        not repeat the name (`src/app.py (lines 1–40)` for a Read, the command itself for Bash). Paths inside
+        `workspace` are shown relative to it (`display_input_path`); a command is shown exactly as it runs."""
         return tool_input.model_dump_json(by_alias=True, exclude_defaults=True)
 
     async def propose(self, tool_input: InputT, ctx: ToolContext) -> list[FileProposal] | None:

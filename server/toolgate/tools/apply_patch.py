@@ -125,7 +125,7 @@ class ApplyPatchTool(Tool[ApplyPatchInput, PatchDone]):
                 found.append(ctx.resolve_path(op.move_path))
         return list(dict.fromkeys(found))
 
-    def summary(self, tool_input: ApplyPatchInput) -> str:
+    def summary(self, tool_input: ApplyPatchInput, workspace: Path) -> str:
         try:
             ops = parse_patch(tool_input.patch)
         except PatchSyntaxError:

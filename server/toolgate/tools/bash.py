@@ -166,7 +166,7 @@ class BashTool(Tool[BashInput, BashResult]):
                     continue
         return list(result)
 
-    def summary(self, tool_input: BashInput) -> str:
+    def summary(self, tool_input: BashInput, workspace: Path) -> str:
         return tool_input.command
 
     async def validate(self, tool_input: BashInput, ctx: ToolContext) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import Field
 
@@ -69,7 +70,7 @@ class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
     def is_concurrency_safe(self, tool_input: BashOutputInput) -> bool:
         return True
 
-    def summary(self, tool_input: BashOutputInput) -> str:
+    def summary(self, tool_input: BashOutputInput, workspace: Path) -> str:
         return f"Output of {tool_input.id}" + (f" matching {tool_input.filter!r}" if tool_input.filter else "")
 
     async def validate(self, tool_input: BashOutputInput, ctx: ToolContext) -> None:

@@ -13,7 +13,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError, ToolError
 from toolgate.core.file_state import FileRecord
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.diff import Hunk, changed_line_range, structured_patch
@@ -84,8 +84,10 @@ class EditTool(Tool[EditInput, EditDone]):
     def paths(self, tool_input: EditInput, ctx: ToolContext) -> Sequence[Path]:
         return [ctx.resolve_path(tool_input.file_path)]
 
-    def summary(self, tool_input: EditInput) -> str:
-        return tool_input.file_path + (" (all occurrences)" if tool_input.replace_all else "")
+    def summary(self, tool_input: EditInput, workspace: Path) -> str:
+        return display_input_path(tool_input.file_path, workspace) + (
+            " (all occurrences)" if tool_input.replace_all else ""
+        )
 
     async def validate(self, tool_input: EditInput, ctx: ToolContext) -> None:
         if tool_input.old_string == tool_input.new_string:

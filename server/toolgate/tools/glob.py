@@ -10,7 +10,7 @@ from pydantic import Field
 
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.errors import ToolFailure
-from toolgate.core.paths import display_path, expand_path
+from toolgate.core.paths import display_input_path, display_path, expand_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_static_prefix
 from toolgate.text.ripgrep_output import split_records
@@ -86,8 +86,8 @@ class GlobTool(Tool[GlobInput, GlobFound]):
     def paths(self, tool_input: GlobInput, ctx: ToolContext) -> Sequence[Path]:
         return [self._plan(tool_input, ctx).root]
 
-    def summary(self, tool_input: GlobInput) -> str:
-        where = f" in {tool_input.path}" if tool_input.path else ""
+    def summary(self, tool_input: GlobInput, workspace: Path) -> str:
+        where = f" in {display_input_path(tool_input.path, workspace)}" if tool_input.path else ""
         return f"{tool_input.pattern}{where}"
 
     def _plan(self, tool_input: GlobInput, ctx: ToolContext) -> GlobPlan:

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import ToolFailure
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list
 from toolgate.text.pagination import Page, page_notice, paginate
@@ -148,8 +148,8 @@ class GrepTool(Tool[GrepInput, GrepFound]):
     def paths(self, tool_input: GrepInput, ctx: ToolContext) -> Sequence[Path]:
         return [search_root(tool_input.path, ctx)]
 
-    def summary(self, tool_input: GrepInput) -> str:
-        where = f" in {tool_input.path}" if tool_input.path else ""
+    def summary(self, tool_input: GrepInput, workspace: Path) -> str:
+        where = f" in {display_input_path(tool_input.path, workspace)}" if tool_input.path else ""
         only = f" ({tool_input.glob})" if tool_input.glob else ""
         return f"{tool_input.pattern!r}{where}{only}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import Field
 
@@ -35,7 +36,7 @@ class KillShellTool(Tool[KillShellInput, KillReport]):
             "(TERM first, then KILL if they do not exit). Background commands also stop when the session ends."
         )
 
-    def summary(self, tool_input: KillShellInput) -> str:
+    def summary(self, tool_input: KillShellInput, workspace: Path) -> str:
         return f"Stop background command {tool_input.id}"
 
     async def validate(self, tool_input: KillShellInput, ctx: ToolContext) -> None:

@@ -15,7 +15,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError, ToolError
 from toolgate.core.file_state import FileRecord
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text import notebook
@@ -85,9 +85,9 @@ class NotebookEditTool(Tool[NotebookEditInput, NotebookDone]):
     def paths(self, tool_input: NotebookEditInput, ctx: ToolContext) -> Sequence[Path]:
         return [ctx.resolve_path(tool_input.notebook_path)]
 
-    def summary(self, tool_input: NotebookEditInput) -> str:
+    def summary(self, tool_input: NotebookEditInput, workspace: Path) -> str:
         where = f" {tool_input.cell_id}" if tool_input.cell_id else ""
-        return f"{tool_input.notebook_path}: {tool_input.edit_mode}{where}"
+        return f"{display_input_path(tool_input.notebook_path, workspace)}: {tool_input.edit_mode}{where}"
 
     async def validate(self, tool_input: NotebookEditInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.notebook_path)

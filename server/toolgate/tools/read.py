@@ -22,7 +22,7 @@ from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.messages import ContentBlock
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.lines import number_lines, split_lines
@@ -115,12 +115,12 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
     def paths(self, tool_input: ReadInput, ctx: ToolContext) -> Sequence[Path]:
         return [ctx.resolve_path(tool_input.file_path)]
 
-    def summary(self, tool_input: ReadInput) -> str:
+    def summary(self, tool_input: ReadInput, workspace: Path) -> str:
         rng = ""
         if tool_input.offset or tool_input.limit:
             start = max(tool_input.offset or 1, 1)
             rng = f" (lines {start}–{start + tool_input.limit - 1})" if tool_input.limit else f" (from line {start})"
-        return f"{tool_input.file_path}{rng}"
+        return f"{display_input_path(tool_input.file_path, workspace)}{rng}"
 
     async def validate(self, tool_input: ReadInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.file_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -76,7 +77,7 @@ class TodoWriteTool(Tool[TodoWriteInput, list[TodoItem]]):
     async def check_permissions(self, tool_input: TodoWriteInput, ctx: ToolContext) -> PermissionCheck:
         return PermissionCheck(behavior="allow", reason="it only updates the session's todo list")
 
-    def summary(self, tool_input: TodoWriteInput) -> str:
+    def summary(self, tool_input: TodoWriteInput, workspace: Path) -> str:
         return _counts(tool_input.todos)
 
     async def validate(self, tool_input: TodoWriteInput, ctx: ToolContext) -> None:

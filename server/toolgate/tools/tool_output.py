@@ -60,7 +60,7 @@ class ToolOutputTool(Tool[ToolOutputInput, OutputSlice]):
     def paths(self, tool_input: ToolOutputInput, ctx: ToolContext) -> Sequence[Path]:
         return ()  # the session's own store, not the user's files
 
-    def summary(self, tool_input: ToolOutputInput) -> str:
+    def summary(self, tool_input: ToolOutputInput, workspace: Path) -> str:
         return f"{tool_input.ref} from line {max(tool_input.offset or 1, 1)}"
 
     async def validate(self, tool_input: ToolOutputInput, ctx: ToolContext) -> None:

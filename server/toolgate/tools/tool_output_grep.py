@@ -63,7 +63,7 @@ class ToolOutputGrepTool(Tool[ToolOutputGrepInput, OutputMatches]):
     def paths(self, tool_input: ToolOutputGrepInput, ctx: ToolContext) -> Sequence[Path]:
         return ()  # the session's own store, not the user's files
 
-    def summary(self, tool_input: ToolOutputGrepInput) -> str:
+    def summary(self, tool_input: ToolOutputGrepInput, workspace: Path) -> str:
         return f"{tool_input.pattern!r} in {tool_input.ref}"
 
     async def validate(self, tool_input: ToolOutputGrepInput, ctx: ToolContext) -> None:

@@ -13,7 +13,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError, ToolError
 from toolgate.core.file_state import FileRecord
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.diff import Hunk, structured_patch
@@ -71,9 +71,9 @@ class WriteTool(Tool[WriteInput, WriteDone]):
     def paths(self, tool_input: WriteInput, ctx: ToolContext) -> Sequence[Path]:
         return [ctx.resolve_path(tool_input.file_path)]
 
-    def summary(self, tool_input: WriteInput) -> str:
+    def summary(self, tool_input: WriteInput, workspace: Path) -> str:
         count = len(split_lines(tool_input.content))
-        return f"{tool_input.file_path} ({count} line{'' if count == 1 else 's'})"
+        return f"{display_input_path(tool_input.file_path, workspace)} ({count} line{'' if count == 1 else 's'})"
 
     async def validate(self, tool_input: WriteInput, ctx: ToolContext) -> None:
         path = ctx.resolve_path(tool_input.file_path)
