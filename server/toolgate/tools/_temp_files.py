@@ -15,6 +15,8 @@ import os
 import time
 from pathlib import Path
 
+from toolgate.shell.groups import process_alive
+
 SUFFIX = ".tg-tmp"
 # A live writer touches its temp file continuously; one untouched this long with a dead writer is abandoned.
 ABANDONED_AFTER_SECONDS = 60.0
@@ -40,16 +42,6 @@ def _writer_pid(name: str, prefix: str) -> int | None:
     return int(pid)
 
 
-def _is_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, owned by someone else
-    return True
-
-
 def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
     """Remove the abandoned temp files of earlier writes to `target`; returns what was removed."""
     prefix = _target_prefix(target)
@@ -64,7 +56,7 @@ def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
             if not (entry.name.startswith(prefix) and entry.name.endswith(SUFFIX)):
                 continue
             pid = _writer_pid(entry.name, prefix)
-            if pid is None or pid == os.getpid() or _is_running(pid):
+            if pid is None or pid == os.getpid() or process_alive(pid):
                 continue
             with contextlib.suppress(OSError):
                 info = entry.stat(follow_symlinks=False)
