@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -31,8 +32,9 @@ def did_you_mean(path: Path, ctx: ToolContext) -> list[str]:
     # "/src/app.py" is often meant relative to the workspace.
     if path.is_absolute() and not is_within(path, ctx.workspace):
         candidate = ctx.workspace / str(path).lstrip("/")
-        if candidate.exists():
-            suggestions.append(str(candidate))
+        with contextlib.suppress(OSError):
+            if candidate.exists():
+                suggestions.append(str(candidate))
     parent = path.parent
     try:
         names = os.listdir(parent) if parent.is_dir() else []

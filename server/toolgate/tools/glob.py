@@ -164,7 +164,11 @@ class GlobTool(Tool[GlobInput, GlobFound]):
 
 def _hint(plan: GlobPlan) -> str:
     """Why a pattern that matched nothing may not mean what was intended."""
-    if (plan.root / plan.pattern).is_dir():
+    try:
+        names_a_directory = (plan.root / plan.pattern).is_dir()
+    except OSError:  # a pattern no file name could be (too long, say)
+        names_a_directory = False
+    if names_a_directory:
         return f"{plan.pattern} is a directory, and Glob lists files: use {plan.pattern}/** to list what is in it."
     if "/" not in plan.pattern and "**" not in plan.pattern:
         return (
