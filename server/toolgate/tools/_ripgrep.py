@@ -23,7 +23,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 from toolgate.core.deps import Dep, Resolver
-from toolgate.core.errors import ErrorKind, ToolError, ToolFailure
+from toolgate.core.errors import ErrorKind, StateError, ToolError, ToolFailure
 from toolgate.text.suggest import closest_names
 
 DEFAULT_TIME_LIMIT = 20.0
@@ -93,6 +93,12 @@ class Ripgrep:
             raise ToolFailure(
                 "The search tools need ripgrep (rg), and it is not installed: toolgate's `ripgrep` package is "
                 "missing and no `rg` is on PATH. Reinstall toolgate (pip install toolgate) or install ripgrep."
+            )
+        if any("\x00" in arg for arg in args):
+            # No program can receive one in its arguments; it can only be a mistake in the call.
+            raise StateError(
+                "The pattern, glob or path contains a NUL byte (\\x00), which cannot be searched for or passed "
+                "to ripgrep. Send it without the NUL byte."
             )
         # --no-config: a user's RIPGREP_CONFIG_PATH must not change the output format we parse.
         argv = [str(self.binary), "--no-config", *args]

@@ -66,6 +66,8 @@ def load(path: Path, shown: str) -> OnDisk:
             f"Permission denied: {shown} cannot be accessed by toolgate's user. Ask the user to change its "
             "permissions, or pick another file."
         ) from None
+    except OSError as exc:  # a name too long for the filesystem, a symlink loop, an I/O error
+        raise StateError(f"{shown} cannot be used as a file path: {exc.strerror or exc}.") from None
     if stat.S_ISDIR(st.st_mode):
         raise StateError(f"{shown} is a directory, not a file. Give the path of a file inside it.")
     if not stat.S_ISREG(st.st_mode):

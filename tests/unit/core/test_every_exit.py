@@ -122,7 +122,10 @@ class _Crashes(logging.Handler):
 
 @settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(CALLS, min_size=1, max_size=4))
-@example([("Glob", {"pattern": "x" * 10_000})])  # a name too long for the filesystem once crashed a hint
+# Crashes it found once: a name too long for the filesystem (Glob's hint, Write's check), a NUL byte passed on to
+# ripgrep (Glob, Grep).
+@example([("Glob", {"pattern": "x" * 10_000}), ("Write", {"file_path": "x" * 300, "content": ""})])
+@example([("Glob", {"pattern": "a\x00b"}), ("Grep", {"pattern": "a", "glob": "*\x00"})])
 def test_every_call_ends_in_one_actionable_result(calls: list[tuple[str, dict[str, Any]]]) -> None:
     crashes = _Crashes()
     logging.getLogger().addHandler(crashes)
