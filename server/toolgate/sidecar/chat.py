@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from toolgate.agent.events import ChatEvent
 from toolgate.agent.loop import ChatSession
-from toolgate.agent.providers import ModelConfig, make_provider
+from toolgate.agent.providers import ModelConfig, make_provider, warm_up
 from toolgate.agent.providers.base import DEFAULT_MODELS
 from toolgate.agent.sessions import attach_chat
 from toolgate.agent.transcript import load_transcript
@@ -47,6 +47,7 @@ class ChatHost:
         if params.max_tokens is not None:
             update["max_tokens"] = params.max_tokens
         self.config = self.config.model_copy(update=update)
+        warm_up(self.config.provider)  # the SDK loads while the person types their first message
         for live in self._sessions().open_sessions():
             if live.chat is not None:
                 live.chat.replace_provider(make_provider(self.config))
