@@ -26,7 +26,7 @@ export interface ApprovalResult {
 
 export interface ChatEventParams {
   sessionId: string;
-  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ErrorEvent | TurnEnd;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | ErrorEvent | TurnEnd;
 }
 
 export interface ChatHistoryResult {
@@ -57,6 +57,16 @@ export interface ChatSendParams {
 export interface ChatSendResult {
   /** Why the answer ended (end_turn, interrupted, error, ...). */
   stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+}
+
+/**
+ * The request did not fit the context window: the outputs of `cleared` older tool calls were cleared (see
+ * `context_relief`) and the request is sent again.
+ */
+export interface ContextCleared {
+  type: "context_cleared";
+  cleared: number;
+  message: string;
 }
 
 export interface DiffReviewParams {

@@ -178,6 +178,16 @@ describe('chat state', () => {
     expect(state.items[1]).toMatchObject({ text: 'A whole sentence.' });
   });
 
+  it('says when older tool outputs were cleared to fit the context window', () => {
+    const message = 'The conversation no longer fit the model\'s context window, so 2 earlier tool outputs were cleared.';
+    const state = run([
+      { type: 'event', at: 1, event: { type: 'text_delta', text: 'Reading.' } },
+      { type: 'event', at: 2, event: { type: 'context_cleared', cleared: 2, message } },
+    ]);
+    expect(state.items[0]).toMatchObject({ kind: 'assistant', streaming: false });
+    expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'info', text: message });
+  });
+
   it('ignores the events that only repeat what was drawn', () => {
     const before = run([{ type: 'event', at: 1, event: { type: 'text_delta', text: 'x' } }]);
     const after = run(

@@ -297,6 +297,9 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
         `Trying again in ${event.delay_seconds.toFixed(1)} s (attempt ${event.attempt} of ${event.max_attempts}).`;
       return appendWithId(kept, (id) => ({ kind: 'notice', id, level: 'warning', text }));
     }
+    case 'context_cleared':
+      // The sidecar made room and sent the request again: worth knowing, nothing to do.
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text: event.message }));
     case 'error':
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'error', text: event.message }));
     case 'turn_end':

@@ -107,6 +107,15 @@ class Retrying(_Event):
     discard_partial: bool
 
 
+class ContextCleared(_Event):
+    """The request did not fit the context window: the outputs of `cleared` older tool calls were cleared (see
+    `context_relief`) and the request is sent again."""
+
+    type: Literal["context_cleared"] = "context_cleared"
+    cleared: int
+    message: str
+
+
 class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     kind: ErrorKindName
@@ -129,6 +138,7 @@ ChatEvent = Annotated[
     | ToolCallFinished
     | TodoUpdate
     | Retrying
+    | ContextCleared
     | ErrorEvent
     | TurnEnd,
     Field(discriminator="type"),

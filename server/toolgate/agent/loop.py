@@ -18,9 +18,11 @@ from typing import Literal
 
 import anyio
 
+from toolgate.agent.context_relief import clear_results, results_to_clear
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
 from toolgate.agent.events import (
     ChatEvent,
+    ContextCleared,
     ErrorEvent,
     MessageAdded,
     RequestStarted,
@@ -44,7 +46,7 @@ from toolgate.agent.providers.base import (
 )
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.system_prompt import build_system_prompt, current_environment
-from toolgate.agent.transcript import ErrorEntry, InterruptEntry, MessageEntry, TodosEntry, Transcript
+from toolgate.agent.transcript import ClearedEntry, ErrorEntry, InterruptEntry, MessageEntry, TodosEntry, Transcript
 from toolgate.core.errors import ErrorKind, format_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
@@ -211,6 +213,8 @@ class ChatSession:
             try:
                 reply = await self._request(token)
             except ModelError as exc:
+                if exc.kind == "context_too_long" and self._make_room():
+                    continue
                 self.transcript.append(ErrorEntry(kind=exc.kind, message=exc.message))
                 self._emit(ErrorEvent(kind=exc.kind, message=exc.message))
                 return "error"
@@ -344,6 +348,23 @@ class ChatSession:
         merge_into(self.messages, message)
         self.transcript.append(MessageEntry(message=message))
         self._emit(MessageAdded(message=message))
+
+    def _make_room(self) -> bool:
+        """Clear older tool outputs so the next request fits (False: nothing left worth clearing)."""
+        ids = results_to_clear(self.messages)
+        if not ids:
+            return False
+        self.messages = clear_results(self.messages, ids)
+        self.transcript.append(ClearedEntry(tool_use_ids=ids))
+        count = f"{len(ids)} earlier tool output{'s' if len(ids) != 1 else ''}"
+        self._emit(
+            ContextCleared(
+                cleared=len(ids),
+                message=f"The conversation no longer fit the model's context window, so {count} "
+                "were cleared (the model can run those calls again) and the request was sent again.",
+            )
+        )
+        return True
 
     def _record_interrupt(self, during: Literal["streaming", "tools", "waiting"]) -> None:
         self._add(user_text(INTERRUPT_NOTE))

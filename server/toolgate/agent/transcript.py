@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from toolgate.agent.context_relief import clear_results
 from toolgate.agent.conversation import ChatMessage, Repair, repair
 from toolgate.agent.events import ErrorKindName
 from toolgate.tools.todo_write import TodoItem
@@ -58,13 +59,22 @@ class RepairEntry(_Entry):
     dropped: list[str]  # tool_result ids that answered no tool_use
 
 
+class ClearedEntry(_Entry):
+    """The outputs of these calls were cleared to fit the context window (agent/context_relief.py)."""
+
+    type: Literal["cleared"] = "cleared"
+    tool_use_ids: list[str]
+
+
 class ErrorEntry(_Entry):
     type: Literal["error"] = "error"
     kind: ErrorKindName
     message: str
 
 
-Entry = Annotated[MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ErrorEntry, Field(discriminator="type")]
+Entry = Annotated[
+    MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ClearedEntry | ErrorEntry, Field(discriminator="type")
+]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
 
 
@@ -113,6 +123,7 @@ class LoadedTranscript:
 def load_transcript(path: Path) -> LoadedTranscript:
     raw: list[ChatMessage] = []
     todos: list[TodoItem] = []
+    cleared: list[str] = []
     unreadable: list[int] = []
     try:
         lines = path.read_bytes().splitlines()
@@ -132,6 +143,10 @@ def load_transcript(path: Path) -> LoadedTranscript:
             raw.append(entry.message)
         elif isinstance(entry, TodosEntry):
             todos = entry.todos
+        elif isinstance(entry, ClearedEntry):
+            cleared.extend(entry.tool_use_ids)
+    if cleared:  # a resumed session starts as small as the one that was saved
+        raw = clear_results(raw, cleared)
     if unreadable:
         log.warning("%s: skipped unreadable lines %s", path, ", ".join(map(str, unreadable)))
     fixed = repair(raw)
@@ -143,5 +158,5 @@ def _is_unknown_kind(line: bytes) -> bool:
         value = json.loads(line)
     except ValueError:
         return False
-    known = {"message", "interrupt", "todos", "repair", "error"}
+    known = {"message", "interrupt", "todos", "repair", "cleared", "error"}
     return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known

@@ -18,7 +18,15 @@ from typing import Any
 
 import anyio
 
-from toolgate.agent.events import ChatEvent, ErrorEvent, Retrying, StopReason, ToolCallFinished, ToolCallStarted
+from toolgate.agent.events import (
+    ChatEvent,
+    ContextCleared,
+    ErrorEvent,
+    Retrying,
+    StopReason,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
 from toolgate.agent.sessions import open_chat
@@ -137,6 +145,8 @@ class _TextOutput:
             print(f"  ✗ {event.summary}", file=sys.stderr, flush=True)
         elif isinstance(event, Retrying):
             print(f"  {event.message} Retrying in {event.delay_seconds:.1f}s.", file=sys.stderr, flush=True)
+        elif isinstance(event, ContextCleared):
+            print(f"  {event.message}", file=sys.stderr, flush=True)
         elif isinstance(event, ErrorEvent):
             print(f"toolgate chat: {event.message}", file=sys.stderr, flush=True)
 

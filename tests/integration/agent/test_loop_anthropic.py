@@ -11,8 +11,17 @@ import pytest
 from pydantic import SecretStr
 from tests.integration.agent.helpers import PNG, ChatFactory, Events, GateTool, PictureTool, Sleeps
 
+from toolgate.agent.context_relief import CLEARED
 from toolgate.agent.conversation import ChatMessage
-from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallFinished, ToolCallStarted, TurnEnd
+from toolgate.agent.events import (
+    ContextCleared,
+    ErrorEvent,
+    Retrying,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnEnd,
+)
 from toolgate.agent.loop import INTERRUPT_NOTE, ChatBusy
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.retry import RetryPolicy
@@ -277,6 +286,44 @@ async def test_api_errors_in_plain_words(
     assert error.kind == kind
     assert words in error.message and message in error.message
     assert sleeps.delays == []  # not retried
+
+
+async def test_a_context_overflow_clears_old_tool_outputs_and_goes_on(
+    mock_model: Any, make_chat: ChatFactory, workspace: Path
+) -> None:
+    (workspace / "big.txt").write_text("".join(f"line {n} of a big file\n" for n in range(2000)))
+    overflow = {"error": {"status": 400, "message": "prompt is too long: 212000 tokens > 200000 maximum"}}
+    mock = mock_model(
+        [
+            {"tool_uses": [{"name": "Read", "input": {"file_path": "big.txt"}}]},
+            overflow,  # the big output no longer fits
+            {"text": "Done, without the big file."},
+        ]
+    )
+    chat = make_chat(mock)
+    events = Events(chat)
+
+    assert await chat.send("Summarise big.txt") == "end_turn"
+
+    [cleared] = events.of(ContextCleared)
+    assert cleared.cleared == 1 and "context window" in cleared.message
+    assert events.of(ErrorEvent) == []
+    before, after = tool_results(mock.requests[1].json), tool_results(mock.requests[2].json)
+    assert "line 1999 of a big file" in before[0]["content"]
+    assert after[0]["tool_use_id"] == before[0]["tool_use_id"] and after[0]["content"] == CLEARED
+    assert chat.messages[-1].text() == "Done, without the big file."
+
+
+async def test_an_overflow_with_nothing_left_to_clear_is_reported(mock_model: Any, make_chat: ChatFactory) -> None:
+    overflow = {"error": {"status": 400, "message": "prompt is too long: 212000 tokens > 200000 maximum"}}
+    mock = mock_model([{"tool_uses": [{"name": "Read", "input": {"file_path": "a.txt"}}]}, overflow])
+    chat = make_chat(mock)
+    events = Events(chat)
+
+    assert await chat.send("hi") == "error"  # a.txt's output is too small to be worth clearing
+    assert events.of(ContextCleared) == []
+    [error] = events.of(ErrorEvent)
+    assert error.kind == "context_too_long" and "Start a new session" in error.message
 
 
 async def test_an_unreachable_server_is_a_connection_error(make_chat: ChatFactory, sleeps: Sleeps) -> None:

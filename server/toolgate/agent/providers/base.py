@@ -177,8 +177,8 @@ def describe_status(
     elif code == 413 or api_type == "request_too_large" or looks_like_context_overflow(f"{api_type} {api_message}"):
         kind = "context_too_long"
         text = (
-            "The conversation no longer fits the model's context window. Start a new session (or ask for a "
-            "summary first and continue from it in a new session)."
+            "The conversation no longer fits the model's context window, even with older tool outputs cleared. "
+            "Start a new session, and begin it with a short summary of where this one stopped."
         )
     elif code == 404 or api_type == "not_found_error":
         kind = "not_found"
