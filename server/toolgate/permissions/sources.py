@@ -231,19 +231,17 @@ def load_rule_book(
         permissions = loaded.settings.permissions
         if loaded.settings.trustedWorkspaces and source.name != "user":
             book.problems.append(RuleProblem(source, "trustedWorkspaces is read from the user settings file only"))
-        if source.name in ("local", "project") and not trust_workspace:
-            # Only what makes toolgate more careful applies; the rest is named, so the user can decide.
-            add_rules(book, source, {"ask": permissions.ask, "deny": permissions.deny}, home)
+        # An untrusted workspace's own files only restrict; what they would widen is named, so the user can decide.
+        restricted = source.name in ("local", "project") and not trust_workspace
+        rules: dict[Behavior, list[str]] = {"ask": permissions.ask, "deny": permissions.deny}
+        add_rules(book, source, rules if restricted else {"allow": permissions.allow, **rules}, home)
+        mode = permissions.defaultMode
+        if restricted:
             widening = widening_parts(loaded.settings)
             if widening:
                 book.problems.append(RuleProblem(source, untrusted_message(workspace, widening)))
                 book.untrusted_files.append(loaded_path(loaded))
-            mode = permissions.defaultMode
-            if mode is not None and mode not in WIDENING_MODES and mode_order[source.name] < mode_rank:
-                book.default_mode, mode_rank = mode, mode_order[source.name]
-            continue
-        add_rules(book, source, {"allow": permissions.allow, "ask": permissions.ask, "deny": permissions.deny}, home)
-        mode = permissions.defaultMode
+            mode = None if mode in WIDENING_MODES else mode
         if mode is PermissionMode.BYPASS and source.name == "project":
             # A checked-in file must not be able to switch every check off for whoever clones the repository.
             book.problems.append(
@@ -251,6 +249,8 @@ def load_rule_book(
             )
         elif mode is not None and mode_order[source.name] < mode_rank:
             book.default_mode, mode_rank = mode, mode_order[source.name]
+        if restricted:
+            continue
         for raw in permissions.additionalDirectories:
             try:
                 directory = expand_path(raw, source.root, home)
