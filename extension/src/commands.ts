@@ -1,13 +1,13 @@
 /** The commands a person runs (palette, view title, editor title, chat buttons), as plain functions. */
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 
 import type { ChatController, HostAction } from './controller';
 import type { Notifier } from './host';
 import type { PythonFailure } from './python';
 import { installCommand } from './python';
-import { EMPTY_RULES_FILE, FILE_SCOPE_LABELS, filesFromSettings, permissionFiles, positionOf } from './permissionFiles';
+import type { SettingsFiles } from './permissionFiles';
+import { EMPTY_RULES_FILE, placeOf, rulesFiles } from './permissionFiles';
 import type { ReviewController } from './reviews';
 import type { Provider } from './settings';
 import { apiKeySecretName } from './settings';
@@ -76,25 +76,34 @@ export class Commands {
 
   /**
    * The rules files, to open one. `reported` is what the sidecar said its engine reads (settings/get); without it,
-   * the open session's settings are asked for, and without a sidecar the documented locations are used.
+   * the open session's settings are asked for. Only the sidecar knows where the files are: without one, say so.
    */
-  async openRulesFile(reported?: Record<string, string>): Promise<void> {
+  async openRulesFile(reported?: SettingsFiles): Promise<void> {
     const { notifier, vscode, client } = this.deps;
-    let files = permissionFiles(this.deps.workspaceFolder(), process.env, os.homedir());
+    let files = reported;
     const sessionId = this.deps.currentSessionId();
-    if (reported) {
-      files = filesFromSettings(reported, files);
-    } else if (sessionId) {
+    if (!files && sessionId) {
       try {
-        // The sidecar knows exactly which files its permission engine reads.
-        files = filesFromSettings((await client.getSettings(sessionId)).settingsFiles, files);
+        files = await client.getSettings(sessionId);
       } catch {
-        // No sidecar to ask: the documented locations are right unless settings point elsewhere.
+        files = undefined; // no sidecar to ask: explained below
       }
     }
+    if (!files) {
+      const picked = await notifier.show(
+        'warning',
+        'toolgate cannot list its settings files while the sidecar is not running: the sidecar knows where they ' +
+          'are. Restart it; if it does not start, its log says why.',
+        'Restart Sidecar',
+        'Show Log',
+      );
+      if (picked === 'Restart Sidecar') await this.restartSidecar();
+      if (picked === 'Show Log') this.deps.showLog();
+      return;
+    }
     const picked = await notifier.pick(
-      files.map((file) => ({
-        label: FILE_SCOPE_LABELS[file.scope],
+      rulesFiles(files).map((file) => ({
+        label: file.label,
         description: fs.existsSync(file.path) ? undefined : 'not created yet',
         detail: file.path,
         file,
@@ -105,18 +114,10 @@ export class Commands {
     await vscode.openFileOrDraft(picked.file.path, fs.existsSync(picked.file.path), EMPTY_RULES_FILE);
   }
 
-  /** Open a settings file: at the place a problem names, or at the rule `search` (its JSON string), or at the top. */
-  async openSettingsFile(path: string, at?: { line: number | null; column: number | null }, search?: string): Promise<void> {
+  /** Open a settings file: at the place the sidecar named (a problem's, a rule's), or at the top. */
+  async openSettingsFile(path: string, at?: { line: number | null; column: number | null }): Promise<void> {
     const exists = fs.existsSync(path);
-    let position = at?.line ? { line: at.line, column: at.column ?? 1 } : undefined;
-    if (!position && search && exists) {
-      try {
-        position = positionOf(fs.readFileSync(path, 'utf8'), JSON.stringify(search));
-      } catch {
-        position = undefined; // unreadable: the editor will say so when it opens it
-      }
-    }
-    await this.deps.vscode.openFileOrDraft(path, exists, EMPTY_RULES_FILE, position);
+    await this.deps.vscode.openFileOrDraft(path, exists, EMPTY_RULES_FILE, at ? placeOf(at) : undefined);
   }
 
   async newSession(): Promise<void> {

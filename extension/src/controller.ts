@@ -18,7 +18,7 @@ import type {
 } from './protocol';
 import type { ReviewController } from './reviews';
 import type { ProviderStatus, SettingsProblem, SidecarAction, SidecarStatus } from './shared/chatModel';
-import { settingsProblems } from './permissionFiles';
+import { bannerProblems } from './permissionFiles';
 import type { ViewMessage } from './shared/messages';
 import type { SidecarState } from './sidecar';
 import { NotSupported, SidecarUnavailable } from './sidecarClient';
@@ -179,7 +179,7 @@ export class ChatController {
   showSettings(settings: Settings): void {
     const { store } = this.deps;
     if (settings.sessionId !== store.state.sessionId) return;
-    store.dispatch({ type: 'settingsProblems', problems: settingsProblems(settings.problems, settings.settingsFiles) });
+    store.dispatch({ type: 'settingsProblems', problems: bannerProblems(settings.problems) });
   }
 
   /** Ask the sidecar again which settings problems the open session has. */

@@ -159,7 +159,7 @@ export function activate(context: vscode.ExtensionContext): void {
     client,
     session: () => chatController.sessionForRules(),
     openRulesFile: (files) => commands.openRulesFile(files),
-    openFile: (file, search) => commands.openSettingsFile(file, undefined, search),
+    openFile: (file, at) => commands.openSettingsFile(file, at),
     onSettings: (settings) => chatController.showSettings(settings),
   });
   const chatController: ChatController = new ChatController({

@@ -1,11 +1,10 @@
 /**
- * Where the permission rules live, by scope (DESIGN §5): local `.toolgate/settings.local.json` and project
- * `.toolgate/settings.json` in the workspace, user `$XDG_CONFIG_HOME/toolgate/settings.json`.
+ * The settings files and their problems, as the sidecar reports them (`toolgate/settings/get`): each file by
+ * scope, each problem with its file, line and column. Nothing here works out where a file lives or parses a
+ * sentence: the sidecar's permission engine knows, and says so in structure. This module only arranges it.
  */
 
-import * as path from 'node:path';
-
-import type { RuleScope } from './protocol';
+import type { RuleScope, Settings, SidecarSettingsProblem } from './protocol';
 import type { SettingsProblem } from './shared/chatModel';
 
 export type FileScope = Exclude<RuleScope, 'session'>;
@@ -16,55 +15,36 @@ export const FILE_SCOPE_LABELS: Record<FileScope, string> = {
   user: 'User rules (all your projects)',
 };
 
-export function permissionFiles(
-  workspaceFolder: string | undefined,
-  env: NodeJS.ProcessEnv,
-  home: string,
-): { scope: FileScope; path: string }[] {
-  const configHome = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, '.config');
-  const files: { scope: FileScope; path: string }[] = [];
-  if (workspaceFolder) {
-    files.push({ scope: 'project', path: path.join(workspaceFolder, '.toolgate', 'settings.json') });
-    files.push({ scope: 'local', path: path.join(workspaceFolder, '.toolgate', 'settings.local.json') });
-  }
-  files.push({ scope: 'user', path: path.join(configHome, 'toolgate', 'settings.json') });
-  return files;
+/** What the sidecar said about its files: scope → path, and the `--settings` files it reads too. */
+export type SettingsFiles = Pick<Settings, 'settingsFiles' | 'flagFiles'>;
+
+export interface RulesFile {
+  label: string;
+  path: string;
 }
 
-/** The files the sidecar reported (`settingsFiles` of `toolgate/settings/get`, scope → path), in our order. */
-export function filesFromSettings(
-  reported: Record<string, string> | undefined,
-  fallback: { scope: FileScope; path: string }[],
-): { scope: FileScope; path: string }[] {
+/** The files to offer in "Open a settings file…": project, local, user, then any `--settings` file. */
+export function rulesFiles(files: SettingsFiles): RulesFile[] {
   const order: FileScope[] = ['project', 'local', 'user'];
-  const files = order.flatMap((scope) => (reported?.[scope] ? [{ scope, path: reported[scope] }] : []));
-  return files.length > 0 ? files : fallback;
+  return [
+    ...order.flatMap((scope) => {
+      const reported = files.settingsFiles[scope];
+      return reported ? [{ label: FILE_SCOPE_LABELS[scope], path: reported }] : [];
+    }),
+    // An older sidecar sends no flagFiles.
+    ...(files.flagFiles ?? []).map((path) => ({ label: 'Settings file given with --settings', path })),
+  ];
 }
 
 /** What a new rules file starts with, shown as an unsaved document so nothing is written unless saved. */
 export const EMPTY_RULES_FILE = `${JSON.stringify({ permissions: { allow: [], ask: [], deny: [] } }, null, 2)}\n`;
 
-/**
- * The sidecar's problem sentences, each with the file (and line) it names, so the chat can offer to open it.
- * A broken file reads `/path/settings.json:3:7: …`; an unusable rule reads `project (/path/settings.json): …`. The
- * files the sidecar reported are looked for first (their paths may contain anything); then any absolute `.json`
- * path (a `--settings` file).
- */
-export function settingsProblems(problems: readonly string[], files: Record<string, string> | undefined): SettingsProblem[] {
-  const known = Object.values(files ?? {}).sort((a, b) => b.length - a.length);
-  return problems.map((text) => {
-    const file = known.find((candidate) => text.includes(candidate)) ?? /(\/[^\s:()'"]+\.json)\b/.exec(text)?.[1];
-    if (!file) return { text, file: null, line: null, column: null };
-    const place = /^:(\d+):(\d+)/.exec(text.slice(text.indexOf(file) + file.length));
-    return { text, file, line: place ? Number(place[1]) : null, column: place ? Number(place[2]) : null };
-  });
+/** The sidecar's problems as the chat's banner shows them: the sentence, and the place to open. */
+export function bannerProblems(problems: readonly SidecarSettingsProblem[]): SettingsProblem[] {
+  return problems.map(({ message, file, line, column }) => ({ text: message, file, line, column }));
 }
 
-/** Where `needle` first occurs in `text`, as a 1-based line and column (for opening a file at a rule). */
-export function positionOf(text: string, needle: string): { line: number; column: number } | undefined {
-  const index = needle ? text.indexOf(needle) : -1;
-  if (index < 0) return undefined;
-  const before = text.slice(0, index);
-  const line = before.split('\n').length;
-  return { line, column: index - before.lastIndexOf('\n') };
+/** Where to open a file at: a place the sidecar named, when it named a line. */
+export function placeOf(at: { line: number | null; column: number | null }): { line: number; column: number } | undefined {
+  return at.line ? { line: at.line, column: at.column ?? 1 } : undefined;
 }

@@ -216,10 +216,13 @@ export interface RuleChangeResult {
 export interface RuleEntry {
   rule: string;
   behavior: "allow" | "ask" | "deny";
-  /** Where it comes from: session, cli, local, project, user or settings. */
+  /** Where it comes from: session, cli, local, project, user or flag (--settings). */
   source: string;
   /** The settings file that holds it (none for session rules). */
   file: string | null;
+  /** Where the rule sits in `file`, 1-based. */
+  line: number | null;
+  column: number | null;
   /** Set for rules that let the model run any code. */
   warning: string | null;
 }
@@ -288,8 +291,23 @@ export interface Settings {
   rules: RuleEntry[];
   /** Scope (local, project, user) → the settings file it is kept in. */
   settingsFiles: Record<string, string>;
-  /** Broken settings files and invalid rules, in words. */
-  problems: string[];
+  /** The files given with --settings, read too. */
+  flagFiles: string[];
+  /** Broken settings files, invalid rules and hook matchers: not in force. */
+  problems: SettingsProblem[];
+}
+
+/** A settings file, rule or hook matcher that is not in force, and where it is. */
+export interface SettingsProblem {
+  /** The settings file it is about (none: the command line). */
+  file: string | null;
+  /** 1-based; none: the file as a whole. */
+  line: number | null;
+  column: number | null;
+  /** The rule that could not be used, when it is one. */
+  rule: string | null;
+  /** The problem in words, as the command line prints it. */
+  message: string;
 }
 
 export interface TextBlock {

@@ -27,6 +27,7 @@ export type {
   SessionInfo,
   SessionListResult,
   Settings,
+  SettingsProblem as SidecarSettingsProblem,
   TodoItem,
   ToolResult,
 } from './protocol.generated';

@@ -7,9 +7,9 @@
  */
 
 import type { Notifier, QuickPickItem } from './host';
-import type { FileScope } from './permissionFiles';
+import type { FileScope, SettingsFiles } from './permissionFiles';
 import { FILE_SCOPE_LABELS } from './permissionFiles';
-import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings } from './protocol';
+import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, SidecarSettingsProblem } from './protocol';
 import { RULE_BEHAVIORS, RULE_SCOPES } from './protocol';
 import { SCOPE_LABELS } from './approvals';
 import { failureReason } from './sidecarClient';
@@ -25,10 +25,10 @@ export interface RulesViewDeps {
   client: RulesClient;
   /** The session whose rules are shown (a new one if none is open); undefined while no sidecar runs. */
   session(): Promise<string | undefined>;
-  /** The picker of rules files, for when there is no sidecar to ask (and for "Open a settings file…"). */
-  openRulesFile(files?: Record<string, string>): Promise<void>;
-  /** Open a settings file at a rule (or at the top). */
-  openFile(path: string, search?: string): Promise<void>;
+  /** The picker of rules files (for "Open a settings file…", and to explain when there is no sidecar to ask). */
+  openRulesFile(files?: SettingsFiles): Promise<void>;
+  /** Open a settings file at the place the sidecar named for a rule or a problem (or at the top). */
+  openFile(path: string, at: { line: number | null; column: number | null }): Promise<void>;
   /** Every answer from settings/get (and from rule changes) also goes to the chat's problems banner. */
   onSettings(settings: Settings): void;
 }
@@ -65,7 +65,7 @@ type Item = QuickPickItem &
   (
     | { action: 'add'; behavior: RuleBehavior }
     | { action: 'files' }
-    | { action: 'problem'; text: string }
+    | { action: 'problem'; problem: SidecarSettingsProblem }
     | { action: 'rule'; entry: RuleEntry }
     | { action: 'none' }
   );
@@ -79,7 +79,9 @@ export function ruleItems(settings: Settings): Item[] {
   ];
   if (settings.problems.length > 0) {
     items.push({ label: 'Problems: these settings are not in force', separator: true, action: 'none' });
-    for (const text of settings.problems) items.push({ label: `$(warning) ${text}`, action: 'problem', text });
+    for (const problem of settings.problems) {
+      items.push({ label: `$(warning) ${problem.message}`, action: 'problem', problem });
+    }
   }
   if (settings.rules.length === 0) {
     // The editor hides a heading with nothing under it, so "none" has to be an item of its own.
@@ -136,16 +138,14 @@ export class RulesView {
           await this.add(sessionId, picked.behavior);
           break;
         case 'files':
-          await this.deps.openRulesFile(settings.settingsFiles);
+          await this.deps.openRulesFile(settings);
           return;
-        case 'problem': {
-          const file = Object.values(settings.settingsFiles).find((path) => picked.text.includes(path));
-          if (file) {
-            await this.deps.openFile(file);
+        case 'problem':
+          if (picked.problem.file) {
+            await this.deps.openFile(picked.problem.file, picked.problem);
             return;
           }
           break;
-        }
         case 'rule':
           if (await this.ruleActions(sessionId, picked.entry)) return;
           break;
@@ -170,7 +170,7 @@ export class RulesView {
     });
     if (!picked || picked.action === 'back') return false;
     if (picked.action === 'open' && entry.file) {
-      await this.deps.openFile(entry.file, entry.rule);
+      await this.deps.openFile(entry.file, entry);
       return true;
     }
     if (picked.action === 'remove' && removable) {

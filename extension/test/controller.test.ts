@@ -266,7 +266,12 @@ describe('ChatController', () => {
         reviewEdits: 'when_asking',
         rules: [],
         settingsFiles: { project: '/ws/.toolgate/settings.json' },
-        problems: ['a hook matcher is not a valid pattern', broken],
+        flagFiles: [],
+        problems: [
+          { file: null, line: null, column: null, rule: null, message: 'a hook matcher is not a valid pattern' },
+          { file: '/ws/.toolgate/settings.json', line: 3, column: 14, rule: null, message: broken },
+          { file: '/ws/.toolgate/settings.local.json', line: null, column: null, rule: null, message: 'untrusted' },
+        ],
       }),
     });
     await controller.handle({ type: 'newSession' });
@@ -274,6 +279,7 @@ describe('ChatController', () => {
     expect(store.state.settingsProblems).toEqual([
       { text: 'a hook matcher is not a valid pattern', file: null, line: null, column: null },
       { text: broken, file: '/ws/.toolgate/settings.json', line: 3, column: 14 },
+      { text: 'untrusted', file: '/ws/.toolgate/settings.local.json', line: null, column: null },
     ]);
     await controller.handle({ type: 'openSettingsProblem', index: 1 });
     await controller.handle({ type: 'openSettingsProblem', index: 0 }); // names no file: nothing to open
@@ -284,7 +290,16 @@ describe('ChatController', () => {
   it('ignores settings of a session that is no longer on screen, and clears the banner when all is well', async () => {
     const { store, controller } = setup({});
     store.dispatch({ type: 'sessionOpened', sessionId: 's2', mode: 'default', messages: [], todos: [], busy: false });
-    const settings = { sessionId: 's1', mode: 'default' as const, reviewEdits: 'always' as const, rules: [], settingsFiles: {}, problems: ['x'] };
+    const problem = { file: null, line: null, column: null, rule: null, message: 'x' };
+    const settings = {
+      sessionId: 's1',
+      mode: 'default' as const,
+      reviewEdits: 'always' as const,
+      rules: [],
+      settingsFiles: {},
+      flagFiles: [],
+      problems: [problem],
+    };
     controller.showSettings(settings);
     expect(store.state.settingsProblems).toEqual([]);
     controller.showSettings({ ...settings, sessionId: 's2' });

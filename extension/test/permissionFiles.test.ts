@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 
 import { Commands } from '../src/commands';
 import type { CommandDeps } from '../src/commands';
-import { EMPTY_RULES_FILE, positionOf, settingsProblems } from '../src/permissionFiles';
-import { FakeNotifier } from './fakes';
+import { EMPTY_RULES_FILE, bannerProblems, rulesFiles } from '../src/permissionFiles';
+import { FakeNotifier, settle } from './fakes';
 
 const FILES = {
   local: '/ws/.toolgate/settings.local.json',
@@ -15,45 +15,45 @@ const FILES = {
   user: '/home/u/.config/toolgate/settings.json',
 };
 
-describe('settingsProblems', () => {
-  it('finds the file and place a problem names, in the sidecar\'s own wording', () => {
-    // Both sentences as toolgate's permission engine words them (engine.problems).
-    const problems = settingsProblems(
-      [
-        '/ws/.toolgate/settings.json:3:14: permissions.allow: Input should be a valid list',
-        "local (/ws/.toolgate/settings.local.json): 'Bash(' is not a valid rule: the '(' is not closed by a ')' at the very end of the rule",
-        'PreToolUse hook matcher "Bash[" is not a valid pattern',
-        '/etc/team/toolgate.json:1:1: Expecting value',
-      ],
-      FILES,
-    );
-    expect(problems.map(({ file, line, column }) => [file, line, column])).toEqual([
-      ['/ws/.toolgate/settings.json', 3, 14],
-      ['/ws/.toolgate/settings.local.json', null, null],
-      [null, null, null],
-      ['/etc/team/toolgate.json', 1, 1], // a --settings file: not among the scopes, found by its shape
+describe('rulesFiles', () => {
+  it('offers the files the sidecar reported, in scope order, then the --settings files', () => {
+    expect(rulesFiles({ settingsFiles: FILES, flagFiles: ['/etc/team/toolgate.json'] })).toEqual([
+      { label: 'Project rules (shared with the repository)', path: FILES.project },
+      { label: 'Local project rules (just for you, not committed)', path: FILES.local },
+      { label: 'User rules (all your projects)', path: FILES.user },
+      { label: 'Settings file given with --settings', path: '/etc/team/toolgate.json' },
     ]);
-    expect(problems[0]?.text).toBe('/ws/.toolgate/settings.json:3:14: permissions.allow: Input should be a valid list');
   });
 
-  it('prefers the longest reported path (settings.json is a prefix of settings.json.bak)', () => {
-    const [problem] = settingsProblems(['/ws/a.json.d/x.json:2:1: broken'], { project: '/ws/a.json', flag: '/ws/a.json.d/x.json' });
-    expect(problem?.file).toBe('/ws/a.json.d/x.json');
+  it('offers only what was reported (no workspace: no project files)', () => {
+    expect(rulesFiles({ settingsFiles: { user: FILES.user }, flagFiles: [] }).map((file) => file.path)).toEqual([FILES.user]);
   });
 });
 
-describe('positionOf', () => {
-  it('gives the 1-based line and column of the first occurrence', () => {
-    const text = '{\n  "permissions": {\n    "deny": ["Read(./.env)"]\n  }\n}\n';
-    expect(positionOf(text, '"Read(./.env)"')).toEqual({ line: 3, column: 14 });
-    expect(positionOf(text, '"Bash"')).toBeUndefined();
-    expect(positionOf(text, '')).toBeUndefined();
+describe('bannerProblems', () => {
+  it('takes the file and place from the sidecar, never from the sentence', () => {
+    const problems = bannerProblems([
+      { file: FILES.project, line: 3, column: 14, rule: null, message: '/somewhere/else.json:1:1: broken' },
+      { file: null, line: null, column: null, rule: 'Bash(', message: `cli: 'Bash(' (${FILES.local}) is not a valid rule` },
+    ]);
+    expect(problems).toEqual([
+      { text: '/somewhere/else.json:1:1: broken', file: FILES.project, line: 3, column: 14 },
+      { text: `cli: 'Bash(' (${FILES.local}) is not a valid rule`, file: null, line: null, column: null },
+    ]);
   });
 });
 
-function commands(opened: unknown[][], executed: unknown[][]): Commands {
+function commands(
+  opened: unknown[][],
+  executed: unknown[][],
+  extra: Partial<CommandDeps> = {},
+): { run: Commands; notifier: FakeNotifier; shownLog: number[] } {
+  const notifier = new FakeNotifier();
+  const shownLog: number[] = [];
   const deps = {
-    notifier: new FakeNotifier(),
+    notifier,
+    currentSessionId: () => null,
+    showLog: () => shownLog.push(1),
     vscode: {
       executeCommand: async (...args: unknown[]) => {
         executed.push(args);
@@ -62,24 +62,27 @@ function commands(opened: unknown[][], executed: unknown[][]): Commands {
         opened.push(args);
       },
     },
+    ...extra,
   } as unknown as CommandDeps;
-  return new Commands(deps);
+  return { run: new Commands(deps), notifier, shownLog };
 }
 
 describe('Commands: settings files and model settings', () => {
-  it('opens a settings file at the problem\'s place, at a rule, or as a draft when it does not exist', async () => {
+  it('opens a settings file at the place the sidecar named, or at the top, or as a draft when it does not exist', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-rules-'));
     try {
       const file = path.join(dir, 'settings.json');
       fs.writeFileSync(file, '{\n  "permissions": {"allow": ["Bash(git log:*)"]}\n}\n');
       const opened: unknown[][] = [];
-      const run = commands(opened, []);
+      const { run } = commands(opened, []);
       await run.openSettingsFile(file, { line: 3, column: 14 });
-      await run.openSettingsFile(file, undefined, 'Bash(git log:*)');
+      await run.openSettingsFile(file, { line: 2, column: null });
+      await run.openSettingsFile(file, { line: null, column: null });
       await run.openSettingsFile(path.join(dir, 'missing.json'));
       expect(opened).toEqual([
         [file, true, EMPTY_RULES_FILE, { line: 3, column: 14 }],
-        [file, true, EMPTY_RULES_FILE, { line: 2, column: 29 }],
+        [file, true, EMPTY_RULES_FILE, { line: 2, column: 1 }],
+        [file, true, EMPTY_RULES_FILE, undefined],
         [path.join(dir, 'missing.json'), false, EMPTY_RULES_FILE, undefined],
       ]);
     } finally {
@@ -87,9 +90,53 @@ describe('Commands: settings files and model settings', () => {
     }
   });
 
+  it('opens the reported file picked from the list', async () => {
+    const opened: unknown[][] = [];
+    const { run, notifier } = commands(opened, []);
+    notifier.pickAnswers = ['User rules (all your projects)'];
+    await run.openRulesFile({ settingsFiles: FILES, flagFiles: [] });
+    expect(notifier.picks[0]?.labels).toHaveLength(3);
+    expect(opened).toEqual([[FILES.user, false, EMPTY_RULES_FILE]]);
+  });
+
+  it('asks the sidecar for the open session\'s files when none were given', async () => {
+    const opened: unknown[][] = [];
+    const client = { getSettings: async (sessionId: string) => ({ sessionId, settingsFiles: { user: FILES.user }, flagFiles: [] }) };
+    const { run, notifier } = commands(opened, [], { currentSessionId: () => 's1', client } as unknown as Partial<CommandDeps>);
+    notifier.pickAnswers = ['User rules (all your projects)'];
+    await run.openRulesFile();
+    expect(opened).toEqual([[FILES.user, false, EMPTY_RULES_FILE]]);
+  });
+
+  it('says the sidecar is needed to list the files when there is none, and offers to restart it', async () => {
+    const restarted: number[] = [];
+    const client = {
+      getSettings: async () => {
+        throw new Error('not running');
+      },
+    };
+    const manager = { restart: async () => restarted.push(1) };
+    const opened: unknown[][] = [];
+    const { run, notifier, shownLog } = commands(opened, [], {
+      currentSessionId: () => 's1',
+      client,
+      manager,
+    } as unknown as Partial<CommandDeps>);
+    const done = run.openRulesFile();
+    await settle();
+    expect(notifier.shown.map((shown) => [shown.level, shown.actions])).toEqual([['warning', ['Restart Sidecar', 'Show Log']]]);
+    expect(notifier.shown[0]?.message).toContain('while the sidecar is not running');
+    notifier.click('Restart Sidecar');
+    await done;
+    expect(restarted).toEqual([1]);
+    expect(shownLog).toEqual([]);
+    expect(notifier.picks).toEqual([]);
+    expect(opened).toEqual([]);
+  });
+
   it('opens toolgate\'s settings for "Open Model Settings"', async () => {
     const executed: unknown[][] = [];
-    await commands([], executed).sidecarAction('openProviderSettings');
+    await commands([], executed).run.sidecarAction('openProviderSettings');
     expect(executed).toEqual([['workbench.action.openSettings', '@ext:toolgate.toolgate']]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings } from '../src/protocol';
+import type { SettingsFiles } from '../src/permissionFiles';
+import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, SidecarSettingsProblem } from '../src/protocol';
 import type { RulesClient } from '../src/rulesView';
 import { RulesView, describeSource, ruleItems } from '../src/rulesView';
 import { SidecarError } from '../src/sidecarClient';
@@ -11,11 +12,11 @@ const PROJECT = '/ws/.toolgate/settings.json';
 /** The sidecar's rule book in miniature: settings/get lists it, addRule/removeRule change it (or refuse). */
 class FakeRulesClient implements RulesClient {
   rules: RuleEntry[] = [
-    { rule: 'Read(./.env)', behavior: 'deny', source: 'project', file: PROJECT, warning: null },
-    { rule: 'Bash(git log:*)', behavior: 'allow', source: 'session', file: null, warning: null },
-    { rule: 'Bash(npm test)', behavior: 'allow', source: 'cli', file: null, warning: null },
+    { rule: 'Read(./.env)', behavior: 'deny', source: 'project', file: PROJECT, line: 4, column: 12, warning: null },
+    { rule: 'Bash(git log:*)', behavior: 'allow', source: 'session', file: null, line: null, column: null, warning: null },
+    { rule: 'Bash(npm test)', behavior: 'allow', source: 'cli', file: null, line: null, column: null, warning: null },
   ];
-  problems: string[] = [];
+  problems: SidecarSettingsProblem[] = [];
   refusals: string[] = [];
   readonly calls: string[] = [];
 
@@ -26,6 +27,7 @@ class FakeRulesClient implements RulesClient {
       reviewEdits: 'when_asking',
       rules: [...this.rules],
       settingsFiles: { project: PROJECT, local: '/ws/.toolgate/settings.local.json', user: '/home/u/.config/toolgate/settings.json' },
+      flagFiles: [],
       problems: this.problems,
     };
   }
@@ -39,7 +41,7 @@ class FakeRulesClient implements RulesClient {
     this.calls.push(`add ${behavior} ${rule} ${scope}`);
     const refusal = this.refusals.shift();
     if (refusal) throw new SidecarError('toolgate/settings/addRule', `toolgate/settings/addRule failed: ${refusal}`, -32602, refusal);
-    this.rules.push({ rule, behavior, source: scope, file: scope === 'session' ? null : PROJECT, warning: null });
+    this.rules.push({ rule, behavior, source: scope, file: scope === 'session' ? null : PROJECT, line: null, column: null, warning: null });
     return { changed: true, file: null, warnings: rule.startsWith('Bash(python') ? ['Bash(python:*) runs any code.'] : [], settings: this.settings() };
   }
 
@@ -54,8 +56,8 @@ class FakeRulesClient implements RulesClient {
 function setup(session: string | null = 's1') {
   const notifier = new FakeNotifier();
   const client = new FakeRulesClient();
-  const opened: { path: string; search?: string }[] = [];
-  const fallbacks: (Record<string, string> | undefined)[] = [];
+  const opened: { path: string; line: number | null; column: number | null }[] = [];
+  const fallbacks: (SettingsFiles | undefined)[] = [];
   const seen: Settings[] = [];
   const view = new RulesView({
     notifier,
@@ -64,8 +66,8 @@ function setup(session: string | null = 's1') {
     openRulesFile: async (files) => {
       fallbacks.push(files);
     },
-    openFile: async (path, search) => {
-      opened.push({ path, search });
+    openFile: async (path, at) => {
+      opened.push({ path, line: at.line, column: at.column });
     },
     onSettings: (settings) => seen.push(settings),
   });
@@ -97,12 +99,12 @@ describe('ruleItems', () => {
   });
 
   it('says which rules cannot be removed from here', () => {
-    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'cli', file: null, warning: null })).toEqual({
+    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'cli', file: null, line: null, column: null, warning: null })).toEqual({
       label: 'the command line',
       removable: undefined,
     });
-    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'settings', file: '/x.json', warning: null }).removable).toBeUndefined();
-    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'local', file: '/l.json', warning: null }).removable).toBe('local');
+    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'settings', file: '/x.json', line: 1, column: 1, warning: null }).removable).toBeUndefined();
+    expect(describeSource({ rule: 'Bash', behavior: 'allow', source: 'local', file: '/l.json', line: 1, column: 1, warning: null }).removable).toBe('local');
   });
 });
 
@@ -124,11 +126,11 @@ describe('RulesView', () => {
     expect(client.calls).toEqual(['get', 'get']);
   });
 
-  it('opens the file of a rule at the rule', async () => {
+  it('opens the file of a rule at the place the sidecar gave for it', async () => {
     const { view, notifier, opened } = setup();
     notifier.pickAnswers = ['Read(./.env)', '$(go-to-file) Open its settings file'];
     await view.show();
-    expect(opened).toEqual([{ path: PROJECT, search: 'Read(./.env)' }]);
+    expect(opened).toEqual([{ path: PROJECT, line: 4, column: 12 }]);
   });
 
   it('adds a rule in the chosen scope; a refused rule comes back with the sidecar\'s reason', async () => {
@@ -164,12 +166,23 @@ describe('RulesView', () => {
     expect(notifier.shown.map((shown) => [shown.level, shown.message])).toEqual([['warning', 'Bash(python:*) runs any code.']]);
   });
 
-  it('lists problems, and picking one opens its file', async () => {
+  it('lists problems, and picking one opens its file at the place the sidecar named', async () => {
     const { view, notifier, client, opened } = setup();
-    client.problems = [`${PROJECT}:3:5: permissions.allow: Input should be a valid list`];
-    notifier.pickAnswers = [`$(warning) ${client.problems[0]}`];
+    // The sentence names a different path: only the structure decides what opens (nothing is parsed).
+    const message = '/elsewhere.json:9:9: permissions.allow: Input should be a valid list';
+    client.problems = [{ file: PROJECT, line: 3, column: 5, rule: null, message }];
+    notifier.pickAnswers = [`$(warning) ${message}`];
     await view.show();
-    expect(opened).toEqual([{ path: PROJECT, search: undefined }]);
+    expect(opened).toEqual([{ path: PROJECT, line: 3, column: 5 }]);
+  });
+
+  it('opens nothing for a problem that is in no file, and shows the list again', async () => {
+    const { view, notifier, client, opened } = setup();
+    client.problems = [{ file: null, line: null, column: null, rule: 'Bash(', message: 'cli: Bash( is not a valid rule' }];
+    notifier.pickAnswers = ['$(warning) cli: Bash( is not a valid rule', undefined];
+    await view.show();
+    expect(opened).toEqual([]);
+    expect(client.calls).toEqual(['get', 'get']);
   });
 
   it('falls back to the files when no sidecar can list the rules', async () => {
@@ -183,6 +196,6 @@ describe('RulesView', () => {
     const { view, notifier, fallbacks } = setup();
     notifier.pickAnswers = ['$(go-to-file) Open a settings file…'];
     await view.show();
-    expect(fallbacks[0]).toMatchObject({ project: PROJECT });
+    expect(fallbacks[0]).toMatchObject({ settingsFiles: { project: PROJECT }, flagFiles: [] });
   });
 });

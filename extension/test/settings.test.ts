@@ -103,23 +103,3 @@ describe('mapping to the sidecar', () => {
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, defaultMode: 'plan' })).toEqual(none);
   });
 });
-
-describe('permission rule files', () => {
-  it('lists the documented locations, and prefers the files the sidecar reports', async () => {
-    const { filesFromSettings, permissionFiles } = await import('../src/permissionFiles');
-    const fallback = permissionFiles('/ws', { XDG_CONFIG_HOME: '/cfg' }, '/home/me');
-    expect(fallback).toEqual([
-      { scope: 'project', path: '/ws/.toolgate/settings.json' },
-      { scope: 'local', path: '/ws/.toolgate/settings.local.json' },
-      { scope: 'user', path: '/cfg/toolgate/settings.json' },
-    ]);
-    expect(permissionFiles(undefined, {}, '/home/me')).toEqual([
-      { scope: 'user', path: '/home/me/.config/toolgate/settings.json' },
-    ]);
-    expect(filesFromSettings({ user: '/u.json', local: '/l.json' }, fallback)).toEqual([
-      { scope: 'local', path: '/l.json' },
-      { scope: 'user', path: '/u.json' },
-    ]);
-    expect(filesFromSettings({}, fallback)).toBe(fallback);
-  });
-});

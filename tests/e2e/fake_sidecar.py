@@ -134,7 +134,7 @@ def add_rule(params: Any) -> dict[str, Any]:
     request = plain(params)
     record("addRule", request)
     settings = {"sessionId": request["sessionId"], "mode": "default", "reviewEdits": "when_asking", "rules": []}
-    settings |= {"settingsFiles": {}, "problems": []}
+    settings |= {"settingsFiles": {}, "flagFiles": [], "problems": []}
     return {"changed": True, "file": None, "warnings": [], "settings": settings}
 
 

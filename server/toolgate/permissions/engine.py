@@ -45,7 +45,7 @@ from toolgate.permissions.settings import (
     set_mode_mutation,
     update_settings,
 )
-from toolgate.permissions.sources import BEHAVIORS, RuleBook, load_rule_book
+from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, load_rule_book
 from toolgate.permissions.trust import TRUST_HINT
 
 # A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
@@ -74,6 +74,8 @@ class RuleListing(BaseModel):
     behavior: Behavior
     source: str
     file: str | None = None
+    line: int | None = None  # where the rule sits in `file` (1-based)
+    column: int | None = None
     warning: str | None = None
 
 
@@ -128,7 +130,7 @@ class PermissionEngine:
         self._readers: dict[str, bool] = {}
         self.book = RuleBook()
         self._hooks: list[ConfiguredHook] = []
-        self.hook_problems: list[str] = []
+        self.hook_problems: list[RuleProblem] = []
         self.reload()
 
     # --- configuration ---------------------------------------------------------------------------------
@@ -172,9 +174,12 @@ class PermissionEngine:
     @property
     def problems(self) -> list[str]:
         """Everything that could not be used, in words: broken files, invalid rules, unusable hook matchers."""
-        return [p.message if p.rule is None else f"{p.source.describe()}: {p.message}" for p in self.book.problems] + [
-            *self.hook_problems
-        ]
+        return [problem.sentence for problem in self.settings_problems]
+
+    @property
+    def settings_problems(self) -> list[RuleProblem]:
+        """The same, each with the file and place it is about."""
+        return [*self.book.problems, *self.hook_problems]
 
     @property
     def warnings(self) -> list[str]:
@@ -357,6 +362,8 @@ class PermissionEngine:
                 behavior=e.behavior,
                 source=e.source.name,
                 file=str(e.source.path) if e.source.path else None,
+                line=e.line,
+                column=e.column,
                 warning=code_execution_warning(e.rule.text) if e.code_execution else None,
             )
             for behavior in BEHAVIORS

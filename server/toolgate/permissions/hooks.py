@@ -33,7 +33,7 @@ from anyio.abc import ByteReceiveStream, Process
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolgate.permissions.settings import DEFAULT_HOOK_TIMEOUT, HookCommand, HookMatcher
-from toolgate.permissions.sources import RuleSource
+from toolgate.permissions.sources import RuleProblem, RuleSource
 from toolgate.shell.watchdog import WATCHDOG
 
 HookEvent = Literal["PreToolUse", "PostToolUse"]
@@ -83,10 +83,10 @@ class HookOutcome:
 
 def compile_hooks(
     configured: Mapping[str, Sequence[tuple[RuleSource, HookMatcher]]],
-) -> tuple[list[ConfiguredHook], list[str]]:
+) -> tuple[list[ConfiguredHook], list[RuleProblem]]:
     """The hooks from settings, and a problem for each matcher that cannot be used (that hook never runs)."""
     hooks: list[ConfiguredHook] = []
-    problems: list[str] = []
+    problems: list[RuleProblem] = []
     events: tuple[HookEvent, ...] = ("PreToolUse", "PostToolUse")
     for event in events:
         for source, entry in configured.get(event, ()):
@@ -100,10 +100,11 @@ def compile_hooks(
                 try:
                     pattern = re.compile(matcher)
                 except re.error as exc:
-                    problems.append(
+                    message = (
                         f"{source.describe()}: the {event} matcher {matcher!r} is not a valid regular expression "
                         f"({exc}); its hooks never run"
                     )
+                    problems.append(RuleProblem(source, message))
                     continue
             hooks.extend(ConfiguredHook(event, matcher, command, source, pattern) for command in entry.hooks)
     return hooks, problems

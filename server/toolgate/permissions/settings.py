@@ -105,15 +105,20 @@ def parse_settings(text: str, path: Path) -> Settings:
         raise SettingsError(path, f"{field}: {first['msg']}", line, column) from None
 
 
-def read_settings(path: Path) -> Settings | None:
-    """The file's settings, or None when there is no such file."""
+def read_settings_text(path: Path) -> str | None:
+    """The file's text, or None when there is no such file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(path, f"the file cannot be read ({exc})") from None
-    return parse_settings(text, path)
+
+
+def read_settings(path: Path) -> Settings | None:
+    """The file's settings, or None when there is no such file."""
+    text = read_settings_text(path)
+    return None if text is None else parse_settings(text, path)
 
 
 # --- writing ---------------------------------------------------------------------------------------------

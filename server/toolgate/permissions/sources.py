@@ -22,6 +22,7 @@ from typing import Literal
 
 from toolgate.core.paths import expand_path, is_within, resolved_forms
 from toolgate.core.permission import PermissionMode
+from toolgate.permissions.jsonpos import locate
 from toolgate.permissions.rules import Behavior, Rule, RuleError, is_code_execution_rule, parse_rule
 from toolgate.permissions.settings import (
     LOCAL_FILE,
@@ -30,7 +31,8 @@ from toolgate.permissions.settings import (
     HookMatcher,
     Settings,
     SettingsError,
-    read_settings,
+    parse_settings,
+    read_settings_text,
 )
 from toolgate.permissions.trust import WIDENING_MODES, is_trusted, untrusted_message, widening_parts
 
@@ -54,6 +56,8 @@ class RuleEntry:
     behavior: Behavior
     source: RuleSource
     base_forms: tuple[Path, ...]  # the absolute directory a path pattern is matched under (and its real path)
+    line: int | None = None  # where the rule's string sits in its settings file (1-based; None: not from a file)
+    column: int | None = None
 
     @property
     def code_execution(self) -> bool:
@@ -95,12 +99,19 @@ class RuleEntry:
 
 @dataclass(frozen=True, slots=True)
 class RuleProblem:
-    """A rule (or a whole settings file) that could not be used, and why."""
+    """A rule (or a whole settings file) that could not be used, and why; and where, when it is in a file."""
 
     source: RuleSource
     message: str
     rule: str | None = None
     behavior: Behavior | None = None
+    line: int | None = None  # 1-based, in `source.path`; None: the file as a whole
+    column: int | None = None
+
+    @property
+    def sentence(self) -> str:
+        """The problem in words, naming its source when the message does not (a broken file's does)."""
+        return self.message if self.rule is None else f"{self.source.describe()}: {self.message}"
 
 
 @dataclass(slots=True)
@@ -108,6 +119,11 @@ class LoadedSource:
     source: RuleSource
     settings: Settings | None = None  # None: no such file, or it is broken (see `error`)
     error: SettingsError | None = None
+    text: str = ""  # the file as read, to say where things sit in it (jsonpos.locate)
+
+    def place(self, *path: str | int) -> tuple[int | None, int | None]:
+        """(line, column) of the value at `path` in the file, or of the deepest part of it that exists."""
+        return locate(self.text, path) if self.text.strip() else (None, None)
 
 
 def settings_paths(workspace: Path, home: Path, environ: Mapping[str, str]) -> dict[SourceName, Path]:
@@ -158,18 +174,26 @@ class RuleBook:
 
 
 def add_rules(
-    book: RuleBook, source: RuleSource, rules: Mapping[Behavior, Iterable[str]], home: Path
+    book: RuleBook,
+    source: RuleSource,
+    rules: Mapping[Behavior, Iterable[str]],
+    home: Path,
+    loaded: LoadedSource | None = None,
 ) -> list[RuleProblem]:
-    """Parse and add rules from one source; invalid ones become problems (reported, never used)."""
+    """Parse and add rules from one source; invalid ones become problems (reported, never used). `loaded`: the
+    settings file they were read from (`permissions.<behavior>[i]`), to say where each one sits."""
     problems: list[RuleProblem] = []
     for behavior in BEHAVIORS:
-        for text in rules.get(behavior, ()):
+        for index, text in enumerate(rules.get(behavior, ())):
+            line, column = loaded.place("permissions", behavior, index) if loaded else (None, None)
             try:
                 rule = parse_rule(text)
             except RuleError as exc:
-                problems.append(RuleProblem(source, f"{text!r} is not a valid rule: {exc}", text, behavior))
+                message = f"{text!r} is not a valid rule: {exc}"
+                problems.append(RuleProblem(source, message, text, behavior, line, column))
                 continue
-            book.entries.append(RuleEntry(rule, behavior, source, _base_forms(rule, source.root, home)))
+            base_forms = _base_forms(rule, source.root, home)
+            book.entries.append(RuleEntry(rule, behavior, source, base_forms, line, column))
     book.problems.extend(problems)
     return problems
 
@@ -182,7 +206,10 @@ def loaded_path(loaded: LoadedSource) -> Path:
 def _load_file(source: RuleSource) -> LoadedSource:
     assert source.path is not None
     try:
-        return LoadedSource(source, read_settings(source.path))
+        text = read_settings_text(source.path)
+        if text is None:
+            return LoadedSource(source)
+        return LoadedSource(source, parse_settings(text, source.path), text=text)
     except SettingsError as exc:
         return LoadedSource(source, error=exc)
 
@@ -224,17 +251,19 @@ def load_rule_book(
         source = loaded.source
         if loaded.error is not None:
             book.broken_files.append(loaded.error)
-            book.problems.append(RuleProblem(source, str(loaded.error)))
+            error = loaded.error
+            book.problems.append(RuleProblem(source, str(error), line=error.line, column=error.column))
             continue
         if loaded.settings is None:
             continue
         permissions = loaded.settings.permissions
         if loaded.settings.trustedWorkspaces and source.name != "user":
-            book.problems.append(RuleProblem(source, "trustedWorkspaces is read from the user settings file only"))
+            message = "trustedWorkspaces is read from the user settings file only"
+            book.problems.append(RuleProblem(source, message, None, None, *loaded.place("trustedWorkspaces")))
         # An untrusted workspace's own files only restrict; what they would widen is named, so the user can decide.
         restricted = source.name in ("local", "project") and not trust_workspace
         rules: dict[Behavior, list[str]] = {"ask": permissions.ask, "deny": permissions.deny}
-        add_rules(book, source, rules if restricted else {"allow": permissions.allow, **rules}, home)
+        add_rules(book, source, rules if restricted else {"allow": permissions.allow, **rules}, home, loaded)
         mode = permissions.defaultMode
         if restricted:
             widening = widening_parts(loaded.settings)
@@ -244,18 +273,20 @@ def load_rule_book(
             mode = None if mode in WIDENING_MODES else mode
         if mode is PermissionMode.BYPASS and source.name == "project":
             # A checked-in file must not be able to switch every check off for whoever clones the repository.
-            book.problems.append(
-                RuleProblem(source, "defaultMode bypassPermissions is ignored in a project's shared settings file")
-            )
+            message = "defaultMode bypassPermissions is ignored in a project's shared settings file"
+            book.problems.append(RuleProblem(source, message, None, None, *loaded.place("permissions", "defaultMode")))
         elif mode is not None and mode_order[source.name] < mode_rank:
             book.default_mode, mode_rank = mode, mode_order[source.name]
         if restricted:
             continue
-        for raw in permissions.additionalDirectories:
+        for index, raw in enumerate(permissions.additionalDirectories):
             try:
                 directory = expand_path(raw, source.root, home)
             except Exception as exc:
-                book.problems.append(RuleProblem(source, f"additionalDirectories entry {raw!r}: {exc}"))
+                place = loaded.place("permissions", "additionalDirectories", index)
+                book.problems.append(
+                    RuleProblem(source, f"additionalDirectories entry {raw!r}: {exc}", None, None, *place)
+                )
                 continue
             if directory not in book.additional_dirs:
                 book.additional_dirs.append(directory)

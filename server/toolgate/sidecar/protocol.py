@@ -147,9 +147,21 @@ RuleBehavior = Literal["allow", "ask", "deny"]
 class RuleEntry(WireModel):
     rule: str
     behavior: RuleBehavior
-    source: str = Field(description="Where it comes from: session, cli, local, project, user or settings.")
+    source: str = Field(description="Where it comes from: session, cli, local, project, user or flag (--settings).")
     file: str | None = Field(default=None, description="The settings file that holds it (none for session rules).")
+    line: int | None = Field(default=None, description="Where the rule sits in `file`, 1-based.")
+    column: int | None = None
     warning: str | None = Field(default=None, description="Set for rules that let the model run any code.")
+
+
+class SettingsProblem(WireModel):
+    """A settings file, rule or hook matcher that is not in force, and where it is."""
+
+    file: str | None = Field(default=None, description="The settings file it is about (none: the command line).")
+    line: int | None = Field(default=None, description="1-based; none: the file as a whole.")
+    column: int | None = None
+    rule: str | None = Field(default=None, description="The rule that could not be used, when it is one.")
+    message: str = Field(description="The problem in words, as the command line prints it.")
 
 
 class Settings(WireModel):
@@ -162,7 +174,10 @@ class Settings(WireModel):
     settings_files: dict[str, str] = Field(
         default_factory=dict, description="Scope (local, project, user) → the settings file it is kept in."
     )
-    problems: list[str] = Field(default_factory=list, description="Broken settings files and invalid rules, in words.")
+    flag_files: list[str] = Field(default_factory=list, description="The files given with --settings, read too.")
+    problems: list[SettingsProblem] = Field(
+        default_factory=list, description="Broken settings files, invalid rules and hook matchers: not in force."
+    )
 
 
 class RuleChangeParams(WireModel):

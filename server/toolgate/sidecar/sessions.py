@@ -27,7 +27,8 @@ from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
 from toolgate.session_store import META_FILE, SessionMeta, SessionNotFound, SessionStore
-from toolgate.sidecar.protocol import ReviewEdits, RuleEntry, SessionInfo, SessionNewParams, Settings
+from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
+from toolgate.sidecar.settings_answer import settings_answer
 
 logger = logging.getLogger("toolgate.sidecar.sessions")
 
@@ -79,18 +80,7 @@ class LiveSession:
         return session_info(self.meta, live=True)
 
     def settings(self) -> Settings:
-        engine = self.runtime.permissions
-        engine.refresh()  # a settings file fixed by hand shows as fixed
-        return Settings(
-            session_id=self.id,
-            mode=self.meta.mode,
-            review_edits=self.meta.review_edits,
-            rules=[RuleEntry.model_validate(listing.model_dump()) for listing in engine.list_rules()],
-            settings_files={
-                scope: str(path) for scope in ("local", "project", "user") if (path := engine.settings_file(scope))
-            },
-            problems=engine.problems,
-        )
+        return settings_answer(self.runtime.permissions, self.id, self.meta.mode, self.meta.review_edits)
 
     async def run_turn(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
         """Run one turn. Turns of one session run one after another; `token` interrupts this one."""

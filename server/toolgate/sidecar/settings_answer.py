@@ -1,0 +1,41 @@
+"""The answer to `toolgate/settings/get` (and to every rule change): a session's settings, as structure.
+
+Each problem and each rule carries its file, line and column, and the settings files come by scope, so the
+extension only draws them: it never parses a sentence or works out where a file lives. This module knows no
+transport.
+"""
+
+from __future__ import annotations
+
+from toolgate.core.permission import PermissionMode, RuleScope
+from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.sources import RuleProblem
+from toolgate.sidecar.protocol import ReviewEdits, RuleEntry, Settings, SettingsProblem
+
+_FILE_SCOPES: tuple[RuleScope, ...] = ("local", "project", "user")
+
+
+def wire_problem(problem: RuleProblem) -> SettingsProblem:
+    path = problem.source.path
+    return SettingsProblem(
+        file=str(path) if path else None,
+        line=problem.line,
+        column=problem.column,
+        rule=problem.rule,
+        message=problem.sentence,
+    )
+
+
+def settings_answer(
+    engine: PermissionEngine, session_id: str, mode: PermissionMode, review_edits: ReviewEdits
+) -> Settings:
+    engine.refresh()  # a settings file fixed by hand shows as fixed
+    return Settings(
+        session_id=session_id,
+        mode=mode,
+        review_edits=review_edits,
+        rules=[RuleEntry.model_validate(listing.model_dump()) for listing in engine.list_rules()],
+        settings_files={scope: str(path) for scope in _FILE_SCOPES if (path := engine.settings_file(scope))},
+        flag_files=[str(path) for path in engine.book.flag_files],
+        problems=[wire_problem(problem) for problem in engine.settings_problems],
+    )
