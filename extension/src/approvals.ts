@@ -14,15 +14,9 @@ import type { ChatPresence, ChatStore } from './chatStore';
 import type { CancellationLike, Disposable, Notifier, QuickPickItem } from './host';
 import type { ApprovalAnswer, ApprovalRequestParams, RuleScope, RuleSuggestion } from './protocol';
 import { RULE_SCOPES } from './protocol';
+import { SCOPE_LABELS } from './scopes';
 import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
-
-export const SCOPE_LABELS: Record<RuleScope, string> = {
-  session: 'This session only',
-  local: 'This project, just for me (.toolgate/settings.local.json)',
-  project: 'This project, shared (.toolgate/settings.json)',
-  user: 'All my projects (user settings)',
-};
 
 /** The answer the sidecar gets for a choice. Feedback is trimmed; empty feedback is left out. */
 export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {

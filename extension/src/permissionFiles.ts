@@ -4,16 +4,10 @@
  * sentence: the sidecar's permission engine knows, and says so in structure. This module only arranges it.
  */
 
-import type { RuleScope, Settings, SidecarSettingsProblem } from './protocol';
+import type { Settings, SidecarSettingsProblem } from './protocol';
+import type { FileScope } from './scopes';
+import { FILE_SCOPE_LABELS } from './scopes';
 import type { SettingsProblem } from './shared/chatModel';
-
-export type FileScope = Exclude<RuleScope, 'session'>;
-
-export const FILE_SCOPE_LABELS: Record<FileScope, string> = {
-  project: 'Project rules (shared with the repository)',
-  local: 'Local project rules (just for you, not committed)',
-  user: 'User rules (all your projects)',
-};
 
 /** What the sidecar said about its files: scope → path, and the `--settings` files it reads too. */
 export type SettingsFiles = Pick<Settings, 'settingsFiles' | 'flagFiles'>;

@@ -7,11 +7,10 @@
  */
 
 import type { Notifier, QuickPickItem } from './host';
-import type { FileScope, SettingsFiles } from './permissionFiles';
-import { FILE_SCOPE_LABELS } from './permissionFiles';
+import type { SettingsFiles } from './permissionFiles';
 import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, SidecarSettingsProblem } from './protocol';
 import { RULE_BEHAVIORS, RULE_SCOPES } from './protocol';
-import { SCOPE_LABELS } from './approvals';
+import { SCOPE_LABELS, SCOPE_WORDS } from './scopes';
 import { failureReason } from './sidecarClient';
 
 export interface RulesClient {
@@ -49,11 +48,10 @@ const ADD_LABELS: Record<RuleBehavior, string> = {
 export function describeSource(entry: RuleEntry): { label: string; removable: RuleScope | undefined } {
   switch (entry.source) {
     case 'session':
-      return { label: 'this session only', removable: 'session' };
     case 'local':
     case 'project':
     case 'user':
-      return { label: FILE_SCOPE_LABELS[entry.source as FileScope].split(' (')[0] ?? entry.source, removable: entry.source };
+      return { label: SCOPE_WORDS[entry.source].source, removable: entry.source };
     case 'cli':
       return { label: 'the command line', removable: undefined };
     default:
