@@ -2,16 +2,16 @@
 
 import * as fs from 'node:fs';
 
-import type { ChatController, HostAction } from './controller';
+import type { ChatController } from './controller';
 import type { Notifier } from './host';
 import type { PythonFailure } from './python';
 import { installCommand } from './python';
-import type { SettingsFiles } from './permissionFiles';
-import { EMPTY_RULES_FILE, placeOf, rulesFiles } from './permissionFiles';
 import type { ReviewController } from './reviews';
 import type { Provider } from './settings';
 import { apiKeySecretName } from './settings';
-import type { SidecarAction } from './shared/chatModel';
+import type { SettingsProblem, SidecarAction } from './shared/chatModel';
+import type { ViewMessage } from './shared/messages';
+import type { SettingsFileOpener } from './settingsFileOpener';
 import type { SidecarClient } from './sidecarClient';
 import type { SidecarManager } from './sidecar';
 import type { ResourceRef } from './proposals';
@@ -27,17 +27,18 @@ export interface CommandDeps {
   provider: () => Provider;
   /** Where the bundled sidecar package is (the extension's `python/` folder). */
   packageDir: string;
-  workspaceFolder: () => string | undefined;
-  /** The session on screen, whose settings say where its rule files are. */
-  currentSessionId: () => string | null;
-  vscode: Pick<
-    typeof api,
-    'executeCommand' | 'openFileOrDraft' | 'runInTerminal' | 'activeEditorResource' | 'resourceOf'
-  >;
+  vscode: Pick<typeof api, 'executeCommand' | 'runInTerminal' | 'activeEditorResource' | 'resourceOf'>;
   showLog(): void;
   /** The rules in force, to see, remove and add (rulesView.ts). */
   rules: { show(): Promise<void> };
+  /** The settings files, to open (settingsFileOpener.ts). */
+  files: Pick<SettingsFileOpener, 'openSettingsFile'>;
+  /** The problems the chat's banner shows now (an "Open file" button names one by its index). */
+  settingsProblems: () => readonly SettingsProblem[];
 }
+
+/** What the chat's buttons may ask the extension to do, besides chatting. */
+export type HostAction = SidecarAction | 'setApiKey' | 'openProviderSettings' | 'openPermissionRules';
 
 const PROVIDER_NAMES: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI (or compatible)' };
 
@@ -74,52 +75,6 @@ export class Commands {
     await this.deps.rules.show();
   }
 
-  /**
-   * The rules files, to open one. `reported` is what the sidecar said its engine reads (settings/get); without it,
-   * the open session's settings are asked for. Only the sidecar knows where the files are: without one, say so.
-   */
-  async openRulesFile(reported?: SettingsFiles): Promise<void> {
-    const { notifier, vscode, client } = this.deps;
-    let files = reported;
-    const sessionId = this.deps.currentSessionId();
-    if (!files && sessionId) {
-      try {
-        files = await client.getSettings(sessionId);
-      } catch {
-        files = undefined; // no sidecar to ask: explained below
-      }
-    }
-    if (!files) {
-      const picked = await notifier.show(
-        'warning',
-        'toolgate cannot list its settings files while the sidecar is not running: the sidecar knows where they ' +
-          'are. Restart it; if it does not start, its log says why.',
-        'Restart Sidecar',
-        'Show Log',
-      );
-      if (picked === 'Restart Sidecar') await this.restartSidecar();
-      if (picked === 'Show Log') this.deps.showLog();
-      return;
-    }
-    const picked = await notifier.pick(
-      rulesFiles(files).map((file) => ({
-        label: file.label,
-        description: fs.existsSync(file.path) ? undefined : 'not created yet',
-        detail: file.path,
-        file,
-      })),
-      { title: 'toolgate: Open Permission Rules', placeholder: 'Which rules file?' },
-    );
-    if (!picked) return;
-    await vscode.openFileOrDraft(picked.file.path, fs.existsSync(picked.file.path), EMPTY_RULES_FILE);
-  }
-
-  /** Open a settings file: at the place the sidecar named (a problem's, a rule's), or at the top. */
-  async openSettingsFile(path: string, at?: { line: number | null; column: number | null }): Promise<void> {
-    const exists = fs.existsSync(path);
-    await this.deps.vscode.openFileOrDraft(path, exists, EMPTY_RULES_FILE, at ? placeOf(at) : undefined);
-  }
-
   async newSession(): Promise<void> {
     await this.openChat();
     await this.deps.controller.newSession();
@@ -144,6 +99,25 @@ export class Commands {
     }
     if (decision === 'accept') await reviews.accept(id);
     else await reviews.reject(id);
+  }
+
+  /** A message from the chat view: its buttons for the host are commands; the rest is the chat's (the controller). */
+  async viewMessage(message: ViewMessage): Promise<void> {
+    switch (message.type) {
+      case 'sidecarAction':
+        return this.sidecarAction(message.action);
+      case 'setApiKey':
+      case 'openProviderSettings':
+      case 'openPermissionRules':
+        return this.sidecarAction(message.type);
+      case 'openSettingsProblem': {
+        const problem = this.deps.settingsProblems()[message.index];
+        if (problem?.file) await this.deps.files.openSettingsFile(problem.file, problem);
+        return;
+      }
+      default:
+        return this.deps.controller.handle(message);
+    }
   }
 
   async sidecarAction(action: HostAction): Promise<void> {

@@ -17,7 +17,8 @@ import type {
   ToolProgressParams,
 } from './protocol';
 import type { ReviewController } from './reviews';
-import type { ProviderStatus, SettingsProblem, SidecarAction, SidecarStatus } from './shared/chatModel';
+import type { SettingsChange } from './settings';
+import type { ProviderStatus, SidecarStatus } from './shared/chatModel';
 import { bannerProblems } from './permissionFiles';
 import type { ViewMessage } from './shared/messages';
 import type { SidecarState } from './sidecar';
@@ -39,14 +40,10 @@ export interface ControllerDeps {
   providerConfiguration: () => ProviderConfigureParams;
   /** Whether an API key is known to the editor (for the status line while no sidecar runs). */
   hasStoredKey: () => boolean;
-  /** Runs one of the extension's commands (restart, show log, set API key, …). */
-  runAction: (action: HostAction) => Promise<void>;
-  /** Open a settings file the sidecar reported a problem in, at the place it named. */
-  openSettingsProblem: (problem: SettingsProblem) => Promise<void>;
+  /** Start a new sidecar process (for a settings change only a new process can take). */
+  restartSidecar: () => Promise<void>;
+  log: (line: string) => void;
 }
-
-/** What the chat's buttons may ask the extension to do, besides chatting. */
-export type HostAction = SidecarAction | 'setApiKey' | 'openProviderSettings' | 'openPermissionRules';
 
 /** What the transcript says when a turn ends other than by the model finishing (errors have their own event). */
 const STOP_NOTICES: Partial<Record<StopReason, string>> = {
@@ -161,17 +158,8 @@ export class ChatController {
           : this.deps.reviews.reject(message.id, message.feedback);
       case 'showReview':
         return this.deps.reviews.show(message.id, message.path);
-      case 'sidecarAction':
-        return this.deps.runAction(message.action);
-      case 'setApiKey':
-      case 'openProviderSettings':
-      case 'openPermissionRules':
-        return this.deps.runAction(message.type);
-      case 'openSettingsProblem': {
-        const problem = this.deps.store.state.settingsProblems[message.index];
-        if (problem?.file) await this.deps.openSettingsProblem(problem);
-        return;
-      }
+      default:
+        return; // the buttons for the host (restart, open a file, …) are commands: Commands.viewMessage
     }
   }
 
@@ -381,6 +369,23 @@ export class ChatController {
       hasApiKey: this.deps.hasStoredKey(),
       message: '',
     };
+  }
+
+  /** The extension's settings changed (LiveSettings.reload): start a new sidecar, or tell the running one. */
+  async settingsChanged(change: SettingsChange): Promise<void> {
+    if (change.restart) {
+      this.deps.log('settings changed: restarting the sidecar');
+      this.deps.store.dispatch({ type: 'provider', provider: this.localProviderStatus() });
+      await this.deps.restartSidecar();
+      return;
+    }
+    if (change.provider) await this.configureProvider();
+    if (change.reviewEdits) await this.reviewEditsChanged();
+  }
+
+  /** The stored API keys were read: until a sidecar speaks for the provider, the status line says what is known. */
+  keysRead(state: SidecarState): void {
+    if (state.kind !== 'running') this.deps.store.dispatch({ type: 'provider', provider: this.localProviderStatus() });
   }
 
   /** The toolgate.diffReview setting changed: the open session follows it (new sessions get it at creation). */

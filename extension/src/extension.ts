@@ -1,5 +1,6 @@
 /**
- * Activation: build the parts and connect them. No logic of its own lives here; see the modules it wires.
+ * Activation: build the parts in the order they depend on each other, and connect them. No logic of its own lives
+ * here; see the modules it wires.
  */
 
 import * as path from 'node:path';
@@ -11,31 +12,33 @@ import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
 import { ChatStore } from './chatStore';
 import { Commands } from './commands';
 import { ChatController } from './controller';
-import { realTimers } from './host';
+import { Relay, realTimers } from './host';
 import { InterpreterWatch } from './interpreterWatch';
 import { languageClientFactory } from './languageClient';
 import { runProcess } from './processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
-import { checkPython, choosePython, installCommand } from './python';
+import { LiveSettings } from './liveSettings';
+import { PendingBadge } from './pendingBadge';
+import { checkPython, choosePython } from './python';
 import { RestartPolicy } from './restartPolicy';
 import { ReviewController } from './reviews';
 import { RulesView } from './rulesView';
-import type { Provider, ToolgateSettings } from './settings';
+import type { ToolgateSettings } from './settings';
 import {
   apiKeySecretName,
-  apiKeyVariable,
-  classifyChange,
   initializationOptions,
   PROVIDERS,
   providerConfiguration,
-  readSettings,
   resolvePythonPath,
   sidecarEnvironment,
 } from './settings';
+import { SettingsFileOpener } from './settingsFileOpener';
 import { reviewEditsFor } from './protocol';
 import { initialState } from './shared/chatModel';
+import type { ViewMessage } from './shared/messages';
 import { SidecarManager } from './sidecar';
 import { SidecarClient } from './sidecarClient';
+import { SidecarNotices } from './sidecarNotices';
 import * as api from './vscodeApi';
 
 let manager: SidecarManager | undefined;
@@ -43,34 +46,26 @@ let manager: SidecarManager | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const output = new api.SidecarOutput(api.createOutputChannel('toolgate'));
   const log = (line: string): void => output.note(`[extension] ${line}`);
+  const showLog = (): void => output.show(true);
   const secrets = api.secretStore(context);
   const extensionVersion = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
   const packageDir = path.join(context.extensionPath, 'python');
-
-  let settings = loadSettings(log);
-  // The keys stored with "toolgate: Set API Key", per provider; read again whenever one changes.
-  let storedKeys: Partial<Record<Provider, string>> = {};
-  const readKeys = async (): Promise<Partial<Record<Provider, string>>> => {
-    const entries = await Promise.all(PROVIDERS.map(async (name) => [name, await secrets.get(apiKeySecretName(name))]));
-    storedKeys = Object.fromEntries(entries.filter(([, key]) => key)) as Partial<Record<Provider, string>>;
-    return storedKeys;
-  };
-  const hasStoredKey = (): boolean =>
-    Boolean(storedKeys[settings.provider] ?? process.env[apiKeyVariable(settings.provider)]);
-
   // Nothing is awaited until every listener is registered: a settings change that arrives during activation must
   // not be missed. The stored keys are read afterwards.
+  const settings = new LiveSettings({ read: api.readToolgateSetting, secrets, notifier: api.notifier, env: process.env, log });
+  const current = (): ToolgateSettings => settings.current;
+
   const store = new ChatStore(
     initialState(
-      { provider: settings.provider, model: settings.model, baseUrl: settings.baseUrl, hasApiKey: hasStoredKey(), message: '' },
-      settings.defaultMode,
+      { provider: current().provider, model: current().model, baseUrl: current().baseUrl, hasApiKey: settings.hasKey(), message: '' },
+      current().defaultMode,
     ),
   );
   const sidecar = new SidecarManager({
     checkPython: async () => {
       const workspace = api.firstWorkspaceFolder();
       const candidate = await choosePython({
-        settingPath: resolvePythonPath(settings.pythonPath, workspace),
+        settingPath: resolvePythonPath(current().pythonPath, workspace),
         pythonExtensionInterpreter: () => api.pythonExtensionInterpreter(workspace),
       });
       // The probe runs in the extension's folder so that a `toolgate` directory in the workspace cannot shadow it.
@@ -86,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): void {
       // Workspace Trust has already vouched for the folder's own .toolgate settings files.
       args: ['-P', '-m', 'toolgate', 'serve', '--trust-workspace'],
       cwd: api.firstWorkspaceFolder(),
-      env: sidecarEnvironment(settings, await readKeys(), process.env),
+      env: sidecarEnvironment(current(), await settings.readKeys(), process.env),
       initializationOptions: initializationOptions({ storageDir: (context.storageUri ?? context.globalStorageUri).fsPath }),
       };
     },
@@ -97,21 +92,17 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
   });
   manager = sidecar;
+  const restartSidecar = (): Promise<void> => sidecar.restart();
   const client = new SidecarClient(() => sidecar.connection, sidecar);
 
-  const chatView: ChatViewProvider = new ChatViewProvider(
-    context.extensionUri,
-    store,
-    async (message) => chatController.handle(message),
-    log,
-  );
+  // The chat view comes first (approvals and reviews need to know whether it is visible); its messages go to the
+  // commands, which are built last: the relay is connected then.
+  const viewMessages = new Relay<ViewMessage>();
+  const chatView = new ChatViewProvider(context.extensionUri, store, viewMessages.deliver, log);
+  const badge = new PendingBadge(chatView);
   const proposed = new ProposalStore(PROPOSED_SCHEME, false);
   const originals = new ProposalStore(ORIGINAL_SCHEME, true);
-  const updateBadge = (): void => {
-    const count = approvals.pendingCount + reviews.pendingCount;
-    chatView.setBadge(count, count === 1 ? 'toolgate is waiting for your answer' : `toolgate is waiting for ${count} answers`);
-  };
-  const approvals: ApprovalBroker = new ApprovalBroker(
+  const approvals = new ApprovalBroker(
     store,
     chatView,
     api.notifier,
@@ -120,112 +111,85 @@ export function activate(context: vscode.ExtensionContext): void {
       allows: async (sessionId, tool, input) =>
         (await client.checkPermission(sessionId, tool, input)).decision === 'allow',
     },
-    () => updateBadge(),
+    badge.update,
   );
-  const reviews: ReviewController = new ReviewController(
+  const reviews = new ReviewController(
     proposed,
     originals,
     api.diffEditor,
     store,
     chatView,
     api.notifier,
-    () => updateBadge(),
+    badge.update,
     api.firstWorkspaceFolder,
   );
+  badge.track(approvals, reviews);
   client.onApprovalRequest((params, token) => approvals.request(params, token));
   client.onDiffReview((params, token) => reviews.review(params, token));
 
-  const commands: Commands = new Commands({
-    notifier: api.notifier,
-    manager: sidecar,
-    client,
-    get controller(): ChatController {
-      return chatController;
-    },
-    reviews,
-    secrets,
-    provider: () => settings.provider,
-    packageDir,
-    workspaceFolder: api.firstWorkspaceFolder,
-    currentSessionId: () => store.state.sessionId,
-    vscode: api,
-    showLog: () => output.show(true),
-    rules: {
-      show: () => rulesView.show(),
-    },
-  });
-  const rulesView = new RulesView({
-    notifier: api.notifier,
-    client,
-    session: () => chatController.sessionForRules(),
-    openRulesFile: (files) => commands.openRulesFile(files),
-    openFile: (file, at) => commands.openSettingsFile(file, at),
-    onSettings: (settings) => chatController.showSettings(settings),
-  });
-  const chatController: ChatController = new ChatController({
+  const controller = new ChatController({
     store,
     client,
     approvals,
     reviews,
     notifier: api.notifier,
     timers: realTimers,
-    defaultMode: () => settings.defaultMode,
-    reviewEdits: () => reviewEditsFor(settings.diffReview),
-    providerConfiguration: () => providerConfiguration(settings),
-    hasStoredKey,
-    runAction: (action): Promise<void> => commands.sidecarAction(action),
-    openSettingsProblem: (problem) =>
-      problem.file ? commands.openSettingsFile(problem.file, problem) : Promise.resolve(),
+    defaultMode: () => current().defaultMode,
+    reviewEdits: () => reviewEditsFor(current().diffReview),
+    providerConfiguration: () => providerConfiguration(current()),
+    hasStoredKey: () => settings.hasKey(),
+    restartSidecar,
+    log,
+  });
+  const currentSessionId = (): string | null => store.state.sessionId;
+  const files = new SettingsFileOpener({ notifier: api.notifier, client, currentSessionId, vscode: api, restartSidecar, showLog });
+  const rulesView = new RulesView({
+    notifier: api.notifier,
+    client,
+    session: () => controller.sessionForRules(),
+    openRulesFile: (reported) => files.openRulesFile(reported),
+    openFile: (file, at) => files.openSettingsFile(file, at),
+    onSettings: (answer) => controller.showSettings(answer),
+  });
+  const commands = new Commands({
+    notifier: api.notifier,
+    manager: sidecar,
+    client,
+    controller,
+    reviews,
+    secrets,
+    provider: () => current().provider,
+    packageDir,
+    vscode: api,
+    showLog,
+    rules: rulesView,
+    files,
+    settingsProblems: () => store.state.settingsProblems,
+  });
+  viewMessages.connect((message) => commands.viewMessage(message));
+  const notices = new SidecarNotices({
+    notifier: api.notifier,
+    store,
+    extensionVersion,
+    packageDir,
+    notifyPythonProblem: (problem) => commands.notifyPythonProblem(problem),
+    showLog,
+    restart: restartSidecar,
   });
   const interpreterWatch = new InterpreterWatch({
-    settingPath: () => resolvePythonPath(settings.pythonPath, api.firstWorkspaceFolder()),
+    settingPath: () => resolvePythonPath(current().pythonPath, api.firstWorkspaceFolder()),
     manager: sidecar,
     timers: realTimers,
     notify: (text) => store.dispatch({ type: 'notice', level: 'info', text }),
     log,
   });
 
-  let lastProblem = '';
   sidecar.onDidChangeState((state) => {
-    chatController.sidecarChanged(state);
-    if (state.kind === 'unavailable' && state.python.message !== lastProblem) {
-      lastProblem = state.python.message;
-      void commands.notifyPythonProblem(state.python);
-    } else if (state.kind === 'failed') {
-      void api.notifier
-        .show('error', `The toolgate sidecar is unavailable: ${state.reason}.`, 'Show Log', 'Restart Sidecar')
-        .then((picked) => {
-          if (picked === 'Show Log') output.show(true);
-          if (picked === 'Restart Sidecar') void sidecar.restart();
-        });
-    } else if (state.kind === 'running') {
-      lastProblem = '';
-      if (state.python.toolgateVersion !== extensionVersion) {
-        store.dispatch({
-          type: 'notice',
-          level: 'warning',
-          text:
-            `The toolgate package in this Python is version ${state.python.toolgateVersion}; this extension is ` +
-            `${extensionVersion}. Install the matching package: ${installCommand(state.python.candidate.command, packageDir)}`,
-        });
-      }
-    }
+    controller.sidecarChanged(state);
+    notices.changed(state);
   });
-
-  const applySettings = async (keyChanged: boolean): Promise<void> => {
-    const before = settings;
-    settings = loadSettings(log);
-    if (keyChanged) await readKeys();
-    const change = classifyChange(before, settings, keyChanged);
-    if (change.restart) {
-      log('settings changed: restarting the sidecar');
-      store.dispatch({ type: 'provider', provider: chatController.localProviderStatus() });
-      await sidecar.restart();
-      return;
-    }
-    if (change.provider) await chatController.configureProvider();
-    if (change.reviewEdits) await chatController.reviewEditsChanged();
-  };
+  const reloadSettings = async (keyChanged: boolean): Promise<void> =>
+    controller.settingsChanged(await settings.reload(keyChanged));
 
   context.subscriptions.push(
     output,
@@ -237,9 +201,9 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerProposalFileSystem(originals),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
-    api.onToolgateSettingsChanged(() => void applySettings(false)),
+    api.onToolgateSettingsChanged(() => void reloadSettings(false)),
     api.onSecretsChanged(context, (key) => {
-      if (PROVIDERS.some((name) => apiKeySecretName(name) === key)) void applySettings(true);
+      if (PROVIDERS.some((name) => apiKeySecretName(name) === key)) void reloadSettings(true);
     }),
     api.registerCommand('toolgate.openChat', () => commands.openChat()),
     api.registerCommand('toolgate.newSession', () => commands.newSession()),
@@ -247,14 +211,12 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),
     api.registerCommand('toolgate.restartSidecar', () => commands.restartSidecar()),
-    api.registerCommand('toolgate.showLog', () => output.show(true)),
+    api.registerCommand('toolgate.showLog', showLog),
     api.registerCommand('toolgate.review.accept', (target) => commands.answerReview('accept', target)),
     api.registerCommand('toolgate.review.reject', (target) => commands.answerReview('reject', target)),
   );
 
-  void readKeys().then(() => {
-    if (sidecar.state.kind !== 'running') store.dispatch({ type: 'provider', provider: chatController.localProviderStatus() });
-  });
+  void settings.readKeys().then(() => controller.keysRead(sidecar.state));
   void sidecar.start();
 }
 
@@ -263,11 +225,4 @@ export async function deactivate(): Promise<void> {
   const running = manager;
   manager = undefined;
   await running?.stop();
-}
-
-function loadSettings(log: (line: string) => void): ToolgateSettings {
-  const { settings, problems } = readSettings(api.readToolgateSetting);
-  for (const problem of problems) log(`settings: ${problem}`);
-  if (problems.length > 0) void api.notifier.show('warning', `toolgate settings: ${problems.join(' ')}`);
-  return settings;
 }

@@ -93,6 +93,23 @@ export class Emitter<T> {
   }
 }
 
+/**
+ * A handler handed to a part before the part that handles its calls exists (the chat view's messages go to the
+ * commands, which are built after the view): `connect` once both exist. A call before that is refused, not lost.
+ */
+export class Relay<T> {
+  private target: ((value: T) => Promise<void>) | undefined;
+
+  readonly deliver = async (value: T): Promise<void> => {
+    if (!this.target) throw new Error('a message arrived before its handler was connected');
+    await this.target(value);
+  };
+
+  connect(target: (value: T) => Promise<void>): void {
+    this.target = target;
+  }
+}
+
 /** A cancellation signal, shaped like vscode's CancellationToken and vscode-jsonrpc's. */
 export interface CancellationLike {
   readonly isCancellationRequested: boolean;

@@ -7,7 +7,6 @@ import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposal
 import { ReviewController } from '../src/reviews';
 import type { RpcConnection } from '../src/rpc';
 import type { PythonOk } from '../src/python';
-import type { SettingsProblem } from '../src/shared/chatModel';
 import { SidecarClient } from '../src/sidecarClient';
 import { FakeEditor, FakeNotifier, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
 
@@ -56,8 +55,8 @@ function setup(methods: Record<string, Handler>, connected = true) {
     notifier,
   );
   client.onApprovalRequest((params, token) => approvals.request(params, token));
-  const actions: string[] = [];
-  const opened: SettingsProblem[] = [];
+  const restarts: number[] = [];
+  const logged: string[] = [];
   const controller = new ChatController({
     store,
     client,
@@ -69,14 +68,12 @@ function setup(methods: Record<string, Handler>, connected = true) {
     reviewEdits: () => 'always',
     providerConfiguration: () => ({ provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKey: null }),
     hasStoredKey: () => false,
-    runAction: async (action) => {
-      actions.push(action);
+    restartSidecar: async () => {
+      restarts.push(1);
     },
-    openSettingsProblem: async (problem) => {
-      opened.push(problem);
-    },
+    log: (line) => logged.push(line),
   });
-  return { store, sidecar, controller, approvals, actions, notifier, opened };
+  return { store, sidecar, controller, approvals, notifier, restarts, logged };
 }
 
 const python: PythonOk = {
@@ -232,6 +229,37 @@ describe('ChatController', () => {
     });
   });
 
+  it('applies a settings change: a restart when only a new process can take it, else tells the running sidecar', async () => {
+    const configure = (params: unknown) => ({ ...(params as object), model: 'm', hasKey: false, message: '' });
+    const { store, sidecar, controller, restarts, logged } = setup({
+      'toolgate/provider/configure': configure,
+      'toolgate/settings/setReviewEdits': () => ({}),
+    });
+    store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
+    await controller.settingsChanged({ restart: true, provider: true, reviewEdits: true });
+    expect(restarts).toEqual([1]);
+    expect(logged).toEqual(['settings changed: restarting the sidecar']);
+    expect(sidecar.calls).toEqual([]); // the new process is configured when it runs
+    expect(store.state.provider).toMatchObject({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', hasApiKey: false });
+
+    await controller.settingsChanged({ restart: false, provider: true, reviewEdits: true });
+    expect(sidecar.calls.map((call) => [call.method, call.params])).toEqual([
+      ['toolgate/provider/configure', { provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKey: null }],
+      ['toolgate/settings/setReviewEdits', { sessionId: 's1', reviewEdits: 'always' }],
+    ]);
+    await controller.settingsChanged({ restart: false, provider: false, reviewEdits: false });
+    expect(sidecar.calls).toHaveLength(2);
+    expect(restarts).toEqual([1]);
+  });
+
+  it('shows the provider line from the settings once the keys are read, unless a sidecar speaks for it', () => {
+    const { store, controller } = setup({});
+    controller.keysRead({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    expect(store.state.provider.baseUrl).toBe('');
+    controller.keysRead({ kind: 'starting', attempt: 0 });
+    expect(store.state.provider).toMatchObject({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', hasApiKey: false });
+  });
+
   it('opens a saved session with its history', async () => {
     const { store, controller } = setup({
       'toolgate/session/load': () => ({ sessionId: 's9', mode: 'acceptEdits', title: 'Old work' }),
@@ -246,18 +274,9 @@ describe('ChatController', () => {
     expect(store.state.items).toMatchObject([{ kind: 'user', text: 'hello again' }]);
   });
 
-  it('hands the status actions to the commands', async () => {
-    const { controller, actions } = setup({});
-    await controller.handle({ type: 'sidecarAction', action: 'installToolgate' });
-    await controller.handle({ type: 'setApiKey' });
-    await controller.handle({ type: 'openProviderSettings' });
-    await controller.handle({ type: 'openPermissionRules' });
-    expect(actions).toEqual(['installToolgate', 'setApiKey', 'openProviderSettings', 'openPermissionRules']);
-  });
-
-  it('shows the settings problems of a new session, and opens the file of the one clicked', async () => {
+  it('shows the settings problems of a new session in the banner', async () => {
     const broken = '/ws/.toolgate/settings.json:3:14: permissions.allow: Input should be a valid list';
-    const { store, controller, opened } = setup({
+    const { store, controller } = setup({
       'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
       'toolgate/session/list': () => ({ sessions: [] }),
       'toolgate/settings/get': () => ({
@@ -281,10 +300,6 @@ describe('ChatController', () => {
       { text: broken, file: '/ws/.toolgate/settings.json', line: 3, column: 14 },
       { text: 'untrusted', file: '/ws/.toolgate/settings.local.json', line: null, column: null },
     ]);
-    await controller.handle({ type: 'openSettingsProblem', index: 1 });
-    await controller.handle({ type: 'openSettingsProblem', index: 0 }); // names no file: nothing to open
-    await controller.handle({ type: 'openSettingsProblem', index: 7 }); // no such problem
-    expect(opened).toEqual([{ text: broken, file: '/ws/.toolgate/settings.json', line: 3, column: 14 }]);
   });
 
   it('ignores settings of a session that is no longer on screen, and clears the banner when all is well', async () => {

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { Commands } from '../src/commands';
-import type { CommandDeps } from '../src/commands';
+import { SettingsFileOpener } from '../src/settingsFileOpener';
+import type { SettingsFileOpenerDeps } from '../src/settingsFileOpener';
 import { EMPTY_RULES_FILE, bannerProblems, rulesFiles } from '../src/permissionFiles';
 import { FakeNotifier, settle } from './fakes';
 
@@ -43,38 +43,38 @@ describe('bannerProblems', () => {
   });
 });
 
-function commands(
+function opener(
   opened: unknown[][],
-  executed: unknown[][],
-  extra: Partial<CommandDeps> = {},
-): { run: Commands; notifier: FakeNotifier; shownLog: number[] } {
+  extra: Partial<SettingsFileOpenerDeps> = {},
+): { run: SettingsFileOpener; notifier: FakeNotifier; shownLog: number[]; restarted: number[] } {
   const notifier = new FakeNotifier();
   const shownLog: number[] = [];
+  const restarted: number[] = [];
   const deps = {
     notifier,
     currentSessionId: () => null,
     showLog: () => shownLog.push(1),
+    restartSidecar: async () => {
+      restarted.push(1);
+    },
     vscode: {
-      executeCommand: async (...args: unknown[]) => {
-        executed.push(args);
-      },
       openFileOrDraft: async (...args: unknown[]) => {
         opened.push(args);
       },
     },
     ...extra,
-  } as unknown as CommandDeps;
-  return { run: new Commands(deps), notifier, shownLog };
+  } as unknown as SettingsFileOpenerDeps;
+  return { run: new SettingsFileOpener(deps), notifier, shownLog, restarted };
 }
 
-describe('Commands: settings files and model settings', () => {
+describe('SettingsFileOpener', () => {
   it('opens a settings file at the place the sidecar named, or at the top, or as a draft when it does not exist', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-rules-'));
     try {
       const file = path.join(dir, 'settings.json');
       fs.writeFileSync(file, '{\n  "permissions": {"allow": ["Bash(git log:*)"]}\n}\n');
       const opened: unknown[][] = [];
-      const { run } = commands(opened, []);
+      const { run } = opener(opened);
       await run.openSettingsFile(file, { line: 3, column: 14 });
       await run.openSettingsFile(file, { line: 2, column: null });
       await run.openSettingsFile(file, { line: null, column: null });
@@ -92,7 +92,7 @@ describe('Commands: settings files and model settings', () => {
 
   it('opens the reported file picked from the list', async () => {
     const opened: unknown[][] = [];
-    const { run, notifier } = commands(opened, []);
+    const { run, notifier } = opener(opened);
     notifier.pickAnswers = ['User rules (all your projects)'];
     await run.openRulesFile({ settingsFiles: FILES, flagFiles: [] });
     expect(notifier.picks[0]?.labels).toHaveLength(3);
@@ -102,26 +102,20 @@ describe('Commands: settings files and model settings', () => {
   it('asks the sidecar for the open session\'s files when none were given', async () => {
     const opened: unknown[][] = [];
     const client = { getSettings: async (sessionId: string) => ({ sessionId, settingsFiles: { user: FILES.user }, flagFiles: [] }) };
-    const { run, notifier } = commands(opened, [], { currentSessionId: () => 's1', client } as unknown as Partial<CommandDeps>);
+    const { run, notifier } = opener(opened, { currentSessionId: () => 's1', client } as unknown as Partial<SettingsFileOpenerDeps>);
     notifier.pickAnswers = ['User rules (all your projects)'];
     await run.openRulesFile();
     expect(opened).toEqual([[FILES.user, false, EMPTY_RULES_FILE]]);
   });
 
   it('says the sidecar is needed to list the files when there is none, and offers to restart it', async () => {
-    const restarted: number[] = [];
     const client = {
       getSettings: async () => {
         throw new Error('not running');
       },
     };
-    const manager = { restart: async () => restarted.push(1) };
     const opened: unknown[][] = [];
-    const { run, notifier, shownLog } = commands(opened, [], {
-      currentSessionId: () => 's1',
-      client,
-      manager,
-    } as unknown as Partial<CommandDeps>);
+    const { run, notifier, shownLog, restarted } = opener(opened, { currentSessionId: () => 's1', client });
     const done = run.openRulesFile();
     await settle();
     expect(notifier.shown.map((shown) => [shown.level, shown.actions])).toEqual([['warning', ['Restart Sidecar', 'Show Log']]]);
@@ -132,11 +126,5 @@ describe('Commands: settings files and model settings', () => {
     expect(shownLog).toEqual([]);
     expect(notifier.picks).toEqual([]);
     expect(opened).toEqual([]);
-  });
-
-  it('opens toolgate\'s settings for "Open Model Settings"', async () => {
-    const executed: unknown[][] = [];
-    await commands([], executed).run.sidecarAction('openProviderSettings');
-    expect(executed).toEqual([['workbench.action.openSettings', '@ext:toolgate.toolgate']]);
   });
 });
