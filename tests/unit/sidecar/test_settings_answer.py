@@ -10,16 +10,11 @@ from toolgate.sidecar.protocol import SettingsProblem
 from toolgate.sidecar.settings_answer import settings_answer
 
 
-def _project_file(workspace: Path, text: str) -> Path:
-    path = workspace / ".toolgate" / "settings.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def test_the_settings_answer_sends_files_problems_and_positions_as_structure(tmp_path: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "ws"
-    project = _project_file(workspace, '{"permissions": {"deny": ["Read(./.env)", "Bash("],\n "allow": ["Bash(ls)"]}}')
+    project = workspace / ".toolgate" / "settings.json"
+    project.parent.mkdir(parents=True)
+    project.write_text('{"permissions": {"deny": ["Read(./.env)", "Bash("],\n "allow": ["Bash(ls)"]}}')
     flag = tmp_path / "ci.json"
     flag.write_text('{"hooks": {"PreToolUse": [{"matcher": "Bash[", "hooks": []}]}}')
     engine = PermissionEngine(
