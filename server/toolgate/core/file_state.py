@@ -86,3 +86,7 @@ class ReadFileState:
 
     def paths(self) -> list[str]:
         return list(self._entries)
+
+    def records(self) -> list[tuple[str, FileRecord]]:
+        """Every (key, record), oldest first, without touching the recency order `get` keeps."""
+        return list(self._entries.items())

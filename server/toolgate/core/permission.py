@@ -7,6 +7,7 @@ A tool's own `check_permissions` returns a `PermissionCheck`; the session's `Per
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
@@ -152,6 +153,25 @@ class ReadGuard(Protocol):
     def read_denied(self, path: Path) -> str | None:
         """The rule that keeps `path` from being read freely, or None."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class DomainVerdict:
+    """What the WebFetch rules say about one host: the strongest rule covering it (deny, then ask, then allow;
+    None when no rule does), and an allow rule that names the host exactly (no wildcard), which is what a
+    fetch from a loopback or private address needs."""
+
+    behavior: Literal["allow", "ask", "deny"] | None = None
+    rule: str | None = None
+    named_exactly: str | None = None
+
+
+@runtime_checkable
+class FetchGuard(Protocol):
+    """Implemented by policies with WebFetch domain rules. WebFetch asks it about every redirect hop and every
+    resolved address; a policy without it allows no redirect to another host and no non-public address."""
+
+    def domain_verdict(self, host: str) -> DomainVerdict: ...
 
 
 class Approver(Protocol):

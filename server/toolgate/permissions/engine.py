@@ -25,13 +25,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.paths import resolved_forms
-from toolgate.core.permission import Decision, PermissionCheck, PermissionMode, RuleScope
+from toolgate.core.permission import Decision, DomainVerdict, PermissionCheck, PermissionMode, RuleScope
 from toolgate.core.runner import ToolRunner
 from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.bash import Classifier, load_classifier
 from toolgate.permissions.coverage import AUTOMATIC_MODES
 from toolgate.permissions.denials import DenialTracker
+from toolgate.permissions.domains import domain_verdict
 from toolgate.permissions.facts import gather
 from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
 from toolgate.permissions.ladder import Evaluation, LadderInput, evaluate
@@ -444,6 +445,10 @@ class PermissionEngine:
                 if guards and any(entry.matches_path(form) for form in forms):
                     return entry.rule.text
         return None
+
+    def domain_verdict(self, host: str) -> DomainVerdict:
+        """What the WebFetch rules say about `host` (WebFetch asks before every redirect hop and address)."""
+        return domain_verdict(self.book, host)
 
     def set_mode(self, mode: PermissionMode, persist: RuleScope | None = None) -> None:
         """Switch the session's mode; with `persist`, also make it the default mode in that settings file."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.bash import BashFacts, Classifier, analyze
+from toolgate.permissions.network import UrlRefused, parse_target
 from toolgate.permissions.rules import BASH, EDIT_FAMILY, WEB_FETCH
 
 Family = Literal["bash", "read", "write", "fetch", "other"]
@@ -58,7 +58,11 @@ def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, classifier: C
 
     if tool.name == WEB_FETCH:
         url = getattr(tool_input, "url", None)
-        host = urlsplit(url).hostname if isinstance(url, str) else None
+        try:
+            # The canonical host (IDNA, no trailing dot, `2130706433` as 127.0.0.1) is what rules match.
+            host = parse_target(url).host if isinstance(url, str) else None
+        except UrlRefused as exc:
+            return CallFacts(tool.name, names, "fetch", False, problem=f"its URL is refused ({exc})")
         if not host:
             return CallFacts(tool.name, names, "fetch", False, problem="the call names no URL host to check")
         return CallFacts(tool.name, names, "fetch", _read_only(tool, tool_input), host=host)

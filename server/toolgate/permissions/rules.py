@@ -6,7 +6,7 @@
     Bash(git * --oneline)   `*` globs within one simple command
     Read(src/**)            gitignore-style paths (see `patterns.py`) for Read, which also governs Glob/Grep;
     Edit(./.env)            Edit, which also governs Write, NotebookEdit and ApplyPatch
-    WebFetch(domain:host)   fetches from this host (`*.host` also covers its subdomains)
+    WebFetch(domain:host)   fetches from this host; `*.host` covers its subdomains only (see `network.py`)
 
 Inside the parentheses `\\(`, `\\)` and `\\\\` stand for `(`, `)` and `\\`. A rule that does not parse is reported
 with its reason (`RuleError`) and never used.
@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from toolgate.permissions.network import UrlRefused, canonical_host
+from toolgate.permissions.network import domain_matches as network_domain_matches
 from toolgate.permissions.patterns import PathPattern, PatternError, compile_pattern
 
 Behavior = Literal["allow", "ask", "deny"]
@@ -36,7 +38,6 @@ READ_FAMILY = frozenset({"Read", "Glob", "Grep"})
 EDIT_FAMILY = frozenset({"Edit", "Write", "NotebookEdit", "ApplyPatch"})
 
 _TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-_HOST = re.compile(r"(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d+)?")
 
 # Commands that run whatever code or command their arguments name. As a bare prefix allow rule (`python:*`,
 # `npm run:*`, `bash:*`, `sudo:*`), such a rule allows anything at all: it is flagged when added and never
@@ -220,10 +221,7 @@ def parse_rule(text: str) -> Rule:
     if tool == WEB_FETCH:
         if not spec.startswith("domain:"):
             raise RuleError("WebFetch rules name a host: WebFetch(domain:example.com)")
-        host = spec.removeprefix("domain:").strip().lower()
-        if not _HOST.fullmatch(host):
-            raise RuleError(f"{host!r} is not a host name")
-        return Rule(text, tool, "domain", host)
+        return Rule(text, tool, "domain", _domain_spec(spec.removeprefix("domain:").strip()))
     if tool in READ_FAMILY:
         raise RuleError(f"{tool} calls are governed by Read rules: write Read({spec}) instead")
     if tool in EDIT_FAMILY:
@@ -314,9 +312,26 @@ def is_code_execution_rule(rule: Rule) -> bool:
 # --- WebFetch matching -----------------------------------------------------------------------------------
 
 
+def _domain_spec(raw: str) -> str:
+    """A domain rule's host in the one spelling URLs are compared in (lower case, IDNA, no trailing dot)."""
+    wildcard = raw.startswith("*.")
+    host = raw[2:] if wildcard else raw
+    if not host or "*" in host:
+        raise RuleError(f"{raw!r} is not a host name (a wildcard is allowed only as a leading '*.')")
+    if host.count(":") == 1 and re.fullmatch(r".+:\d+", host):
+        raise RuleError(
+            f"{raw!r} names a port; domain rules name a host only: WebFetch(domain:{host.rsplit(':', 1)[0]})"
+        )
+    try:
+        canonical = canonical_host(host)
+    except UrlRefused as exc:
+        raise RuleError(f"{raw!r} is not a host name: {exc}") from None
+    if wildcard and (":" in canonical or canonical.replace(".", "").isdigit()):
+        raise RuleError(f"{raw!r}: a '*.' wildcard covers subdomains of a name, not of an IP address")
+    return f"*.{canonical}" if wildcard else canonical
+
+
 def domain_matches(rule: Rule, host: str) -> bool:
-    host = host.lower().rstrip(".")
-    if rule.specifier.startswith("*."):
-        base = rule.specifier[2:]
-        return host == base or host.endswith("." + base)
-    return host == rule.specifier
+    """`WebFetch(domain:example.com)` covers that host only; `WebFetch(domain:*.example.com)` its subdomains
+    only (`api.example.com`, never `example.com` itself or `evil-example.com`)."""
+    return network_domain_matches(rule.specifier, host)

@@ -15,6 +15,7 @@ from toolgate.tools.read import ReadTool
 from toolgate.tools.todo_write import TodoWriteTool
 from toolgate.tools.tool_output import ToolOutputTool
 from toolgate.tools.tool_output_grep import ToolOutputGrepTool
+from toolgate.tools.web_fetch import WebFetchTool
 from toolgate.tools.write import WriteTool
 
 
@@ -33,4 +34,5 @@ def builtin_tools() -> list[AnyTool]:
         GrepTool(),
         ToolOutputTool(),
         ToolOutputGrepTool(),
+        WebFetchTool(),
     ]

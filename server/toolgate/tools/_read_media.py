@@ -148,7 +148,11 @@ def parse_pages(spec: str) -> tuple[int, int | None]:
 
 def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> list[ContentBlock]:
     """The text of the pages asked for; a page with no text (a scan, a drawing) is shown as an image instead."""
-    data = _read_capped(path, shown)
+    return pdf_blocks(_read_capped(path, shown), shown, pages, max_tokens)
+
+
+def pdf_blocks(data: bytes, shown: str, pages: str | None, max_tokens: int) -> list[ContentBlock]:
+    """`read_pdf` for a PDF already in memory (WebFetch's downloads); `shown` names it in every message."""
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
