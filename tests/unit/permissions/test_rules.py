@@ -69,6 +69,10 @@ def test_valid_rules_parse(text: str, tool: str, kind: str, detail: object) -> N
         ("Read(src/[ab)", "no closing"),
         ("WebFetch(example.com)", "domain:"),
         ("WebFetch(domain:exa mple.com)", "not a host"),
+        ("WebFetch(domain:example.com:8080)", "names a port"),
+        ("WebFetch(domain:*.10.0.0.1)", "not of an IP address"),
+        ("WebFetch(domain:a*.example.com)", "leading '*.'"),
+        ("WebFetch(domain:*)", "leading '*.'"),
         ("Glob(src/**)", "Read(src/**)"),
         ("Write(src/**)", "Edit(src/**)"),
         ("TodoWrite(anything)", "take no specifier"),
@@ -212,8 +216,15 @@ def test_code_execution_rules(rule: str, expected: bool) -> None:
         ("WebFetch(domain:example.com)", "api.example.com", False),
         ("WebFetch(domain:example.com)", "example.com.evil.net", False),
         ("WebFetch(domain:*.example.com)", "api.example.com", True),
-        ("WebFetch(domain:*.example.com)", "example.com", True),
+        ("WebFetch(domain:*.example.com)", "example.com", False),  # subdomains only
+        ("WebFetch(domain:*.example.com)", "a.b.example.com", True),
         ("WebFetch(domain:*.example.com)", "badexample.com", False),
+        ("WebFetch(domain:example.com)", "evil-example.com", False),
+        ("WebFetch(domain:*.example.com)", "evil-example.com", False),
+        ("WebFetch(domain:bücher.example)", "xn--bcher-kva.example", True),
+        ("WebFetch(domain:xn--bcher-kva.example)", "BÜCHER.example", True),
+        ("WebFetch(domain:127.0.0.1)", "2130706433", True),
+        ("WebFetch(domain:[::1])", "::1", True),
     ],
 )
 def test_domains(rule: str, host: str, expected: bool) -> None:
