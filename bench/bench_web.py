@@ -31,7 +31,9 @@ def _page() -> bytes:
     parts = ["<html><head><title>Bench</title><script>var x = 1;</script></head><body>"]
     i = 0
     while sum(len(p) for p in parts) < 1024 * 1024:
-        parts.append(section.format(i=i) + "<table>" + "".join(row.format(i=i * 10 + j) for j in range(10)) + "</table>")
+        parts.append(
+            section.format(i=i) + "<table>" + "".join(row.format(i=i * 10 + j) for j in range(10)) + "</table>"
+        )
         i += 1
     parts.append("</body></html>")
     return "".join(parts).encode()

@@ -138,6 +138,7 @@ def convert(data: bytes, content_type: str | None, label: str) -> Converted:
     if kind == "application/pdf":
         # The first pages, like a Read without pages; pages past them are named in the result.
         pages = f"1-{MAX_PDF_PAGES_PER_READ}"
+        # No token limit here: WebFetch pages the text itself (max_chars/offset and the output store).
         return Converted("pdf", blocks=tuple(pdf_blocks(data, label, pages, max_tokens=10**9)))
     if not is_text_type(kind):
         raise StateError(

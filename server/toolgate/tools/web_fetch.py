@@ -125,7 +125,10 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
             raise StateError(f"{exc}.") from None
 
     async def check_permissions(self, tool_input: WebFetchInput, ctx: ToolContext) -> PermissionCheck:
-        target = parse_target(tool_input.url)
+        try:
+            target = parse_target(tool_input.url)
+        except UrlRefused as exc:  # `validate` says so first; a bare permission check gets here
+            return PermissionCheck(behavior="deny", reason=str(exc))
         leak = _leak(tool_input.url, ctx)
         if leak is not None:
             return PermissionCheck(

@@ -281,7 +281,9 @@ async def test_plan_mode_fetches_only_allowed_domains(workspace: Path, web: WebS
         await rt.aclose()
 
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://docs.test/x", "data:text/html,hi", "http://u:p@docs.test/"])
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "ftp://docs.test/x", "data:text/html,hi", "http://u:p@docs.test/"]
+)
 async def test_refused_urls(rt: Runtime, url: str) -> None:
     result = await run1(rt, "WebFetch", url=url)
     assert result.is_error and 'kind="state"' in result.text()
@@ -308,7 +310,9 @@ async def test_a_value_read_from_env_asks_even_in_bypass_mode(workspace: Path, w
     try:
         ok(await run1(rt, "Read", file_path=".env"))
         before = len(web.requests)
-        result = await run1(rt, "WebFetch", url=web.url("docs.test", f"/page?q=x%20{SECRET[:10]}%{ord(SECRET[10]):02X}{SECRET[11:]}"))
+        result = await run1(
+            rt, "WebFetch", url=web.url("docs.test", f"/page?q=x%20{SECRET[:10]}%{ord(SECRET[10]):02X}{SECRET[11:]}")
+        )
         assert result.is_error and len(web.requests) == before
         [asked] = approver.asked
         assert ".env" in asked.reason and "asked in every mode" in asked.reason and SECRET not in asked.reason

@@ -65,8 +65,11 @@ class WebServer:
         pdf = tmp / "doc.pdf"
         make_pdf(pdf, 2)
         html = "<html><head><title>Caf\u00e9 docs</title><style>p{}</style><script>alert(1)</script></head>"
-        html += "<body><h1>Caf\u00e9</h1><p>Une <b>cr\u00e8me</b> br\u00fbl\u00e9e.</p><ul><li>one</li></ul></body></html>"
-        meta = '<html><head><meta charset="windows-1252"><title>t</title></head><body><p>\u201cquoted\u201d</p></body></html>'
+        html += (
+            "<body><h1>Caf\u00e9</h1><p>Une <b>cr\u00e8me</b> br\u00fbl\u00e9e.</p><ul><li>one</li></ul></body></html>"
+        )
+        meta = '<html><head><meta charset="windows-1252"><title>t</title></head>'
+        meta += "<body><p>\u201cquoted\u201d</p></body></html>"
         long_html = "<html><body>" + "".join(f"<p>paragraph {i} {'word ' * 20}</p>" for i in range(3000)) + "</body>"
         port = self.port
         self.routes: dict[str, Route] = {
