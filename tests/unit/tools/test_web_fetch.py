@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +52,8 @@ async def _resolve(host: str, port: int) -> list[str]:
     raise OSError(f"no such host {host} (test resolver)")
 
 
-def make_runtime(
+@asynccontextmanager
+async def fetching(
     workspace: Path,
     allow: Sequence[str] = ("WebFetch(domain:docs.test)",),
     *,
@@ -60,7 +62,8 @@ def make_runtime(
     environ: dict[str, str] | None = None,
     limits: FetchLimits | None = None,
     deny: Sequence[str] = (),
-) -> Runtime:
+) -> AsyncIterator[Runtime]:
+    """A runtime with these rules whose names resolve through the test resolver only; closed on exit."""
     rt = build_runtime(
         workspace,
         approver or RecordingApprover(),
@@ -71,14 +74,16 @@ def make_runtime(
     rt.session.deps.override(RESOLVER, _resolve)
     rt.session.deps.override(WEB_ENVIRON, environ or {})
     rt.session.deps.override(FETCH_LIMITS, limits or FetchLimits(total_seconds=20))
-    return rt
+    try:
+        yield rt
+    finally:
+        await rt.aclose()
 
 
 @pytest.fixture
 async def rt(workspace: Path) -> AsyncIterator[Runtime]:
-    runtime = make_runtime(workspace)
-    yield runtime
-    await runtime.aclose()
+    async with fetching(workspace) as runtime:
+        yield runtime
 
 
 def ok(result: ToolResult) -> str:
@@ -154,21 +159,15 @@ async def test_a_20_mb_binary_body_is_refused(rt: Runtime, web: WebServer) -> No
 
 
 async def test_a_gzip_bomb_is_cut_at_the_decoded_cap(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(workspace, limits=FetchLimits(max_body_bytes=1024 * 1024, total_seconds=20))
-    try:
+    async with fetching(workspace, limits=FetchLimits(max_body_bytes=1024 * 1024, total_seconds=20)) as rt:
         text = ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/bomb")))
         assert "longer than 1 MiB; only its start was read" in text
-    finally:
-        await rt.aclose()
 
 
 async def test_a_slow_drip_ends_at_the_total_timeout(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(workspace, limits=FetchLimits(total_seconds=1.0, read_seconds=5))
-    try:
+    async with fetching(workspace, limits=FetchLimits(total_seconds=1.0, read_seconds=5)) as rt:
         result = await run1(rt, "WebFetch", url=web.url("docs.test", "/drip"))
         assert result.is_error and "did not finish within 1 seconds" in result.text()
-    finally:
-        await rt.aclose()
 
 
 # --- redirects -------------------------------------------------------------------------------------------
@@ -187,20 +186,15 @@ async def test_a_cross_domain_redirect_stops_and_names_the_new_url(rt: Runtime, 
 
 
 async def test_a_cross_domain_redirect_a_rule_allows_is_followed(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(workspace, ["WebFetch(domain:docs.test)", "WebFetch(domain:other.test)"])
-    try:
+    async with fetching(workspace, ["WebFetch(domain:docs.test)", "WebFetch(domain:other.test)"]) as rt:
         assert "# Café" in ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/cross")))
-    finally:
-        await rt.aclose()
 
 
 async def test_a_redirect_to_a_denied_host_stops(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(workspace, ["WebFetch(domain:docs.test)", "WebFetch"], deny=["WebFetch(domain:other.test)"])
-    try:
+    deny = ["WebFetch(domain:other.test)"]
+    async with fetching(workspace, ["WebFetch(domain:docs.test)", "WebFetch"], deny=deny) as rt:
         text = ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/cross")))
         assert "denied by WebFetch(domain:other.test)" in text
-    finally:
-        await rt.aclose()
 
 
 async def test_redirects_to_loopback_and_file_are_not_followed(rt: Runtime, web: WebServer) -> None:
@@ -219,66 +213,48 @@ async def test_a_redirect_loop_ends(rt: Runtime, web: WebServer) -> None:
 
 
 async def test_a_wildcard_rule_does_not_open_a_loopback_address(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(workspace, ["WebFetch(domain:*.docs.test)"])
-    try:
+    async with fetching(workspace, ["WebFetch(domain:*.docs.test)"]) as rt:
         result = await run1(rt, "WebFetch", url=web.url("api.docs.test", "/page"))
         assert result.is_error and "resolves to 127.0.0.1 is a loopback address" in result.text()
         assert "WebFetch(domain:api.docs.test)" in result.text()
-    finally:
-        await rt.aclose()
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "2130706433", "0177.0.0.1", "0x7f.0.0.1", "[::1]", "[::ffff:127.0.0.1]"])
 async def test_loopback_literals_are_refused_unless_named(workspace: Path, web: WebServer, host: str) -> None:
     approver = RecordingApprover(answer="allow")
-    rt = make_runtime(workspace, ["WebFetch"], approver=approver, mode=PermissionMode.BYPASS)
-    try:
+    async with fetching(workspace, ["WebFetch"], approver=approver, mode=PermissionMode.BYPASS) as rt:
         result = await run1(rt, "WebFetch", url=web.url(host, "/page"))
         assert result.is_error and 'kind="permission"' in result.text() and "loopback" in result.text()
-    finally:
-        await rt.aclose()
 
 
 async def test_a_rule_naming_the_address_opens_it(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(workspace, ["WebFetch(domain:127.0.0.1)"])
-    try:
+    async with fetching(workspace, ["WebFetch(domain:127.0.0.1)"]) as rt:
         assert "# Café" in ok(await run1(rt, "WebFetch", url=web.url("2130706433", "/page")))
-    finally:
-        await rt.aclose()
 
 
 async def test_metadata_address_is_refused_in_bypass_mode(workspace: Path) -> None:
-    rt = make_runtime(workspace, ["WebFetch"], mode=PermissionMode.BYPASS)
-    try:
+    async with fetching(workspace, ["WebFetch"], mode=PermissionMode.BYPASS) as rt:
         result = await run1(rt, "WebFetch", url="http://169.254.169.254/latest/meta-data/")
         assert result.is_error and "cloud metadata" in result.text()
-    finally:
-        await rt.aclose()
 
 
 async def test_an_unlisted_domain_asks_and_offers_the_domain_rule(workspace: Path, web: WebServer) -> None:
     approver = RecordingApprover()
-    rt = make_runtime(workspace, [], approver=approver)
-    try:
+    async with fetching(workspace, [], approver=approver) as rt:
         before = len(web.requests)
         result = await run1(rt, "WebFetch", url=web.url("Docs.Test.", "/page"))
         assert result.is_error and len(web.requests) == before
         [asked] = approver.asked
         assert [s.rule for s in asked.suggestions] == ["WebFetch(domain:docs.test)"]
         assert "it fetches from docs.test, and no rule allows that host" in asked.reason
-    finally:
-        await rt.aclose()
 
 
 async def test_plan_mode_fetches_only_allowed_domains(workspace: Path, web: WebServer) -> None:
     approver = RecordingApprover(answer="allow")
-    rt = make_runtime(workspace, ["WebFetch(domain:docs.test)"], approver=approver, mode=PermissionMode.PLAN)
-    try:
+    async with fetching(workspace, ["WebFetch(domain:docs.test)"], approver=approver, mode=PermissionMode.PLAN) as rt:
         assert "# Café" in ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/page")))
         result = await run1(rt, "WebFetch", url=web.url("other.test", "/page"))
         assert result.is_error and "plan mode fetches only" in result.text() and not approver.asked
-    finally:
-        await rt.aclose()
 
 
 @pytest.mark.parametrize(
@@ -304,33 +280,26 @@ SECRET = "sk_live_51Hx9QeXAMPLEtoken0123"
 async def test_a_value_read_from_env_asks_even_in_bypass_mode(workspace: Path, web: WebServer) -> None:
     (workspace / ".env").write_text(f"STRIPE_KEY={SECRET}\nDEBUG=1\n")
     approver = RecordingApprover()
-    rt = make_runtime(
-        workspace, ["Read(./.env)", "WebFetch(domain:docs.test)"], approver=approver, mode=PermissionMode.BYPASS
-    )
-    try:
+    allow = ["Read(./.env)", "WebFetch(domain:docs.test)"]
+    async with fetching(workspace, allow, approver=approver, mode=PermissionMode.BYPASS) as rt:
         ok(await run1(rt, "Read", file_path=".env"))
         before = len(web.requests)
-        result = await run1(
-            rt, "WebFetch", url=web.url("docs.test", f"/page?q=x%20{SECRET[:10]}%{ord(SECRET[10]):02X}{SECRET[11:]}")
-        )
+        hidden = f"{SECRET[:10]}%{ord(SECRET[10]):02X}{SECRET[11:]}"  # one character percent-encoded
+        result = await run1(rt, "WebFetch", url=web.url("docs.test", f"/page?q=x%20{hidden}"))
         assert result.is_error and len(web.requests) == before
         [asked] = approver.asked
         assert ".env" in asked.reason and "asked in every mode" in asked.reason and SECRET not in asked.reason
         # A URL without it is fetched as usual.
         ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/page?q=DEBUG")))
-    finally:
-        await rt.aclose()
 
 
 async def test_a_secret_environment_value_in_the_url_asks(workspace: Path, web: WebServer) -> None:
     approver = RecordingApprover()
     token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-    rt = make_runtime(workspace, approver=approver, environ={"GITHUB_TOKEN": token}, mode=PermissionMode.BYPASS)
-    try:
+    environ = {"GITHUB_TOKEN": token}
+    async with fetching(workspace, approver=approver, environ=environ, mode=PermissionMode.BYPASS) as rt:
         result = await run1(rt, "WebFetch", url=web.url("docs.test", f"/page#{token}"))
         assert result.is_error and "GITHUB_TOKEN" in approver.asked[0].reason
-    finally:
-        await rt.aclose()
 
 
 # --- proxies ---------------------------------------------------------------------------------------------
@@ -339,26 +308,20 @@ async def test_a_secret_environment_value_in_the_url_asks(workspace: Path, web: 
 async def test_https_proxy_is_used_and_rules_apply_to_the_target(workspace: Path, web: WebServer) -> None:
     """The loopback server doubles as the proxy: a plain-http proxy receives the absolute URL of the target."""
     proxy = f"http://127.0.0.1:{web.port}"
-    rt = make_runtime(workspace, ["WebFetch(domain:docs.test)"], environ={"HTTP_PROXY": proxy})
-    try:
+    async with fetching(workspace, ["WebFetch(domain:docs.test)"], environ={"HTTP_PROXY": proxy}) as rt:
         before = len(web.requests)
         ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/page")))
         host, path = web.requests[before]
         assert path == f"http://docs.test:{web.port}/page" and host == f"docs.test:{web.port}"
         result = await run1(rt, "WebFetch", url=web.url("other.test", "/page"))
         assert result.is_error  # the proxy is allowed; the target still needs its rule
-    finally:
-        await rt.aclose()
 
 
 async def test_no_proxy_exempts_a_host(workspace: Path, web: WebServer) -> None:
-    rt = make_runtime(
-        workspace, environ={"HTTP_PROXY": "http://127.0.0.1:1", "NO_PROXY": "localhost,.test"}
-    )  # a proxy nobody listens on: used, it would fail
-    try:
+    # A proxy nobody listens on: were it used, the fetch would fail.
+    environ = {"HTTP_PROXY": "http://127.0.0.1:1", "NO_PROXY": "localhost,.test"}
+    async with fetching(workspace, environ=environ) as rt:
         ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/page")))
-    finally:
-        await rt.aclose()
 
 
 # --- pinning ---------------------------------------------------------------------------------------------
@@ -371,13 +334,10 @@ async def test_each_hop_resolves_once_and_connects_to_the_checked_address(worksp
         asked.append(host)
         return await _resolve(host, port)
 
-    rt = make_runtime(workspace)
-    rt.session.deps.override(RESOLVER, counting)
-    try:
+    async with fetching(workspace) as rt:
+        rt.session.deps.override(RESOLVER, counting)
         ok(await run1(rt, "WebFetch", url=web.url("docs.test", "/hop1")))
         assert asked == ["docs.test"] * 3  # /hop1, /hop2, /page: one resolution per hop, none by httpx
-    finally:
-        await rt.aclose()
 
 
 async def test_the_backend_refuses_a_connection_nobody_checked() -> None:
@@ -388,8 +348,6 @@ async def test_the_backend_refuses_a_connection_nobody_checked() -> None:
 
 @pytest.mark.parametrize("url", ["http://2130706433/", "http://0177.0.0.1/x", "http://LOCALHOST./"])
 async def test_deny_rules_match_every_spelling_of_a_host(workspace: Path, url: str) -> None:
-    rt = make_runtime(workspace, ["WebFetch"], deny=["WebFetch(domain:127.0.0.1)", "WebFetch(domain:localhost)"])
-    try:
+    deny = ["WebFetch(domain:127.0.0.1)", "WebFetch(domain:localhost)"]
+    async with fetching(workspace, ["WebFetch"], deny=deny) as rt:
         assert (await rt.permissions.check("WebFetch", {"url": url})).decision == "deny"
-    finally:
-        await rt.aclose()
