@@ -41,6 +41,8 @@ class FetchLimits:
 # Seams for tests (and for a sidecar that wants other limits): names resolve through RESOLVER only.
 RESOLVER: Dep[Resolver] = Dep("web_resolver", lambda _r: system_resolver)
 FETCH_LIMITS: Dep[FetchLimits] = Dep("web_fetch_limits", lambda _r: FetchLimits())
+# The certificates TLS trusts: the system's (through httpx). Tests trust their own loopback certificate.
+TLS_CONTEXT: Dep[Callable[[], ssl.SSLContext]] = Dep("web_tls_context", lambda _r: httpx2.create_ssl_context)
 USER_AGENT = "toolgate-webfetch/0.1 (+a coding agent fetching documentation)"
 
 
@@ -112,6 +114,7 @@ class Session:
 
     environ: Mapping[str, str]
     limits: FetchLimits
+    tls: Callable[[], ssl.SSLContext] = httpx2.create_ssl_context
     backend: PinnedBackend = field(default_factory=PinnedBackend)
     _clients: dict[str | None, httpx2.AsyncClient] = field(default_factory=dict)
     _ssl: ssl.SSLContext | None = None
@@ -122,7 +125,7 @@ class Session:
     def client(self, target: FetchTarget) -> httpx2.AsyncClient:
         proxy = self.proxy(target)
         if proxy not in self._clients:
-            self._ssl = self._ssl or httpx2.create_ssl_context()
+            self._ssl = self._ssl or self.tls()
             timeout = httpx2.Timeout(
                 connect=self.limits.connect_seconds, read=self.limits.read_seconds, write=10.0, pool=10.0
             )

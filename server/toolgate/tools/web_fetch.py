@@ -27,7 +27,7 @@ from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import DomainVerdict, FetchGuard, PermissionCheck, PermissionMode
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.permissions.network import FetchTarget, UrlRefused, address_problem, leaked_secret, parse_target
-from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, Session, read_body
+from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, TLS_CONTEXT, Session, read_body
 from toolgate.tools._web_content import Converted, convert, is_known_type, media_type
 from toolgate.tools._web_secrets import env_secrets, read_secrets
 
@@ -151,7 +151,7 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
 
     async def call(self, tool_input: WebFetchInput, ctx: ToolContext) -> Page | Stopped:
         limits = ctx.get(FETCH_LIMITS)
-        session = Session(ctx.get(WEB_ENVIRON), limits)
+        session = Session(ctx.get(WEB_ENVIRON), limits, ctx.get(TLS_CONTEXT))
         try:
             with anyio.fail_after(limits.total_seconds):
                 result = await self._fetch(parse_target(tool_input.url), session, ctx)
