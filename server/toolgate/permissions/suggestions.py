@@ -91,7 +91,8 @@ def suggest(needs: Sequence[Need], facts: CallFacts, workspace: Path) -> list[Ru
     elif first is not None and first.kind == "write" and first.path is not None:
         candidates += [(r, "session", ()) for r in _path_rules("Edit", first.path, workspace, directory=False)]
     elif first is not None and first.kind == "fetch" and facts.host:
-        candidates.append((f"WebFetch(domain:{facts.host.lower()})", "local", ()))
+        host = f"[{facts.host}]" if ":" in facts.host else facts.host  # an IPv6 address reads better bracketed
+        candidates.append((f"WebFetch(domain:{host})", "local", ()))
     elif first is not None and first.kind == "tool" and facts.family == "other":
         candidates.append((facts.tool_name, "local", ()))
 
