@@ -28,7 +28,7 @@ from toolgate.core.permission import DomainVerdict, FetchGuard, PermissionCheck,
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.permissions.network import FetchTarget, UrlRefused, address_problem, leaked_secret, parse_target
 from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, TLS_CONTEXT, Session, read_body
-from toolgate.tools._web_content import Converted, convert, is_known_type, media_type
+from toolgate.tools._web_content import Converted, convert, is_known_type, is_text_type, media_type
 from toolgate.tools._web_secrets import env_secrets, read_secrets
 
 DEFAULT_MAX_CHARS = 40_000
@@ -196,7 +196,7 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
                 body = await read_body(response, session.limits.max_body_bytes)
             finally:
                 await response.aclose()
-            if body.truncated and not (kind and kind.startswith("text/")):
+            if body.truncated and not is_text_type(kind):  # the start of a text is still worth reading
                 raise StateError(
                     f"{target.url} is larger than {session.limits.max_body_bytes // (1024 * 1024)} MiB (after "
                     "decompression), more than WebFetch reads for anything but text."
