@@ -95,8 +95,14 @@ async def _run(report: Report, workdir: Path, port: int) -> None:
             response = await client.get(f"http://127.0.0.1:{port}/docs")
             convert(response.content, response.headers.get("content-type"), "bench")
 
-        plain_samples = await time_async(plain, REPEAT, warmup=1)
-    tool_samples = await time_async(tool, REPEAT, warmup=1)
+        # Interleaved, so that a machine whose load changes during the run slows both sides alike.
+        await plain()
+        await tool()
+        plain_samples: list[float] = []
+        tool_samples: list[float] = []
+        for _ in range(REPEAT):
+            plain_samples += await time_async(plain, 1, warmup=0)
+            tool_samples += await time_async(tool, 1, warmup=0)
     report.add(
         Figure(
             "web",
