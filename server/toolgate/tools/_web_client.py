@@ -109,7 +109,7 @@ class PinnedTransport(httpx2.AsyncHTTPTransport):
 
 
 @dataclass(slots=True)
-class Session:
+class FetchSession:
     """One fetch's clients (one per proxy choice) over one pinned backend."""
 
     environ: Mapping[str, str]

@@ -27,7 +27,7 @@ from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import DomainVerdict, FetchGuard, PermissionCheck, PermissionMode
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.permissions.network import FetchTarget, UrlRefused, address_problem, leaked_secret, parse_target
-from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, TLS_CONTEXT, Session, read_body
+from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, TLS_CONTEXT, FetchSession, read_body
 from toolgate.tools._web_content import Converted, convert, is_known_type, is_text_type, media_type
 from toolgate.tools._web_secrets import env_secrets, read_secrets
 
@@ -151,7 +151,7 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
 
     async def call(self, tool_input: WebFetchInput, ctx: ToolContext) -> Page | Stopped:
         limits = ctx.get(FETCH_LIMITS)
-        session = Session(ctx.get(WEB_ENVIRON), limits, ctx.get(TLS_CONTEXT))
+        session = FetchSession(ctx.get(WEB_ENVIRON), limits, ctx.get(TLS_CONTEXT))
         try:
             with anyio.fail_after(limits.total_seconds):
                 result = await self._fetch(parse_target(tool_input.url), session, ctx)
@@ -170,7 +170,7 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
             return result
         return await _windowed(result, tool_input, ctx)
 
-    async def _fetch(self, target: FetchTarget, session: Session, ctx: ToolContext) -> Page | Stopped:
+    async def _fetch(self, target: FetchTarget, session: FetchSession, ctx: ToolContext) -> Page | Stopped:
         requested = target.url
         for _ in range(session.limits.max_redirects + 1):
             await _pin(target, session, ctx)
@@ -253,7 +253,7 @@ def _address_refusal(host: str, problem: str) -> str:
     )
 
 
-async def _pin(target: FetchTarget, session: Session, ctx: ToolContext) -> None:
+async def _pin(target: FetchTarget, session: FetchSession, ctx: ToolContext) -> None:
     """Resolve the host once, refuse non-public addresses nobody allowed, and pin the connection to the first."""
     if target.ip is not None:
         addresses = [str(target.ip)]

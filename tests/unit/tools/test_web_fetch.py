@@ -265,7 +265,7 @@ async def test_refused_urls(rt: Runtime, url: str) -> None:
     assert result.is_error and 'kind="state"' in result.text()
 
 
-async def test_concurrent_fetches_run_together(rt: Runtime, web: WebServer) -> None:
+async def test_it_is_read_only_and_concurrency_safe(rt: Runtime, web: WebServer) -> None:
     tool = rt.registry.get("WebFetch")
     assert tool is not None
     tool_input = tool.input_model.model_validate({"url": web.url("docs.test", "/page")})
@@ -305,7 +305,7 @@ async def test_a_secret_environment_value_in_the_url_asks(workspace: Path, web: 
 # --- proxies ---------------------------------------------------------------------------------------------
 
 
-async def test_https_proxy_is_used_and_rules_apply_to_the_target(workspace: Path, web: WebServer) -> None:
+async def test_the_proxy_is_used_and_rules_apply_to_the_target(workspace: Path, web: WebServer) -> None:
     """The loopback server doubles as the proxy: a plain-http proxy receives the absolute URL of the target."""
     proxy = f"http://127.0.0.1:{web.port}"
     async with fetching(workspace, ["WebFetch(domain:docs.test)"], environ={"HTTP_PROXY": proxy}) as rt:
