@@ -15,7 +15,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolgate.core.atomic_file import write_file_atomically
 from toolgate.core.permission import PermissionMode
 
 log = logging.getLogger("toolgate.sessions")
@@ -96,17 +96,12 @@ class SessionStore:
         return meta
 
     def save(self, meta: SessionMeta) -> None:
-        """Write meta.json atomically (temp file + rename), so a crash never leaves half a file."""
+        """Write meta.json atomically and durably (core.atomic_file), so a crash never leaves half a file."""
         directory = self.session_dir(meta.id)
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".meta-", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(meta.model_dump_json(indent=2) + "\n")
-            os.replace(tmp, directory / META_FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # 0o600 as before: the directory is private to the user, and so is what describes a session in it.
+        data = (meta.model_dump_json(indent=2) + "\n").encode()
+        write_file_atomically(directory / META_FILE, data, new_file_mode=0o600)
 
     def touch(self, session_id: str, *, title: str | None = None) -> SessionMeta:
         """Mark the session as just used (and give it `title` if it has none). Re-reads meta.json first, so

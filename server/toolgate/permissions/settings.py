@@ -18,13 +18,13 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolgate.core.atomic_file import write_file_atomically
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.jsonpos import locate
 
@@ -144,24 +144,6 @@ def _indent_of(text: str) -> int | str:
     return 2
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    mode = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = path.stat().st_mode & 0o7777
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode if mode is not None else 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-
-
 Mutation = Callable[[dict[str, Any]], bool]
 
 
@@ -183,7 +165,7 @@ def update_settings(path: Path, mutate: Mutation) -> bool:
             return False
         parse_settings(json.dumps(raw), path)  # never write something we could not read back
         body = json.dumps(raw, indent=_indent_of(text), ensure_ascii=False) + "\n"
-        _write_atomically(path, body)
+        write_file_atomically(path, body.encode("utf-8"))
         return True
 
 

@@ -12,14 +12,13 @@ Rules (DESIGN §3):
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
+from toolgate.core.atomic_file import StagedFile, stage_file
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.errors import StateError
@@ -201,25 +200,7 @@ def review_note(changes: str) -> str:
     )
 
 
-# --- the atomic write ---------------------------------------------------------------------------------------
-
-
-def _umask() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-def _flush_to_disk(handle: IO[bytes]) -> None:
-    handle.flush()
-    os.fsync(handle.fileno())
+# --- the atomic write (core.atomic_file), with the freshness check between staging and replacing -----------
 
 
 def _same_file_state(before: os.stat_result | None, target: Path) -> bool:
@@ -236,10 +217,13 @@ def _same_file_state(before: os.stat_result | None, target: Path) -> bool:
 class Staged:
     """New bytes for `target`, safely on disk in a temp file beside it, not yet in place."""
 
-    tmp: Path
-    target: Path
+    file: StagedFile
     expected: os.stat_result | None
     shown: str
+
+    @property
+    def target(self) -> Path:
+        return self.file.target
 
 
 def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> Staged:
@@ -249,10 +233,9 @@ def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str
             f"{shown} is read-only (mode {stat.filemode(expected.st_mode)}). Ask the user to make it writable "
             "if it should change."
         )
-    mode = stat.S_IMODE(expected.st_mode) if expected is not None else 0o666 & ~_umask()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(target), suffix=TEMP_SUFFIX, dir=target.parent)
+        staged = stage_file(target, data, temp_prefix=temp_prefix(target), temp_suffix=TEMP_SUFFIX)
     except PermissionError:
         raise StateError(
             f"Permission denied: toolgate's user may not create files in {target.parent}. Ask the user to "
@@ -261,28 +244,12 @@ def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str
     except (FileExistsError, NotADirectoryError):
         raise StateError(f"{shown} cannot be created: a part of its directory path is a file.") from None
     except OSError as exc:
-        raise StateError(f"{shown} cannot be written: {exc.strerror or exc}.") from None
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            os.fchmod(handle.fileno(), mode)
-            if expected is not None and os.geteuid() == 0:
-                with contextlib.suppress(OSError):
-                    os.fchown(handle.fileno(), expected.st_uid, expected.st_gid)
-            _flush_to_disk(handle)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError):
-            raise StateError(f"{shown} could not be written: {exc.strerror or exc}. It was left as it was.") from None
-        raise
-    return Staged(tmp, target, expected, shown)
+        raise StateError(f"{shown} could not be written: {exc.strerror or exc}. It was left as it was.") from None
+    return Staged(staged, expected, shown)
 
 
 def discard(staged: Staged) -> None:
-    with contextlib.suppress(OSError):
-        staged.tmp.unlink()
+    staged.file.discard()
 
 
 def require_unchanged(target: Path, expected: os.stat_result | None, shown: str) -> None:
@@ -300,9 +267,7 @@ def verify_unchanged(staged: Staged) -> None:
 
 def publish(staged: Staged) -> os.stat_result:
     """Move the staged bytes into place: one rename, so readers see the old file or the new, never a mix."""
-    os.replace(staged.tmp, staged.target)
-    _fsync_directory(staged.target.parent)
-    result = os.stat(staged.target)
+    result = staged.file.commit()
     sweep_abandoned(staged.target)
     return result
 
@@ -320,13 +285,3 @@ def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, sho
     except BaseException:
         discard(staged)
         raise
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable; some filesystems do not allow opening a directory, which is fine.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from toolgate.core import atomic_file
 from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.permission import ReviewAnswer, ReviewRequest
 from toolgate.runtime import Runtime
 from toolgate.testing import AllowingApprover, run1
-from toolgate.tools import _write
 from toolgate.tools.edit import EditDone, EditInput, EditTool
 
 
@@ -273,13 +273,13 @@ async def test_file_changing_during_the_write_is_left_alone(
     target = workspace / "a.txt"
     target.write_text("alpha\n")
     await read(rt, target)
-    real_flush = _write._flush_to_disk
+    real_flush = atomic_file._flush_to_disk
 
     def flush_while_someone_else_writes(handle: object) -> None:
         real_flush(handle)  # type: ignore[arg-type]
         target.write_text("written by another program at the same moment\n")
 
-    monkeypatch.setattr(_write, "_flush_to_disk", flush_while_someone_else_writes)
+    monkeypatch.setattr(atomic_file, "_flush_to_disk", flush_while_someone_else_writes)
     failed, text = await edit(rt, target, "alpha", "beta")
     assert failed and "while it was being written" in text
     assert target.read_text() == "written by another program at the same moment\n"

@@ -1,0 +1,140 @@
+"""The one way toolgate replaces a file on disk: atomically and durably.
+
+Every writer of a file a human or a later run relies on (the file tools, settings files, session metadata, and
+later checkpoint restore) goes through `write_file_atomically`, or through `stage_file` + `StagedFile.commit` when
+it must check something between "the new bytes are safely on disk" and "they replace the old file".
+
+Guarantees:
+- a reader, or a crash at any moment, sees the old file or the new one, never a mix or a truncation: the bytes go
+  to a temp file in the target's own directory (same filesystem, so the rename is atomic), which is fsynced,
+  renamed over the target, and then the directory is fsynced so the rename itself survives a power loss;
+- a symlink is written through: the file it points at is replaced and the link stays a link;
+- an existing file keeps its permission bits and (where the process may set them) its owner and group; a new
+  file gets `new_file_mode` (default: 0o666 minus the umask, as `open()` would create it);
+- on any failure the original file is untouched and the temp file is removed.
+
+Errors are plain `OSError`s; callers turn them into their own words.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+
+@dataclass(frozen=True, slots=True)
+class StagedFile:
+    """New bytes for `target`, fsynced in `temp` beside it, not yet in place: `commit` or `discard` it."""
+
+    temp: Path
+    target: Path
+
+    def commit(self) -> os.stat_result:
+        """Move the staged bytes into place with one rename and make that durable; returns the new file's stat."""
+        os.replace(self.temp, self.target)
+        _fsync_directory(self.target.parent)
+        return os.stat(self.target)
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            self.temp.unlink()
+
+
+def stage_file(
+    path: Path,
+    data: bytes,
+    *,
+    new_file_mode: int | None = None,
+    temp_prefix: str | None = None,
+    temp_suffix: str = ".tmp",
+) -> StagedFile:
+    """Write `data` to a temp file in the directory of `path`'s real target (symlinks followed), with the
+    target's mode and ownership, fsynced. Nothing visible changes until `commit`. The directory must exist.
+
+    `temp_prefix`/`temp_suffix` name the temp file (default `.<name>.<random>.tmp`) so that a caller can
+    recognise and sweep the ones a killed writer left behind."""
+    target = Path(os.path.realpath(path))
+    try:
+        current: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        current = None
+    if current is not None:
+        mode = stat.S_IMODE(current.st_mode)
+    else:
+        mode = new_file_mode if new_file_mode is not None else 0o666 & ~_umask()
+    prefix = temp_prefix if temp_prefix is not None else f".{target.name[:100]}."
+    fd, temp_name = tempfile.mkstemp(prefix=prefix, suffix=temp_suffix, dir=target.parent)
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if current is not None:
+                _keep_owner(handle, current)
+            os.fchmod(handle.fileno(), mode)  # after chown, which may clear set-id bits
+            _flush_to_disk(handle)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    return StagedFile(temp, target)
+
+
+def write_file_atomically(
+    path: Path,
+    data: bytes,
+    *,
+    new_file_mode: int | None = None,
+    temp_prefix: str | None = None,
+    temp_suffix: str = ".tmp",
+) -> os.stat_result:
+    """Replace `path` (or the file its symlink points at) with `data`: see the module docstring for what is
+    guaranteed. Returns the new file's stat. Raises OSError, leaving the original and no temp file."""
+    staged = stage_file(path, data, new_file_mode=new_file_mode, temp_prefix=temp_prefix, temp_suffix=temp_suffix)
+    try:
+        return staged.commit()
+    except BaseException:
+        staged.discard()
+        raise
+
+
+def _keep_owner(handle: IO[bytes], current: os.stat_result) -> None:
+    # Only root may give a file away, and anyone may fail to: ownership is kept where possible, never required.
+    mine = os.fstat(handle.fileno())
+    if (mine.st_uid, mine.st_gid) != (current.st_uid, current.st_gid):
+        with contextlib.suppress(OSError):
+            os.fchown(handle.fileno(), current.st_uid, current.st_gid)
+
+
+def _flush_to_disk(handle: IO[bytes]) -> None:
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def _fsync_directory(directory: Path) -> None:
+    # Makes the rename itself durable; some filesystems do not allow opening a directory, which is fine.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _umask() -> int:
+    # Read rather than set-and-restore: os.umask() changes the whole process's umask for a moment, which races
+    # with other threads creating files.
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

@@ -1,0 +1,149 @@
+"""The one atomic, durable file replacement (core.atomic_file), on a real filesystem."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+from toolgate.core import atomic_file
+from toolgate.core.atomic_file import stage_file, write_file_atomically
+
+
+@pytest.fixture
+def umask_027() -> Iterator[None]:
+    previous = os.umask(0o027)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def mode_of(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_replaces_the_content_and_returns_the_new_stat(tmp_path: Path) -> None:
+    target = tmp_path / "a.txt"
+    target.write_bytes(b"old\n")
+    st = write_file_atomically(target, b"new content\n")
+    assert target.read_bytes() == b"new content\n"
+    assert st.st_size == len(b"new content\n") and st.st_ino == os.stat(target).st_ino
+    assert os.listdir(tmp_path) == ["a.txt"]
+
+
+def test_an_existing_file_keeps_its_mode(tmp_path: Path) -> None:
+    target = tmp_path / "script.sh"
+    target.write_bytes(b"old\n")
+    target.chmod(0o750)
+    write_file_atomically(target, b"new\n")
+    assert mode_of(target) == 0o750
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another user")
+def test_an_existing_file_keeps_its_owner_and_group(tmp_path: Path) -> None:
+    target = tmp_path / "theirs.txt"
+    target.write_bytes(b"old\n")
+    os.chown(target, 4321, 4322)
+    write_file_atomically(target, b"new\n")
+    st = os.stat(target)
+    assert (st.st_uid, st.st_gid) == (4321, 4322)
+
+
+def test_a_symlink_is_written_through_to_its_target(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "settings.json"
+    real.parent.mkdir()
+    real.write_bytes(b"{}\n")
+    real.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_file_atomically(link, b'{"a": 1}\n')
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_bytes() == b'{"a": 1}\n' and mode_of(real) == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["link.json", "real"]
+    assert os.listdir(real.parent) == ["settings.json"]  # the temp file lived beside the target, and is gone
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
+    link = tmp_path / "link.txt"
+    link.symlink_to(tmp_path / "missing.txt")
+    write_file_atomically(link, b"made\n")
+    assert link.is_symlink() and (tmp_path / "missing.txt").read_bytes() == b"made\n"
+
+
+def test_a_new_file_gets_the_mode_open_would_give_it(tmp_path: Path, umask_027: None) -> None:
+    target = tmp_path / "new.txt"
+    write_file_atomically(target, b"hello\n")
+    assert mode_of(target) == 0o640  # 0o666 minus the umask, not mkstemp's 0o600
+
+
+def test_a_new_file_can_be_given_a_private_mode(tmp_path: Path) -> None:
+    target = tmp_path / "meta.json"
+    write_file_atomically(target, b"{}\n", new_file_mode=0o600)
+    assert mode_of(target) == 0o600
+
+
+def test_a_failure_while_staging_leaves_the_original_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "a.txt"
+    target.write_bytes(b"precious\n")
+
+    def disk_full(handle: IO[bytes]) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic_file, "_flush_to_disk", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        write_file_atomically(target, b"x" * 100_000)
+    assert target.read_bytes() == b"precious\n"
+    assert os.listdir(tmp_path) == ["a.txt"]
+
+
+def test_a_failure_while_replacing_leaves_the_original_and_no_temp_file(tmp_path: Path) -> None:
+    # A directory in the target's place: staging succeeds, the rename over it fails (a real failure, no mock).
+    target = tmp_path / "taken"
+    target.mkdir()
+    (target / "inside.txt").write_bytes(b"kept\n")
+    with pytest.raises(OSError):
+        write_file_atomically(target, b"new\n")
+    assert target.is_dir() and (target / "inside.txt").read_bytes() == b"kept\n"
+    assert os.listdir(tmp_path) == ["taken"]
+
+
+def test_a_missing_directory_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        write_file_atomically(tmp_path / "no" / "such" / "dir.txt", b"x")
+    assert os.listdir(tmp_path) == []
+
+
+def test_staged_bytes_are_invisible_until_committed_and_discard_removes_them(tmp_path: Path) -> None:
+    target = tmp_path / "a.txt"
+    target.write_bytes(b"old\n")
+    staged = stage_file(target, b"new\n", temp_prefix=".a.txt.custom.", temp_suffix=".tg-tmp")
+    assert target.read_bytes() == b"old\n"
+    assert staged.temp.parent == tmp_path and staged.temp.name.startswith(".a.txt.custom.")
+    assert staged.temp.name.endswith(".tg-tmp") and staged.temp.read_bytes() == b"new\n"
+    staged.discard()
+    assert os.listdir(tmp_path) == ["a.txt"] and target.read_bytes() == b"old\n"
+    again = stage_file(target, b"new\n")
+    again.commit()
+    assert target.read_bytes() == b"new\n" and os.listdir(tmp_path) == ["a.txt"]
+
+
+def test_the_file_and_its_directory_are_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "a.txt"
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced.append("directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    write_file_atomically(target, b"durable\n")
+    assert synced == ["file", "directory"]  # the bytes before the rename, the rename after it
