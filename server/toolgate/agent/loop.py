@@ -248,7 +248,7 @@ class ChatSession:
         failure: ModelError | None = None
         with anyio.CancelScope() as scope:
             async with anyio.create_task_group() as group:
-                group.start_soon(_cancel_when, token, scope)
+                group.start_soon(token.cancel_when_set, scope)
                 try:
                     reply = await self._attempts(request)
                 except ModelError as exc:
@@ -404,8 +404,3 @@ def result_summary(result: ToolResult) -> str:
         if line and not line.startswith(("<tool_error", "</tool_error")):
             return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
     return "(no output)"
-
-
-async def _cancel_when(token: CancelToken, scope: anyio.CancelScope) -> None:
-    await token.wait()
-    scope.cancel()

@@ -49,6 +49,11 @@ class CancelToken:
     async def wait(self) -> None:
         await self._event.wait()
 
+    async def cancel_when_set(self, scope: anyio.CancelScope) -> None:
+        """Cancel `scope` once this token is set: start it in a task group beside the work it interrupts."""
+        await self._event.wait()
+        scope.cancel()
+
 
 def partition(calls: Sequence[PreparedCall]) -> list[list[int]]:
     """Indices grouped into batches: runs of concurrency-safe calls together, every other call alone."""
@@ -81,7 +86,7 @@ class Orchestrator:
         with anyio.CancelScope() as scope:
             async with anyio.create_task_group() as watcher:
                 if cancel is not None:
-                    watcher.start_soon(_cancel_when, cancel, scope)
+                    watcher.start_soon(cancel.cancel_when_set, scope)
                 for batch in partition(prepared):
                     if cancel is not None and cancel.cancelled:
                         break
@@ -147,8 +152,3 @@ class Orchestrator:
                 "It may have partly taken effect; check before repeating it."
             )
         return error_result(call.use.id, ErrorKind.CANCELLED, message)
-
-
-async def _cancel_when(token: CancelToken, scope: anyio.CancelScope) -> None:
-    await token.wait()
-    scope.cancel()

@@ -16,6 +16,7 @@ from pypdf.errors import PdfReadError
 from toolgate.core.errors import StateError
 from toolgate.core.messages import ContentBlock, ImageBlock, ImageSource, TextBlock
 from toolgate.text import notebook
+from toolgate.text.sizes import format_bytes
 from toolgate.text.tokens import estimate_tokens
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
@@ -43,14 +44,6 @@ BINARY_SUFFIXES = frozenset("." + name for line in _BINARY_FORMATS for name in l
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / 1024 / 1024:.1f} MiB"
-
-
 def binary_refusal(path: Path, shown: str) -> str | None:
     suffix = path.suffix.lower()
     if suffix not in BINARY_SUFFIXES:
@@ -73,7 +66,7 @@ def image_block(data: bytes, label: str) -> tuple[ImageBlock, str]:
             image.load()
             fmt = image.format or ""
             width, height = image.size
-            note = f"{label}: {fmt or 'image'} {width}×{height} pixels, {_size(len(data))}."
+            note = f"{label}: {fmt or 'image'} {width}×{height} pixels, {format_bytes(len(data))}."
             if fmt in _MEDIA_TYPES and max(width, height) <= MAX_IMAGE_EDGE and len(data) <= MAX_IMAGE_BYTES:
                 return _block(_MEDIA_TYPES[fmt], data), note
             payload, media_type, size = _downscale(image)
@@ -119,7 +112,7 @@ def _read_capped(path: Path, shown: str) -> bytes:
     with open(path, "rb") as handle:
         data = handle.read(MAX_MEDIA_FILE_BYTES + 1)
     if len(data) > MAX_MEDIA_FILE_BYTES:
-        raise StateError(f"{shown} is over {_size(MAX_MEDIA_FILE_BYTES)}, too large for Read to open.")
+        raise StateError(f"{shown} is over {format_bytes(MAX_MEDIA_FILE_BYTES)}, too large for Read to open.")
     return data
 
 
@@ -184,7 +177,7 @@ def pdf_blocks(data: bytes, shown: str, pages: str | None, max_tokens: int) -> l
     textless = [number for number, text in texts.items() if not text]
     images = _render_pages(data, textless[:MAX_PDF_PAGE_IMAGES])
 
-    header = f"PDF {shown}: {count} page{'s' if count != 1 else ''}, {_size(len(data))}. Pages {first}–{last}:"
+    header = f"PDF {shown}: {count} page{'s' if count != 1 else ''}, {format_bytes(len(data))}. Pages {first}–{last}:"
     blocks: list[ContentBlock] = []
     text_parts = [header]
     for number in range(first, last + 1):

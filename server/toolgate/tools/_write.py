@@ -4,9 +4,12 @@ Rules (DESIGN §3):
 - an existing file may only be written after a Read in this session, and only if it has not changed since:
   timestamp first (any difference, older too: a restored backup is a change), then content when the
   recorded read covered the whole file, so a touched-but-identical file is not an error;
-- the final check runs in the same synchronous function as the write (`write_checked`): no await between;
-- the write is atomic (temp file in the target's directory, fsync, rename), keeps the file's mode, goes
-  through symlinks to their target, and refuses if the file changed while the temp file was being written;
+- the final check runs in the same synchronous function as the write (each tool's `_apply`, which calls
+  `atomic_write` here): no await between;
+- a diff review's outcome is applied in one place, `final_text`: the plan, or the version the human accepted;
+- the write is atomic and durable (`core.atomic_file`: temp file in the target's directory, fsync, rename,
+  directory fsync), keeps the file's mode, goes through symlinks to their target, and refuses if the file
+  changed while the temp file was being written;
 - a temp file that a killed writer left behind is swept by the next write to the same target (`_temp_files`).
 """
 

@@ -26,6 +26,7 @@ from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.lines import number_lines, split_lines
+from toolgate.text.sizes import format_bytes
 from toolgate.text.tokens import estimate_tokens
 from toolgate.tools._files import stat_regular_file
 from toolgate.tools._read_media import (
@@ -74,14 +75,6 @@ class ReadText:
     first_line: int
     lines: Sequence[str]
     total_lines: int
-
-
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / 1024 / 1024:.1f} MiB"
 
 
 class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
@@ -136,10 +129,10 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             parse_pages(tool_input.pages)
         whole = tool_input.offset is None and tool_input.limit is None
         if kind != "text" and st.st_size > MAX_MEDIA_FILE_BYTES:
-            raise StateError(f"{shown} is {_size(st.st_size)}, too large for Read to open.")
+            raise StateError(f"{shown} is {format_bytes(st.st_size)}, too large for Read to open.")
         if kind == "text" and whole and st.st_size > MAX_WHOLE_FILE_BYTES:
             raise StateError(
-                f"{display_path(path, ctx.workspace)} is {_size(st.st_size)}, over the "
+                f"{display_path(path, ctx.workspace)} is {format_bytes(st.st_size)}, over the "
                 f"{MAX_WHOLE_FILE_BYTES // 1024} KiB limit for reading a whole file. Read part of it with "
                 "offset and limit (for example offset=1, limit=500), or use Grep to find the lines you need."
             )

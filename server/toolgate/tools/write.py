@@ -11,7 +11,7 @@ import anyio
 from pydantic import Field
 
 from toolgate.core.context import ToolContext
-from toolgate.core.errors import StateError, ToolError
+from toolgate.core.errors import ToolError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
@@ -23,12 +23,11 @@ from toolgate.tools._write import (
     OnDisk,
     atomic_write,
     encoding_error,
+    final_text,
     load,
     require_clean_in_editor,
     require_fresh,
     review_note,
-    reviewed_for,
-    user_changes,
     written_record,
 )
 
@@ -86,7 +85,7 @@ class WriteTool(Tool[WriteInput, WriteDone]):
         except ToolError:
             return None
         original = disk.text if disk.exists else None
-        return [FileProposal(path=str(path), original=original, proposed=tool_input.content.replace("\r\n", "\n"))]
+        return [FileProposal(path=str(path), original=original, proposed=_proposed(tool_input))]
 
     async def call(self, tool_input: WriteInput, ctx: ToolContext) -> WriteDone:
         path = ctx.resolve_path(tool_input.file_path)
@@ -104,6 +103,11 @@ class WriteTool(Tool[WriteInput, WriteDone]):
         return text
 
 
+def _proposed(tool_input: WriteInput) -> str:
+    """What the diff review shows, and what a reviewed version is checked against: the content with LF endings."""
+    return tool_input.content.replace("\r\n", "\n")
+
+
 def _check(path: Path, record: FileRecord | None, ctx: ToolContext) -> OnDisk:
     shown = display_path(path, ctx.workspace)
     disk = load(path, shown)
@@ -119,16 +123,9 @@ def _apply(
     """The final check and the write, with no await between them."""
     shown = display_path(path, ctx.workspace)
     disk = _check(path, record, ctx)
-    content = tool_input.content
-    reviewed = reviewed_for(ctx, path)
-    modified, changes = False, ""
-    if reviewed is not None:
-        if reviewed.content is None:
-            raise StateError(f"The review emptied the proposal for {shown} instead of editing it; nothing was written.")
-        modified = reviewed.content != reviewed.proposed
-        if modified:  # otherwise keep the content exactly as sent (the proposal shows it with LF endings)
-            changes = user_changes(reviewed.proposed, reviewed.content, shown)
-            content = reviewed.content
+    chosen = final_text(ctx, path, _proposed(tool_input), shown)
+    # Unless the human changed it, the content is written exactly as sent (the proposal shows it with LF endings).
+    content = chosen.text if chosen.user_modified else tool_input.content
     notes: list[str] = []
     try:
         if disk.decoded is None:
@@ -154,7 +151,7 @@ def _apply(
         patch=structured_patch(original, final) if original is not None else [],
         original=original,
         notes=tuple(notes),
-        user_modified=modified,
-        user_changes=changes,
+        user_modified=chosen.user_modified,
+        user_changes=chosen.user_changes,
     )
     return done, final, st

@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgate.text.lines import number_lines, split_lines
+from toolgate.text.sizes import format_bytes
 from toolgate.text.suggest import closest_names
 from toolgate.text.tokens import estimate_tokens
 
@@ -35,3 +36,12 @@ def test_closest_names_prefers_case_then_stem_then_similarity() -> None:
 def test_token_estimate_is_denser_for_json() -> None:
     assert estimate_tokens("x" * 400) == 100
     assert estimate_tokens("x" * 400, "data.JSON") == 200
+
+
+def test_format_bytes_picks_the_unit_a_person_reads() -> None:
+    assert format_bytes(0) == "0 bytes"
+    assert format_bytes(1023) == "1023 bytes"
+    assert format_bytes(1024) == "1.0 KiB"
+    assert format_bytes(1536) == "1.5 KiB"
+    assert format_bytes(1024 * 1024) == "1.0 MiB"
+    assert format_bytes(50 * 1024 * 1024) == "50.0 MiB"
