@@ -26,10 +26,10 @@ from toolgate.agent.loop import ChatSession
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.providers.base import ModelRequest, Provider, ReplyCompleted, StreamEvent, StreamSink
 from toolgate.agent.transcript import Transcript
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken, ResultListener
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.mockmodel import MockModelServer
 from toolgate.runtime import build_runtime

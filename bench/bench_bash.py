@@ -16,8 +16,8 @@ import anyio
 import bashlex
 
 from bench.report import Figure, Report, median_us, time_async
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolUse
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
 from toolgate.shell.classify import classify_uncached
 

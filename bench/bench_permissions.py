@@ -17,10 +17,9 @@ from pydantic import BaseModel
 from tests.unit.permissions.corpus import Case, build_layout, load_cases
 
 from bench.report import Figure, Report
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import ToolUse
-from toolgate.core.permission import Decision
+from toolgate.core.permission import Decision, NonInteractiveApprover
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.engine import PermissionEngine
 from toolgate.runtime import Runtime, build_runtime

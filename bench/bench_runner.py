@@ -7,8 +7,8 @@ from pathlib import Path
 import anyio
 
 from bench.report import Figure, Report, median_us, time_async, time_sync
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolUse
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 
 from bench.report import Figure, Report, median_ms
-from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import run1
 from toolgate.tools._ripgrep import RIPGREP, RgRun, Ripgrep, find_ripgrep

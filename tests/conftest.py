@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 import tests.properties  # noqa: F401  (loads the Hypothesis profile before any property test runs)
 
-from toolgate.cli.run_tools import NonInteractiveApprover
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 
 

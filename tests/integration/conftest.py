@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
 
-from toolgate.cli.run_tools import NonInteractiveApprover
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 
 

@@ -13,10 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolResult
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.groups import process_alive
 from toolgate.testing import run1

@@ -10,11 +10,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolResult
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.session import ProgressEvent
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.groups import process_alive

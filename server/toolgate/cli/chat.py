@@ -30,9 +30,9 @@ from toolgate.agent.events import (
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
 from toolgate.agent.sessions import open_chat
-from toolgate.cli.main import UsageError
+from toolgate.cli.errors import UsageError
 from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files, workspace_trust
-from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.session_store import SessionNotFound, SessionStore
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}

@@ -7,11 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolgate import __version__
+from toolgate.cli.errors import UsageError
 from toolgate.core.permission import PermissionMode
-
-
-class UsageError(Exception):
-    """Bad command-line usage: reported on stderr with exit status 2."""
 
 
 def _add_session_options(parser: argparse.ArgumentParser) -> None:

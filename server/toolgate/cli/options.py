@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from toolgate.cli.main import UsageError
+from toolgate.cli.errors import UsageError
 from toolgate.core.permission import Approver, PermissionMode
 from toolgate.permissions.engine import PermissionEngine
 from toolgate.permissions.rules import Behavior, RuleError, parse_rule

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from toolgate.cli.options import runtime_from_args
-from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from toolgate.cli.main import UsageError
+from toolgate.cli.errors import UsageError
 from toolgate.sidecar.protocol import protocol_schema
 from toolgate.sidecar.tsgen import typescript_from_schema
 

@@ -20,21 +20,10 @@ import anyio
 from pydantic import ValidationError
 
 from toolgate.cli.options import runtime_from_args
-from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken
-from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, ReviewAnswer, ReviewRequest
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime
-
-
-class NonInteractiveApprover:
-    """Nobody can be asked in a headless run: every "ask" is answered "no", and the result says why."""
-
-    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        return ApprovalAnswer(decision="deny", reason="non_interactive")
-
-    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
-        return ReviewAnswer(decision="reject", reason="non_interactive")
 
 
 def _emit(write: Callable[[str], None], obj: dict[str, Any]) -> None:

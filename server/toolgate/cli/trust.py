@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from toolgate.cli.main import UsageError
+from toolgate.cli.errors import UsageError
 from toolgate.permissions.settings import SettingsError, read_settings, update_settings
 from toolgate.permissions.sources import settings_paths
 from toolgate.permissions.trust import trust_mutation, untrust_mutation

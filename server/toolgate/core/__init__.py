@@ -1,4 +1,6 @@
 """The tool runtime: the tool contract, the runner, batching, readFileState and dependency injection.
 
-core/ knows no particular tool and no transport.
+core/ knows no particular tool and no transport. Besides the runtime's parts it owns the pieces every layer
+shares: `permission.py` (the permission and approval types, and `NonInteractiveApprover` for headless runs) and
+`atomic_file.py` (the one atomic, durable way to replace a file).
 """

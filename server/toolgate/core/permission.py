@@ -180,3 +180,15 @@ class Approver(Protocol):
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer: ...
 
     async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer: ...
+
+
+class NonInteractiveApprover:
+    """Nobody can be asked in a headless run: every "ask" is answered "no", and the result says why.
+
+    Used by the headless CLI commands, the benchmarks and the tests: wherever no human is there to answer."""
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        return ApprovalAnswer(decision="deny", reason="non_interactive")
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        return ReviewAnswer(decision="reject", reason="non_interactive")

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from toolgate.core.paths import display_path, inside_any, is_within, resolved_forms
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.bash import ACCEPT_EDITS_COMMANDS, CommandPart
 from toolgate.permissions.command_forms import exact_text
+from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import BASH, EDIT, EDIT_FAMILY, READ, READ_FAMILY, command_words_match, domain_matches
 from toolgate.permissions.sources import RuleEntry
-
-if TYPE_CHECKING:
-    from toolgate.permissions.ladder import LadderInput
 
 # Nobody approves each call in these modes, so an allow rule that lets any code run is not honoured there.
 AUTOMATIC_MODES = frozenset({PermissionMode.ACCEPT_EDITS, PermissionMode.BYPASS})

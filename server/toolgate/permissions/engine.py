@@ -35,7 +35,8 @@ from toolgate.permissions.denials import DenialTracker
 from toolgate.permissions.domains import domain_verdict
 from toolgate.permissions.facts import gather
 from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
-from toolgate.permissions.ladder import Evaluation, LadderInput, evaluate
+from toolgate.permissions.ladder import Evaluation, evaluate
+from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import Behavior, Rule, parse_rule
 from toolgate.permissions.settings import (
     SettingsError,

@@ -12,23 +12,23 @@ for read-only calls: in plan mode nothing that can change anything runs without 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from toolgate.core.paths import display_path, resolved_forms
-from toolgate.core.permission import PermissionCheck, PermissionMode, RuleSuggestion
+from toolgate.core.permission import PermissionMode, RuleSuggestion
 from toolgate.permissions.bash import CommandPart
 from toolgate.permissions.command_forms import exact_text
 from toolgate.permissions.coverage import coverage
 from toolgate.permissions.facts import CallFacts
+from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import (
     BASH,
     EDIT,
     READ,
     Behavior,
-    Rule,
     command_words_match,
     domain_matches,
 )
@@ -49,19 +49,6 @@ class Evaluation:
     read_only: bool
     rule: str | None = None
     suggestions: tuple[RuleSuggestion, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class LadderInput:
-    facts: CallFacts
-    book: RuleBook
-    mode: PermissionMode
-    working_dirs: Sequence[Path]
-    workspace: Path
-    home: Path
-    tool_check: PermissionCheck
-    # Whether a Bash rule's fixed command part is, by itself, read-only (`git log` is; `npm test` is not).
-    reader_rule: Callable[[Rule], bool] = lambda _rule: False
 
 
 def _forms(path: Path) -> list[Path]:

@@ -13,7 +13,7 @@ from tests.integration.agent.helpers import ChatFactory, Sleeps
 from toolgate.agent.loop import ChatSession
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.retry import RetryPolicy
-from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import AnyTool
 from toolgate.mockmodel import MockModelServer
 from toolgate.runtime import build_runtime

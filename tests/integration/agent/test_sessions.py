@@ -15,9 +15,8 @@ from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.sessions import open_chat
 from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.mockmodel import MockModelServer
 from toolgate.session_store import SessionNotFound, SessionStore, default_data_root
 from toolgate.tools.todo_write import TODOS

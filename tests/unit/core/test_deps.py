@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import CLOCK, HOME_DIR
 from toolgate.core.deps import Dep, Dependencies
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
 from toolgate.testing import run1
 

@@ -19,9 +19,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tests.properties import examples
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolUse
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import build_runtime
 from toolgate.tools import builtin_tools
 

@@ -8,10 +8,9 @@ import anyio
 import pytest
 from tests.unit.core.tools_for_tests import EchoTool, Probe, PutTool, SlowTool
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken, max_concurrency_from_env, partition
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.runner import PreparedCall
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import use

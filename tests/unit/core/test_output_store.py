@@ -10,11 +10,11 @@ from typing import ClassVar
 import pytest
 from pydantic import Field
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import run1

@@ -10,7 +10,6 @@ import pytest
 from pydantic import BaseModel
 from tests.unit.core.tools_for_tests import BareTool, EchoTool, FailTool
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.messages import ToolUse
@@ -18,6 +17,7 @@ from toolgate.core.permission import (
     ApprovalAnswer,
     ApprovalRequest,
     Decision,
+    NonInteractiveApprover,
     PermissionMode,
     ReviewAnswer,
     ReviewRequest,

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.context import HOME_DIR, ToolContext
-from toolgate.core.permission import Approver, PermissionCheck, PermissionMode
+from toolgate.core.permission import Approver, NonInteractiveApprover, PermissionCheck, PermissionMode
 from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
 from toolgate.permissions.bash import Classifier
 from toolgate.permissions.engine import CheckResult, PermissionEngine

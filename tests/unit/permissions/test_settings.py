@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from tests.unit.permissions.helpers import check, make_runtime
 
-from toolgate.cli.run_tools import NonInteractiveApprover
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.permissions.engine import PermissionEngine
 from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import (

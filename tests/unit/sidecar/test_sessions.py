@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.session_store import META_FILE, SessionMeta, SessionStore
 from toolgate.sidecar.protocol import SessionNewParams

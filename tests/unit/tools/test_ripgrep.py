@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolgate.cli.run_tools import NonInteractiveApprover
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import run1
 from toolgate.tools._ripgrep import RIPGREP, Ripgrep, find_ripgrep

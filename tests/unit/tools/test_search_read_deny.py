@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgate.cli.run_tools import NonInteractiveApprover
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import run1
 

@@ -1,0 +1,29 @@
+"""What the ladder decides from: one call's facts, the rules, the mode and the places it may work in.
+
+Its own module because both the ladder (steps 1-5, `ladder.py`) and its coverage steps (6-7, `coverage.py`)
+take it, and the ladder calls coverage: defined in either, it would close an import loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgate.core.permission import PermissionCheck, PermissionMode
+from toolgate.permissions.facts import CallFacts
+from toolgate.permissions.rules import Rule
+from toolgate.permissions.sources import RuleBook
+
+
+@dataclass(frozen=True, slots=True)
+class LadderInput:
+    facts: CallFacts
+    book: RuleBook
+    mode: PermissionMode
+    working_dirs: Sequence[Path]
+    workspace: Path
+    home: Path
+    tool_check: PermissionCheck
+    # Whether a Bash rule's fixed command part is, by itself, read-only (`git log` is; `npm test` is not).
+    reader_rule: Callable[[Rule], bool] = lambda _rule: False
