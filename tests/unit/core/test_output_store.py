@@ -1,25 +1,21 @@
-"""The output store and the runner's hook that moves oversized results into it, read back by ToolOutput(Grep)."""
+"""The output store and the runner's hook that moves oversized results into it (the ToolOutput(Grep) tools
+that read them back are tested in tests/unit/tools/test_tool_output.py)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
-from pydantic import Field
+from tests.unit.core.tools_for_tests import Big, numbered_lines, oversized_runtime
 
-from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
-from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import run1
 from toolgate.tools.tool_output import ToolOutputTool
-from toolgate.tools.tool_output_grep import ToolOutputGrepTool
 
 # --- the store on its own -------------------------------------------------------------------------------
 
@@ -96,63 +92,11 @@ def test_close_removes_the_files(tmp_path: Path) -> None:
 # --- the runner's hook -----------------------------------------------------------------------------------
 
 
-class BigInput(ToolInput):
-    text: str = ""
-    repeat: int = Field(default=1, ge=1)
-    image: bool = False
-    error: bool = False
-
-
-class Big(Tool[BigInput, ToolResultContent]):
-    """Returns `text * repeat` (as an error when asked), optionally with an image block."""
-
-    name = "Big"
-    input_model = BigInput
-    max_result_chars: ClassVar[int | None] = 1_000
-
-    def description(self, ctx: DescribeContext) -> str:
-        return "test tool"
-
-    def is_read_only(self, tool_input: BigInput) -> bool:
-        return True
-
-    async def call(self, tool_input: BigInput, ctx: ToolContext) -> ToolResultContent:
-        text = tool_input.text * tool_input.repeat
-        if tool_input.image:
-            image = ImageBlock(source=ImageSource(media_type="image/png", data="iVBORw0KGgo="))
-            return [TextBlock(text=text), image]
-        return text
-
-    def to_result(self, data: ToolResultContent, ctx: ToolContext) -> ToolResultContent | Rendered:
-        return Rendered(data, is_error=True) if ctx.tool_use_id.endswith("err") else data
-
-
-class Unlimited(Big):
-    name = "Unlimited"
-    max_result_chars = None
-
-
 @pytest.fixture
 async def rt(tmp_path: Path) -> AsyncIterator[Runtime]:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    runtime = build_runtime(
-        workspace,
-        NonInteractiveApprover(),
-        tools=[Big(), Unlimited(), ToolOutputTool(), ToolOutputGrepTool()],
-        data_dir=tmp_path / "session",
-    )
+    runtime = oversized_runtime(tmp_path)
     yield runtime
     await runtime.aclose()
-
-
-def _numbered(result_text: str) -> list[tuple[int, str]]:
-    out = []
-    for line in result_text.split("\n"):
-        number, tab, rest = line.partition("\t")
-        if tab and number.isdigit():
-            out.append((int(number), rest))
-    return out
 
 
 async def test_small_results_pass_untouched(rt: Runtime) -> None:
@@ -180,7 +124,7 @@ async def test_oversized_result_becomes_preview_and_reads_back_exactly(rt: Runti
     while True:
         page = await run1(rt, "ToolOutput", ref=ref.group(1), offset=offset, limit=700)
         assert not page.is_error, page.text()
-        numbered = _numbered(page.text())
+        numbered = numbered_lines(page.text())
         assert numbered[0][0] == offset
         lines += [text for _, text in numbered]
         offset = numbered[-1][0] + 1
@@ -191,31 +135,6 @@ async def test_oversized_result_becomes_preview_and_reads_back_exactly(rt: Runti
 
     found = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern=r"^row 2999$", context=1)
     assert found.text() == "2998-row 2998\n2999:row 2999\n3000-row 3000 ····\r"
-
-
-async def test_tooloutput_budget_and_long_lines(rt: Runtime) -> None:
-    result = await run1(rt, "Big", text="x" * 100_000)
-    ref = re.search(r"stored as (out-[0-9a-f]+)", result.text())
-    assert ref is not None
-    page = await run1(rt, "ToolOutput", ref=ref.group(1))
-    [(number, text)] = _numbered(page.text())
-    assert number == 1 and text == "x" * 40_000
-    assert "100,000 characters long" in page.text()
-    past = await run1(rt, "ToolOutput", ref=ref.group(1), offset=5)
-    assert "nothing at line 5" in past.text()
-
-
-async def test_tooloutputgrep_caps_are_announced(rt: Runtime) -> None:
-    result = await run1(rt, "Big", text="match me\n", repeat=500)
-    ref = re.search(r"stored as (out-[0-9a-f]+)", result.text())
-    assert ref is not None
-    found = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="MATCH", **{"-i": True})
-    assert found.text().startswith("1:match me\n2:match me")
-    assert "Showing the first 200 of 500 lines (500 matching)" in found.text()
-    none = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="absent")
-    assert none.text() == f"No line of {ref.group(1)} matches 'absent'."
-    bad = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="(")
-    assert bad.is_error and "not a valid regular expression" in bad.text()
 
 
 async def test_errors_keep_their_flag_when_stored(rt: Runtime) -> None:
@@ -234,17 +153,6 @@ async def test_results_with_images_are_never_stored(rt: Runtime, tmp_path: Path)
 async def test_tools_without_a_cap_are_never_stored(rt: Runtime) -> None:
     result = await run1(rt, "Unlimited", text="z" * 50_000)
     assert result.content == "z" * 50_000
-
-
-async def test_expired_reference_is_explained(rt: Runtime) -> None:
-    store = rt.session.deps.get(OUTPUT_STORE)
-    store.max_entries = 1
-    first = await run1(rt, "Big", text="a" * 2000)
-    await run1(rt, "Big", text="b" * 2000)
-    ref = re.search(r"stored as (out-[0-9a-f]+)", first.text())
-    assert ref is not None
-    result = await run1(rt, "ToolOutput", ref=ref.group(1))
-    assert result.is_error and "expired" in result.text()
 
 
 async def test_a_stored_session_keeps_its_outputs_across_runs(tmp_path: Path) -> None:

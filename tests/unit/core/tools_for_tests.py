@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import anyio
 from pydantic import Field
@@ -11,8 +12,12 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
-from toolgate.core.messages import ToolResultContent
+from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
+from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.tools.tool_output import ToolOutputTool
+from toolgate.tools.tool_output_grep import ToolOutputGrepTool
 
 
 class EchoInput(ToolInput):
@@ -186,3 +191,63 @@ class PutTool(Tool[PutInput, str]):
 
     def to_result(self, data: str, ctx: ToolContext) -> str:
         return data
+
+
+# --- oversized results, for the output store's hook and the ToolOutput(Grep) tools -------------------------
+
+
+class BigInput(ToolInput):
+    text: str = ""
+    repeat: int = Field(default=1, ge=1)
+    image: bool = False
+    error: bool = False
+
+
+class Big(Tool[BigInput, ToolResultContent]):
+    """Returns `text * repeat` (as an error when asked), optionally with an image block."""
+
+    name = "Big"
+    input_model = BigInput
+    max_result_chars: ClassVar[int | None] = 1_000
+
+    def description(self, ctx: DescribeContext) -> str:
+        return "test tool"
+
+    def is_read_only(self, tool_input: BigInput) -> bool:
+        return True
+
+    async def call(self, tool_input: BigInput, ctx: ToolContext) -> ToolResultContent:
+        text = tool_input.text * tool_input.repeat
+        if tool_input.image:
+            image = ImageBlock(source=ImageSource(media_type="image/png", data="iVBORw0KGgo="))
+            return [TextBlock(text=text), image]
+        return text
+
+    def to_result(self, data: ToolResultContent, ctx: ToolContext) -> ToolResultContent | Rendered:
+        return Rendered(data, is_error=True) if ctx.tool_use_id.endswith("err") else data
+
+
+class Unlimited(Big):
+    name = "Unlimited"
+    max_result_chars = None
+
+
+def oversized_runtime(tmp_path: Path) -> Runtime:
+    """A runtime with Big, Unlimited, ToolOutput and ToolOutputGrep, storing outputs under tmp_path/session."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    return build_runtime(
+        workspace,
+        NonInteractiveApprover(),
+        tools=[Big(), Unlimited(), ToolOutputTool(), ToolOutputGrepTool()],
+        data_dir=tmp_path / "session",
+    )
+
+
+def numbered_lines(result_text: str) -> list[tuple[int, str]]:
+    out = []
+    for line in result_text.split("\n"):
+        number, tab, rest = line.partition("\t")
+        if tab and number.isdigit():
+            out.append((int(number), rest))
+    return out

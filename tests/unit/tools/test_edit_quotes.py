@@ -1,4 +1,5 @@
-"""Curly-quote tolerance: matching, mapping back, re-styling; and properties of the replacement."""
+"""Edit with curly quotes, through the real runtime: a straight-quote old_string matches curly text, and the
+new text is written in the file's quote style (the pure parts are tested in tests/unit/text/test_quotes.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from tests.properties import examples
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import AllowingApprover, run1
-from toolgate.text.quotes import fold_quotes, restyle_quotes
-from toolgate.text.replace import find_matches, replace_matches
+from toolgate.text.quotes import restyle_quotes
+from toolgate.text.replace import find_matches
 
 
 async def edit_file(rt: Runtime, path: Path, content: str, old: str, new: str) -> tuple[str, str]:
@@ -102,53 +103,6 @@ async def test_a_match_across_straight_and_curly_lines_is_found_once_folded(rt: 
     )
     assert not result.is_error  # folded, the two-line string matches exactly once
     assert path.read_text(encoding="utf-8") == "x\n"
-
-
-def test_restyle_uses_the_characters_around_the_match() -> None:
-    # The new text starts with a quote right after a letter in the file: that quote closes.
-    assert restyle_quotes("'s", "\u2019s", "'s and 't", before="t") == "\u2019s and \u2018t"
-    assert restyle_quotes("'x", "\u2018x", "'y", before=" ") == "\u2018y"
-
-
-# --- properties --------------------------------------------------------------------------------------------
-
-quote_text = st.text(alphabet=st.sampled_from("ab \n'\"\u2018\u2019\u201c\u201d.("), max_size=60)
-
-
-@given(
-    prefix=st.text(max_size=40),
-    middle=st.text(min_size=1, max_size=20),
-    suffix=st.text(max_size=40),
-    new=st.text(min_size=1, max_size=20),
-)
-def test_an_edit_changes_exactly_the_matched_span(prefix: str, middle: str, suffix: str, new: str) -> None:
-    text = prefix + middle + suffix
-    matches = find_matches(text, middle)
-    if len(matches) != 1 or matches.quotes_folded:
-        return  # ambiguous: Edit refuses it (tested above)
-    [(start, end)] = matches.spans
-    assert replace_matches(text, matches, middle, new) == text[:start] + new + text[end:]
-
-
-@settings(max_examples=examples(300))
-@given(text=quote_text, data=st.data(), new=quote_text)
-def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st.DataObject, new: str) -> None:
-    if not text or not new:
-        return
-    start = data.draw(st.integers(0, len(text) - 1))
-    end = data.draw(st.integers(start + 1, len(text)))
-    old = fold_quotes(text[start:end])  # what a model types: straight quotes only
-    matches = find_matches(text, old)
-    if len(matches) != 1:
-        return
-    [(s, e)] = matches.spans
-    result = replace_matches(text, matches, old, new)
-    tail = len(text) - e
-    assert result[:s] == text[:s]
-    assert result[len(result) - tail :] == text[e:] if tail else True
-    replaced = result[s : len(result) - tail]
-    # Only quote characters may differ from what the model sent, and only as a re-styling.
-    assert fold_quotes(replaced) == fold_quotes(new)
 
 
 # Any character a text file can hold except NUL (binary) and CR (line endings have their own tests).
