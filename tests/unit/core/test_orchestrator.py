@@ -171,7 +171,11 @@ async def test_completed_reads_are_recorded_even_when_the_turn_is_cancelled(work
         with anyio.fail_after(5):
             await probe.all_started.wait()
         token.cancel()
-    assert rt.session.file_state.get(workspace / "a.txt") is not None
+    # The Read finished before the cancel, so its record stands: the whole file, as read, at its timestamp.
+    record = rt.session.file_state.get(workspace / "a.txt")
+    assert record is not None
+    assert (record.content, record.full, record.offset, record.limit) == ("x\n", True, 1, None)
+    assert record.mtime_ns == (workspace / "a.txt").stat().st_mtime_ns and record.file_size == 2
 
 
 async def test_each_result_is_reported_as_soon_as_it_exists(workspace: Path) -> None:

@@ -150,7 +150,12 @@ UPDATE_A = "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** End
 async def test_update_of_an_unread_file_is_refused(rt: Runtime, workspace: Path) -> None:
     (workspace / "a.txt").write_text("alpha\n")
     result = await run1(rt, "ApplyPatch", patch=UPDATE_A)
-    assert result.is_error and "a.txt" in result.text() and "Read it first" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "a.txt" in result.text()
+        and "Read it first" in result.text()
+    )
     assert (workspace / "a.txt").read_text() == "alpha\n"
 
 
@@ -172,7 +177,12 @@ async def test_a_stale_file_stops_the_whole_patch(rt: Runtime, workspace: Path) 
         "*** Update File: b.txt\n@@\n-beta changed\n+BETA\n*** End Patch"
     )
     result = await run1(rt, "ApplyPatch", patch=patch)
-    assert result.is_error and "b.txt" in result.text() and "Read it again" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "b.txt" in result.text()
+        and "Read it again" in result.text()
+    )
     assert tree(workspace) == before
 
 
@@ -181,7 +191,12 @@ async def test_a_missing_hunk_names_file_and_hunk_and_changes_nothing(rt: Runtim
     await read_every_file(rt, workspace)
     patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n@@\n-four\n+FOUR\n*** End Patch"
     result = await run1(rt, "ApplyPatch", patch=patch)
-    assert result.is_error and "a.txt, hunk 2 of 2" in result.text() and "four" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "a.txt, hunk 2 of 2" in result.text()
+        and "four" in result.text()
+    )
     assert (workspace / "a.txt").read_text() == "one\ntwo\nthree\n"
 
 
@@ -263,5 +278,10 @@ async def test_a_failure_while_renaming_puts_back_what_was_already_replaced(
         "*** Delete File: gone.txt\n*** Add File: new.txt\n+new\n*** End Patch"
     )
     result = await run1(rt, "ApplyPatch", patch=patch)
-    assert result.is_error and "No space left on device" in result.text() and "put back" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "No space left on device" in result.text()
+        and "put back" in result.text()
+    )
     assert tree(workspace) == before  # a.txt was replaced, then restored; no temp files remain

@@ -52,7 +52,7 @@ async def test_identical_strings_come_first_even_for_a_missing_file(rt: Runtime,
 async def test_missing_file_says_did_you_mean(rt: Runtime, workspace: Path) -> None:
     (workspace / "config.yaml").write_text("a: 1\n")
     failed, text = await edit(rt, workspace / "config.yml", "a: 1", "a: 2")
-    assert failed and "No file exists" in text and "config.yaml" in text
+    assert failed and 'kind="state"' in text and "No file exists" in text and "config.yaml" in text
 
 
 async def test_empty_old_string_creates_a_missing_file_and_its_directories(rt: Runtime, workspace: Path) -> None:
@@ -66,7 +66,7 @@ async def test_empty_old_string_on_a_non_empty_file_precedes_read_first(rt: Runt
     target.write_text("content\n")
     before = snapshot(target)
     failed, text = await edit(rt, target, "", "x")
-    assert failed and "already exists and is not empty" in text
+    assert failed and 'kind="state"' in text and "already exists and is not empty" in text
     assert snapshot(target) == before
 
 
@@ -74,7 +74,7 @@ async def test_notebook_is_refused_before_read_first(rt: Runtime, workspace: Pat
     target = workspace / "nb.ipynb"
     target.write_text('{"cells": []}\n')
     failed, text = await edit(rt, target, "cells", "x")
-    assert failed and "NotebookEdit" in text
+    assert failed and 'kind="state"' in text and "NotebookEdit" in text
 
 
 async def test_never_read_says_read_first_before_looking_for_the_string(rt: Runtime, workspace: Path) -> None:
@@ -82,7 +82,7 @@ async def test_never_read_says_read_first_before_looking_for_the_string(rt: Runt
     target.write_text("alpha\n")
     before = snapshot(target)
     failed, text = await edit(rt, target, "not there", "x")
-    assert failed and "has not been read" in text and "Read it first" in text
+    assert failed and 'kind="state"' in text and "has not been read" in text and "Read it first" in text
     assert snapshot(target) == before
 
 
@@ -94,7 +94,12 @@ async def test_stale_precedes_not_found(rt: Runtime, workspace: Path) -> None:
     os.utime(target, ns=(1, target.stat().st_mtime_ns + 5_000_000_000))
     before = snapshot(target)
     failed, text = await edit(rt, target, "not there", "x")
-    assert failed and "changed on disk since you last read it" in text and "Read it again" in text
+    assert (
+        failed
+        and 'kind="state"' in text
+        and "changed on disk since you last read it" in text
+        and "Read it again" in text
+    )
     assert snapshot(target) == before
 
 
@@ -114,7 +119,7 @@ async def test_touched_after_a_partial_read_is_stale(rt: Runtime, workspace: Pat
     await read(rt, target, offset=1, limit=1)
     os.utime(target, ns=(1, target.stat().st_mtime_ns + 5_000_000_000))
     failed, text = await edit(rt, target, "alpha", "x")
-    assert failed and "changed on disk" in text
+    assert failed and 'kind="state"' in text and "changed on disk" in text
 
 
 async def test_an_older_restored_file_is_stale(rt: Runtime, workspace: Path) -> None:
@@ -125,7 +130,7 @@ async def test_an_older_restored_file_is_stale(rt: Runtime, workspace: Path) -> 
     target.write_text("version 1\n")  # same size, restored from a backup with an older timestamp
     os.utime(target, ns=(1, mtime - 10_000_000_000))
     failed, text = await edit(rt, target, "version", "v")
-    assert failed and "changed on disk" in text
+    assert failed and 'kind="state"' in text and "changed on disk" in text
     assert target.read_text() == "version 1\n"
 
 
@@ -136,7 +141,7 @@ async def test_dirty_in_editor_precedes_not_found(rt: Runtime, workspace: Path) 
     rt.session.deps.override(OPEN_DOCUMENTS, DirtyDocuments(target))
     before = snapshot(target)
     failed, text = await edit(rt, target, "not there", "x")
-    assert failed and "unsaved changes in the editor" in text and "save or revert" in text
+    assert failed and 'kind="state"' in text and "unsaved changes in the editor" in text and "save or revert" in text
     assert snapshot(target) == before
 
 
@@ -145,7 +150,7 @@ async def test_not_found_lists_the_closest_lines_with_numbers(rt: Runtime, works
     target.write_text("import os\n\ndef compute_total(items):\n    return sum(items)\n")
     await read(rt, target)
     failed, text = await edit(rt, target, "def compute_totals(items):", "x")
-    assert failed and "not found" in text
+    assert failed and 'kind="state"' in text and "not found" in text
     assert "3\tdef compute_total(items):" in text
 
 
@@ -154,7 +159,7 @@ async def test_not_found_spots_line_number_prefixes(rt: Runtime, workspace: Path
     target.write_text("x = 1\ny = 2\n")
     await read(rt, target)
     failed, text = await edit(rt, target, "1\tx = 1\n2\ty = 2", "z")
-    assert failed and "line-number prefixes" in text
+    assert failed and 'kind="state"' in text and "line-number prefixes" in text
 
 
 async def test_not_found_spots_whitespace_differences(rt: Runtime, workspace: Path) -> None:
@@ -162,7 +167,7 @@ async def test_not_found_spots_whitespace_differences(rt: Runtime, workspace: Pa
     target.write_text("if x:\n\treturn 1\n")
     await read(rt, target)
     failed, text = await edit(rt, target, "if x:\n    return 1", "z")
-    assert failed and "whitespace is ignored" in text
+    assert failed and 'kind="state"' in text and "whitespace is ignored" in text
 
 
 async def test_several_matches_give_count_and_lines(rt: Runtime, workspace: Path) -> None:
@@ -171,7 +176,13 @@ async def test_several_matches_give_count_and_lines(rt: Runtime, workspace: Path
     await read(rt, target)
     before = snapshot(target)
     failed, text = await edit(rt, target, "foo", "qux")
-    assert failed and "occurs 3 times" in text and "lines 1, 3, 5" in text and "replace_all" in text
+    assert (
+        failed
+        and 'kind="state"' in text
+        and "occurs 3 times" in text
+        and "lines 1, 3, 5" in text
+        and "replace_all" in text
+    )
     assert snapshot(target) == before
     failed, text = await edit(rt, target, "foo", "qux", replace_all=True)
     assert not failed and "replaced all 3 occurrences" in text
@@ -263,7 +274,7 @@ async def test_read_only_file_is_refused(rt: Runtime, workspace: Path) -> None:
     await read(rt, target)
     before = snapshot(target)
     failed, text = await edit(rt, target, "alpha", "beta")
-    assert failed and "read-only" in text
+    assert failed and 'kind="state"' in text and "read-only" in text
     assert snapshot(target) == before
 
 
@@ -281,14 +292,14 @@ async def test_file_changing_during_the_write_is_left_alone(
 
     monkeypatch.setattr(atomic_file, "_flush_to_disk", flush_while_someone_else_writes)
     failed, text = await edit(rt, target, "alpha", "beta")
-    assert failed and "while it was being written" in text
+    assert failed and 'kind="state"' in text and "while it was being written" in text
     assert target.read_text() == "written by another program at the same moment\n"
     assert os.listdir(workspace) == ["a.txt"]  # no temp file left behind
 
 
 async def test_nul_in_path_is_refused(rt: Runtime, workspace: Path) -> None:
     failed, text = await edit(rt, "a\x00b.txt", "x", "y")
-    assert failed and "NUL" in text
+    assert failed and 'kind="state"' in text and "NUL" in text
 
 
 async def test_huge_old_string_is_a_quick_clear_error(rt: Runtime, workspace: Path) -> None:
@@ -296,7 +307,7 @@ async def test_huge_old_string_is_a_quick_clear_error(rt: Runtime, workspace: Pa
     target.write_text("small file\n")
     await read(rt, target)
     failed, text = await edit(rt, target, "x" * 10_000_000, "y")
-    assert failed and "longer than the whole file" in text
+    assert failed and 'kind="state"' in text and "longer than the whole file" in text
     assert len(text) < 1000
 
 
@@ -307,7 +318,7 @@ async def test_undecodable_file_is_refused(rt: Runtime, workspace: Path) -> None
     target.write_bytes(b"\xef\xbb\xbf\xff\xfe broken utf-8 after a BOM\n")
     before = snapshot(target)
     failed, text = await edit(rt, target, "broken", "x")
-    assert failed and "cannot be decoded" in text
+    assert failed and 'kind="state"' in text and "cannot be decoded" in text
     assert snapshot(target) == before
 
 
@@ -317,7 +328,7 @@ async def test_binary_file_is_refused(rt: Runtime, workspace: Path) -> None:
     await read(rt, target)
     target.write_bytes(b"text\x00\x01\x02\n")
     failed, text = await edit(rt, target, "text", "x")
-    assert failed and "binary" in text
+    assert failed and 'kind="state"' in text and "binary" in text
 
 
 async def test_character_the_encoding_cannot_hold_is_refused(rt: Runtime, workspace: Path) -> None:
@@ -326,7 +337,7 @@ async def test_character_the_encoding_cannot_hold_is_refused(rt: Runtime, worksp
     await read(rt, target)
     before = snapshot(target)
     failed, text = await edit(rt, target, "café", "café 😀")
-    assert failed and "cp1252" in text and "U+1F600" in text
+    assert failed and 'kind="state"' in text and "cp1252" in text and "U+1F600" in text
     assert snapshot(target) == before
 
 
@@ -365,7 +376,7 @@ async def test_a_change_on_disk_during_review_is_caught_by_the_final_check(
 
     approver.reviewer = user_saves_another_version_meanwhile
     failed, text = await edit(reviewed_rt, target, "alpha", "beta")
-    assert failed and "changed on disk" in text
+    assert failed and 'kind="state"' in text and "changed on disk" in text
     assert target.read_text() == "alpha, edited by the user while the review was open\n"
 
 
@@ -402,7 +413,7 @@ async def test_unwritable_directory_is_a_clear_error(rt: Runtime, workspace: Pat
             pytest.skip("running with privileges that ignore directory modes")
         await read(rt, target)
         failed, text = await edit(rt, target, "alpha", "beta")
-        assert failed and "Permission denied" in text
+        assert failed and 'kind="state"' in text and "Permission denied" in text
         assert target.read_text() == "alpha\n"
     finally:
         locked.chmod(0o755)

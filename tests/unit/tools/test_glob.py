@@ -132,7 +132,7 @@ async def test_missing_directory_suggests_a_near_name(runtime: Runtime, workspac
     assert f"No directory exists at {workspace / 'sourse'}. Did you mean {workspace / 'source'}?" in result.text()
     (workspace / "file.txt").write_text("")
     not_dir = await run1(runtime, "Glob", pattern="*", path="file.txt")
-    assert not_dir.is_error and "is a file, not a directory" in not_dir.text()
+    assert not_dir.is_error and 'kind="state"' in not_dir.text() and "is a file, not a directory" in not_dir.text()
 
 
 async def test_outside_the_workspace_needs_approval(runtime: Runtime, tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ async def test_case_and_multiline(runtime: Runtime, workspace: Path) -> None:
     spanning = await run1(runtime, "Grep", pattern=r"struct \{.*?Name", multiline=True, output_mode="content")
     assert spanning.text() == "a.go:1:type T struct {\na.go:2:\tName string"
     refused = await run1(runtime, "Grep", pattern="string\n")
-    assert refused.is_error and "Set multiline: true" in refused.text()
+    assert refused.is_error and 'kind="invalid_input"' in refused.text() and "Set multiline: true" in refused.text()
 
 
 async def test_pagination_is_always_announced(runtime: Runtime, workspace: Path) -> None:
@@ -186,10 +186,12 @@ async def test_invalid_regex_and_type_are_explained(runtime: Runtime, workspace:
     backref = await run1(runtime, "Grep", pattern=r"(a)\1")
     assert "back-reference" in backref.text()
     huge = await run1(runtime, "Grep", pattern=r"\w{500}{100}")
-    assert huge.is_error and "too large to compile" in huge.text()
+    assert huge.is_error and 'kind="invalid_input"' in huge.text() and "too large to compile" in huge.text()
     bad_type = await run1(runtime, "Grep", pattern="x", type="javascript")
-    assert bad_type.is_error and "'javascript' is not a file type name ripgrep knows. Did you mean 'js'" in (
-        bad_type.text()
+    assert (
+        bad_type.is_error
+        and 'kind="invalid_input"' in bad_type.text()
+        and "'javascript' is not a file type name ripgrep knows. Did you mean 'js'" in (bad_type.text())
     )
 
 

@@ -96,7 +96,7 @@ async def test_bad_arguments_are_explained(rt: Runtime, nb: Path, kwargs: dict[s
     await run1(rt, "Read", file_path=str(nb))
     before = nb.read_bytes()
     failed, text = await notebook_edit(rt, nb, **kwargs)
-    assert failed and message in text
+    assert failed and 'kind="state"' in text and message in text
     assert nb.read_bytes() == before
 
 
@@ -108,16 +108,16 @@ async def test_unknown_mode_is_invalid_input(rt: Runtime, nb: Path) -> None:
 async def test_checks_run_in_order(rt: Runtime, nb: Path, workspace: Path) -> None:
     (workspace / "notes.txt").write_text("x\n")
     failed, text = await notebook_edit(rt, workspace / "notes.txt", cell_id="a", new_source="x")
-    assert failed and "not a Jupyter notebook" in text
+    assert failed and 'kind="state"' in text and "not a Jupyter notebook" in text
     failed, text = await notebook_edit(rt, workspace / "missing.ipynb", cell_id="a", new_source="x")
-    assert failed and "No notebook exists" in text
+    assert failed and 'kind="state"' in text and "No notebook exists" in text
     failed, text = await notebook_edit(rt, nb, cell_id="nope", new_source="x")
-    assert failed and "Read it first" in text  # read-first comes before looking at the cells
+    assert failed and 'kind="state"' in text and "Read it first" in text  # read-first comes before looking at the cells
     await run1(rt, "Read", file_path=str(nb))
     nb.write_text(nb_text([*CELLS, CELLS[0]]))
     os.utime(nb, ns=(1, nb.stat().st_mtime_ns + 5_000_000_000))
     failed, text = await notebook_edit(rt, nb, cell_id="md1", new_source="x")
-    assert failed and "Read it again" in text
+    assert failed and 'kind="state"' in text and "Read it again" in text
 
 
 async def test_invalid_json_is_explained(rt: Runtime, workspace: Path) -> None:
@@ -125,7 +125,7 @@ async def test_invalid_json_is_explained(rt: Runtime, workspace: Path) -> None:
     path.write_text('{"cells": [')
     await run1(rt, "Read", file_path=str(path), offset=1, limit=5)
     failed, text = await notebook_edit(rt, path, cell_id="cell-0", new_source="x")
-    assert failed and "not valid JSON" in text
+    assert failed and 'kind="state"' in text and "not valid JSON" in text
 
 
 async def test_a_second_edit_needs_no_new_read(rt: Runtime, nb: Path) -> None:

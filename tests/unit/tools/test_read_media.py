@@ -81,7 +81,7 @@ async def test_images_are_not_recorded_and_always_sent(rt: Runtime, workspace: P
 async def test_broken_images_are_clear_errors(rt: Runtime, workspace: Path, content: bytes, message: str) -> None:
     (workspace / "bad.png").write_bytes(content)
     result = await run1(rt, "Read", file_path="bad.png")
-    assert result.is_error and message in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and message in result.text()
 
 
 # --- binaries ----------------------------------------------------------------------------------------------
@@ -91,13 +91,18 @@ async def test_broken_images_are_clear_errors(rt: Runtime, workspace: Path, cont
 async def test_binary_extensions_are_refused_with_a_reason(rt: Runtime, workspace: Path, name: str) -> None:
     (workspace / name).write_bytes(b"looks like text but the name says otherwise\n")
     result = await run1(rt, "Read", file_path=name)
-    assert result.is_error and "binary" in result.text() and Path(name).suffix.lower() in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "binary" in result.text()
+        and Path(name).suffix.lower() in result.text()
+    )
 
 
 async def test_nul_bytes_under_a_text_name_are_refused(rt: Runtime, workspace: Path) -> None:
     (workspace / "notes.txt").write_bytes(b"text\x00\x00\x00more")
     result = await run1(rt, "Read", file_path="notes.txt")
-    assert result.is_error and "binary" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "binary" in result.text()
 
 
 # --- PDFs --------------------------------------------------------------------------------------------------
@@ -142,7 +147,12 @@ async def test_small_pdf_is_read_whole(rt: Runtime, workspace: Path) -> None:
 async def test_large_pdf_without_pages_is_refused_with_an_instruction(rt: Runtime, workspace: Path) -> None:
     make_pdf(workspace / "book.pdf", 12)
     result = await run1(rt, "Read", file_path="book.pdf")
-    assert result.is_error and "12 pages" in result.text() and 'pages="1-5"' in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "12 pages" in result.text()
+        and 'pages="1-5"' in result.text()
+    )
 
 
 @pytest.mark.parametrize(
@@ -181,7 +191,7 @@ async def test_bad_pages_are_clear_errors(rt: Runtime, workspace: Path, name: st
     make_pdf(workspace / "book.pdf", 12)
     (workspace / "notes.txt").write_text("x\n")
     result = await run1(rt, "Read", file_path=name, pages=pages)
-    assert result.is_error and message in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and message in result.text()
 
 
 async def test_a_page_without_text_is_shown_as_an_image(rt: Runtime, workspace: Path) -> None:
@@ -215,7 +225,7 @@ async def test_pages_shown_as_images_are_capped_and_the_rest_announced(rt: Runti
 async def test_a_damaged_pdf_is_a_clear_error(rt: Runtime, workspace: Path) -> None:
     (workspace / "bad.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf\n")
     result = await run1(rt, "Read", file_path="bad.pdf")
-    assert result.is_error and "cannot be read as a PDF" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "cannot be read as a PDF" in result.text()
 
 
 # --- notebooks ---------------------------------------------------------------------------------------------
@@ -299,7 +309,12 @@ async def test_notebook_read_is_recorded_and_a_repeat_says_unchanged(rt: Runtime
 async def test_invalid_notebook_json_is_a_clear_error(rt: Runtime, workspace: Path) -> None:
     (workspace / "nb.ipynb").write_text("{not json")
     result = await run1(rt, "Read", file_path="nb.ipynb")
-    assert result.is_error and "not valid JSON" in result.text() and "offset and limit" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "not valid JSON" in result.text()
+        and "offset and limit" in result.text()
+    )
 
 
 async def test_notebook_images_beyond_the_cap_are_announced(rt: Runtime, workspace: Path) -> None:

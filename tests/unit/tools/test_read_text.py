@@ -102,13 +102,13 @@ async def test_missing_file_without_close_names_explains_resolution(runtime: Run
 async def test_device_files_are_refused(runtime: Runtime, device: str) -> None:
     runtime.session.mode = PermissionMode.BYPASS
     result = await run1(runtime, "Read", file_path=device)
-    assert result.is_error and "would block or never end" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "would block or never end" in result.text()
 
 
 async def test_fifos_are_refused_without_blocking(runtime: Runtime, workspace: Path) -> None:
     os.mkfifo(workspace / "pipe")
     result = await run1(runtime, "Read", file_path="pipe")
-    assert result.is_error and "not a regular file" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "not a regular file" in result.text()
 
 
 async def test_unreadable_file_is_a_clear_error(runtime: Runtime, workspace: Path) -> None:
@@ -118,14 +118,19 @@ async def test_unreadable_file_is_a_clear_error(runtime: Runtime, workspace: Pat
     if os.access(secret, os.R_OK):
         pytest.skip("running with privileges that ignore file modes")
     result = await run1(runtime, "Read", file_path="secret.txt")
-    assert result.is_error and "Permission denied" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "Permission denied" in result.text()
 
 
 async def test_whole_file_byte_cap_is_an_instruction(runtime: Runtime, workspace: Path) -> None:
     big = workspace / "big.log"
     big.write_text("x" * 99 + "\n" * 1 + ("y" * 99 + "\n") * 3000)  # ~300 KB
     result = await run1(runtime, "Read", file_path="big.log")
-    assert result.is_error and "over the 256 KiB limit" in result.text() and "offset and limit" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "over the 256 KiB limit" in result.text()
+        and "offset and limit" in result.text()
+    )
     ranged = await run1(runtime, "Read", file_path="big.log", offset=2, limit=2)
     assert ranged.content == "2\t" + "y" * 99 + "\n3\t" + "y" * 99
 
@@ -133,7 +138,12 @@ async def test_whole_file_byte_cap_is_an_instruction(runtime: Runtime, workspace
 async def test_token_cap_applies_to_any_read_and_suggests_a_limit(runtime: Runtime, workspace: Path) -> None:
     (workspace / "wide.txt").write_text(("w" * 1000 + "\n") * 200)  # ~200 KB, under the byte cap
     result = await run1(runtime, "Read", file_path="wide.txt")
-    assert result.is_error and "25,000-token limit" in result.text() and "limit=" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "25,000-token limit" in result.text()
+        and "limit=" in result.text()
+    )
     fits = await run1(runtime, "Read", file_path="wide.txt", limit=50)
     assert not fits.is_error
 
@@ -149,7 +159,7 @@ async def test_json_counts_more_tokens_per_character(runtime: Runtime, workspace
 async def test_binary_content_is_refused(runtime: Runtime, workspace: Path) -> None:
     (workspace / "blob.dat2").write_bytes(b"ELF\x00\x01\x02" * 100)
     result = await run1(runtime, "Read", file_path="blob.dat2")
-    assert result.is_error and "binary" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "binary" in result.text()
 
 
 async def test_read_file_state_records_what_was_read(runtime: Runtime, workspace: Path) -> None:

@@ -23,7 +23,12 @@ async def test_the_whole_list_replaces_the_session_list(runtime: Runtime) -> Non
 
 async def test_at_most_one_item_in_progress(runtime: Runtime) -> None:
     result = await run1(runtime, "TodoWrite", todos=items("in_progress", "in_progress", "pending"))
-    assert result.is_error and "Only one item may be in_progress" in result.text() and "t0, t1" in result.text()
+    assert (
+        result.is_error
+        and 'kind="state"' in result.text()
+        and "Only one item may be in_progress" in result.text()
+        and "t0, t1" in result.text()
+    )
     assert runtime.session.deps.get(TODOS).items == []  # nothing applied
 
 
@@ -31,7 +36,7 @@ async def test_ids_are_unique_and_statuses_known(runtime: Runtime) -> None:
     twice = [{"id": "x", "content": "a", "status": "pending"}, {"id": "x", "content": "b", "status": "pending"}]
     assert "appear more than once" in (await run1(runtime, "TodoWrite", todos=twice)).text()
     bad = await run1(runtime, "TodoWrite", todos=[{"id": "x", "content": "a", "status": "done"}])
-    assert bad.is_error and "status" in bad.text()
+    assert bad.is_error and 'kind="invalid_input"' in bad.text() and "status" in bad.text()
 
 
 async def test_needs_no_approval_even_in_plan_mode(runtime: Runtime) -> None:

@@ -43,7 +43,7 @@ async def test_tooloutputgrep_caps_are_announced(rt: Runtime) -> None:
     none = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="absent")
     assert none.text() == f"No line of {ref.group(1)} matches 'absent'."
     bad = await run1(rt, "ToolOutputGrep", ref=ref.group(1), pattern="(")
-    assert bad.is_error and "not a valid regular expression" in bad.text()
+    assert bad.is_error and 'kind="invalid_input"' in bad.text() and "not a valid regular expression" in bad.text()
 
 
 async def test_expired_reference_is_explained(rt: Runtime) -> None:
@@ -54,4 +54,4 @@ async def test_expired_reference_is_explained(rt: Runtime) -> None:
     ref = re.search(r"stored as (out-[0-9a-f]+)", first.text())
     assert ref is not None
     result = await run1(rt, "ToolOutput", ref=ref.group(1))
-    assert result.is_error and "expired" in result.text()
+    assert result.is_error and 'kind="state"' in result.text() and "expired" in result.text()

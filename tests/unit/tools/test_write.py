@@ -47,7 +47,7 @@ async def test_overwriting_an_unread_file_says_read_first(rt: Runtime, workspace
     target = workspace / "a.txt"
     target.write_text("precious\n")
     failed, text = await write(rt, target, "clobbered\n")
-    assert failed and "Read it first" in text
+    assert failed and 'kind="state"' in text and "Read it first" in text
     assert target.read_text() == "precious\n"
 
 
@@ -58,7 +58,7 @@ async def test_overwriting_a_stale_file_says_read_again(rt: Runtime, workspace: 
     target.write_text("v2 by the user\n")
     os.utime(target, ns=(1, target.stat().st_mtime_ns + 5_000_000_000))
     failed, text = await write(rt, target, "mine\n")
-    assert failed and "Read it again" in text
+    assert failed and 'kind="state"' in text and "Read it again" in text
     assert target.read_text() == "v2 by the user\n"
 
 
@@ -68,7 +68,7 @@ async def test_overwriting_a_file_dirty_in_the_editor_is_refused(rt: Runtime, wo
     await run1(rt, "Read", file_path=str(target))
     rt.session.deps.override(OPEN_DOCUMENTS, DirtyDocuments(target))
     failed, text = await write(rt, target, "mine\n")
-    assert failed and "unsaved changes" in text
+    assert failed and 'kind="state"' in text and "unsaved changes" in text
     assert target.read_text() == "v1\n"
 
 
@@ -98,7 +98,7 @@ async def test_update_reports_lines_and_the_next_edit_needs_no_read(rt: Runtime,
 async def test_directory_is_refused(rt: Runtime, workspace: Path) -> None:
     (workspace / "sub").mkdir()
     failed, text = await write(rt, workspace / "sub", "x")
-    assert failed and "directory" in text
+    assert failed and 'kind="state"' in text and "directory" in text
 
 
 async def test_parent_that_is_a_file_is_a_clear_error(rt: Runtime, workspace: Path) -> None:
