@@ -87,6 +87,27 @@ def test_writes_keep_unknown_keys_order_and_indentation(tmp_path: Path) -> None:
     assert path.stat().st_mtime_ns == mtime
 
 
+def test_a_symlinked_settings_file_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text('{"permissions": {"allow": []}}\n')
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    assert update_settings(link, add_rule_mutation("allow", "Bash(ls:*)")) is True
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["permissions"]["allow"] == ["Bash(ls:*)"]
+
+
+def test_a_new_settings_file_gets_the_mode_the_umask_gives(tmp_path: Path) -> None:
+    previous = os.umask(0o077)
+    try:
+        path = tmp_path / "new" / "settings.json"
+        assert update_settings(path, add_rule_mutation("allow", "Bash(ls:*)")) is True
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 def test_a_broken_file_is_reported_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     broken = b'{"permissions": {"allow": ["Bash(ls:*)"\n'

@@ -128,3 +128,28 @@ async def test_review_accepted_unchanged_writes_the_content_exactly_as_sent(
     assert not failed, text
     assert approver.reviews[0].files[0].proposed == "a\nb\n"
     assert target.read_bytes() == b"a\r\nb\r\n" and "user edited" not in text
+
+
+async def test_a_review_that_removes_all_content_writes_nothing(
+    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+) -> None:
+    target = workspace / "kept.txt"
+    target.write_text("old\n")
+    await run1(reviewed_rt, "Read", file_path=str(target))
+    approver.accept_with({str(target): None})
+    failed, text = await write(reviewed_rt, target, "new\n")
+    assert failed and 'kind="state"' in text and "removed all of kept.txt's content" in text
+    assert target.read_text() == "old\n"
+
+
+async def test_a_reviewed_version_of_a_crlf_file_keeps_its_line_endings(
+    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+) -> None:
+    target = workspace / "win.txt"
+    target.write_bytes(b"one\r\ntwo\r\n")
+    await run1(reviewed_rt, "Read", file_path=str(target))
+    approver.accept_with({str(target): "one\nTWO (by the human)\n"})
+    failed, text = await write(reviewed_rt, target, "one\ntwo\nthree\n")
+    assert not failed, text
+    assert target.read_bytes() == b"one\r\nTWO (by the human)\r\n"
+    assert "user edited your proposal" in text
