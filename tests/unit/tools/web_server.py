@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.unit.files.test_read_media import make_pdf, png
+from tests.unit.tools.test_read_media import make_pdf, png
 
 BIG_BYTES = 20 * 1024 * 1024
 BOMB_DECODED_BYTES = 200 * 1024 * 1024
