@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 import attrs
 import cattrs
 from lsprotocol import types
+from lsprotocol.types import ResponseError, ResponseErrorMessage
 from pydantic import ValidationError
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -23,8 +24,10 @@ from pygls.protocol import (
     default_converter,
 )
 
+from toolgate.sidecar import envelope
 from toolgate.sidecar.approvals import ClientUnavailable
 from toolgate.sidecar.protocol import WireModel
+from toolgate.sidecar.transport import FramingError
 
 logger = logging.getLogger("toolgate.sidecar")
 
@@ -63,28 +66,115 @@ if not any(isinstance(f, _AnsweredErrors) for f in _PYGLS_RPC_LOGGER.filters):
 
 
 class ToolgateProtocol(LanguageServerProtocol):
-    def receive(self, body: bytes) -> None:
-        """Handle one framed message. Bad input is logged and answered when it was a request; never fatal."""
+    """pygls's protocol behind a reader that never raises and a writer that only writes JSON.
+
+    Every body is first judged by `envelope.decode`; what it refuses is answered as the JSON-RPC 2.0 spec says
+    (or only logged, for what must get no answer), so pygls only ever sees sound messages. What leaves is
+    serialised strictly (no NaN, no Infinity) and carries no traceback (that goes to the log)."""
+
+    def receive(self, item: bytes | FramingError) -> None:
+        """Handle one framed message (or a framing failure). Never raises: bad input is answered or logged."""
         try:
-            data = json.loads(body)
-        except ValueError as exc:
-            logger.warning("ignored a message that is not valid JSON (%s)", exc)
+            self._receive(item)
+        except Exception:
+            logger.exception("handling a message failed")
+
+    def _receive(self, item: bytes | FramingError) -> None:
+        if isinstance(item, FramingError):
+            self._send_error(None, envelope.PARSE_ERROR, item.reason)
             return
-        if not isinstance(data, dict) or data.get("jsonrpc") != self.VERSION:
-            logger.warning("ignored a message that is not a JSON-RPC 2.0 object: %.200s", body)
+        decoded = envelope.decode(item)
+        if isinstance(decoded, envelope.Refusal):
+            logger.warning("refused a message (%d %s): %.200r", decoded.code, decoded.message, item)
+            if decoded.answer:
+                self._send_error(decoded.id, decoded.code, decoded.message)
             return
+        if isinstance(decoded, envelope.BrokenResponse):
+            self._fail_pending(decoded.id, decoded.reason)
+            return
+        data = decoded.data
+        if decoded.kind == "response":
+            if data["id"] not in self._result_types:  # only the ids of our own requests wait for answers
+                logger.warning("ignored an answer to %r, which is no request of ours still waiting", data["id"])
+                return
+        elif decoded.kind == "request":
+            if self._shutdown and data["method"] != types.EXIT:
+                self._send_error(data["id"], envelope.INVALID_REQUEST, "The server is shutting down.")
+                return
+            if data["id"] in self._request_futures:
+                message = f"The id {data['id']!r} is already used by a request still running; use a fresh id."
+                self._send_error(data["id"], envelope.INVALID_REQUEST, message)
+                return
         try:
             message = self.structure_message(data)
         except JsonRpcException as exc:
             # pygls would drop such a request unanswered, and its sender would wait forever.
             logger.warning("could not read a %r message: %s", data.get("method"), exc)
-            if isinstance(data.get("id"), int | str) and "method" in data:
+            if decoded.kind == "request":
                 self._send_response(data["id"], error=exc.to_response_error())
+            elif decoded.kind == "response":
+                self._fail_pending(data["id"], exc.message)
+            return
+        self.handle_message(message)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls's own, except that a request whose params do not fit is refused naming the fields (-32602)."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcInvalidParams as exc:
+            cause = exc.__cause__
+            if isinstance(cause, cattrs.ClassValidationError):
+                fields = "; ".join(cattrs.transform_error(cause))
+                raise JsonRpcInvalidParams(message=f"Invalid params for {data.get('method')}: {fields}") from None
+            raise
+
+    def _fail_pending(self, msg_id: int | str, reason: str) -> None:
+        """An answer to one of our requests that cannot be read still ends that request (as an error)."""
+        future = self._request_futures.get(msg_id)
+        if msg_id not in self._result_types or future is None:
+            logger.warning("ignored an unreadable answer to %r (%s)", msg_id, reason)
+            return
+        logger.warning("the answer to %r cannot be read (%s); taking it as an error", msg_id, reason)
+        self._request_futures.pop(msg_id, None)
+        self._result_types.pop(msg_id, None)
+        if not future.done():
+            future.set_exception(JsonRpcInvalidRequest(message=f"The answer cannot be read: {reason}"))
+
+    def _send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
+        self._send_data(ResponseErrorMessage(id=msg_id, error=ResponseError(code=code, message=message)))
+
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None) -> None:
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            # pygls attaches the traceback of an unexpected exception; it is in the log already, never on the wire.
+            error = ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's own, serialised strictly: a value JSON cannot hold (NaN, Infinity) never reaches the client."""
+        if not data or self.writer is None:
+            super()._send_data(data)
             return
         try:
-            self.handle_message(message)
-        except Exception:
-            logger.exception("handling a %r message failed", data.get("method"))
+            body = json.dumps(self._payload(data), default=self._serialize_message, allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            logger.exception("a message could not be written as JSON")
+            msg_id = getattr(data, "id", None)
+            if hasattr(data, "method") or not envelope.is_exact_id(msg_id):
+                return  # a request or notification of ours: nothing to answer
+            error = ResponseError(
+                code=-32603, message="The answer could not be written as JSON; see the sidecar's log."
+            )
+            body = json.dumps(self._payload(ResponseErrorMessage(id=msg_id, error=error)))
+        if self._include_headers:
+            content_type = f"{self.CONTENT_TYPE}; charset={self.CHARSET}"
+            body = f"Content-Length: {len(body)}\r\nContent-Type: {content_type}\r\n\r\n{body}"
+        self.writer.write(body.encode(self.CHARSET))
+
+    def _payload(self, data: Any) -> Any:
+        if isinstance(data, ResponseErrorMessage):
+            # The converter drops a None id, but the spec wants `"id": null` on an error that answers no known id.
+            return {**self._converter.unstructure(data), "id": data.id}
+        return data
 
 
 class EditorChannel:

@@ -1,0 +1,63 @@
+"""The envelope check: depth measured on the text agrees with the parsed value, and ids are exact or refused."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.properties import examples
+
+from toolgate.sidecar.envelope import MAX_DEPTH, Refusal, decode, field_path, is_exact_id, nesting_depth, too_deep
+
+TRICKY_TEXT = st.sampled_from(['a\\"[', "\\\\", "{}]", 'x\\\\"y', "[", '"', "\\", "é{"]) | st.text(max_size=5)
+VALUES = st.recursive(
+    st.none() | st.integers() | TRICKY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY_TEXT, inner, max_size=3),
+    max_leaves=30,
+)
+
+
+def depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+@settings(max_examples=examples(200))
+@given(value=VALUES, ascii_only=st.booleans())
+def test_depth_on_the_text_is_the_depth_of_the_value(value: Any, ascii_only: bool) -> None:
+    assert nesting_depth(json.dumps(value, ensure_ascii=ascii_only).encode()) == depth(value)
+
+
+@given(value=VALUES)
+def test_too_deep_finds_a_path_exactly_when_the_value_is_too_deep(value: Any) -> None:
+    for limit in range(1, 6):
+        path = too_deep(value, limit)
+        assert (path is not None) == (depth(value) > limit)
+        if path is not None:
+            inner = value
+            for step in path:
+                inner = inner[step]
+            assert depth(inner) >= 1
+
+
+def test_ids_are_exact_strings_or_integers() -> None:
+    assert all(is_exact_id(v) for v in ("a", "", 0, -(2**53 - 1), 2**53 - 1))
+    assert not any(is_exact_id(v) for v in (True, False, None, 1.0, float("inf"), 2**53, [], {}))
+
+
+def test_a_deep_value_is_named_by_its_path() -> None:
+    assert field_path(("calls", 0, "input", "a")) == "calls[0].input.a"
+    text = '{"jsonrpc":"2.0","id":3,"method":"m","params":{"a":[%s]}}' % ("[" * MAX_DEPTH + "]" * MAX_DEPTH)
+    refusal = decode(text.encode())
+    assert isinstance(refusal, Refusal) and refusal.id == 3 and refusal.code == -32602
+    assert refusal.message.startswith("`a[0][0][0][0][0]…` nests")
+
+
+@given(st.binary(max_size=200))
+def test_decode_never_raises(data: bytes) -> None:
+    decode(data)
