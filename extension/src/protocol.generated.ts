@@ -122,6 +122,8 @@ export interface ImageSource {
 export interface InitializationOptions {
   /** Where sessions live (the editor's storage directory); default: $XDG_DATA_HOME/toolgate. */
   storageDir?: string | null;
+  /** How long an approval or diff review waits for the editor's answer before it counts as "no" (the call does not run, and the session goes on); default: one hour. */
+  editorAnswerTimeoutSeconds?: number;
 }
 
 /** A whole message joined the conversation (the assistant's reply, or the tool results sent back). */

@@ -2,8 +2,9 @@
 
 The runner asks (`Approver.request` / `Approver.review`) and awaits; this module turns that into a
 server→client JSON-RPC request and the answer back into the runner's vocabulary. Whenever the editor
-cannot give a usable answer — it disconnected, it answered with an error or with something that does not
-fit the protocol — the answer is "no" with reason "unavailable": nobody approved, so nothing runs.
+cannot give a usable answer — it disconnected, it answered with an error, with something that does not
+fit the protocol or that cannot be read at all, or not within the deadline (`editorAnswerTimeoutSeconds`) —
+the answer is "no" with reason "unavailable": nobody approved, so nothing runs, and the session goes on.
 When the turn itself is cancelled while a question is pending, the question is withdrawn and the call's
 result says it was waiting for approval (not that it may have partly run).
 """
@@ -106,6 +107,12 @@ class EditorApprover:
                 "The turn was interrupted while this call was waiting for the user's approval, so it did not run.",
             )
             raise
+        except ClientUnavailable:
+            raise
+        except Exception as exc:
+            # Whatever else went wrong, nobody approved: fail closed, and keep the session going.
+            logger.exception("asking the editor (%s) failed", method)
+            raise ClientUnavailable(f"asking the editor failed: {type(exc).__name__}") from None
 
     async def _remember(self, ctx: ToolContext, rule: RuleSuggestion | None) -> RuleSuggestion | None:
         if rule is None:

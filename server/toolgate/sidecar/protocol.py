@@ -63,6 +63,10 @@ class Empty(WireModel):
     """No parameters, or no data in the result."""
 
 
+# Generous: a person may step away from a pending approval; an editor that never answers still frees the session.
+DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS = 3600.0
+
+
 class InitializationOptions(WireModel):
     """`initializationOptions` of the LSP initialize request. Unknown keys are ignored here: a failed
     initialize leaves the editor with no sidecar at all, which is worse than an ignored option."""
@@ -72,6 +76,16 @@ class InitializationOptions(WireModel):
     storage_dir: str | None = Field(
         default=None,
         description="Where sessions live (the editor's storage directory); default: $XDG_DATA_HOME/toolgate.",
+    )
+
+    editor_answer_timeout_seconds: float = Field(
+        default=DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS,
+        gt=0,
+        le=7 * 24 * 3600,
+        description=(
+            'How long an approval or diff review waits for the editor\'s answer before it counts as "no" '
+            "(the call does not run, and the session goes on); default: one hour."
+        ),
     )
 
     @field_validator("storage_dir")

@@ -26,7 +26,7 @@ from pygls.protocol import (
 
 from toolgate.sidecar import envelope
 from toolgate.sidecar.approvals import ClientUnavailable
-from toolgate.sidecar.protocol import WireModel
+from toolgate.sidecar.protocol import DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS, WireModel
 from toolgate.sidecar.transport import FramingError
 
 logger = logging.getLogger("toolgate.sidecar")
@@ -180,10 +180,14 @@ class ToolgateProtocol(LanguageServerProtocol):
 class EditorChannel:
     """Implements `approvals.ClientChannel` over pygls: server→client requests, answered or abandoned."""
 
-    def __init__(self, protocol: LanguageServerProtocol) -> None:
+    def __init__(
+        self, protocol: LanguageServerProtocol, answer_timeout: float = DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS
+    ) -> None:
         self._protocol = protocol
         self._pending: dict[str, Future[Any]] = {}
         self._closed = False
+        # Every question ends: an editor that never answers costs one call (refused), never the session.
+        self.answer_timeout = answer_timeout
 
     async def request(self, method: str, params: WireModel, result: type[ResultT]) -> ResultT:
         if self._closed:
@@ -195,12 +199,17 @@ class EditorChannel:
         future.add_done_callback(lambda _f: loop.call_soon_threadsafe(answered.set))
         self._pending[msg_id] = future
         try:
-            await answered.wait()
-        except BaseException:
-            # Cancelled: withdraw the question, so the editor can take its prompt down.
+            async with asyncio.timeout(self.answer_timeout):
+                await answered.wait()
+        except BaseException as exc:
+            # Cancelled or out of time: withdraw the question, so the editor can take its prompt down.
             if not future.done():
                 self._abandon(msg_id, future)
                 self._protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            if isinstance(exc, TimeoutError):
+                raise ClientUnavailable(
+                    f"the editor did not answer {method} within {self.answer_timeout:g} s"
+                ) from None
             raise
         finally:
             self._pending.pop(msg_id, None)

@@ -150,6 +150,7 @@ class ToolgateServer(LanguageServer):
                 options = p.InitializationOptions.from_wire(params.initialization_options or {})
             except ValidationError as exc:
                 raise JsonRpcInvalidParams(message=f"Invalid initializationOptions: {exc}") from None
+            self.channel.answer_timeout = options.editor_answer_timeout_seconds
             root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
             folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
             self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
