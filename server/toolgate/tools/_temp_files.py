@@ -2,7 +2,8 @@
 
 A temp file is named `.<target name>.<writer pid>.<random>.tg-tmp`. A writer that is killed between creating it
 and renaming it into place (SIGKILL, power loss) leaves it behind. The next write to the same target removes such
-leftovers, but only when they are surely abandoned: the writer's pid is not a running process on this machine
+leftovers, and so does a session's first read of it (a session that only reads after a crash still cleans up),
+but only when they are surely abandoned: the writer's pid is not a running process on this machine
 and the file has not been touched for a while. A live writer in another process is never disturbed (a reused pid
 only makes the sweep more cautious), and nothing but our own `.tg-tmp` names is ever removed.
 """
@@ -15,6 +16,10 @@ import os
 import time
 from pathlib import Path
 
+import anyio
+
+from toolgate.core.context import ToolContext
+from toolgate.core.deps import Dep
 from toolgate.shell.groups import process_alive
 
 SUFFIX = ".tg-tmp"
@@ -67,3 +72,16 @@ def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
     if removed:
         log.info("removed %d abandoned temp file(s) of earlier writes to %s", len(removed), target)
     return removed
+
+
+# The targets this session has swept already: a read sweeps once per target and session, a write every time.
+_SWEPT_BY_READS: Dep[set[Path]] = Dep("temp_files_swept_by_reads", lambda _r: set())
+
+
+async def sweep_on_first_read(ctx: ToolContext, target: Path) -> None:
+    """Sweep `target`'s abandoned temp files the first time this session reads it (in a worker thread)."""
+    swept = ctx.get(_SWEPT_BY_READS)
+    if target in swept:
+        return
+    swept.add(target)
+    await anyio.to_thread.run_sync(sweep_abandoned, target)

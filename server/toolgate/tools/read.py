@@ -40,6 +40,7 @@ from toolgate.tools._read_media import (
     read_pdf,
     render_notebook,
 )
+from toolgate.tools._temp_files import sweep_on_first_read
 
 MAX_WHOLE_FILE_BYTES = 256 * 1024
 MAX_TOKENS = 25_000
@@ -143,6 +144,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         first = max(tool_input.offset or 1, 1)
         limit = tool_input.limit
         kind = _kind(path, tool_input)
+        await sweep_on_first_read(ctx, path)
         # Images and PDFs are not recorded in readFileState (they are never edited as text), so they are
         # always sent: there is no "unchanged" shortcut for them.
         if kind == "image":

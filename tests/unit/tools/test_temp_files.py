@@ -77,3 +77,18 @@ def test_the_prefix_names_the_target_and_this_process(tmp_path: Path) -> None:
 
 def test_an_unreadable_directory_sweeps_nothing_and_does_not_fail(tmp_path: Path) -> None:
     assert sweep_abandoned(tmp_path / "missing-dir" / "file.txt") == []
+
+
+async def test_a_sessions_first_read_sweeps_too(rt: Runtime, workspace: Path, dead_pid: int) -> None:
+    # A writer was killed; the session after it only reads the file, and still cleans up once.
+    target = workspace / "notes.txt"
+    target.write_text("kept\n")
+    leftover = _leftover(workspace, f".notes.txt.{dead_pid}.k2j4_x9a.tg-tmp")
+    result = await run1(rt, "Read", file_path=str(target))
+    assert not result.is_error, result.text()
+    assert not leftover.exists()
+    # Once per session: a leftover that appears later waits for the next write (or the next session).
+    later = _leftover(workspace, f".notes.txt.{dead_pid}.later123.tg-tmp")
+    await run1(rt, "Read", file_path=str(target))
+    assert later.exists()
+    assert target.read_text() == "kept\n"
