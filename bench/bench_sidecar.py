@@ -1,5 +1,6 @@
 """The sidecar over real stdio: round trips of tools/run (one Read of 1 KiB) against a no-op request, and
-the time from spawning `toolgate serve` to its answer to initialize against a bare interpreter start."""
+the time from spawning `toolgate serve` to its answer to initialize against a bare interpreter start; and the
+envelope check every message passes (UTF-8, depth, JSON-RPC shape) against the bare `json.loads` it wraps."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import Figure, Report
+from toolgate.sidecar.envelope import Message, decode
 
 ROUND_TRIPS = 1000
 SPAWNS = 10
@@ -155,6 +157,43 @@ async def _spawn(report: Report, workdir: Path) -> None:
     )
 
 
+ENVELOPE_RUNS = 5
+
+
+def _envelope(report: Report) -> None:
+    source = Path(__file__).read_text()
+    content = (source * (1024 * 1024 // len(source) + 1))[: 1024 * 1024]  # code: brackets, quotes, escapes
+    call = {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "a.py", "content": content}}
+    messages = {
+        "a tools/run Write of 1 MiB of code": {"sessionId": "abc", "calls": [call]},
+        # The worst case per byte: nothing but structure, every bracket counted.
+        "8 MiB of nothing but `{}` objects": [{}] * (8 * 1024 * 1024 // 3),
+    }
+    for name, params in messages.items():
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "toolgate/tools/run", "params": params}).encode()
+        checked: list[float] = []
+        bare: list[float] = []
+        for _ in range(ENVELOPE_RUNS):
+            start = time.perf_counter()
+            assert isinstance(decode(body), Message)
+            checked.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            json.loads(body)
+            bare.append(time.perf_counter() - start)
+        report.add(
+            Figure(
+                "sidecar",
+                f"envelope check + parse: {name}",
+                statistics.median(checked) * 1000,
+                "ms",
+                "json.loads of the same body",
+                statistics.median(bare) * 1000,
+                note=f"median of {ENVELOPE_RUNS}",
+            )
+        )
+
+
 def run(report: Report, workdir: Path) -> None:
+    _envelope(report)
     asyncio.run(_round_trips(report, workdir))
     asyncio.run(_spawn(report, workdir))
