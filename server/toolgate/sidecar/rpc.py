@@ -102,7 +102,7 @@ class ToolgateProtocol(LanguageServerProtocol):
                 self._send_error(data["id"], envelope.INVALID_REQUEST, "The server is shutting down.")
                 return
             if data["id"] in self._request_futures:
-                message = f"The id {data['id']!r} is already used by a request still running; use a fresh id."
+                message = f"The id {json.dumps(data['id'])} is already used by a request still running; use a fresh id."
                 self._send_error(data["id"], envelope.INVALID_REQUEST, message)
                 return
         try:
