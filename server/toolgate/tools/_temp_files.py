@@ -16,8 +16,6 @@ import os
 import time
 from pathlib import Path
 
-import anyio
-
 from toolgate.core.context import ToolContext
 from toolgate.core.deps import Dep
 from toolgate.shell.groups import process_alive
@@ -78,10 +76,13 @@ def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
 _SWEPT_BY_READS: Dep[set[Path]] = Dep("temp_files_swept_by_reads", lambda _r: set())
 
 
-async def sweep_on_first_read(ctx: ToolContext, target: Path) -> None:
-    """Sweep `target`'s abandoned temp files the first time this session reads it (in a worker thread)."""
+def sweep_on_first_read(ctx: ToolContext, target: Path) -> None:
+    """Sweep `target`'s abandoned temp files the first time this session reads it.
+
+    Synchronous on purpose, like the sweep after a write: one directory listing, and no await point that
+    would let a cancelled turn stop a read before it is recorded."""
     swept = ctx.get(_SWEPT_BY_READS)
     if target in swept:
         return
     swept.add(target)
-    await anyio.to_thread.run_sync(sweep_abandoned, target)
+    sweep_abandoned(target)

@@ -144,7 +144,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         first = max(tool_input.offset or 1, 1)
         limit = tool_input.limit
         kind = _kind(path, tool_input)
-        await sweep_on_first_read(ctx, path)
+        sweep_on_first_read(ctx, path)
         # Images and PDFs are not recorded in readFileState (they are never edited as text), so they are
         # always sent: there is no "unchanged" shortcut for them.
         if kind == "image":
