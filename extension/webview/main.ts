@@ -6,6 +6,7 @@
 import type { PermissionMode } from '../src/protocol';
 import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
+import { atBottom, decideScroll } from '../src/shared/follow';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
 import { renderItem, toolDuration } from './components';
 import type { RenderContext } from './components';
@@ -73,6 +74,11 @@ const settingsProblems = h('section', {
   hidden: true,
 });
 const transcript = h('main', { class: 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+const jumpButton = h(
+  'button',
+  { class: 'jump-latest', title: 'Scroll to the newest message', hidden: true },
+  'Jump to latest ↓',
+);
 const emptyState = h('div', { class: 'empty' });
 const todos = h('section', { class: 'todos', 'aria-label': 'Todo list', hidden: true });
 const composer = h('textarea', {
@@ -97,7 +103,7 @@ app.append(
     bypassWarning,
     settingsProblems,
   ),
-  transcript,
+  h('div', { class: 'transcript-area' }, transcript, jumpButton),
   todos,
   h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stopButton, sendButton)),
 );
@@ -127,7 +133,53 @@ function draw(): void {
   stopButton.hidden = !busy;
   sendButton.hidden = busy;
   document.body.dataset.busy = String(busy);
+  // Decided after everything that takes height from the transcript has been drawn (the todo list above all).
+  follow();
 }
+
+// -- following the bottom -------------------------------------------------------------------------------------------
+
+/** Whether the transcript follows its bottom: true until the person scrolls up, again once they are back down. */
+let following = true;
+let scrolledByUs = -1;
+/** The pending card last brought into view, and at which transcript height: a person who then scrolls away from it
+ * is not pulled back, until another card waits or the layout changes. */
+let pendingShown = { id: '', height: 0 };
+
+function follow(): void {
+  const pendingCard = transcript.querySelector<HTMLElement>('.approval-pending, .review-pending');
+  const id = pendingCard?.dataset.item ?? '';
+  let pending = null;
+  if (pendingCard && (id !== pendingShown.id || transcript.clientHeight !== pendingShown.height)) {
+    const top = pendingCard.offsetTop - transcript.offsetTop;
+    pending = { top, bottom: top + pendingCard.offsetHeight };
+    pendingShown = { id, height: transcript.clientHeight };
+  }
+  const decision = decideScroll(transcript, following, pending);
+  if (decision.scrollTop !== null && Math.abs(decision.scrollTop - transcript.scrollTop) >= 1) {
+    transcript.scrollTop = decision.scrollTop;
+    scrolledByUs = transcript.scrollTop;
+  }
+  jumpButton.hidden = !decision.showJump;
+}
+
+transcript.addEventListener('scroll', () => {
+  // Our own scrolling says nothing about where the person wants to be.
+  if (transcript.scrollTop === scrolledByUs) return;
+  scrolledByUs = -1;
+  following = atBottom(transcript);
+  jumpButton.hidden = following;
+});
+// The transcript's height changes when the todo list, a banner or the composer grows or shrinks; its content's
+// height when a card opens or output arrives. Either way the decision is made again.
+const resized = new ResizeObserver(() => follow());
+resized.observe(transcript);
+new MutationObserver(() => follow()).observe(transcript, { childList: true, subtree: true, characterData: true });
+jumpButton.addEventListener('click', () => {
+  following = true;
+  follow();
+  composer.focus();
+});
 
 function drawHeader(current: ChatState): void {
   const status = current.sidecar;
@@ -242,7 +294,6 @@ function drawSettingsProblems(current: ChatState): void {
 }
 
 function drawTranscript(current: ChatState): void {
-  const stickToBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   const next = new Map<string, { item: Item; element: HTMLElement }>();
   let previous: Element | null = null;
   const seen = new Map<string, number>();
@@ -269,7 +320,6 @@ function drawTranscript(current: ChatState): void {
   } else {
     emptyState.remove();
   }
-  if (stickToBottom) transcript.scrollTop = transcript.scrollHeight;
 }
 
 function drawEmptyState(current: ChatState): void {
@@ -360,6 +410,7 @@ function send(): void {
   const text = composer.value;
   if (!text.trim() || state?.busy) return;
   post({ type: 'send', text });
+  following = true; // the person's own message, and the reply to it, are what they look at next
   composer.value = '';
   saveDraft();
 }

@@ -10,6 +10,7 @@ the tests to check.
 - a prompt containing "edit": an Edit of src/greet.py reviewed as a diff; the file is written only on accept
 - a prompt containing "todo": a todo list update
 - a prompt containing "wait": a call that runs until interrupted
+- a prompt containing "grow" (with "run"): a 12-item todo list arrives while the approval card waits
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ async def send(params: Any) -> dict[str, Any]:
         ]
         event(session_id, {"type": "todo_update", "todos": todos})
     if "run" in text:
-        await run_bash(session_id)
+        await run_bash(session_id, grow_todos="grow" in text)
     if "edit" in text:
         await edit_file(session_id)
     if "wait" in text:
@@ -179,11 +180,11 @@ async def send(params: Any) -> dict[str, Any]:
     return {"stopReason": "end_turn"}
 
 
-async def run_bash(session_id: str) -> None:
+async def run_bash(session_id: str, *, grow_todos: bool = False) -> None:
     tool_use_id = f"toolu_bash_{next(calls)}"
     started(session_id, tool_use_id, "Bash", "pytest -q")
-    answer = plain(
-        await server.protocol.send_request_async(
+    request = asyncio.ensure_future(
+        server.protocol.send_request_async(
             "toolgate/approval/request",
             {
                 "sessionId": session_id,
@@ -199,6 +200,11 @@ async def run_bash(session_id: str) -> None:
             },
         )
     )
+    if grow_todos:
+        await asyncio.sleep(0.5)  # the card is on screen; then the list below the transcript grows
+        todos = [{"id": str(n), "content": f"Step {n} of the plan", "status": "pending"} for n in range(1, 13)]
+        event(session_id, {"type": "todo_update", "todos": todos})
+    answer = plain(await request)
     record("approval", answer)
     if answer["decision"] != "allow":
         feedback = answer.get("feedback") or ""

@@ -131,3 +131,49 @@ def test_approval_card_is_readable_in_every_theme_kind(
     send_button = chat.locator("button.send")
     assert contrast(send_button)["ratio"] >= TEXT_CONTRAST
     workbench.shot(f"41-approval-denied-{theme}")
+
+
+def visible_in_transcript(chat: FrameLocator, element: Locator) -> dict[str, float]:
+    """The element's box and the transcript's visible box, in the webview's coordinates."""
+    box: dict[str, float] = element.evaluate(
+        """(element) => {
+          const view = element.closest('.transcript').getBoundingClientRect();
+          const card = element.getBoundingClientRect();
+          return { top: card.top, bottom: card.bottom, viewTop: view.top, viewBottom: view.bottom };
+        }"""
+    )
+    return box
+
+
+def test_pending_card_stays_in_view_when_the_todo_list_grows(fake: FakeSidecar, workbench: Workbench) -> None:
+    chat = workbench.open_chat()
+    chat.get_by_role("button", name="New").click()
+    expect(chat.locator(".msg")).to_have_count(0)
+    for turn in range(4):  # enough conversation to scroll at 860 px with the todo list open
+        send(chat, f"make a todo list, turn {turn}")
+        expect(chat.locator(".msg-assistant")).to_have_count(turn + 1)  # the turn has started…
+        wait_idle(chat)  # …and ended
+    seen = fake.counts()
+    send(chat, "run the tests and grow the plan")
+    card = chat.locator(".approval-pending").last
+    expect(card).to_be_visible()
+    expect(chat.locator(".todos")).to_contain_text("0 of 12 done")  # it grew while the card waited
+    transcript = chat.locator(".transcript")
+    # The decision is made again after the list took its height: the whole card is inside the visible transcript.
+    box = visible_in_transcript(chat, card)
+    assert box["top"] >= box["viewTop"] - 1 and box["bottom"] <= box["viewBottom"] + 1, box
+    assert transcript.evaluate("(element) => element.scrollHeight > element.clientHeight"), "not a scrolling case"
+    workbench.shot("42-pending-card-after-todos-grew")
+    card.get_by_role("button", name="Allow once").click()
+    assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
+    wait_idle(chat)
+
+    # Scrolled up by the person: the view stays there and offers the way back.
+    transcript.hover()
+    workbench.page.mouse.wheel(0, -5000)
+    jump = chat.get_by_role("button", name="Jump to latest ↓")
+    expect(jump).to_be_visible()
+    workbench.shot("43-scrolled-up-jump-to-latest")
+    jump.click()
+    expect(jump).to_be_hidden()
+    assert transcript.evaluate("(e) => e.scrollHeight - e.scrollTop - e.clientHeight < 24")
