@@ -112,7 +112,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
 
   // "Always allow": a suggested rule, which the person may edit (the sidecar checks it), and a scope. After a
   // refusal the card is drawn again with what was tried and why it was refused.
-  const always = h('div', { class: 'card-panel always', hidden: !item.error });
+  const always = h('div', { class: 'card-panel always', id: `${item.id}-always`, hidden: !item.error });
   if (item.suggestions.length > 0) {
     const first = item.suggestions[0];
     const ruleInput = h('input', {
@@ -188,7 +188,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   });
   const deny = h(
     'div',
-    { class: 'card-panel deny', hidden: true },
+    { class: 'card-panel deny', id: `${item.id}-deny`, hidden: true },
     feedback,
     h(
       'div',
@@ -209,8 +209,12 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     button.setAttribute('aria-expanded', String(!panel.hidden));
     if (!panel.hidden) panel.querySelector<HTMLElement>('input, textarea, select')?.focus();
   };
-  const alwaysButton = h('button', { class: 'secondary', 'aria-expanded': String(!always.hidden) }, 'Always allow…');
-  const denyButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Deny…');
+  const alwaysButton = h(
+    'button',
+    { class: 'secondary', 'aria-expanded': String(!always.hidden), 'aria-controls': always.id },
+    'Always allow…',
+  );
+  const denyButton = h('button', { class: 'secondary', 'aria-expanded': 'false', 'aria-controls': deny.id }, 'Deny…');
   alwaysButton.addEventListener('click', () => toggle(always, deny, alwaysButton));
   denyButton.addEventListener('click', () => toggle(deny, always, denyButton));
 
@@ -271,7 +275,7 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     placeholder: 'Optional: tell the agent what to change',
     'aria-label': 'Feedback for the agent',
   });
-  const rejectPanel = h('div', { class: 'card-panel reject', hidden: true });
+  const rejectPanel = h('div', { class: 'card-panel reject', id: `${item.id}-reject`, hidden: true });
   const decide = (decision: 'accept' | 'reject'): void => {
     for (const button of card.querySelectorAll('button')) button.disabled = true;
     ctx.post({ type: 'review', id: item.id, decision, feedback: decision === 'reject' ? feedback.value : '' });
@@ -280,7 +284,11 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     feedback,
     h('div', { class: 'card-actions' }, h('button', { class: 'danger', onclick: () => decide('reject') }, 'Reject')),
   );
-  const rejectButton = h('button', { class: 'secondary', 'aria-expanded': 'false' }, 'Reject…');
+  const rejectButton = h(
+    'button',
+    { class: 'secondary', 'aria-expanded': 'false', 'aria-controls': rejectPanel.id },
+    'Reject…',
+  );
   rejectButton.addEventListener('click', () => {
     rejectPanel.hidden = !rejectPanel.hidden;
     rejectButton.setAttribute('aria-expanded', String(!rejectPanel.hidden));

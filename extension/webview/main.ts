@@ -7,6 +7,7 @@ import type { PermissionMode } from '../src/protocol';
 import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
 import { atBottom, decideScroll } from '../src/shared/follow';
+import { escapeAction } from '../src/shared/keys';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
 import { renderItem, toolDuration } from './components';
 import type { RenderContext } from './components';
@@ -438,11 +439,43 @@ composer.addEventListener('keydown', (event) => {
 });
 composer.addEventListener('input', saveDraft);
 document.addEventListener('keydown', (event) => {
-  if (event.key === 'Escape' && state?.busy) {
-    event.preventDefault();
-    interrupt();
-  }
+  if (event.key !== 'Escape' || event.isComposing) return;
+  const focused = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  const openPanel = focused?.closest<HTMLElement>(OPEN_PANELS) ?? null;
+  const action = escapeAction({
+    focusInOpenPanel: openPanel !== null,
+    anyPanelOpen: document.querySelector(OPEN_PANELS) !== null,
+    focusInComposerOrTranscript:
+      !focused || focused === document.body || focused === composer || transcript.contains(focused),
+    busy: state?.busy ?? false,
+  });
+  if (action === 'nothing') return;
+  event.preventDefault();
+  event.stopPropagation();
+  if (action === 'interrupt') interrupt();
+  else if (openPanel) closePanel(openPanel);
 });
+
+/** The things Escape closes, innermost first: a card's feedback box or rule editor, the bypass question. */
+const OPEN_PANELS = '.card-panel:not([hidden]), .bypass-warning:not([hidden])';
+
+function closePanel(panel: HTMLElement): void {
+  if (panel === bypassWarning) {
+    confirmBypass(false);
+    return;
+  }
+  // The panel's own button (Deny…, Reject…, Always allow…) toggles it closed and gets the focus back; what was typed
+  // stays in the panel for the next time it opens.
+  const card = panel.closest('.card');
+  const toggle = card?.querySelector<HTMLButtonElement>(`button[aria-controls="${panel.id}"]`);
+  panel.hidden = true;
+  if (toggle) {
+    toggle.setAttribute('aria-expanded', 'false');
+    toggle.focus();
+  } else {
+    composer.focus();
+  }
+}
 sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', interrupt);
 newSessionButton.addEventListener('click', () => post({ type: 'newSession' }));

@@ -177,3 +177,33 @@ def test_pending_card_stays_in_view_when_the_todo_list_grows(fake: FakeSidecar, 
     jump.click()
     expect(jump).to_be_hidden()
     assert transcript.evaluate("(e) => e.scrollHeight - e.scrollTop - e.clientHeight < 24")
+
+
+def test_escape_in_reject_feedback_closes_the_box_and_keeps_the_review(fake: FakeSidecar, workbench: Workbench) -> None:
+    chat = workbench.open_chat()
+    seen = fake.counts()
+    send(chat, "edit the greeting")
+    card = chat.locator(".review-pending").last
+    expect(card).to_be_visible()
+    reject = card.get_by_role("button", name="Reject…")
+    reject.click()
+    feedback = card.get_by_label("Feedback for the agent")
+    feedback.fill("keep the old greeting")
+    feedback.press("Escape")
+    expect(feedback).to_be_hidden()
+    expect(reject).to_be_focused()
+    expect(chat.locator(".review-pending")).to_have_count(1)  # not withdrawn, not interrupted
+    assert fake.counts() == seen
+    workbench.shot("44-escape-closed-reject-feedback")
+
+    reject.press("Enter")
+    expect(feedback).to_have_value("keep the old greeting")  # what was typed is still there
+    card.get_by_role("button", name="Reject", exact=True).click()
+    assert fake.next_answer("review", seen["review"]) == {"decision": "reject", "feedback": "keep the old greeting"}
+    wait_idle(chat)
+    # With nothing open, Escape from the composer still interrupts.
+    send(chat, "wait for a long time")
+    expect(chat.locator("details.tool-running").last).to_contain_text("sleep 600")
+    chat.locator(".composer-input").press("Escape")
+    assert fake.next_answer("interrupt", seen["interrupt"])["sessionId"].startswith("fake-")
+    wait_idle(chat)
