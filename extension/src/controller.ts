@@ -96,6 +96,10 @@ export class ChatController {
   private sessionStarting: Promise<string> | undefined;
   private sending = false;
   private wasRunning = false;
+  /** The sidecar state last seen: a start-up that another state overtook does not announce "ready". */
+  private sidecarState: SidecarState | undefined;
+  /** Messages typed while the sidecar was starting; sent (as one) once it is ready. */
+  private queued: string[] = [];
 
   constructor(private readonly deps: ControllerDeps) {
     deps.client.onChatEvent((params) => this.chatEvent(params));
@@ -105,16 +109,24 @@ export class ChatController {
   /** Follow the sidecar: show its status, note outages and recoveries in the transcript. */
   sidecarChanged(state: SidecarState): void {
     const { store } = this.deps;
-    store.dispatch({ type: 'sidecar', status: sidecarStatus(state) });
+    this.sidecarState = state;
     if (state.kind === 'running') {
+      // "Ready" means a message sent now is answered: only once the new process knows the model and the session.
+      store.dispatch({ type: 'sidecar', status: { state: 'starting', detail: 'Connecting to the sidecar…' } });
       if (state.recovered) store.dispatch({ type: 'notice', level: 'info', text: 'The sidecar is running again.' });
       this.wasRunning = true;
       // A new process knows nothing yet: tell it the model, reopen the session on screen, list the rest.
       void this.configureProvider()
         .then(() => this.reopenSession())
-        .then(() => this.refreshSessions());
+        .then(() => {
+          if (this.sidecarState !== state) return;
+          store.dispatch({ type: 'sidecar', status: sidecarStatus(state) });
+          void this.sendQueued();
+          return this.refreshSessions();
+        });
       return;
     }
+    store.dispatch({ type: 'sidecar', status: sidecarStatus(state) });
     if (this.wasRunning && (state.kind === 'restarting' || state.kind === 'failed')) {
       // Whatever was in flight died with the process: close its prompts and say so.
       this.wasRunning = false;
@@ -191,6 +203,36 @@ export class ChatController {
   }
 
   async send(text: string): Promise<void> {
+    const { store } = this.deps;
+    const sidecar = store.state.sidecar.state;
+    if (sidecar === 'starting' || sidecar === 'restarting') {
+      // It will be ready in a moment: keep the message, on screen, and send it then.
+      this.queued.push(text);
+      store.dispatch({ type: 'userMessage', text, queued: true });
+      return;
+    }
+    return this.deliver(text, false);
+  }
+
+  /** What was typed while the sidecar started, as one message (the person wrote it in one go, waiting). */
+  private async sendQueued(): Promise<void> {
+    if (this.queued.length === 0) return;
+    const { store } = this.deps;
+    const text = this.queued.splice(0).join('\n\n');
+    try {
+      await this.ensureSession();
+    } catch (error) {
+      store.dispatch({ type: 'queueSent' });
+      this.report(error);
+      return;
+    }
+    // A session opened just now starts with an empty transcript: the message is then drawn again, as sent.
+    const stillShown = store.state.items.some((item) => item.kind === 'user' && item.queued);
+    store.dispatch({ type: 'queueSent' });
+    await this.deliver(text, stillShown);
+  }
+
+  private async deliver(text: string, shown: boolean): Promise<void> {
     const { store, client } = this.deps;
     if (store.state.busy || this.sending) {
       store.dispatch({ type: 'notice', level: 'warning', text: 'A turn is still running: wait for it, or press Escape to interrupt it.' });
@@ -203,11 +245,11 @@ export class ChatController {
         sessionId = await this.ensureSession();
       } catch (error) {
         // Keep the prompt on screen, with the reason it went nowhere.
-        store.dispatch({ type: 'userMessage', text });
+        if (!shown) store.dispatch({ type: 'userMessage', text });
         this.report(error);
         return;
       }
-      store.dispatch({ type: 'userMessage', text });
+      if (!shown) store.dispatch({ type: 'userMessage', text });
       store.dispatch({ type: 'busy', busy: true });
       try {
         const result = await client.send(sessionId, text);

@@ -208,4 +208,13 @@ describe('chat state', () => {
     ]);
     expect(new Set(state.items.map((item) => item.id)).size).toBe(3);
   });
+  it('marks a message typed before the sidecar was ready as queued until it is sent', () => {
+    const waiting = run([{ type: 'userMessage', text: 'hello', queued: true }]);
+    expect(waiting.items[0]).toMatchObject({ kind: 'user', text: 'hello', queued: true });
+    const sent = run([{ type: 'queueSent' }, { type: 'userMessage', text: 'next' }], waiting);
+    expect(sent.items).toMatchObject([
+      { kind: 'user', text: 'hello', queued: false },
+      { kind: 'user', text: 'next', queued: false },
+    ]);
+  });
 });

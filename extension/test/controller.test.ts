@@ -182,6 +182,38 @@ describe('ChatController', () => {
     expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: 'The sidecar is running again.' });
   });
 
+  it('says ready only once the new sidecar knows the model, and sends what was typed while it started', async () => {
+    let configured!: () => void;
+    const { store, sidecar, controller } = setup({
+      'toolgate/provider/configure': () =>
+        new Promise((resolve) => {
+          configured = () => resolve({ provider: 'openai', model: 'm', baseUrl: null, hasKey: true, message: 'Ready.' });
+        }),
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'acceptEdits', title: '' }),
+      'toolgate/chat/send': () => ({ stopReason: 'end_turn' }),
+    });
+    controller.sidecarChanged({ kind: 'starting', attempt: 0 });
+    await controller.handle({ type: 'send', text: 'first' });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await controller.handle({ type: 'send', text: 'second' });
+    await settle();
+    expect(store.state.sidecar.state).toBe('starting'); // the process runs, but does not know the model yet
+    expect(store.state.items).toMatchObject([
+      { kind: 'user', text: 'first', queued: true },
+      { kind: 'user', text: 'second', queued: true },
+    ]);
+    expect(sidecar.calls.map((call) => call.method)).toEqual(['toolgate/provider/configure']);
+
+    configured();
+    await settle();
+    await settle();
+    expect(store.state.sidecar.state).toBe('ready');
+    const sent = sidecar.calls.filter((call) => call.method === 'toolgate/chat/send');
+    expect(sent).toEqual([{ method: 'toolgate/chat/send', params: { sessionId: 's1', text: 'first\n\nsecond' } }]);
+    expect(store.state.items).toMatchObject([{ kind: 'user', text: 'first\n\nsecond', queued: false }]);
+    expect(store.state.items.filter((item) => item.kind === 'notice')).toEqual([]);
+  });
+
   it('reopens the session on screen in a restarted sidecar, or lets the next message start a new one', async () => {
     const reopening = setup({ 'toolgate/session/load': () => ({ sessionId: 's1', mode: 'plan', title: 't' }) });
     reopening.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });

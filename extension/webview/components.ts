@@ -24,7 +24,14 @@ const SCOPE_OPTIONS: { scope: RuleScope; label: string }[] = [
 export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return h('div', { class: 'msg msg-user', 'data-item': item.id }, h('div', { class: 'msg-body' }, item.text));
+      return h(
+        'div',
+        { class: `msg msg-user${item.queued ? ' queued' : ''}`, 'data-item': item.id },
+        h('div', { class: 'msg-body' }, item.text),
+        item.queued
+          ? h('div', { class: 'msg-queued', role: 'status' }, 'Waits for the sidecar to be ready; sent as soon as it is.')
+          : null,
+      );
     case 'assistant': {
       const body = h('div', { class: 'msg-body markdown' }, renderMarkdown(item.text));
       if (item.streaming) body.appendChild(h('span', { class: 'cursor', 'aria-hidden': 'true' }, '▍'));

@@ -11,6 +11,8 @@ the tests to check.
 - a prompt containing "todo": a todo list update
 - a prompt containing "wait": a call that runs until interrupted
 - a prompt containing "grow" (with "run"): a 12-item todo list arrives while the approval card waits
+
+TOOLGATE_FAKE_START_DELAY (seconds) holds back the answer to `initialize`, like a slow sidecar start.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -249,4 +252,5 @@ async def edit_file(session_id: str) -> None:
 
 if __name__ == "__main__":
     print("fake toolgate sidecar starting", file=sys.stderr)
+    time.sleep(float(os.environ.get("TOOLGATE_FAKE_START_DELAY", "0")))
     server.start_io()

@@ -207,3 +207,29 @@ def test_escape_in_reject_feedback_closes_the_box_and_keeps_the_review(fake: Fak
     chat.locator(".composer-input").press("Escape")
     assert fake.next_answer("interrupt", seen["interrupt"])["sessionId"].startswith("fake-")
     wait_idle(chat)
+
+
+def test_a_message_sent_during_start_up_is_answered(
+    fake: FakeSidecar, workbench: Workbench, code_server: CodeServer
+) -> None:
+    slow = code_server.root / "slow-fake-python"
+    slow.write_text(f'#!/bin/sh\nTOOLGATE_FAKE_START_DELAY=4 exec "{fake.python}" "$@"\n')
+    slow.chmod(0o755)
+    chat = workbench.open_chat()
+    status = chat.locator(".sidecar-status")
+    code_server.write_workspace_settings({"toolgate.python.path": str(slow)})  # restarts the sidecar
+    expect(status).to_have_attribute("data-state", "starting")
+    send(chat, "hello while starting")
+    queued = chat.locator(".msg-user.queued").last
+    expect(queued).to_contain_text("hello while starting")
+    expect(queued).to_contain_text("Waits for the sidecar to be ready")
+    expect(chat.locator(".composer-input")).to_have_value("")
+    workbench.shot("45-message-queued-during-start-up")
+    expect(status).to_have_attribute("data-state", "ready")
+    expect(chat.locator(".msg-user").last).to_have_text("hello while starting")
+    expect(chat.locator(".msg-assistant").last).to_contain_text("Working on it.")
+    expect(chat.locator(".transcript")).not_to_contain_text("not running")
+    wait_idle(chat)
+    workbench.shot("46-queued-message-answered")
+    code_server.write_workspace_settings({"toolgate.python.path": str(fake.python)})
+    expect(status).to_have_attribute("data-state", "ready")

@@ -60,7 +60,8 @@ export interface ReviewFileView {
 }
 
 export type Item =
-  | { kind: 'user'; id: string; text: string }
+  /** `queued`: typed while the sidecar was not ready; sent as soon as it is. */
+  | { kind: 'user'; id: string; text: string; queued: boolean }
   | { kind: 'assistant'; id: string; text: string; streaming: boolean }
   | {
       kind: 'tool';
@@ -134,7 +135,10 @@ export type ChatAction =
   | { type: 'sessionClosed' }
   | { type: 'mode'; mode: PermissionMode }
   | { type: 'busy'; busy: boolean }
-  | { type: 'userMessage'; text: string }
+  | { type: 'userMessage'; text: string; queued?: boolean }
+  /** The messages that waited for the sidecar have been handed to it. */
+  | { type: 'queueSent' }
+
   | { type: 'event'; event: ChatEvent; at: number }
   | { type: 'toolProgress'; toolUseId: string; text: string }
   | {
@@ -199,7 +203,18 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'busy':
       return action.busy ? { ...state, busy: true } : finishStreaming({ ...state, busy: false });
     case 'userMessage':
-      return appendWithId(finishStreaming(state), (id) => ({ kind: 'user', id, text: action.text }));
+      return appendWithId(finishStreaming(state), (id) => ({
+        kind: 'user',
+        id,
+        text: action.text,
+        queued: action.queued ?? false,
+      }));
+    case 'queueSent':
+      return {
+        ...state,
+        items: state.items.map((item) => (item.kind === 'user' && item.queued ? { ...item, queued: false } : item)),
+      };
+
     case 'event':
       return applyEvent(state, action.event, action.at);
     case 'toolProgress':
@@ -322,7 +337,7 @@ export function itemsFromHistory(state: ChatState, messages: readonly ChatMessag
       if (block.type === 'text' && block.text.trim() !== '') {
         next =
           message.role === 'user'
-            ? appendWithId(next, (id) => ({ kind: 'user', id, text: block.text }))
+            ? appendWithId(next, (id) => ({ kind: 'user', id, text: block.text, queued: false }))
             : appendWithId(next, (id) => ({ kind: 'assistant', id, text: block.text, streaming: false }));
       } else if (block.type === 'tool_use') {
         next = append(next, {
