@@ -92,12 +92,21 @@ export function sidecarStatus(state: SidecarState): SidecarStatus {
   }
 }
 
+/** A request that failed because the connection to the sidecar went away under it (the process died). */
+export function connectionLost(error: unknown): boolean {
+  return /connection got disposed|connection (is |was )?(closed|disposed)|stream (was )?destroyed/i.test(errorMessage(error));
+}
+
 export class ChatController {
   private sessionStarting: Promise<string> | undefined;
   private sending = false;
   private wasRunning = false;
   /** The sidecar state last seen: a start-up that another state overtook does not announce "ready". */
   private sidecarState: SidecarState | undefined;
+  /** Bumped whenever the sidecar stops: a request made before then cannot be answered any more. */
+  private epoch = 0;
+  /** A turn's request failed because its sidecar died, before the manager said so. */
+  private lostTurn = false;
   /** Messages typed while the sidecar was starting; sent (as one) once it is ready. */
   private queued: string[] = [];
 
@@ -110,6 +119,7 @@ export class ChatController {
   sidecarChanged(state: SidecarState): void {
     const { store } = this.deps;
     this.sidecarState = state;
+    if (state.kind !== 'running') this.epoch++;
     if (state.kind === 'running') {
       // "Ready" means a message sent now is answered: only once the new process knows the model and the session.
       store.dispatch({ type: 'sidecar', status: { state: 'starting', detail: 'Connecting to the sidecar…' } });
@@ -128,19 +138,14 @@ export class ChatController {
     }
     store.dispatch({ type: 'sidecar', status: sidecarStatus(state) });
     if (this.wasRunning && (state.kind === 'restarting' || state.kind === 'failed')) {
-      // Whatever was in flight died with the process: close its prompts and say so.
+      // Whatever was in flight died with the process: end its cards, close its prompts, and say so.
       this.wasRunning = false;
+      const turnEnded = store.state.busy || this.sending || this.lostTurn;
+      this.lostTurn = false;
+      store.dispatch({ type: 'turnAborted', reason: 'the sidecar stopped', at: this.deps.timers.now() });
       this.deps.approvals.cancelAll();
       this.deps.reviews.cancelAll();
-      if (store.state.busy) store.dispatch({ type: 'busy', busy: false });
-      store.dispatch({
-        type: 'notice',
-        level: 'error',
-        text:
-          state.kind === 'restarting'
-            ? `The sidecar stopped unexpectedly; restarting it (attempt ${state.attempt} of ${state.maxAttempts}). The turn that was running has ended.`
-            : 'The sidecar stopped unexpectedly and was not restarted. Use Restart once the cause is fixed.',
-      });
+      store.dispatch({ type: 'notice', level: 'error', text: crashNotice(state, turnEnded) });
     }
     if (state.kind === 'stopped' || state.kind === 'unavailable') this.wasRunning = false;
   }
@@ -251,12 +256,19 @@ export class ChatController {
       }
       if (!shown) store.dispatch({ type: 'userMessage', text });
       store.dispatch({ type: 'busy', busy: true });
+      const epoch = this.epoch;
       try {
         const result = await client.send(sessionId, text);
         const ending = STOP_NOTICES[result.stopReason];
         if (ending) store.dispatch({ type: 'notice', level: 'info', text: ending });
       } catch (error) {
-        this.report(error);
+        if (epoch !== this.epoch || connectionLost(error)) {
+          // The sidecar died under the turn: its cards end here; the crash notice says what happened and what to do.
+          this.lostTurn = epoch === this.epoch;
+          store.dispatch({ type: 'turnAborted', reason: 'the sidecar stopped', at: this.deps.timers.now() });
+        } else {
+          this.report(error);
+        }
       } finally {
         store.dispatch({ type: 'busy', busy: false });
       }
@@ -490,6 +502,23 @@ export class ChatController {
     const level = error instanceof NotSupported || error instanceof SidecarUnavailable ? 'warning' : 'error';
     this.deps.store.dispatch({ type: 'notice', level, text: errorMessage(error) });
   }
+}
+
+/** What a crash means for the person, in their words: what ended, and what to do now. */
+function crashNotice(state: Extract<SidecarState, { kind: 'restarting' | 'failed' }>, turnEnded: boolean): string {
+  const turn = turnEnded
+    ? ' The turn that was running has ended: running tools were stopped and questions still waiting for you were withdrawn.'
+    : '';
+  if (state.kind === 'restarting') {
+    return (
+      `The toolgate sidecar stopped unexpectedly (${state.reason}).${turn} It is being restarted (attempt ` +
+      `${state.attempt} of ${state.maxAttempts}); once the top of the chat says ready, send your message again.`
+    );
+  }
+  return (
+    `The toolgate sidecar stopped unexpectedly and was not restarted: ${state.reason}.${turn} ` +
+    'Show log has the details; fix the cause, then use Restart sidecar at the top of the chat.'
+  );
 }
 
 function lastLines(text: string, count: number): string {

@@ -217,4 +217,28 @@ describe('chat state', () => {
       { kind: 'user', text: 'next', queued: false },
     ]);
   });
+
+  it('ends every open card when the turn is aborted (a crashed sidecar), and leaves finished ones alone', () => {
+    const state = run([
+      { type: 'busy', busy: true },
+      { type: 'event', at: 1, event: { type: 'tool_call_started', tool_use_id: 'done', name: 'Read', input: {}, summary: 'a.py' } },
+      { type: 'event', at: 2, event: {
+          type: 'tool_call_finished', tool_use_id: 'done', name: 'Read', is_error: false, summary: '3 lines',
+          result: { type: 'tool_result', tool_use_id: 'done', content: 'x', is_error: false },
+        }, },
+      { type: 'event', at: 3, event: { type: 'tool_call_started', tool_use_id: 'run', name: 'Bash', input: {}, summary: 'make' } },
+      { type: 'approvalRequested', id: 'a1', toolUseId: 'run', toolName: 'Bash', summary: 'make', reason: '', suggestions: [] },
+      { type: 'reviewRequested', id: 'r1', toolUseId: 'e', title: 'Edit a.py', reason: '', files: [] },
+      { type: 'event', at: 4, event: { type: 'text_delta', text: 'Runn' } },
+      { type: 'turnAborted', reason: 'the sidecar stopped', at: 9 },
+    ]);
+    expect(state.busy).toBe(false);
+    expect(state.items).toMatchObject([
+      { kind: 'tool', id: 'done', status: 'done', finishedAt: 2, resultSummary: '3 lines' },
+      { kind: 'tool', id: 'run', status: 'error', finishedAt: 9, resultSummary: 'Interrupted: the sidecar stopped' },
+      { kind: 'approval', state: 'cancelled', outcome: 'Not answered: the sidecar stopped' },
+      { kind: 'review', state: 'cancelled', outcome: 'Withdrawn: the sidecar stopped' },
+      { kind: 'assistant', text: 'Runn', streaming: false },
+    ]);
+  });
 });

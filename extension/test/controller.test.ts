@@ -214,6 +214,39 @@ describe('ChatController', () => {
     expect(store.state.items.filter((item) => item.kind === 'notice')).toEqual([]);
   });
 
+  it('ends the running turn\'s cards when the sidecar dies under it, in words instead of the RPC error', async () => {
+    let fail!: (error: Error) => void;
+    const { store, sidecar, controller } = setup({
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
+      'toolgate/chat/send': () =>
+        new Promise((_, reject) => {
+          fail = reject;
+        }),
+    });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await settle();
+    const turn = controller.handle({ type: 'send', text: 'run it' });
+    await settle();
+    sidecar.notify('toolgate/chat/event', {
+      sessionId: 's1',
+      event: { type: 'tool_call_started', tool_use_id: 't1', name: 'Bash', input: {}, summary: 'sleep 600' },
+    });
+    // The connection's pending request is rejected first; the manager notices the exit a moment later.
+    fail(new Error('Pending response rejected since connection got disposed'));
+    await turn;
+    controller.sidecarChanged({ kind: 'restarting', attempt: 1, maxAttempts: 3, delayMs: 500, reason: 'killed by SIGKILL' });
+    expect(store.state.busy).toBe(false);
+    expect(store.state.items.find((item) => item.kind === 'tool')).toMatchObject({
+      status: 'error',
+      resultSummary: 'Interrupted: the sidecar stopped',
+    });
+    const notices = store.state.items.filter((item) => item.kind === 'notice').map((item) => item.text);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain('stopped unexpectedly (killed by SIGKILL). The turn that was running has ended');
+    expect(notices[0]).toContain('send your message again');
+    expect(notices[0]).not.toContain('Pending response');
+  });
+
   it('reopens the session on screen in a restarted sidecar, or lets the next message start a new one', async () => {
     const reopening = setup({ 'toolgate/session/load': () => ({ sessionId: 's1', mode: 'plan', title: 't' }) });
     reopening.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });

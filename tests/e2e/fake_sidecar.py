@@ -12,7 +12,8 @@ the tests to check.
 - a prompt containing "wait": a call that runs until interrupted
 - a prompt containing "grow" (with "run"): a 12-item todo list arrives while the approval card waits
 
-TOOLGATE_FAKE_START_DELAY (seconds) holds back the answer to `initialize`, like a slow sidecar start.
+TOOLGATE_FAKE_START_DELAY (seconds) holds back the answer to `initialize`, like a slow sidecar start. Each process
+logs its pid ("started") so that a test can kill it.
 """
 
 from __future__ import annotations
@@ -252,5 +253,6 @@ async def edit_file(session_id: str) -> None:
 
 if __name__ == "__main__":
     print("fake toolgate sidecar starting", file=sys.stderr)
+    record("started", {"pid": os.getpid()})
     time.sleep(float(os.environ.get("TOOLGATE_FAKE_START_DELAY", "0")))
     server.start_io()

@@ -8,6 +8,8 @@ Screenshots are named after the state and the theme (test-results/e2e/4x-…).
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -233,3 +235,26 @@ def test_a_message_sent_during_start_up_is_answered(
     workbench.shot("46-queued-message-answered")
     code_server.write_workspace_settings({"toolgate.python.path": str(fake.python)})
     expect(status).to_have_attribute("data-state", "ready")
+
+
+def test_kill_9_of_the_sidecar_mid_turn_ends_the_card(fake: FakeSidecar, workbench: Workbench) -> None:
+    chat = workbench.open_chat()
+    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
+    send(chat, "wait for a long time")
+    tool = chat.locator("details.tool").last
+    expect(tool).to_have_class("tool tool-running")
+    pid = fake.answers("started")[-1]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    expect(tool).to_have_class("tool tool-error")
+    expect(tool.locator(".tool-result-summary")).to_have_text("Interrupted: the sidecar stopped")
+    expect(tool.locator(".tool-duration")).not_to_have_attribute("data-running", "")
+    notice = chat.locator(".notice-error").last
+    expect(notice).to_contain_text("The toolgate sidecar stopped unexpectedly")
+    expect(notice).to_contain_text("The turn that was running has ended")
+    expect(chat.locator(".transcript")).not_to_contain_text("Pending response rejected")
+    expect(chat.locator("button.send")).to_be_visible()
+    workbench.shot("47-sidecar-killed-mid-turn")
+    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
+    send(chat, "make a todo list")  # the restarted sidecar answers the next message
+    expect(chat.locator(".msg-assistant").last).to_contain_text("Working on it.")
+    wait_idle(chat)

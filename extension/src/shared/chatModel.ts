@@ -138,7 +138,11 @@ export type ChatAction =
   | { type: 'userMessage'; text: string; queued?: boolean }
   /** The messages that waited for the sidecar have been handed to it. */
   | { type: 'queueSent' }
-
+  /**
+   * The turn ended without the sidecar saying so (it crashed or was stopped): every card still open ends, with why.
+   * Running tools become interrupted, pending approvals and reviews cancelled.
+   */
+  | { type: 'turnAborted'; reason: string; at: number }
   | { type: 'event'; event: ChatEvent; at: number }
   | { type: 'toolProgress'; toolUseId: string; text: string }
   | {
@@ -214,7 +218,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         ...state,
         items: state.items.map((item) => (item.kind === 'user' && item.queued ? { ...item, queued: false } : item)),
       };
-
+    case 'turnAborted':
+      return abortTurn(state, action.reason, action.at);
     case 'event':
       return applyEvent(state, action.event, action.at);
     case 'toolProgress':
@@ -388,6 +393,27 @@ export function resultText(result: ToolResult | undefined): string {
   if (!result) return '';
   if (typeof result.content === 'string') return result.content;
   return result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.source.media_type}]`)).join('\n');
+}
+
+/** Every card that was still open ends: nothing will answer for it any more. */
+function abortTurn(state: ChatState, reason: string, at: number): ChatState {
+  const items = state.items.map((item): Item => {
+    switch (item.kind) {
+      case 'assistant':
+        return item.streaming ? { ...item, streaming: false } : item;
+      case 'tool':
+        return item.status === 'running'
+          ? { ...item, status: 'error', finishedAt: at, resultSummary: `Interrupted: ${reason}` }
+          : item;
+      case 'approval':
+        return item.state === 'pending' ? { ...item, state: 'cancelled', outcome: `Not answered: ${reason}` } : item;
+      case 'review':
+        return item.state === 'pending' ? { ...item, state: 'cancelled', outcome: `Withdrawn: ${reason}` } : item;
+      default:
+        return item;
+    }
+  });
+  return { ...state, items, busy: false };
 }
 
 function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool: T, text: string): T {
