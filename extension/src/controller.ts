@@ -147,6 +147,19 @@ export class ChatController {
       this.deps.reviews.cancelAll();
       store.dispatch({ type: 'notice', level: 'error', text: crashNotice(state, turnEnded) });
     }
+    if (state.kind === 'stopped' && (store.state.busy || this.sending)) {
+      // A deliberate stop (a restart, or a settings change that needs a new process) ends the turn all the same.
+      store.dispatch({ type: 'turnAborted', reason: 'the sidecar was stopped', at: this.deps.timers.now() });
+      this.deps.approvals.cancelAll();
+      this.deps.reviews.cancelAll();
+      store.dispatch({
+        type: 'notice',
+        level: 'warning',
+        text:
+          'The sidecar was stopped to be restarted (by you, or for a settings change that needs a new one), which ' +
+          'ended the turn that was running. Send your message again once the top of the chat says ready.',
+      });
+    }
     if (state.kind === 'stopped' || state.kind === 'unavailable') this.wasRunning = false;
   }
 

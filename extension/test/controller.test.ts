@@ -247,6 +247,20 @@ describe('ChatController', () => {
     expect(notices[0]).not.toContain('Pending response');
   });
 
+  it('ends the turn with a word when the sidecar is stopped on purpose in the middle of it', async () => {
+    const { store, controller } = setup({
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
+      'toolgate/chat/send': () => new Promise(() => undefined),
+    });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await settle();
+    void controller.handle({ type: 'send', text: 'go' });
+    await settle();
+    controller.sidecarChanged({ kind: 'stopped' });
+    expect(store.state.busy).toBe(false);
+    expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: expect.stringContaining('ended the turn') });
+  });
+
   it('reopens the session on screen in a restarted sidecar, or lets the next message start a new one', async () => {
     const reopening = setup({ 'toolgate/session/load': () => ({ sessionId: 's1', mode: 'plan', title: 't' }) });
     reopening.store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from codeserver import CodeServer
+from codeserver import CodeServer, wait_for
 from playwright.sync_api import FrameLocator, Locator, expect
 from test_flows import FakeSidecar, send, wait_idle
 from workbench import Workbench
@@ -211,6 +211,14 @@ def test_escape_in_reject_feedback_closes_the_box_and_keeps_the_review(fake: Fak
     wait_idle(chat)
 
 
+def restart(code_server: CodeServer, fake: FakeSidecar, settings: dict[str, Any]) -> None:
+    """Change settings that restart the sidecar, and wait until the new process runs (the header may still show the
+    old one's "ready" for a moment)."""
+    started = len(fake.answers("started"))
+    code_server.write_workspace_settings(settings)
+    wait_for(lambda: len(fake.answers("started")) > started, 30, "the sidecar to be started again")
+
+
 def test_a_message_sent_during_start_up_is_answered(
     fake: FakeSidecar, workbench: Workbench, code_server: CodeServer
 ) -> None:
@@ -233,7 +241,7 @@ def test_a_message_sent_during_start_up_is_answered(
     expect(chat.locator(".transcript")).not_to_contain_text("not running")
     wait_idle(chat)
     workbench.shot("46-queued-message-answered")
-    code_server.write_workspace_settings({"toolgate.python.path": str(fake.python)})
+    restart(code_server, fake, {"toolgate.python.path": str(fake.python)})
     expect(status).to_have_attribute("data-state", "ready")
 
 
