@@ -12,6 +12,8 @@ export interface RenderContext {
   now(): number;
   /** Tool cards whose details the person opened; kept across redraws of a card (live output redraws it). */
   openTools: Set<string>;
+  /** A card was answered: the keyboard goes back to where the next thing is typed. */
+  decided(): void;
 }
 
 const SCOPE_OPTIONS: { scope: RuleScope; label: string }[] = [
@@ -101,6 +103,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     {
       class: `card approval approval-${item.state}`,
       role: 'group',
+      tabindex: item.state === 'pending' ? '-1' : undefined,
       'aria-labelledby': titleId,
       'data-item': item.id,
     },
@@ -115,6 +118,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   const choose = (choice: Extract<ViewMessage, { type: 'approval' }>['choice']): void => {
     for (const button of card.querySelectorAll('button')) button.disabled = true;
     ctx.post({ type: 'approval', id: item.id, choice });
+    ctx.decided();
   };
 
   // "Always allow": a suggested rule, which the person may edit (the sidecar checks it), and a scope. After a
@@ -239,6 +243,11 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   return card;
 }
 
+/** The review editor's keybindings (package.json contributes.keybindings), as the person's platform writes them. */
+const KEYS = /Mac/.test(navigator.platform)
+  ? { accept: '⌘⌥Enter', reject: '⌘⌥R' }
+  : { accept: 'Ctrl+Alt+Enter', reject: 'Ctrl+Alt+R' };
+
 const CHANGE_LABELS: Record<ReviewFileView['change'], string> = { create: 'new', modify: 'modified', delete: 'deleted' };
 
 function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContext): HTMLElement {
@@ -267,7 +276,13 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
   );
   const card = h(
     'div',
-    { class: `card review review-${item.state}`, role: 'group', 'aria-labelledby': titleId, 'data-item': item.id },
+    {
+      class: `card review review-${item.state}`,
+      role: 'group',
+      tabindex: item.state === 'pending' ? '-1' : undefined,
+      'aria-labelledby': titleId,
+      'data-item': item.id,
+    },
     h('div', { class: 'card-title', id: titleId }, item.title || 'Review proposed changes'),
     item.reason ? h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason) : null,
     files,
@@ -286,6 +301,7 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
   const decide = (decision: 'accept' | 'reject'): void => {
     for (const button of card.querySelectorAll('button')) button.disabled = true;
     ctx.post({ type: 'review', id: item.id, decision, feedback: decision === 'reject' ? feedback.value : '' });
+    ctx.decided();
   };
   rejectPanel.append(
     feedback,
@@ -302,7 +318,12 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     if (!rejectPanel.hidden) feedback.focus();
   });
   card.append(
-    h('div', { class: 'card-hint' }, 'The diff is open in the editor: you may edit the proposal before accepting.'),
+    h(
+      'div',
+      { class: 'card-hint' },
+      'The diff is open in the editor: you may edit the proposal before accepting. In the diff, ' +
+        `${KEYS.accept} accepts and ${KEYS.reject} rejects.`,
+    ),
     h(
       'div',
       { class: 'card-actions' },

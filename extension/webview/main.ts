@@ -114,7 +114,12 @@ app.append(
 let state: ChatState | undefined;
 let drawn = new Map<string, { item: Item; element: HTMLElement }>();
 let pendingDraw = false;
-const context: RenderContext = { post, now: () => Date.now(), openTools: new Set() };
+const context: RenderContext = {
+  post,
+  now: () => Date.now(),
+  openTools: new Set(),
+  decided: () => requestAnimationFrame(() => composer.focus()),
+};
 
 function scheduleDraw(): void {
   if (pendingDraw) return;
@@ -136,7 +141,45 @@ function draw(): void {
   document.body.dataset.busy = String(busy);
   // Decided after everything that takes height from the transcript has been drawn (the todo list above all).
   follow();
+  focusNewPendingCard();
 }
+
+// -- keyboard -------------------------------------------------------------------------------------------------------
+
+let focusedPending = new Set<string>();
+
+/**
+ * A card that starts waiting takes the keyboard when the person is not typing: the card itself (not a button, so a
+ * stray Enter answers nothing), from where Tab reaches its choices. Alt+Shift+P goes to the first pending card
+ * at any time.
+ */
+function focusNewPendingCard(): void {
+  const cards = [...transcript.querySelectorAll<HTMLElement>('.approval-pending, .review-pending')];
+  const fresh = cards.find((card) => !focusedPending.has(card.dataset.item ?? ''));
+  focusedPending = new Set(cards.map((card) => card.dataset.item ?? ''));
+  if (!fresh || !document.hasFocus()) return;
+  const focused = document.activeElement;
+  const idle = !focused || focused === document.body || (focused === composer && composer.value.trim() === '');
+  if (idle) fresh.focus({ preventScroll: true });
+}
+
+function focusFirstPendingCard(): boolean {
+  const card = transcript.querySelector<HTMLElement>('.approval-pending, .review-pending');
+  card?.focus();
+  return card !== null;
+}
+
+// The view took the focus (Open Chat, the keybinding, a click on its tab): the composer is where typing goes,
+// unless a pointer is choosing another place at this moment.
+let pointerDown = false;
+window.addEventListener('pointerdown', () => (pointerDown = true), true);
+window.addEventListener('pointerup', () => (pointerDown = false), true);
+window.addEventListener('focus', () => {
+  requestAnimationFrame(() => {
+    if (pointerDown || (document.activeElement && document.activeElement !== document.body)) return;
+    composer.focus();
+  });
+});
 
 // -- following the bottom -------------------------------------------------------------------------------------------
 
@@ -439,6 +482,10 @@ composer.addEventListener('keydown', (event) => {
 });
 composer.addEventListener('input', saveDraft);
 document.addEventListener('keydown', (event) => {
+  if (event.altKey && event.shiftKey && event.code === 'KeyP') {
+    if (focusFirstPendingCard()) event.preventDefault();
+    return;
+  }
   if (event.key !== 'Escape' || event.isComposing) return;
   const focused = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const openPanel = focused?.closest<HTMLElement>(OPEN_PANELS) ?? null;

@@ -266,3 +266,45 @@ def test_kill_9_of_the_sidecar_mid_turn_ends_the_card(fake: FakeSidecar, workben
     send(chat, "make a todo list")  # the restarted sidecar answers the next message
     expect(chat.locator(".msg-assistant").last).to_contain_text("Working on it.")
     wait_idle(chat)
+
+
+def test_keyboard_open_chat_answer_a_card_and_accept_a_review_by_keybinding(
+    fake: FakeSidecar, workbench: Workbench, code_server: CodeServer
+) -> None:
+    page = workbench.page
+    chat = workbench.open_chat()
+    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
+    workbench.activity("Explorer").click()  # the chat is hidden; from here on, only the keyboard
+    expect(page.locator(".explorer-folders-view, .explorer-viewlet").first).to_be_visible()
+    page.keyboard.press("Control+Alt+G")  # toolgate: Open Chat
+    composer = chat.locator(".composer-input")
+    expect(composer).to_be_focused()
+
+    seen = fake.counts()
+    page.keyboard.type("run the tests")
+    page.keyboard.press("Enter")
+    card = chat.locator(".approval-pending").last
+    expect(card).to_be_focused()  # a new card takes the keyboard while the composer is empty; Enter answers nothing
+    workbench.shot("48-keyboard-pending-card-focused")
+    page.keyboard.press("Tab")
+    expect(card.get_by_role("button", name="Allow once")).to_be_focused()
+    page.keyboard.press("Enter")
+    assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
+    expect(composer).to_be_focused()  # back where the next message is typed
+    wait_idle(chat)
+
+    page.keyboard.type("edit the greeting")
+    page.keyboard.press("Enter")
+    review = chat.locator(".review-pending").last
+    expect(review).to_be_focused()
+    # Reading the diff: the cursor goes into the proposal (the one mouse move here), then the keybinding accepts.
+    page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="name or 'world'").click()
+    expect(page.locator(".monaco-diff-editor .editor.modified .monaco-editor.focused")).to_have_count(1)
+    page.keyboard.press("Control+Alt+Enter")  # toolgate: Accept Proposed Change
+    assert fake.next_answer("review", seen["review"])["decision"] == "accept"
+    expect(chat.locator(".review-accepted").last).to_be_visible()
+    wait_idle(chat)
+    workbench.shot("49-keyboard-review-accepted")
+    # Put the greeting back for the tests that follow.
+    target = code_server.workspace / "src" / "greet.py"
+    target.write_text(target.read_text().replace("{name or 'world'}", "{name}"))
