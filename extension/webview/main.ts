@@ -81,7 +81,8 @@ const jumpButton = h(
   'Jump to latest ↓',
 );
 const emptyState = h('div', { class: 'empty' });
-const todos = h('section', { class: 'todos', 'aria-label': 'Todo list', hidden: true });
+// A <details>: the person may fold the list away (it keeps its state across redraws), its title still counting.
+const todos = h('details', { class: 'todos', 'aria-label': 'Todo list', open: true, hidden: true });
 const composer = h('textarea', {
   class: 'composer-input',
   rows: 3,
@@ -97,10 +98,9 @@ app.append(
   h(
     'header',
     { class: 'header' },
-    sidecarStatus,
-    providerStatus,
-    h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton),
-    h('label', { class: 'toolbar' }, h('span', { class: 'toolbar-label' }, 'Mode'), modeSelect),
+    // Compact: the state and the model in one line (the details in their tooltips), the pickers in one row.
+    h('div', { class: 'status-row' }, sidecarStatus, providerStatus),
+    h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, modeSelect),
     bypassWarning,
     settingsProblems,
   ),
@@ -232,12 +232,19 @@ function drawHeader(current: ChatState): void {
   const label = {
     stopped: 'Sidecar stopped',
     starting: status.state === 'starting' ? status.detail : '',
-    ready: status.state === 'ready' ? `Sidecar ready · ${status.detail}` : '',
+    ready: 'Sidecar ready',
     restarting: status.state === 'restarting' ? status.detail : '',
     unavailable: status.state === 'unavailable' ? status.detail : '',
   }[status.state];
+  // Ready: the versions are for the tooltip (and screen readers), not for the line.
+  const detail = status.state === 'ready' ? ` · ${status.detail}` : '';
   sidecarStatus.append(
-    h('div', { class: 'status-line' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), h('span', { class: 'status-text' }, label)),
+    h(
+      'div',
+      { class: 'status-line' },
+      h('span', { class: 'dot', 'aria-hidden': 'true' }),
+      h('span', { class: 'status-text', title: label + detail }, label, detail ? h('span', { class: 'status-detail' }, detail) : null),
+    ),
   );
   if (status.state === 'unavailable') {
     sidecarStatus.append(
@@ -254,6 +261,7 @@ function drawHeader(current: ChatState): void {
 
   const provider = current.provider;
   clear(providerStatus);
+  providerStatus.title = [provider.provider, provider.model, provider.baseUrl, provider.message].filter(Boolean).join(' · ');
   append(providerStatus, [
     h('span', { class: 'provider' }, provider.provider),
     provider.model ? h('span', { class: 'model' }, ` · ${provider.model}`) : null,
@@ -288,19 +296,36 @@ function drawHeader(current: ChatState): void {
 }
 
 /** Broken settings files and unusable rules: what they are, a way to open each file, and what follows from them. */
+/** The problems the person folded the banner on; it unfolds by itself when they change. */
+let foldedProblems = '';
+
 function drawSettingsProblems(current: ChatState): void {
   const problems = current.settingsProblems;
   settingsProblems.hidden = problems.length === 0;
   clear(settingsProblems);
   if (problems.length === 0) return;
+  const title =
+    problems.length === 1 ? 'A permission setting is not in force' : `${problems.length} permission settings are not in force`;
+  const key = JSON.stringify(problems.map((problem) => problem.text));
+  const folded = foldedProblems === key;
+  settingsProblems.dataset.folded = String(folded);
+  const fold = h(
+    'button',
+    {
+      class: 'icon fold',
+      'aria-expanded': String(!folded),
+      title: folded ? 'Show the details' : 'Fold this warning to one line (it opens again when the problems change)',
+      onclick: () => {
+        foldedProblems = folded ? '' : key;
+        drawSettingsProblems(current);
+        settingsProblems.querySelector<HTMLButtonElement>('button.fold')?.focus();
+      },
+    },
+    folded ? 'Show' : 'Hide',
+  );
+  settingsProblems.append(h('div', { class: 'problems-title' }, h('span', {}, `⚠ ${title}`), fold));
+  if (folded) return;
   settingsProblems.append(
-    h(
-      'div',
-      { class: 'problems-title' },
-      problems.length === 1
-        ? 'A permission setting is not in force'
-        : `${problems.length} permission settings are not in force`,
-    ),
     h(
       'ul',
       {},
@@ -423,8 +448,14 @@ function drawTodos(current: ChatState): void {
   todos.hidden = current.todos.length === 0;
   if (todos.hidden) return;
   const done = current.todos.filter((todo) => todo.status === 'completed').length;
+  const now = current.todos.find((todo) => todo.status === 'in_progress');
   todos.append(
-    h('div', { class: 'todos-title' }, `Todos · ${done} of ${current.todos.length} done`),
+    h(
+      'summary',
+      { class: 'todos-title', title: 'Show or hide the todo list' },
+      `Todos · ${done} of ${current.todos.length} done`,
+      now ? h('span', { class: 'todos-current' }, ` · ${now.content}`) : null,
+    ),
     h(
       'ul',
       {},

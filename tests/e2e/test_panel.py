@@ -9,6 +9,7 @@ Screenshots are named after the state and the theme (test-results/e2e/4x-…).
 from __future__ import annotations
 
 import os
+import re
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -313,3 +314,36 @@ def test_keyboard_open_chat_answer_a_card_and_accept_a_review_by_keybinding(
     # Put the greeting back for the tests that follow.
     target = code_server.workspace / "src" / "greet.py"
     target.write_text(target.read_text().replace("{name or 'world'}", "{name}"))
+
+
+def conversation_share(chat: FrameLocator) -> float:
+    """The transcript's height as a share of the chat view's."""
+    share: float = chat.locator(".transcript").evaluate("(element) => element.clientHeight / window.innerHeight")
+    return share
+
+
+def test_the_conversation_gets_most_of_the_panel(fake: FakeSidecar, workbench: Workbench) -> None:
+    chat = workbench.open_chat()
+    header = chat.locator(".header")
+    # The state and the model in one line (versions in the tooltip), then the pickers: three rows at 300 px.
+    assert header.evaluate("(element) => element.offsetHeight") <= 100
+    status = chat.locator(".sidecar-status .status-text")
+    expect(status).to_have_attribute("title", re.compile(r"^Sidecar ready · toolgate-fake 0\.0\.0-fake · Python 3\."))
+    seen = fake.counts()
+    send(chat, "run the tests and grow the plan")
+    card = chat.locator(".approval-pending").last
+    todos = chat.locator(".todos")
+    expect(todos).to_contain_text("0 of 12 done")
+    open_share = conversation_share(chat)
+    workbench.shot("50-twelve-todos-open")
+    todos.locator("summary").click()  # folded: its title still counts
+    expect(todos).not_to_have_attribute("open", "")
+    folded_share = conversation_share(chat)
+    print(f"conversation share at 300 px with 12 todos: open {open_share:.0%}, folded {folded_share:.0%}")
+    assert open_share >= 0.45 and folded_share >= 0.65, (open_share, folded_share)
+    workbench.shot("51-twelve-todos-folded")
+    card.get_by_role("button", name="Allow once").click()
+    assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
+    wait_idle(chat)
+    todos.locator("summary").click()
+    expect(todos).to_have_attribute("open", "")
