@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import re
 import signal
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import test_flows
 from codeserver import CodeServer, wait_for
 from playwright.sync_api import FrameLocator, Locator, expect
 from test_flows import FakeSidecar, send, wait_idle
@@ -76,14 +76,8 @@ CONTRAST_JS = """
 """
 
 
-@pytest.fixture(scope="module")
-def fake(code_server: CodeServer, workbench: Workbench) -> Iterator[FakeSidecar]:
-    sidecar = FakeSidecar(code_server.root)
-    code_server.write_workspace_settings({"toolgate.python.path": str(sidecar.python)})
-    chat = workbench.open_chat()
-    expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
-    yield sidecar
-    code_server.write_workspace_settings(None)
+# The scripted fake sidecar, set up as test_flows.py sets it up (a module fixture: one for this module).
+fake = test_flows.fake
 
 
 def use_theme(code_server: CodeServer, fake: FakeSidecar, chat: FrameLocator, theme: str) -> None:
