@@ -3,7 +3,7 @@ readable in light, dark and high-contrast themes (contrast computed from the web
 pending card kept in view, Escape closing the innermost thing, messages sent during start-up, and a sidecar crash
 in the middle of a turn.
 
-Screenshots are named after the state and the theme (test-results/e2e/4x-…).
+Screenshots are named after the state and the theme (test-results/e2e/6x-… and 7x-…).
 """
 
 from __future__ import annotations
@@ -125,14 +125,14 @@ def test_approval_card_is_readable_in_every_theme_kind(
     ring = contrast(deny, "outline")
     assert ring["outline"].startswith("solid"), ring
     assert ring["ratio"] >= RING_CONTRAST, f"focus ring in {theme}: {ring}"
-    workbench.shot(f"40-approval-pending-{theme}")
+    workbench.shot(f"60-approval-pending-{theme}")
 
     deny.press("Enter")
     assert fake.next_answer("approval", seen["approval"])["decision"] == "deny"
     wait_idle(chat)
     send_button = chat.locator("button.send")
     assert contrast(send_button)["ratio"] >= TEXT_CONTRAST
-    workbench.shot(f"41-approval-denied-{theme}")
+    workbench.shot(f"61-approval-denied-{theme}")
 
 
 def visible_in_transcript(chat: FrameLocator, element: Locator) -> dict[str, float]:
@@ -165,7 +165,7 @@ def test_pending_card_stays_in_view_when_the_todo_list_grows(fake: FakeSidecar, 
     box = visible_in_transcript(chat, card)
     assert box["top"] >= box["viewTop"] - 1 and box["bottom"] <= box["viewBottom"] + 1, box
     assert transcript.evaluate("(element) => element.scrollHeight > element.clientHeight"), "not a scrolling case"
-    workbench.shot("42-pending-card-after-todos-grew")
+    workbench.shot("62-pending-card-after-todos-grew")
     card.get_by_role("button", name="Allow once").click()
     assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
     wait_idle(chat)
@@ -175,7 +175,7 @@ def test_pending_card_stays_in_view_when_the_todo_list_grows(fake: FakeSidecar, 
     workbench.page.mouse.wheel(0, -5000)
     jump = chat.get_by_role("button", name="Jump to latest ↓")
     expect(jump).to_be_visible()
-    workbench.shot("43-scrolled-up-jump-to-latest")
+    workbench.shot("63-scrolled-up-jump-to-latest")
     jump.click()
     expect(jump).to_be_hidden()
     assert transcript.evaluate("(e) => e.scrollHeight - e.scrollTop - e.clientHeight < 24")
@@ -196,7 +196,7 @@ def test_escape_in_reject_feedback_closes_the_box_and_keeps_the_review(fake: Fak
     expect(reject).to_be_focused()
     expect(chat.locator(".review-pending")).to_have_count(1)  # not withdrawn, not interrupted
     assert fake.counts() == seen
-    workbench.shot("44-escape-closed-reject-feedback")
+    workbench.shot("64-escape-closed-reject-feedback")
 
     reject.press("Enter")
     expect(feedback).to_have_value("keep the old greeting")  # what was typed is still there
@@ -234,13 +234,13 @@ def test_a_message_sent_during_start_up_is_answered(
     expect(queued).to_contain_text("hello while starting")
     expect(queued).to_contain_text("Waits for the sidecar to be ready")
     expect(chat.locator(".composer-input")).to_have_value("")
-    workbench.shot("45-message-queued-during-start-up")
+    workbench.shot("65-message-queued-during-start-up")
     expect(status).to_have_attribute("data-state", "ready")
     expect(chat.locator(".msg-user").last).to_have_text("hello while starting")
     expect(chat.locator(".msg-assistant").last).to_contain_text("Working on it.")
     expect(chat.locator(".transcript")).not_to_contain_text("not running")
     wait_idle(chat)
-    workbench.shot("46-queued-message-answered")
+    workbench.shot("66-queued-message-answered")
     restart(code_server, fake, {"toolgate.python.path": str(fake.python)})
     expect(status).to_have_attribute("data-state", "ready")
 
@@ -261,7 +261,7 @@ def test_kill_9_of_the_sidecar_mid_turn_ends_the_card(fake: FakeSidecar, workben
     expect(notice).to_contain_text("The turn that was running has ended")
     expect(chat.locator(".transcript")).not_to_contain_text("Pending response rejected")
     expect(chat.locator("button.send")).to_be_visible()
-    workbench.shot("47-sidecar-killed-mid-turn")
+    workbench.shot("67-sidecar-killed-mid-turn")
     expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
     send(chat, "make a todo list")  # the restarted sidecar answers the next message
     expect(chat.locator(".msg-assistant").last).to_contain_text("Working on it.")
@@ -285,7 +285,7 @@ def test_keyboard_open_chat_answer_a_card_and_accept_a_review_by_keybinding(
     page.keyboard.press("Enter")
     card = chat.locator(".approval-pending").last
     expect(card).to_be_focused()  # a new card takes the keyboard while the composer is empty; Enter answers nothing
-    workbench.shot("48-keyboard-pending-card-focused")
+    workbench.shot("68-keyboard-pending-card-focused")
     page.keyboard.press("Tab")
     expect(card.get_by_role("button", name="Allow once")).to_be_focused()
     page.keyboard.press("Enter")
@@ -304,7 +304,7 @@ def test_keyboard_open_chat_answer_a_card_and_accept_a_review_by_keybinding(
     assert fake.next_answer("review", seen["review"])["decision"] == "accept"
     expect(chat.locator(".review-accepted").last).to_be_visible()
     wait_idle(chat)
-    workbench.shot("49-keyboard-review-accepted")
+    workbench.shot("69-keyboard-review-accepted")
     # Put the greeting back for the tests that follow.
     target = code_server.workspace / "src" / "greet.py"
     target.write_text(target.read_text().replace("{name or 'world'}", "{name}"))
@@ -329,13 +329,13 @@ def test_the_conversation_gets_most_of_the_panel(fake: FakeSidecar, workbench: W
     todos = chat.locator(".todos")
     expect(todos).to_contain_text("0 of 12 done")
     open_share = conversation_share(chat)
-    workbench.shot("50-twelve-todos-open")
+    workbench.shot("70-twelve-todos-open")
     todos.locator("summary").click()  # folded: its title still counts
     expect(todos).not_to_have_attribute("open", "")
     folded_share = conversation_share(chat)
     print(f"conversation share at 300 px with 12 todos: open {open_share:.0%}, folded {folded_share:.0%}")
     assert open_share >= 0.45 and folded_share >= 0.65, (open_share, folded_share)
-    workbench.shot("51-twelve-todos-folded")
+    workbench.shot("71-twelve-todos-folded")
     card.get_by_role("button", name="Allow once").click()
     assert fake.next_answer("approval", seen["approval"]) == {"decision": "allow"}
     wait_idle(chat)
