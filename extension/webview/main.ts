@@ -6,12 +6,13 @@
 import type { PermissionMode } from '../src/protocol';
 import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
-import { atBottom, decideScroll } from '../src/shared/follow';
 import { escapeAction } from '../src/shared/keys';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
 import { renderItem, toolDuration } from './components';
 import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
+import { KeyboardFocus, OPEN_PANELS } from './keyboard';
+import { TranscriptFollower } from './scrolling';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -140,90 +141,12 @@ function draw(): void {
   sendButton.hidden = busy;
   document.body.dataset.busy = String(busy);
   // Decided after everything that takes height from the transcript has been drawn (the todo list above all).
-  follow();
-  focusNewPendingCard();
+  follower.follow();
+  keyboard.focusNewPendingCard();
 }
 
-// -- keyboard -------------------------------------------------------------------------------------------------------
-
-let focusedPending = new Set<string>();
-
-/**
- * A card that starts waiting takes the keyboard when the person is not typing: the card itself (not a button, so a
- * stray Enter answers nothing), from where Tab reaches its choices. Alt+Shift+P goes to the first pending card
- * at any time.
- */
-function focusNewPendingCard(): void {
-  const cards = [...transcript.querySelectorAll<HTMLElement>('.approval-pending, .review-pending')];
-  const fresh = cards.find((card) => !focusedPending.has(card.dataset.item ?? ''));
-  focusedPending = new Set(cards.map((card) => card.dataset.item ?? ''));
-  if (!fresh || !document.hasFocus()) return;
-  const focused = document.activeElement;
-  const idle = !focused || focused === document.body || (focused === composer && composer.value.trim() === '');
-  if (idle) fresh.focus({ preventScroll: true });
-}
-
-function focusFirstPendingCard(): boolean {
-  const card = transcript.querySelector<HTMLElement>('.approval-pending, .review-pending');
-  card?.focus();
-  return card !== null;
-}
-
-// The view took the focus (Open Chat, the keybinding, a click on its tab): the composer is where typing goes,
-// unless a pointer is choosing another place at this moment.
-let pointerDown = false;
-window.addEventListener('pointerdown', () => (pointerDown = true), true);
-window.addEventListener('pointerup', () => (pointerDown = false), true);
-window.addEventListener('focus', () => {
-  requestAnimationFrame(() => {
-    if (pointerDown || (document.activeElement && document.activeElement !== document.body)) return;
-    composer.focus();
-  });
-});
-
-// -- following the bottom -------------------------------------------------------------------------------------------
-
-/** Whether the transcript follows its bottom: true until the person scrolls up, again once they are back down. */
-let following = true;
-let scrolledByUs = -1;
-/** The pending card last brought into view, and at which transcript height: a person who then scrolls away from it
- * is not pulled back, until another card waits or the layout changes. */
-let pendingShown = { id: '', height: 0 };
-
-function follow(): void {
-  const pendingCard = transcript.querySelector<HTMLElement>('.approval-pending, .review-pending');
-  const id = pendingCard?.dataset.item ?? '';
-  let pending = null;
-  if (pendingCard && (id !== pendingShown.id || transcript.clientHeight !== pendingShown.height)) {
-    const top = pendingCard.offsetTop - transcript.offsetTop;
-    pending = { top, bottom: top + pendingCard.offsetHeight };
-    pendingShown = { id, height: transcript.clientHeight };
-  }
-  const decision = decideScroll(transcript, following, pending);
-  if (decision.scrollTop !== null && Math.abs(decision.scrollTop - transcript.scrollTop) >= 1) {
-    transcript.scrollTop = decision.scrollTop;
-    scrolledByUs = transcript.scrollTop;
-  }
-  jumpButton.hidden = !decision.showJump;
-}
-
-transcript.addEventListener('scroll', () => {
-  // Our own scrolling says nothing about where the person wants to be.
-  if (transcript.scrollTop === scrolledByUs) return;
-  scrolledByUs = -1;
-  following = atBottom(transcript);
-  jumpButton.hidden = following;
-});
-// The transcript's height changes when the todo list, a banner or the composer grows or shrinks; its content's
-// height when a card opens or output arrives. Either way the decision is made again.
-const resized = new ResizeObserver(() => follow());
-resized.observe(transcript);
-new MutationObserver(() => follow()).observe(transcript, { childList: true, subtree: true, characterData: true });
-jumpButton.addEventListener('click', () => {
-  following = true;
-  follow();
-  composer.focus();
-});
+const follower = new TranscriptFollower(transcript, jumpButton, () => composer.focus());
+const keyboard = new KeyboardFocus(transcript, composer);
 
 function drawHeader(current: ChatState): void {
   const status = current.sidecar;
@@ -485,7 +408,7 @@ function send(): void {
   const text = composer.value;
   if (!text.trim() || state?.busy) return;
   post({ type: 'send', text });
-  following = true; // the person's own message, and the reply to it, are what they look at next
+  follower.followAgain(); // the person's own message, and the reply to it, are what they look at next
   composer.value = '';
   saveDraft();
 }
@@ -514,7 +437,7 @@ composer.addEventListener('keydown', (event) => {
 composer.addEventListener('input', saveDraft);
 document.addEventListener('keydown', (event) => {
   if (event.altKey && event.shiftKey && event.code === 'KeyP') {
-    if (focusFirstPendingCard()) event.preventDefault();
+    if (keyboard.focusFirstPendingCard()) event.preventDefault();
     return;
   }
   if (event.key !== 'Escape' || event.isComposing) return;
@@ -534,26 +457,11 @@ document.addEventListener('keydown', (event) => {
   else if (openPanel) closePanel(openPanel);
 });
 
-/** The things Escape closes, innermost first: a card's feedback box or rule editor, the bypass question. */
-const OPEN_PANELS = '.card-panel:not([hidden]), .bypass-warning:not([hidden])';
-
 function closePanel(panel: HTMLElement): void {
-  if (panel === bypassWarning) {
-    confirmBypass(false);
-    return;
-  }
-  // The panel's own button (Deny…, Reject…, Always allow…) toggles it closed and gets the focus back; what was typed
-  // stays in the panel for the next time it opens.
-  const card = panel.closest('.card');
-  const toggle = card?.querySelector<HTMLButtonElement>(`button[aria-controls="${panel.id}"]`);
-  panel.hidden = true;
-  if (toggle) {
-    toggle.setAttribute('aria-expanded', 'false');
-    toggle.focus();
-  } else {
-    composer.focus();
-  }
+  if (panel === bypassWarning) confirmBypass(false);
+  else keyboard.closeCardPanel(panel);
 }
+
 sendButton.addEventListener('click', send);
 stopButton.addEventListener('click', interrupt);
 newSessionButton.addEventListener('click', () => post({ type: 'newSession' }));
