@@ -13,6 +13,10 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 
+# One table of wrapper and git options, shared with the classifier (issue: they were written twice and drifted).
+from toolgate.shell.programs.git import GLOBAL_VALUE_OPTIONS
+from toolgate.shell.programs.wrappers import WRAPPER_NAMES, value_options
+
 Words = tuple[str, ...]
 
 # Environment assignments that cannot change what a program runs or where it reads code from. Any other
@@ -30,32 +34,8 @@ _SAFE_ENV_VALUE = re.compile(r"[A-Za-z0-9_./:,+@%=-]*")
 # Wrappers an allow rule may look through: they change how long or how nicely a program runs, never which.
 SAFE_WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "ionice"})
 _WRAPPER_ARG = re.compile(r"-.*|[0-9][0-9.]*[smhd]?|[A-Z][A-Z0-9]*|--")
-# Wrappers deny and ask rules look through, with the options of each that take a separate value.
-WRAPPER_OPTIONS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"}),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-t"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "xargs": frozenset({"-I", "-i", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter"}),
-    "nohup": frozenset(),
-    "time": frozenset({"-f", "-o", "--format", "--output"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "exec": frozenset({"-a"}),
-    "setsid": frozenset(),
-    "chroot": frozenset({"--userspec", "--groups"}),
-    "flock": frozenset({"-w", "-E", "--timeout"}),
-    "watch": frozenset({"-n", "-d", "--interval"}),
-    "strace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
-    "unbuffer": frozenset(),
-    "caffeinate": frozenset(),
-}
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"})
 _EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
 MAX_DEPTH = 3
 
 Classify = Callable[[str], Sequence[Sequence[str]]]  # a script → the argv of each simple command in it
@@ -89,7 +69,7 @@ def allow_forms(argv: Words, effective: Words, assignments: Sequence[str]) -> li
 
 def _skip_wrapper(words: list[str]) -> list[str]:
     """The words after a wrapper and its options (and any VAR=value it sets)."""
-    options = WRAPPER_OPTIONS.get(program_name(words), frozenset())
+    options = value_options(program_name(words)) or frozenset()
     rest = words[1:]
     while rest:
         word = rest[0]
@@ -111,7 +91,7 @@ def _git_subcommand(words: Sequence[str]) -> Words:
     rest = list(words[1:])
     while rest and rest[0].startswith("-"):
         option = rest.pop(0)
-        if option in _GIT_VALUE_OPTIONS and rest:
+        if option in GLOBAL_VALUE_OPTIONS and rest:
             rest.pop(0)
     return ("git", *rest)
 
@@ -157,7 +137,7 @@ def deny_forms(argv: Words, effective: Words, classify: Classify | None = None, 
                         add(form)
                 for form in crude_forms(script):
                     add(form)
-            if name not in WRAPPER_OPTIONS:
+            if name not in WRAPPER_NAMES:
                 break
             words = _skip_wrapper(words)
     return forms
@@ -184,7 +164,7 @@ def crude_forms(command: str) -> list[Words]:
             for form in (tuple(words), (program_name(words), *words[1:])):
                 if form not in forms:
                     forms.append(form)
-            if program_name(words) not in WRAPPER_OPTIONS and words[0] not in ("then", "do", "else"):
+            if program_name(words) not in WRAPPER_NAMES and words[0] not in ("then", "do", "else"):
                 break
             words = _skip_wrapper(words) if words[0] not in ("then", "do", "else") else words[1:]
     return forms

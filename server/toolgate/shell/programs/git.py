@@ -30,6 +30,11 @@ GLOBAL_FORBIDDEN: dict[str, str] = {
     "--work-tree": f"git --work-tree {_ELSEWHERE}",
     "--bare": f"git --bare {_ELSEWHERE}",
 }
+# The global options that take a separate value (`git -C dir log`): the classifier refuses them (above) and the
+# rule matcher (permissions/command_forms.py) skips them with their value to find the subcommand.
+GLOBAL_VALUE_OPTIONS = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+)
 GLOBAL_FLAGS = frozenset(
     {
         "--no-pager",

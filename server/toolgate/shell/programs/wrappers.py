@@ -45,7 +45,8 @@ WRAPPERS: dict[str, _WrapperSpec] = {
     "stdbuf": _WrapperSpec(frozenset(), frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), {}),
     "time": _WrapperSpec(
         frozenset({"-p", "--portability", "-v", "--verbose", "-q", "--quiet"}),
-        frozenset({"-f", "--format"}),
+        # -o/--output take a value too; they are refused below, but the deny forms must still skip the value.
+        frozenset({"-f", "--format", "-o", "--output"}),
         {
             "-o": "time -o writes its report to a file",
             "--output": "time --output writes its report to a file",
@@ -55,7 +56,7 @@ WRAPPERS: dict[str, _WrapperSpec] = {
     ),
     "env": _WrapperSpec(
         frozenset({"-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"}),
-        frozenset({"-u", "--unset"}),
+        frozenset({"-u", "--unset", "-S", "--split-string", "-C", "--chdir"}),
         {
             "-S": "env -S splits a string into a command, which this checker cannot see",
             "--split-string": "env --split-string splits a string into a command, which this checker cannot see",
@@ -118,9 +119,44 @@ _XARGS_FLAGS = names(
     "-0 --null -p --interactive -r --no-run-if-empty -t --verbose -x --exit -o --open-tty --show-limits"
 )
 _XARGS_VALUED = names(
-    "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars "
-    "--process-slot-var --max-lines --eof"
+    "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars --process-slot-var"
 )
+# Options whose value is optional and so only ever attached: `-i{}`, `--eof=END`, `--max-lines=2`.
+_XARGS_OPTIONAL_VALUE = names("-i --replace -e --eof -l --max-lines")
+
+# Programs that run another command but that the classifier never looks through as read-only (they change
+# who runs it, where, or when); deny and ask rules still see the command behind them. The options of each
+# that take a separate value.
+_RUNNERS: dict[str, frozenset[str]] = {
+    "sudo": names("-u -g -C -D -h -p -r -t -U -T --user --group --close-from --chdir --host --prompt --role --type"),
+    "doas": names("-u -C"),
+    "ionice": names("-c -n -p -t --class --classdata --pid --pgid --uid"),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": names("-a"),
+    "setsid": frozenset(),
+    "chroot": names("--userspec --groups"),
+    "flock": names("-w -E -c --timeout --conflict-exit-code --command"),
+    "watch": names("-n -d --interval"),
+    "strace": names("-o -e -p -s -u -P -E"),
+    "unbuffer": frozenset(),
+    "caffeinate": names("-t -w"),
+}
+
+
+def value_options(name: str) -> frozenset[str] | None:
+    """The options of the wrapper `name` that take a separate value; None when `name` runs no other command.
+
+    The one table both the classifier (above, `unwrap`) and the rule matcher (permissions/command_forms.py,
+    which looks through every wrapper for deny and ask rules) read."""
+    if name in WRAPPERS:
+        return WRAPPERS[name].valued
+    if name == "xargs":
+        return _XARGS_VALUED
+    return _RUNNERS.get(name)
+
+
+WRAPPER_NAMES = frozenset({*WRAPPERS, "xargs", *_RUNNERS})
 
 
 def check_xargs(name: str, args: Sequence[Word]) -> Verdict:
@@ -142,8 +178,8 @@ def check_xargs(name: str, args: Sequence[Word]) -> Verdict:
         if option in ("-i", "--replace"):  # -i[R], --replace[=R]: an optional value, "{}" without one
             replace = inline or "{}"
             continue
-        if option in ("-e", "-l"):
-            continue  # -e[EOF], -l[LINES]: optional attached values
+        if option in _XARGS_OPTIONAL_VALUE:
+            continue  # -e[EOF], -l[LINES], --eof[=EOF], --max-lines[=N]: optional attached values
         if option in _XARGS_VALUED:
             value = inline if (eq or inline) else (args[i].value if i < len(args) else "")
             if not (eq or inline):
