@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolgate.core.child_env import PASS_THROUGH
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken, Orchestrator, ResultListener
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
@@ -95,4 +96,6 @@ def build_runtime(
     runner = ToolRunner(registry, session)
     if engine is not None:
         engine.bind(runner)
+        # Read on every call: the rule book is rebuilt when a settings file changes.
+        session.deps.override_factory(PASS_THROUGH, lambda _r: engine.book.pass_through)
     return Runtime(session, registry, runner, Orchestrator(runner, max_concurrency))

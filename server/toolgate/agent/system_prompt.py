@@ -7,12 +7,13 @@ are taken when the session starts (or resumes), never per request.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import platform
 import subprocess
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+
+from toolgate.core.child_env import child_environment
 
 INSTRUCTION_FILES = ("TOOLGATE.md", "AGENTS.md")
 MAX_INSTRUCTIONS_CHARS = 40_000
@@ -66,7 +67,7 @@ def tool_guidance(tool_names: Collection[str]) -> str:
 
 def git_status(cwd: Path) -> str | None:
     """`git status --short --branch`, capped (and the cap said). None when cwd is not inside a repository."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}  # never take the index lock
+    env = child_environment(extra={"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})  # never take the lock
     try:
         done = subprocess.run(
             ["git", "status", "--short", "--branch"],

@@ -1,29 +1,65 @@
-"""Which environment variables hold secrets (the scrub list), and their values.
+"""The environment every child process starts from: the sidecar's own, with secrets taken out.
 
-Minimal version written for WebFetch's exfiltration check; the hardening work owns this module and its
-fuller version (which also builds every child process environment) replaces this one.
+Bash commands (foreground and background), hooks, the watchdog and (later) MCP stdio servers all get their
+environment from `child_environment`, so an API key in the sidecar's environment (or handed over by the
+extension, which stays in memory) never reaches a command the model can run. A user may hand a named
+variable to commands on purpose with `env.passThrough` in their own settings file (never a workspace file:
+a cloned repository must not be able to ask for the user's keys).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import re
+from collections.abc import Iterable, Mapping
 
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS", "_SECRET_KEY", "_ACCESS_KEY")
-_SECRET_NAMES = frozenset(
+from toolgate.core.deps import Dep
+
+# Names scrubbed whatever their spelling elsewhere: the providers' keys and well-known cloud and forge names.
+SECRET_NAMES = frozenset(
     {
-        "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN",
-        "GH_TOKEN", "GITLAB_TOKEN", "NPM_TOKEN", "PYPI_TOKEN", "HF_TOKEN", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY",
+        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN",
+        "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN",
+        "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_API_KEY", "GEMINI_API_KEY", "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE",
+        "AZURE_CLIENT_SECRET", "AZURE_OPENAI_API_KEY", "AZURE_STORAGE_KEY", "AZURE_STORAGE_CONNECTION_STRING",
+        "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD",
+        "DOCKER_PASSWORD", "DOCKER_AUTH_CONFIG", "SLACK_BOT_TOKEN", "STRIPE_SECRET_KEY", "DATABASE_URL",
+        "VAULT_TOKEN", "CODECOV_TOKEN", "SENTRY_AUTH_TOKEN", "CARGO_REGISTRY_TOKEN",
     }
 )  # fmt: skip
-# Shorter values are too common to be told apart from ordinary text (`1`, `true`).
-_MIN_VALUE_CHARS = 8
+# Name shapes that hold secrets: anything ending in one of these, and Azure's *_KEY names.
+_SECRET_SHAPE = re.compile(
+    r".*(_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD|_PASSWD|_CREDENTIALS|_PRIVATE_KEY|_ACCESS_KEY)"
+    r"|AZURE_.*_KEY|.*_AUTH"
+)
+# Names that look like secrets by shape but are not (they hold no value worth stealing).
+_NOT_SECRET = frozenset({"SSH_AUTH_SOCK"})
+
+# env.passThrough from the user's settings file; the runtime overrides it (default: nothing passes through).
+PASS_THROUGH: Dep[tuple[str, ...]] = Dep("env_pass_through", lambda _r: (), scope="call")
 
 
 def is_secret_name(name: str) -> bool:
+    """Whether an environment variable called `name` is treated as holding a secret (case-insensitive)."""
     upper = name.upper()
-    return upper in _SECRET_NAMES or upper.endswith(_SECRET_SUFFIXES)
+    if upper in _NOT_SECRET:
+        return False
+    return upper in SECRET_NAMES or _SECRET_SHAPE.fullmatch(upper) is not None
 
 
 def secret_values(environ: Mapping[str, str]) -> list[str]:
-    """The values of the secret variables in `environ` that are long enough to recognise elsewhere."""
-    return [value for name, value in environ.items() if is_secret_name(name) and len(value) >= _MIN_VALUE_CHARS]
+    """The values of the secret variables in `environ` (long enough to be worth looking for in text)."""
+    return [value for name, value in environ.items() if is_secret_name(name) and len(value) >= 8]
+
+
+def child_environment(
+    base: Mapping[str, str] | None = None, *, pass_through: Iterable[str] = (), extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """A copy of `base` (default: this process's environment) without its secrets, except those named in
+    `pass_through`, plus `extra` (which the caller sets on purpose and is never scrubbed)."""
+    source = os.environ if base is None else base
+    keep = {name.upper() for name in pass_through}
+    env = {name: value for name, value in source.items() if name.upper() in keep or not is_secret_name(name)}
+    env.update(extra or {})
+    return env

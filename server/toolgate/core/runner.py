@@ -8,21 +8,24 @@ the traceback goes to the log.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from toolgate.core.child_env import secret_values
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.errors import ErrorKind, ToolError, format_error
 from toolgate.core.input_errors import describe_validation_error
-from toolgate.core.messages import TextBlock, ToolResult, ToolResultContent, ToolUse
+from toolgate.core.messages import ContentBlock, TextBlock, ToolResult, ToolResultContent, ToolUse
 from toolgate.core.output_store import OUTPUT_STORE, spill_oversized
 from toolgate.core.permission import AfterCallPolicy, ApprovalRequest, Decision, FileProposal, ReviewRequest
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool, DescribeContext, Rendered, ToolInput
+from toolgate.text.redact import redact
 
 
 @dataclass(slots=True)
@@ -53,6 +56,24 @@ def _is_empty(content: ToolResultContent) -> bool:
     if isinstance(content, str):
         return not content.strip()
     return all(isinstance(b, TextBlock) and not b.text.strip() for b in content)
+
+
+def _redacted(content: ToolResultContent, where: str) -> ToolResultContent:
+    """`content` with secrets taken out (text/redact.py), and a note saying so. Every result passes here, so
+    no tool can hand the model a key: not one printed by a command, nor one read from a file."""
+    known = secret_values(os.environ)
+    if isinstance(content, str):
+        done = redact(content, known)
+        note = done.note(where)
+        return done.text if note is None else f"{done.text}\n\n{note}"
+    blocks: list[ContentBlock] = []
+    for index, block in enumerate(content):
+        if isinstance(block, TextBlock):
+            done = redact(block.text, known)
+            note = done.note(f"{where} (text block {index + 1})")
+            block = block if note is None else TextBlock(text=f"{done.text}\n\n{note}")
+        blocks.append(block)
+    return blocks
 
 
 class ToolRunner:
@@ -157,7 +178,7 @@ class ToolRunner:
             return error_result(use_id, ErrorKind.FAILED, f"{tool.name} failed: {exc or type(exc).__name__}")
 
         rendered = mapped if isinstance(mapped, Rendered) else Rendered(mapped)
-        content = rendered.content
+        content = _redacted(rendered.content, f"this {tool.name} result")
         if _is_empty(content):
             content = f"({tool.name} finished with no output.)"
         elif tool.max_result_chars is not None:

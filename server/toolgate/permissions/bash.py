@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
+from toolgate.shell.security import environment_exposure
 
 # --- the classifier's answer, as this module reads it ------------------------------------------------------
 
@@ -169,6 +170,8 @@ class BashFacts:
     # Why the whole command is not read-only although each part is (a substitution, a function definition,
     # a variable set for later commands): such a command is never allowed by its parts alone.
     command_level: str | None = None
+    # Why the command may show environment values (`env`, `echo $GITHUB_TOKEN`): asked in every mode.
+    exposure: str | None = None
 
 
 def _harmless(target: str) -> bool:
@@ -372,13 +375,19 @@ def analyze(
         command_level = classification.reason or "the command as a whole is not read-only"
 
     incomplete = opaque is not None or classification.has_substitution
+    crude = crude_forms(command) if incomplete else []
+    exposure = environment_exposure(command, [*(f for p in parts for f in p.deny_forms), *crude])
     return BashFacts(
         command=command,
-        read_only=bool(classification.read_only) and opaque is None and all(p.read_only for p in parts),
+        read_only=bool(classification.read_only)
+        and opaque is None
+        and exposure is None
+        and all(p.read_only for p in parts),
         opaque=opaque,
         parts=parts,
-        crude_forms=crude_forms(command) if incomplete else [],
+        crude_forms=crude,
         has_substitution=classification.has_substitution,
         dotglob=dotglob,
         command_level=command_level,
+        exposure=exposure,
     )

@@ -32,6 +32,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from toolgate.core.child_env import child_environment
 from toolgate.permissions.settings import DEFAULT_HOOK_TIMEOUT, HookCommand, HookMatcher
 from toolgate.permissions.sources import RuleProblem, RuleSource
 from toolgate.shell.watchdog import WATCHDOG
@@ -153,7 +154,7 @@ async def run_hook(hook: ConfiguredHook, payload: bytes, cwd: Path, env: Mapping
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env=dict(env),
+            env=child_environment(env),  # secrets scrubbed: a workspace's hook must not read the user's keys
             start_new_session=True,  # its own process group, so a timeout kills everything it started
         )
     except OSError as exc:

@@ -178,6 +178,8 @@ def safety_reason(inp: LadderInput) -> str | None:
     bash = facts.bash
     if bash is not None and bash.opaque is not None:
         return f"the command cannot be checked safely: {bash.opaque}"
+    if bash is not None and bash.exposure is not None:
+        return f"it may show secrets from the environment: {bash.exposure}"
     # Per-command checks first: "it removes your home directory" says more than "it writes a protected place".
     for part in _bash_parts(facts):
         reason = _part_safety(part, inp, bash is not None and bash.dotglob)

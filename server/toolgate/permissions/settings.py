@@ -66,11 +66,19 @@ class PermissionsSettings(BaseModel):
     additionalDirectories: list[str] = Field(default_factory=list)
 
 
+class EnvSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    # Variables handed to commands although their names look secret (core/child_env.py). User file only.
+    passThrough: list[str] = Field(default_factory=list)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
+    env: EnvSettings = Field(default_factory=EnvSettings)
     # Read from the user's own settings file only: folders whose settings files may widen permissions (trust.py).
     trustedWorkspaces: list[str] = Field(default_factory=list)
 

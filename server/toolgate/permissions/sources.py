@@ -158,6 +158,7 @@ class RuleBook:
     flag_files: list[Path] = field(default_factory=list)
     workspace_trusted: bool = True  # False: the workspace's own files only restrict (trust.py)
     untrusted_files: list[Path] = field(default_factory=list)  # files with something ignored for that reason
+    pass_through: tuple[str, ...] = ()  # env.passThrough, from the user's settings file only
     _settings_forms: list[Path] | None = None
 
     def of(self, behavior: Behavior) -> list[RuleEntry]:
@@ -260,6 +261,14 @@ def load_rule_book(
         if loaded.settings.trustedWorkspaces and source.name != "user":
             message = "trustedWorkspaces is read from the user settings file only"
             book.problems.append(RuleProblem(source, message, None, None, *loaded.place("trustedWorkspaces")))
+        if source.name == "user":
+            book.pass_through = tuple(loaded.settings.env.passThrough)
+        elif loaded.settings.env.passThrough:
+            message = (
+                "env.passThrough is read from the user settings file only (a workspace file must not hand your "
+                "secrets to commands); it was ignored here"
+            )
+            book.problems.append(RuleProblem(source, message, None, None, *loaded.place("env", "passThrough")))
         # An untrusted workspace's own files only restrict; what they would widen is named, so the user can decide.
         restricted = source.name in ("local", "project") and not trust_workspace
         rules: dict[Behavior, list[str]] = {"ask": permissions.ask, "deny": permissions.deny}

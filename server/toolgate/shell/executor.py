@@ -13,12 +13,13 @@ import contextlib
 import os
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
+from toolgate.core.child_env import child_environment
 from toolgate.shell.groups import BASH, group_alive, stop_group
 from toolgate.shell.output import OutputCapture
 from toolgate.shell.watchdog import WATCHDOG
@@ -48,11 +49,12 @@ def rc_script() -> str:
     )
 
 
-def command_env(base: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    env.update(EXTRA_ENV)
-    env.update(extra)
-    return env
+def command_env(
+    pass_through: Iterable[str] = (), base: Mapping[str, str] | None = None, **extra: str
+) -> dict[str, str]:
+    """The environment of a Bash command: this process's without its secrets (core/child_env.py), except the
+    variables the user's settings pass through, plus the variables above."""
+    return child_environment(base, pass_through=pass_through, extra={**EXTRA_ENV, **extra})
 
 
 # --- one foreground command --------------------------------------------------------------------------

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 
-from toolgate.shell.quoting import CODE, ESCAPED, SINGLE, Scan, scan
+from toolgate.core.child_env import is_secret_name
+from toolgate.shell.quoting import CODE, COMMENT, ESCAPED, SINGLE, Scan, scan
 
 MAX_COMMAND_CHARS = 10_000
 
@@ -169,3 +171,80 @@ def raw_check(command: str, info: Scan | None = None) -> tuple[str, ...]:
         *_zsh(command),
     ]
     return tuple(reasons)
+
+
+# --- commands that show the environment ----------------------------------------------------------------------
+# The child environment is scrubbed (core/child_env.py), but env.passThrough hands some secrets on on purpose, and
+# a person should see any command that prints the environment or a secret-looking variable, in every mode.
+
+_EXPANSION_NAME = re.compile(r"\$(\{[#!]?)?([A-Za-z_][A-Za-z0-9_]*)")
+_DECLARE = frozenset({"declare", "typeset", "local", "readonly"})
+_ENV_VALUED = frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})
+
+
+def _secret_expansion(command: str, info: Scan) -> str | None:
+    for match in _EXPANSION_NAME.finditer(command):
+        if info.mask[match.start()] in (SINGLE, ESCAPED, COMMENT):
+            continue
+        brace, name = match.group(1) or "", match.group(2)
+        if brace.endswith("!"):
+            return f"it expands ${{!{name}…}}, an indirect expansion that can name any variable, secrets included"
+        if is_secret_name(name):
+            return f"it expands ${name}, a variable whose name says it holds a secret"
+    return None
+
+
+def _operands(words: Sequence[str]) -> list[str]:
+    return [w for w in words[1:] if not w.startswith("-") or w in ("-", "--")]
+
+
+def _prints_environment(words: Sequence[str]) -> str | None:
+    """Why this one command (as a deny form: wrappers already taken off) prints environment values, or None."""
+    if not words:
+        return None
+    name = words[0].rstrip("/").rsplit("/", 1)[-1]
+    args = list(words[1:])
+    if name == "env":
+        rest, skip = [], False
+        for word in args:
+            if skip:
+                skip = False
+            elif word in _ENV_VALUED:
+                skip = True
+            elif not word.startswith("-") and "=" not in word:
+                rest.append(word)
+        return None if rest else "env without a command prints every environment variable"
+    if name == "printenv":
+        operands = _operands(words)
+        if not operands:
+            return "printenv without a name prints every environment variable"
+        secret = next((w for w in operands if is_secret_name(w)), None)
+        return f"printenv {secret} prints a variable whose name says it holds a secret" if secret else None
+    if name == "set" and not args:
+        return "set without arguments prints every shell variable"
+    if name == "export" and (not args or "-p" in args):
+        return "export -p prints every exported variable"
+    if name in _DECLARE:
+        operands = [w for w in args if not w.startswith(("-", "+"))]
+        shows = any(w.startswith("-") and "p" in w for w in args)
+        if not operands or (shows and any(is_secret_name(w.partition("=")[0]) for w in operands)):
+            return f"{name} prints shell variables with their values"
+    if name == "compgen" and any(w in ("-v", "-e") or w.startswith("-A") for w in args):
+        return "compgen lists the shell's variables"
+    if name == "ps" and any("e" in w and not w.startswith("-") for w in args):
+        return "ps with e shows the environment of other processes"
+    return None
+
+
+def environment_exposure(command: str, forms: Iterable[Sequence[str]], info: Scan | None = None) -> str | None:
+    """Why `command` may show environment values (a secret-looking variable, or all of them), or None.
+
+    `forms`: the word lists of each simple command, with wrappers looked through (permissions/command_forms)."""
+    reason = _secret_expansion(command, info or scan(command))
+    if reason is not None:
+        return reason
+    for words in forms:
+        reason = _prints_environment(words)
+        if reason is not None:
+            return reason
+    return None

@@ -19,6 +19,7 @@ import os
 import subprocess
 import threading
 
+from toolgate.core.child_env import child_environment
 from toolgate.shell.groups import BASH
 
 log = logging.getLogger("toolgate.shell")
@@ -95,6 +96,7 @@ class GroupWatchdog:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,  # signals to our group (Ctrl-C, killpg) must not end it with us
+                env=child_environment(),  # it needs no secrets, and /proc/<pid>/environ would show them
             )
         except OSError as exc:
             log.error("could not start the process-group watchdog (%s); a killed sidecar may leave commands", exc)

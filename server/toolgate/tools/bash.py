@@ -17,6 +17,7 @@ from typing import TextIO
 import anyio
 from pydantic import Field
 
+from toolgate.core.child_env import PASS_THROUGH
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
@@ -201,6 +202,11 @@ class BashTool(Tool[BashInput, BashResult]):
         ctx.commit(lambda s: setattr(s, "cwd", final))
         return f"The working directory is now {display_path(final, workspace)}."
 
+    @staticmethod
+    def _pass_through(ctx: ToolContext) -> tuple[str, ...]:
+        """The secret-looking variables the user's settings hand to commands on purpose (env.passThrough)."""
+        return ctx.get(PASS_THROUGH)
+
     async def call(self, tool_input: BashInput, ctx: ToolContext) -> BashResult:
         host = ctx.get(SHELL_HOST)
         store = ctx.get(OUTPUT_STORE)
@@ -210,7 +216,7 @@ class BashTool(Tool[BashInput, BashResult]):
         final_argv = self._classification(tool_input).final_argv
 
         if tool_input.run_in_background:
-            task = host.start(tool_input.command, cwd=cwd, env=command_env())
+            task = host.start(tool_input.command, cwd=cwd, env=command_env(self._pass_through(ctx)))
             if tool_input.timeout is not None:
                 notes.append("The timeout does not apply to background commands; stop this one with KillShell.")
             return BashResult(tool_input.command, None, None, False, 0.0, 0.0, tuple(notes), final_argv, task.id)
@@ -230,7 +236,7 @@ class BashTool(Tool[BashInput, BashResult]):
             run = await run_command(
                 tool_input.command,
                 cwd=cwd,
-                env=command_env(BASH_ENV=str(host.rc_file)),
+                env=command_env(self._pass_through(ctx), BASH_ENV=str(host.rc_file)),
                 timeout_s=timeout_s,
                 capture=capture,
                 cwd_file=host.cwd_file(),

@@ -1,0 +1,37 @@
+"""Every child process starts from a scrubbed copy of the environment (core/child_env.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolgate.core.child_env import child_environment, is_secret_name, secret_values
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MY_SERVICE_API_KEY", "SOME_TOKEN", "app_secret", "DB_PASSWORD",
+        "GCP_CREDENTIALS", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN",
+        "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_STORAGE_KEY", "AZURE_OPENAI_API_KEY", "HF_TOKEN", "NPM_TOKEN",
+    ],
+)  # fmt: skip
+def test_secret_names(name: str) -> None:
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["HOME", "PATH", "LANG", "TERM", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "USER"])
+def test_ordinary_names(name: str) -> None:
+    assert not is_secret_name(name)
+
+
+def test_child_environment_scrubs_passes_named_variables_and_adds_extras() -> None:
+    base = {"HOME": "/h", "ANTHROPIC_API_KEY": "sk-ant-x", "GH_TOKEN": "gho_y", "PATH": "/bin"}
+    env = child_environment(base, pass_through=["gh_token"], extra={"PAGER": "cat"})
+    assert env == {"HOME": "/h", "GH_TOKEN": "gho_y", "PATH": "/bin", "PAGER": "cat"}
+    assert base["ANTHROPIC_API_KEY"] == "sk-ant-x"  # the caller's mapping is not changed
+
+
+def test_secret_values() -> None:
+    assert secret_values({"A_TOKEN": "long-enough-value", "B_TOKEN": "short", "HOME": "/home/someone"}) == [
+        "long-enough-value"
+    ]

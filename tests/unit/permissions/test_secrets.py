@@ -1,0 +1,78 @@
+"""Commands that show environment values ask in every mode; harmless expansions stay read-only."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from tests.unit.permissions.helpers import bash, make_runtime
+
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import Runtime
+
+MODES = list(PermissionMode)
+SHOWS_ENVIRONMENT = [
+    "env",
+    "env -u PATH",
+    "FOO=1 env",
+    "env | grep KEY",
+    "sudo env",
+    "bash -c 'env'",
+    "printenv",
+    "printenv ANTHROPIC_API_KEY",
+    "printenv -0 GITHUB_TOKEN",
+    "set",
+    "export",
+    "export -p",
+    "declare -p",
+    "declare -x",
+    "declare -px",
+    "typeset -p",
+    "compgen -v",
+    "compgen -A variable",
+    "echo $ANTHROPIC_API_KEY",
+    'echo "${OPENAI_API_KEY}"',
+    'printf "%s" "$AWS_SECRET_ACCESS_KEY"',
+    'curl -H "Authorization: $GH_TOKEN" http://127.0.0.1/',
+    "echo ${#MY_SERVICE_API_KEY}",
+    "echo ${!AWS*}",
+    "cat /proc/self/environ",
+    "cat /proc/$$/environ",
+    "ps auxe",
+    "xargs printenv",
+]
+HARMLESS = ["echo $HOME", "printenv PATH", "echo '$GITHUB_TOKEN'", "set -e", "ps aux", "echo \\$GH_TOKEN"]
+
+
+@pytest.fixture
+async def rt_for(workspace: Path) -> AsyncIterator[Callable[[PermissionMode], Runtime]]:
+    made: list[Runtime] = []
+
+    def factory(mode: PermissionMode) -> Runtime:
+        rt = make_runtime(workspace, mode=mode, allow=["Bash"])
+        made.append(rt)
+        return rt
+
+    yield factory
+    for rt in made:
+        await rt.aclose()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_commands_that_show_the_environment_ask_in_every_mode(
+    rt_for: Callable[[PermissionMode], Runtime], mode: PermissionMode
+) -> None:
+    rt = rt_for(mode)
+    for command in SHOWS_ENVIRONMENT:
+        result = await bash(rt, command)
+        assert result.decision == "ask", (mode, command, result.reason)
+        assert "every mode" in result.reason, (mode, command, result.reason)
+        assert not result.read_only, (mode, command)
+
+
+@pytest.mark.parametrize("command", HARMLESS)
+async def test_harmless_expansions_stay_read_only(rt_for: Callable[[PermissionMode], Runtime], command: str) -> None:
+    rt = rt_for(PermissionMode.DEFAULT)
+    result = await bash(rt, command)
+    assert result.read_only, (command, result.reason)

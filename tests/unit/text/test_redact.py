@@ -1,0 +1,59 @@
+"""Secret shapes are taken out of text, with a note naming what and where. The tokens are fake."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolgate.text.redact import redact
+
+FAKE = {
+    "Anthropic API key": "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3,
+    "OpenAI API key": "sk-proj-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm" * 2,
+    "GitHub token": "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "AWS access key id": "AKIA" + "IOSFODNN7EXAMPLE",
+    "Slack token": "xoxb-" + "123456789012-abcdefghijkl",
+    "Google API key": "AIza" + "SyA1234567890abcdefghijklmnopqrstuv",
+}
+FAKE_PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAB3NzaC1yc2E=\n-----END OPENSSH PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize(("kind", "token"), [*FAKE.items(), ("private key", FAKE_PEM)])
+def test_each_shape_is_redacted_and_named(kind: str, token: str) -> None:
+    text = f"first line\nvalue: {token} trailing\nlast"
+    done = redact(text)
+    assert token not in done.text
+    assert f"[REDACTED {kind}]" in done.text
+    assert done.text.startswith("first line\nvalue: ") and done.text.endswith(" trailing\nlast")
+    assert done.found == ((kind, 2),)
+    note = done.note("this Bash result")
+    assert note is not None and kind in note and "line 2" in note and "this Bash result" in note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-short",  # too short to be a key
+        "the task-ant-eater skipped",
+        "AKIA lowercase akiaiosfodnn7example",
+        "ghp_ is a prefix only",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqh\n-----END PUBLIC KEY-----",
+        "git log --oneline: 1a2b3c4 fix",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    done = redact(text)
+    assert done.text == text and done.found == () and done.note("x") is None
+
+
+def test_known_values_from_the_environment_are_redacted_wherever_they_appear() -> None:
+    done = redact("a=hunter2-long-secret b=hunter2-long-secret short=abc", ["hunter2-long-secret", "abc"])
+    assert "hunter2-long-secret" not in done.text
+    assert "short=abc" in done.text  # too short to look for
+    assert len(done.found) == 2
+
+
+def test_overlapping_matches_are_taken_out_once() -> None:
+    token = FAKE["Anthropic API key"]
+    done = redact(f"key={token}", [token])
+    assert done.text == "key=[REDACTED secret from the environment]"
+    assert len(done.found) == 1
