@@ -32,7 +32,14 @@ from toolgate.permissions.rules import (
     command_words_match,
     domain_matches,
 )
-from toolgate.permissions.safety import dangerous_removal, protected_glob_write, protected_write
+from toolgate.permissions.safety import (
+    credential_read,
+    dangerous_removal,
+    destructive_reason,
+    device_write,
+    protected_glob_write,
+    protected_write,
+)
 from toolgate.permissions.sources import RuleBook, RuleEntry
 from toolgate.permissions.suggestions import suggest
 
@@ -145,7 +152,7 @@ def _part_safety(part: CommandPart, inp: LadderInput, dotglob: bool) -> str | No
     if part.dynamic_args and (guarded or _has_path_rules(book, EDIT)):
         return f"{shown} has arguments only known when it runs; {unknowable} they name one of them"
     for path in part.arg_paths:
-        reason = protected_write(path, book.settings_files, holds=False)
+        reason = protected_write(path, book.settings_files, holds=False, hooks_dirs=book.hooks_dirs)
         if reason is not None:
             return f"{shown} may change a protected place: {reason}"
     if guarded and part.unresolved_reads:
@@ -163,6 +170,16 @@ def _part_safety(part: CommandPart, inp: LadderInput, dotglob: bool) -> str | No
             return f"{shown} writes to files matching {glob.raw}: {reason}"
         if _has_path_rules(book, EDIT):
             return f"{shown} writes to files matching {glob.raw}; {unknowable} they are among them"
+    destroys = device_write(part.writes) or next(
+        (
+            r
+            for form in part.deny_forms
+            if (r := destructive_reason(form, [*part.arg_paths, *part.writes], inp.home, part.dynamic_args))
+        ),
+        None,
+    )
+    if destroys is not None:
+        return f"{shown}: {destroys}"
     if part.removes:
         for target in [*part.writes, *(g.base for g in part.glob_writes if g.tail in ("*", "*/", ".*"))]:
             reason = dangerous_removal(target, inp.home, inp.working_dirs)
@@ -186,10 +203,10 @@ def safety_reason(inp: LadderInput) -> str | None:
         if reason is not None:
             return reason
     for path in _all_writes(facts):
-        reason = protected_write(path, inp.book.settings_files)
+        reason = protected_write(path, inp.book.settings_files, hooks_dirs=inp.book.hooks_dirs)
         if reason is not None:
             return f"it writes a protected place: {reason}"
-    return None
+    return credential_read(facts, inp.home)
 
 
 # --- the ladder --------------------------------------------------------------------------------------------

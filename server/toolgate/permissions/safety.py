@@ -1,10 +1,16 @@
 """Safety checks that no mode and no allow rule skips: they always ask a person.
 
 Writes to places that configure code execution or toolgate itself (`.git/`, `.vscode/`, `.idea/`,
-`.toolgate/`, settings files, shell startup files, `.gitconfig`, `.gitmodules`, `.mcp.json`, ...), and paths
+`.toolgate/`, settings files, shell startup files, `.gitconfig`, `.gitmodules`, `.mcp.json`, ...), other
+agents' configuration (`.claude/`, `.cursor/`, ...: a model must not be able to grant itself permissions
+through a peer's config), CI and git automation (`.github/workflows/`, `.husky/`, `.pre-commit-config.yaml`,
+git hooks and a `core.hooksPath` target), the instruction files toolgate loads into its own system prompt
+(`TOOLGATE.md`, `AGENTS.md`; `CLAUDE.md` is not loaded by toolgate, so it is an ordinary file unless it
+sits in `.claude/`), the editors' user settings (they name the interpreter the sidecar runs), and paths
 written in forms that can name a different file than they appear to (Windows short names, alternate data
-streams, trailing dots, device names, UNC shares). Every form of a path (as given, and with symlinks
-resolved) is checked, and names are compared case-insensitively (macOS and Windows file systems ignore case).
+streams, trailing dots, device names, UNC shares). Reads of credential files (core/credentials.py) ask too.
+Every form of a path (as given, and with symlinks resolved) is checked, and names are compared
+case-insensitively (macOS and Windows file systems ignore case).
 """
 
 from __future__ import annotations
@@ -12,22 +18,45 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
+from toolgate.core.credentials import credential_reason
 from toolgate.core.paths import is_within, resolved_forms
+from toolgate.permissions.facts import CallFacts
 
-PROTECTED_DIRS = frozenset({".git", ".vscode", ".idea", ".toolgate", ".hg", ".svn"})
+PROTECTED_DIRS = frozenset(
+    {
+        ".git", ".vscode", ".idea", ".toolgate", ".hg", ".svn", ".husky",
+        # other agents' project and user configuration
+        ".claude", ".gemini", ".codex", ".cursor", ".continue", ".roo", ".clinerules", ".windsurf", ".kiro",
+        ".amazonq", ".aider",
+    }
+)  # fmt: skip
 PROTECTED_FILES = frozenset(
     {
         ".gitconfig", ".gitmodules", ".mcp.json", ".envrc", ".ripgreprc",
         ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
         ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc",
+        ".aider.conf.yml", ".claude.json", ".cursorrules", ".windsurfrules", ".clinerules", ".roomodes",
+        ".gitlab-ci.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", ".lefthook.yml",
+        # loaded by toolgate itself as instructions (agent/system_prompt.py INSTRUCTION_FILES)
+        "toolgate.md", "agents.md",
     }
 )  # fmt: skip
-# Directories (relative to anywhere) whose files configure tools that run code: git's and fish's configs.
-PROTECTED_SUFFIXES = ((".config", "git"), (".config", "fish"), (".ssh",))
+# Directories (relative to anywhere) whose files configure tools that run code: git's and fish's configs, CI,
+# ssh, toolgate's own user config, and the user settings of VS Code and its relatives on Linux, macOS and Windows.
+_EDITORS = ("code", "code - insiders", "vscodium", "code - oss", "cursor", "windsurf")
+PROTECTED_SUFFIXES: tuple[tuple[str, ...], ...] = (
+    (".config", "git"), (".config", "fish"), (".ssh",), (".config", "toolgate"),
+    (".github", "workflows"), (".github", "actions"), (".circleci",), (".buildkite",),
+    (".local", "share", "code-server", "user"), (".local", "share", "code-server", "machine"),
+    (".vscode-server", "data"), (".vscode-remote", "data"), (".config", "code-server"),
+    *((".config", editor, "user") for editor in _EDITORS),
+    *(("library", "application support", editor, "user") for editor in _EDITORS),
+    *(("appdata", "roaming", editor, "user") for editor in _EDITORS),
+)  # fmt: skip
 
 _SHORT_NAME = re.compile(r"~\d")  # PROGRA~1: a Windows 8.3 name that may alias a protected one
 _DEVICE = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d|conin\$|conout\$)(\..*)?$", re.IGNORECASE)
@@ -70,15 +99,26 @@ def _protected_in(path: Path) -> str | None:
     return None
 
 
-def protected_write(path: Path, settings_files: Iterable[Path] = (), *, holds: bool = True) -> str | None:
+def _within_folded(path: Path, directory: Path) -> bool:
+    """`is_within`, ignoring case (the file system may)."""
+    inner, outer = _fold(str(path)), _fold(str(directory)).rstrip("/")
+    return inner == outer or inner.startswith(outer + "/")
+
+
+def protected_write(
+    path: Path, settings_files: Iterable[Path] = (), *, holds: bool = True, hooks_dirs: Iterable[Path] = ()
+) -> str | None:
     """Why writing `path` must always be asked about, or None. Checks every resolved form of the path.
-    `settings_files` must already include their resolved forms.
+    `settings_files` must already include their resolved forms; `hooks_dirs` are git's `core.hooksPath`.
 
     `holds`: also when `path` is a directory that holds a settings file (removing or moving it)."""
     settings = list(settings_files)  # already given in every resolved form (see RuleBook.settings_files)
+    hooks = [form for h in hooks_dirs for form in resolved_forms(h)]
     for form in resolved_forms(path):
         if any(form == s or (holds and is_within(s, form)) for s in settings):
             return f"{form} is, or holds, a toolgate settings file"
+        if any(_within_folded(form, h) or (holds and _within_folded(h, form)) for h in hooks):
+            return f"{form} is in git's hooks directory (core.hooksPath), whose scripts git runs"
         reason = _protected_in(form)
         if reason is not None:
             return reason
@@ -86,6 +126,41 @@ def protected_write(path: Path, settings_files: Iterable[Path] = (), *, holds: b
         if odd is not None:
             return f"{form}: {odd}"
     return None
+
+
+_HOOKS_PATH = re.compile(r"^\s*hookspath\s*=\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def git_hooks_dirs(workspace: Path, home: Path) -> list[Path]:
+    """The `core.hooksPath` directories the repository's and the user's git configuration name (their scripts
+    run on commit, checkout, ...). Read loosely: a `hooksPath` line in any section counts (it errs towards
+    protecting). The default `.git/hooks` is protected as part of `.git/`."""
+    found: list[Path] = []
+    for config in (workspace / ".git" / "config", home / ".gitconfig"):
+        try:
+            text = config.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in _HOOKS_PATH.finditer(text):
+            value = match.group(1).strip('"')
+            target = Path(str(home) + value[1:]) if value.startswith("~") else Path(value)
+            found.append(Path(os.path.normpath(target if target.is_absolute() else workspace / target)))
+    return found
+
+
+def protected_read(path: Path) -> str | None:
+    """Why reading `path` must always be asked about (it holds credentials), or None. Every resolved form."""
+    for form in resolved_forms(path):
+        reason = credential_reason(form)
+        if reason is not None:
+            return reason
+    return None
+
+
+def credential_text(raw: str) -> str | None:
+    """Why a path only known at run time (`$HOME/.ssh/id_rsa`, `~user/.aws/credentials`) looks like a
+    credential file by the names written in it, or None."""
+    return credential_reason(PurePosixPath(raw.replace("\\", "/")))
 
 
 def protected_glob_write(base: Path, tail: str, settings_files: Iterable[Path] = ()) -> str | None:
@@ -115,4 +190,139 @@ def dangerous_removal(path: Path, home: Path, working_dirs: Iterable[Path]) -> s
             return f"it would remove {form}, the home directory"
         if any(form == w for d in working_dirs for w in resolved_forms(d)):
             return f"it would remove {form}, a whole working directory"
+    return None
+
+
+def _reads_home_tree(path: Path, home: Path, recursive: bool) -> str | None:
+    if recursive and any(is_within(h, form) for form in resolved_forms(path) for h in resolved_forms(home)):
+        return f"it reads everything below {path}, which holds the home directory's credentials (~/.ssh, ~/.aws, ...)"
+    return None
+
+
+def credential_read(facts: CallFacts, home: Path) -> str | None:
+    """Why the call may read a credential file, or None: for Read, Grep and Glob their path, and for Bash
+    every read form (files read, glob bases, arguments of programs that may read, paths only known when the
+    command runs, and recursive reads of a tree that holds the home directory)."""
+    for path in facts.reads:
+        reason = protected_read(path) or _reads_home_tree(path, home, facts.tool_name != "Read")
+        if reason is not None:
+            return f"it reads credentials: {reason}"
+    for part in facts.bash.parts if facts.bash is not None else ():
+        shown = f"`{part.text.strip()}`"
+        for path in [*part.reads, *part.arg_paths]:
+            reason = protected_read(path)
+            if reason is not None:
+                return f"{shown} may read credentials: {reason}"
+        for path in part.tree_reads:
+            reason = _reads_home_tree(path, home, recursive=True)
+            if reason is not None:
+                return f"{shown} may read credentials: {reason}"
+        for raw in [*part.unresolved_reads, *(w for w in part.argv[1:] if "$" in w or "`" in w or w.startswith("~"))]:
+            reason = credential_text(raw.split(" (", 1)[0])
+            if reason is not None:
+                return f"{shown} may read credentials: {reason}"
+    return None
+
+
+# --- destructive commands: asked in every mode, bypassPermissions included -----------------------------------
+
+_DISK_TOOLS = ("mkfs", "wipefs", "mkswap", "fdisk", "sfdisk", "parted", "blkdiscard", "sgdisk")
+_REMOVERS = frozenset({"rm", "shred", "unlink", "rmdir"})
+_DEVICE_OK = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/fd/", "/dev/shm/")
+_EVERYTHING = frozenset({".", "./", ":/", "*", ":/*"})
+
+
+def _broad(path: Path, home: Path) -> bool:
+    """`/`, a top-level directory, the home directory or anything that holds it."""
+    for form in resolved_forms(path):
+        if form == Path("/") or form.parent == Path("/"):
+            return True
+        if any(is_within(h, form) for h in resolved_forms(home)):
+            return True
+    return False
+
+
+def _short_flags(words: Sequence[str]) -> str:
+    return "".join(w[1:] for w in words if w.startswith("-") and not w.startswith("--"))
+
+
+_GIT_CONFIG_WRITE_OPTIONS = frozenset(
+    {"--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "--edit", "-e"}
+)
+_GIT_CONFIG_VALUED = frozenset({"--file", "-f", "--blob", "--type", "--default", "--value", "--comment"})
+
+
+def _git_config_writes(args: Sequence[str]) -> bool:
+    """Whether `git config ARGS` changes configuration (a setting there can make git run any program)."""
+    if args and args[0] in ("set", "unset", "rename-section", "remove-section", "edit"):
+        return True
+    if any(w.partition("=")[0] in _GIT_CONFIG_WRITE_OPTIONS for w in args):
+        return True
+    if any(w in ("get", "list", "--get", "--get-all", "--get-regexp", "-l", "--list", "--get-urlmatch") for w in args):
+        return False
+    operands, skip = [], False
+    for word in args:
+        if skip:
+            skip = False
+        elif word in _GIT_CONFIG_VALUED:
+            skip = True
+        elif not word.startswith("-"):
+            operands.append(word)
+    return len(operands) >= 2
+
+
+def _git_destruction(words: Sequence[str]) -> str | None:
+    sub, args = (words[1], list(words[2:])) if len(words) > 1 else ("", [])
+    flags = _short_flags(args)
+    operands = [w for w in args if not w.startswith("-")]
+    forced_clean = sub == "clean" and ("f" in flags or "--force" in args)
+    if forced_clean and "n" not in flags and "--dry-run" not in args and any(c in flags for c in "xdX"):
+        return "git clean -f with -x or -d deletes untracked and ignored files, which git cannot bring back"
+    if sub == "reset" and "--hard" in args:
+        return "git reset --hard throws away uncommitted changes"
+    if sub in ("checkout", "restore") and (set(operands) & _EVERYTHING or (sub == "checkout" and "f" in flags)):
+        return f"git {sub} over the whole tree throws away uncommitted changes"
+    if sub == "config" and _git_config_writes(args):
+        return "git config changes git's configuration, which can name programs git runs (hooks, pagers, ssh)"
+    if sub == "push":
+        forced = "f" in flags or any(w.startswith(("--force", "--mirror")) for w in args)
+        if forced or any(w.startswith("+") for w in operands):
+            return "a forced git push can overwrite commits on the remote that nobody else has"
+    return None
+
+
+def destructive_reason(words: Sequence[str], part_paths: Sequence[Path], home: Path, dynamic: bool) -> str | None:
+    """Why the simple command `words` (one deny form: wrappers taken off) can destroy work beyond recovery, or
+    None. `part_paths`: the paths its arguments resolve to (for find's start points and chmod's targets)."""
+    if not words:
+        return None
+    name = words[0].rstrip("/").rsplit("/", 1)[-1]
+    args = list(words[1:])
+    broad = next((p for p in part_paths if _broad(p, home)), None)
+    if name == "find":
+        deletes = "-delete" in args or any(
+            w in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(args) and Path(args[i + 1]).name in _REMOVERS
+            for i, w in enumerate(args)
+        )
+        if deletes and broad is not None:
+            return f"find deletes files below {broad}, which holds the system or your home directory"
+        if deletes and dynamic:
+            return "find deletes files below a directory only known when it runs"
+    recursive = "R" in _short_flags(args) or "--recursive" in args
+    if name in ("chmod", "chown", "chgrp") and recursive and broad is not None:
+        return f"{name} -R changes every file below {broad}, which holds the system or your home directory"
+    if name == "git":
+        return _git_destruction(words)
+    if name == "dd" and any(w.startswith("of=/dev/") and not w[3:].startswith(_DEVICE_OK) for w in args):
+        return "dd writes straight to a device, destroying what is on it"
+    if name.startswith(_DISK_TOOLS):
+        return f"{name} rewrites a disk or partition"
+    return None
+
+
+def device_write(paths: Sequence[Path]) -> str | None:
+    for path in paths:
+        text = str(path)
+        if text.startswith("/dev/") and not (text + "/").startswith(_DEVICE_OK) and text not in _DEVICE_OK:
+            return f"it writes straight to the device {text}, destroying what is on it"
     return None

@@ -24,6 +24,7 @@ from toolgate.core.paths import expand_path, is_within, resolved_forms
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.jsonpos import locate
 from toolgate.permissions.rules import Behavior, Rule, RuleError, is_code_execution_rule, parse_rule
+from toolgate.permissions.safety import git_hooks_dirs
 from toolgate.permissions.settings import (
     LOCAL_FILE,
     PROJECT_FILE,
@@ -159,6 +160,7 @@ class RuleBook:
     workspace_trusted: bool = True  # False: the workspace's own files only restrict (trust.py)
     untrusted_files: list[Path] = field(default_factory=list)  # files with something ignored for that reason
     pass_through: tuple[str, ...] = ()  # env.passThrough, from the user's settings file only
+    hooks_dirs: list[Path] = field(default_factory=list)  # git's core.hooksPath targets (protected writes)
     _settings_forms: list[Path] | None = None
 
     def of(self, behavior: Behavior) -> list[RuleEntry]:
@@ -230,6 +232,7 @@ def load_rule_book(
     environ = os.environ if environ is None else environ
     paths = settings_paths(workspace, home, environ)
     book = RuleBook(files=paths, flag_files=[Path(os.path.abspath(p)) for p in flag_files])
+    book.hooks_dirs = git_hooks_dirs(workspace, home)
     add_rules(book, RuleSource("session", None, workspace), session_rules or {}, home)
     add_rules(book, RuleSource("cli", None, workspace), cli_rules or {}, home)
     if not read_files:

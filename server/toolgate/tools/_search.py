@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from toolgate.core.context import ToolContext
+from toolgate.core.credentials import credential_reason
 from toolgate.core.errors import StateError
 from toolgate.core.paths import display_path
 from toolgate.core.permission import ReadGuard
@@ -73,33 +74,49 @@ def _mtime_ns(path: bytes) -> int:
 
 
 class ReadDenyFilter:
-    """Leaves out files that a Read deny (or ask) rule protects, and counts them, so the result can say so:
-    a search must not reveal what Read may not show, and must not hide anything silently either."""
+    """Leaves out files that a Read deny (or ask) rule protects, and credential files (core/credentials.py:
+    `.env`, `~/.ssh/id_*`, ...; reading them directly asks in every mode), and counts them, so the result can
+    say so: a search must not reveal what Read may not show, and must not hide anything silently either."""
 
-    def __init__(self, guard: ReadGuard) -> None:
+    def __init__(self, guard: ReadGuard | None, *, credentials: bool) -> None:
         self._guard = guard
+        self._check_credentials = credentials
         self.hidden = 0
+        self.credentials = 0
         self._verdicts: dict[bytes, bool] = {}
 
     @classmethod
-    def for_session(cls, ctx: ToolContext) -> ReadDenyFilter | None:
+    def for_session(cls, ctx: ToolContext, *, credentials: bool) -> ReadDenyFilter | None:
+        """`credentials`: also leave out credential files (Grep, which shows content; Glob shows only names).
+        None when nothing needs leaving out."""
         policy = ctx.session.policy
-        return cls(policy) if isinstance(policy, ReadGuard) and policy.guards_reads() else None
+        guard = policy if isinstance(policy, ReadGuard) and policy.guards_reads() else None
+        return cls(guard, credentials=credentials) if guard is not None or credentials else None
 
     def __call__(self, raw: bytes) -> bool:
         allowed = self._verdicts.get(raw)
         if allowed is None:
-            allowed = self._guard.read_denied(Path(os.fsdecode(raw))) is None
+            path = Path(os.fsdecode(raw))
+            allowed = self._guard is None or self._guard.read_denied(path) is None
+            self.hidden += not allowed
+            if allowed and self._check_credentials and credential_reason(path) is not None:
+                allowed = False
+                self.credentials += 1
             self._verdicts[raw] = allowed
-            if not allowed:
-                self.hidden += 1
         return allowed
 
     def note(self) -> str:
-        if not self.hidden:
-            return ""
-        files = "file is" if self.hidden == 1 else "files are"
-        return f"{self.hidden:,} matching {files} left out because permission rules forbid reading them."
+        notes = []
+        if self.hidden:
+            files = "file is" if self.hidden == 1 else "files are"
+            notes.append(f"{self.hidden:,} matching {files} left out because permission rules forbid reading them.")
+        if self.credentials:
+            files = "file is" if self.credentials == 1 else "files are"
+            notes.append(
+                f"{self.credentials:,} matching {files} left out because they hold credentials (.env files, keys); "
+                "reading one with Read asks the user first."
+            )
+        return " ".join(notes)
 
 
 def join_notes(body: str, notes: Iterable[str]) -> str:

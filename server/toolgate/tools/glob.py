@@ -120,7 +120,7 @@ class GlobTool(Tool[GlobInput, GlobFound]):
             prefix = root_prefix(plan.root)
             ordered = [p for p in ordered if matcher.fullmatch(relative_to_root(p, prefix))]
 
-        denied = ReadDenyFilter.for_session(ctx)
+        denied = ReadDenyFilter.for_session(ctx, credentials=False)
         if denied is not None:
             ordered = [p for p in ordered if denied(p)]
         stopped = ripgrep.describe_stop(run.stopped) if run.stopped else None

@@ -201,7 +201,7 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             notes.append('-A, -B, -C, context and -n apply only to output_mode "content", so they were ignored.')
 
         empty = _no_match_text(tool_input, root, ctx)
-        denied = ReadDenyFilter.for_session(ctx)
+        denied = ReadDenyFilter.for_session(ctx, credentials=True)
         keep = _both(_path_filter(filters.path_globs, root), denied)
         show = PathShower(ctx.workspace)
         if tool_input.output_mode == "files_with_matches":
@@ -215,7 +215,7 @@ class GrepTool(Tool[GrepInput, GrepFound]):
                 f"Nothing matching {tool_input.pattern!r} was found before {ripgrep.describe_stop(run.stopped)}; "
                 f"there may be matches it did not reach. To search it all, {_NARROW}."
             )
-        if denied is not None and denied.hidden:
+        if denied is not None and (denied.hidden or denied.credentials):
             notes.append(denied.note())
         return replace(found, empty_text=empty, notes=[*found.notes, *notes])
 

@@ -14,7 +14,9 @@ FAKE = {
     "Slack token": "xoxb-" + "123456789012-abcdefghijkl",
     "Google API key": "AIza" + "SyA1234567890abcdefghijklmnopqrstuv",
 }
-FAKE_PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAB3NzaC1yc2E=\n-----END OPENSSH PRIVATE KEY-----"
+FAKE_PEM = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAB3NzaC1yc2E=\n-----END OPENSSH PRIVATE KEY-----"
+)
 
 
 @pytest.mark.parametrize(("kind", "token"), [*FAKE.items(), ("private key", FAKE_PEM)])

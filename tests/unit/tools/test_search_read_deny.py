@@ -43,12 +43,17 @@ async def test_glob_leaves_out_denied_files_and_says_so(guarded: Runtime) -> Non
     assert "2 matching files are left out" in text
 
 
-async def test_without_read_rules_nothing_is_hidden(workspace: Path) -> None:
-    (workspace / ".env").write_text("API_TOKEN=visible\n")
+async def test_without_read_rules_only_credential_files_are_left_out(workspace: Path) -> None:
+    (workspace / ".env").write_text("API_TOKEN=hidden\n")
+    (workspace / "config.py").write_text("API_TOKEN = 'visible'\n")
     rt = build_runtime(workspace, NonInteractiveApprover(), read_settings=False)
     try:
         text = (await run1(rt, "Grep", pattern="API_TOKEN", output_mode="content")).text()
-        assert "visible" in text and "left out" not in text
+        assert "visible" in text and "hidden" not in text  # issue 13: .env files hold secrets
+        assert "1 matching file is left out because they hold credentials" in text
+        assert "permission rules" not in text
+        listing = (await run1(rt, "Glob", pattern="**/*")).text()
+        assert ".env" in listing and "left out" not in listing  # a listing shows names, not contents
     finally:
         await rt.aclose()
 
