@@ -11,19 +11,48 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from types import UnionType
+from typing import Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolResultContent
 from toolgate.core.permission import FileProposal, PermissionCheck, PermissionMode
 
 
+def _scalar_kind(annotation: Any) -> type | None:
+    """bool, int or float when the field holds only that scalar (or null); None for anything else."""
+    args = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else (annotation,)
+    kinds = [a for a in args if a is not type(None)]
+    return kinds[0] if len(kinds) == 1 and kinds[0] in (bool, int, float) else None
+
+
 class ToolInput(BaseModel):
-    """Base for every tool's input: unknown keys are an error (the schema says additionalProperties: false)."""
+    """Base for every tool's input: unknown keys are an error (the schema says additionalProperties: false).
+
+    Booleans and numbers are strict: a model that sends `"yes"`, `1` or even `"true"` for a boolean, or
+    `"5"` or `5.5` for an integer, gets an invalid_input error naming the field, never a guess. (Strings are
+    refused even when they spell true/false: the schema says boolean, and a guess that reads `"false"` as
+    true somewhere would be worse than one retry.)"""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        kind = _scalar_kind(field.annotation) if field is not None else None
+        if kind is None or value is None:
+            return value
+        if kind is bool and not isinstance(value, bool):
+            raise PydanticCustomError("bool_type", "Input should be a valid boolean")
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise PydanticCustomError("int_type", "Input should be a valid integer")
+        if kind is float and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise PydanticCustomError("float_type", "Input should be a valid number")
+        return value
 
 
 InputT = TypeVar("InputT", bound=ToolInput)

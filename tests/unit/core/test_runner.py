@@ -78,9 +78,18 @@ async def test_wrong_type_reports_expected_and_got(workspace: Path) -> None:
     assert '`count` should be an integer, but got a string ("many")' in result.text()
 
 
-async def test_numeric_strings_are_accepted_for_numbers(workspace: Path) -> None:
-    # Models often send "3" for 3; refusing would cost a round trip for nothing.
-    assert (await run1(make(workspace), "Echo", text="a", count="3")).content == "aaa"
+@pytest.mark.parametrize(
+    ("value", "shown"), [("3", 'a string ("3")'), (3.0, "a number (3.0)"), (True, "a boolean (true)")]
+)
+async def test_integers_are_strict(workspace: Path, value: object, shown: str) -> None:
+    # Issue 13: no guessing what a model meant; the error names the field and what it got.
+    result = await run1(make(workspace), "Echo", text="a", count=value)
+    assert result.is_error and 'kind="invalid_input"' in result.text()
+    assert f"`count` should be an integer, but got {shown}" in result.text()
+
+
+async def test_integers_are_accepted_as_integers(workspace: Path) -> None:
+    assert (await run1(make(workspace), "Echo", text="a", count=3)).content == "aaa"
 
 
 async def test_input_that_is_not_an_object(workspace: Path) -> None:
