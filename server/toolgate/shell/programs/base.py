@@ -57,6 +57,7 @@ class Options:
     permute: bool = True  # options may come after operands (GNU); False: the first operand ends them
     strict: bool = False  # unknown options are refused (a table that does not know them all)
     known_short: str = ""  # with strict: the short options that are accepted
+    optional_values: str = ""  # short options whose value is optional, so only ever attached (od -w16)
 
     def long_names(self) -> frozenset[str]:
         return self.long_values | self.long_flags
@@ -114,7 +115,9 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                 only_operands = True
             continue
         if word.unknown or (word.pattern and not text.startswith("-")):
-            if spec.forbidden or spec.strict:
+            # Only where an option would write or run something: a strict table refuses options it does not
+            # know when they are written out, but `wc -l *.py` must stay read-only.
+            if spec.forbidden:
                 out.problem = (
                     f"{program}'s argument {word.raw} is expanded when it runs, so it could become an option "
                     "that writes files or runs programs"
@@ -135,9 +138,12 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                 if value_word is not None and hit in spec.writes:
                     out.writes.append(value_word.value)
                 return out
-            if spec.strict and name not in spec.long_names():
-                out.problem = f"{program} {name} is an option this checker does not know to be safe"
-                return out
+            if spec.strict and name not in spec.long_names() and name not in ("--help", "--version"):
+                matches = [o for o in spec.long_names() if o.startswith(name)] if spec.abbreviations else []
+                if len(matches) != 1:
+                    out.problem = f"{program} {name} is an option this checker does not know to be safe"
+                    return out
+                name = matches[0]  # getopt_long's unambiguous abbreviation
             value: Word | None = None
             if eq:
                 value = Word.literal(inline)
@@ -158,7 +164,12 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                     target = text[k + 1 :] or (args[i].value if i < len(args) else "")
                     out.writes.extend([target] if target else [])
                 return out
-            if spec.strict and text[k] not in spec.known_short and text[k] not in spec.short_values:
+            if text[k] in spec.optional_values:
+                rest = text[k + 1 :]
+                out.options.append((letter, Word.literal(rest) if rest else None))
+                break
+            known = spec.known_short + spec.short_values
+            if spec.strict and text[k] not in known:
                 out.problem = f"{program} {letter} is an option this checker does not know to be safe"
                 return out
             if text[k] in spec.short_values:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from toolgate.shell.parse import Word
@@ -27,6 +28,39 @@ FIND_ACTIONS: dict[str, str] = {
     "-fls": "find -fls writes its results to a file",
 }
 _FIND_WRITES = ("-fprint", "-fprint0", "-fprintf", "-fls")
+# The primaries find accepts here (issue 13 §5: anything else is not read-only, named in the reason), and
+# those that take a value (which may itself start with "-": `-mtime -1`).
+_FIND_VALUED = names(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -regextype -type -xtype -size -mtime -mmin "
+    "-atime -amin -ctime -cmin -newer -anewer -cnewer -user -group -uid -gid -perm -links -inum -samefile -lname "
+    "-ilname -maxdepth -mindepth -used -fstype -context -printf -files0-from"
+)
+_FIND_FLAGS = names(
+    "-empty -nouser -nogroup -readable -writable -executable -true -false -depth -prune -quit -print -print0 -ls "
+    "-xdev -mount -follow -noleaf -ignore_readdir_race -noignore_readdir_race -daystart -a -and -o -or -not -warn "
+    "-nowarn -help -version"
+)
+_FIND_NEWER_XY = re.compile(r"-newer[aBcmt][aBcmt]")
+
+
+def _find_expression(args: Sequence[Word]) -> str | list[str]:
+    """Why find's expression is not known to be read-only, or the files it reads (-files0-from)."""
+    reads: list[str] = []
+    k = 0
+    while k < len(args):
+        text = args[k].value
+        k += 1
+        if not text.startswith("-") or text in ("-", "--"):
+            continue
+        if text in FIND_ACTIONS:
+            continue  # reported by the caller
+        if text in _FIND_VALUED or _FIND_NEWER_XY.fullmatch(text):
+            if text == "-files0-from" and k < len(args):
+                reads.append(args[k].value)
+            k += 1
+        elif text not in _FIND_FLAGS:
+            return f"find {text} is an option this checker does not know to be safe"
+    return reads
 
 
 def check_find(name: str, args: Sequence[Word]) -> Verdict:
@@ -63,7 +97,13 @@ def check_find(name: str, args: Sequence[Word]) -> Verdict:
     problem = unknown_paths(name, starts)
     if problem is not None:
         return Verdict.no(problem)
-    return Verdict.ok("find only lists files (no -exec, -delete or file-writing actions)", path_values(starts) or ["."])
+    expression = _find_expression(args[i:])
+    if isinstance(expression, str):
+        return Verdict.no(expression)
+    return Verdict.ok(
+        "find only lists files (no -exec, -delete or file-writing actions)",
+        [*(path_values(starts) or ["."]), *expression],
+    )
 
 
 _RG_OPTIONS = Options(
@@ -82,6 +122,21 @@ _RG_OPTIONS = Options(
         "--hostname-bin": "rg --hostname-bin runs a program",
     },
     abbreviations=False,
+    strict=True,
+    known_short="abcFHhiIlLnNopPqsSuUvVwx0.",
+    long_flags=names(
+        "--text --byte-offset --count --count-matches --fixed-strings --with-filename --no-filename --ignore-case "
+        "--no-ignore --files-with-matches --files-without-match --follow --line-number --no-line-number "
+        "--only-matching --pretty --pcre2 --quiet --case-sensitive --smart-case --unrestricted --multiline "
+        "--invert-match --version --word-regexp --line-regexp --null --hidden --no-hidden --files --type-list "
+        "--heading --no-heading --vimgrep --json --no-json --stats --no-messages --binary --no-binary "
+        "--block-buffered --line-buffered --column --no-column --crlf --no-crlf --debug --trace "
+        "--glob-case-insensitive --ignore-file-case-insensitive --include-zero --no-config --no-ignore-dot "
+        "--no-ignore-exclude --no-ignore-files --no-ignore-global --no-ignore-parent --no-ignore-vcs "
+        "--no-require-git --one-file-system --passthru --no-pcre2-unicode --no-unicode --null-data "
+        "--multiline-dotall --max-columns-preview --trim --no-trim --sort-files --auto-hybrid-regex --help "
+        "--ignore-dot --ignore-vcs --follow --no-follow --invert-match"
+    ),
 )
 
 
@@ -114,6 +169,14 @@ _FD_OPTIONS = Options(
         "--exec-batch": "fd --exec-batch runs a program with the files it finds",
     },
     abbreviations=False,
+    strict=True,
+    known_short="HIusigFalLp0q1hV",
+    long_flags=names(
+        "--hidden --no-hidden --no-ignore --no-ignore-vcs --no-ignore-parent --unrestricted --case-sensitive "
+        "--ignore-case --glob --regex --fixed-strings --absolute-path --relative-path --list-details --follow "
+        "--full-path --print0 --quiet --show-errors --one-file-system --prune --strip-cwd-prefix "
+        "--no-require-git --no-global-ignore-file --help --version"
+    ),
 )
 
 
