@@ -58,9 +58,16 @@ class Options:
     strict: bool = False  # unknown options are refused (a table that does not know them all)
     known_short: str = ""  # with strict: the short options that are accepted
     optional_values: str = ""  # short options whose value is optional, so only ever attached (od -w16)
+    # Computed once (the classifier reads them for every option of every command).
+    _long_names: frozenset[str] = field(init=False, repr=False, compare=False)
+    _known: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_long_names", self.long_values | self.long_flags)
+        object.__setattr__(self, "_known", frozenset(self.known_short + self.short_values))
 
     def long_names(self) -> frozenset[str]:
-        return self.long_values | self.long_flags
+        return self._long_names
 
 
 @dataclass(slots=True)
@@ -168,8 +175,7 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                 rest = text[k + 1 :]
                 out.options.append((letter, Word.literal(rest) if rest else None))
                 break
-            known = spec.known_short + spec.short_values
-            if spec.strict and text[k] not in known:
+            if spec.strict and text[k] not in spec._known:
                 out.problem = f"{program} {letter} is an option this checker does not know to be safe"
                 return out
             if text[k] in spec.short_values:
