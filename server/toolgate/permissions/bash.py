@@ -18,6 +18,7 @@ from typing import Protocol
 
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
 from toolgate.shell.security import environment_exposure
+from toolgate.text.braces import expand_braces
 
 # --- the classifier's answer, as this module reads it ------------------------------------------------------
 
@@ -264,10 +265,31 @@ def _locate(raw: str, state: _Cwd, home: Path) -> tuple[list[Path], list[GlobWri
     return list(found), [], None
 
 
+def _shell_words(raws: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The words bash makes of each path word by brace expansion (issue 13 §6: `src/{a,../../x}` names two
+    paths), plus the word as written (it may have been quoted); and the words that expand to too many."""
+    words: list[str] = []
+    too_many: list[str] = []
+    for raw in dict.fromkeys(raws):
+        expanded = expand_braces(raw) if "{" in raw else [raw]
+        if expanded is None:
+            too_many.append(f"{raw} (brace expansion makes more words than this checker follows)")
+            continue
+        words.extend(w for w in (raw, *expanded) if w not in words)
+    return words, too_many
+
+
 def _place(
-    part: CommandPart, reads: Sequence[str], writes: Sequence[str], state: _Cwd, home: Path, recursive: bool
+    part: CommandPart, raw_reads: Sequence[str], raw_writes: Sequence[str], state: _Cwd, home: Path, recursive: bool
 ) -> None:
-    for raw in dict.fromkeys(reads):
+    reads, too_many_reads = _shell_words(raw_reads)
+    writes, too_many_writes = _shell_words(raw_writes)
+    part.unresolved_reads.extend(too_many_reads)
+    part.unresolved_writes.extend(too_many_writes)
+    if too_many_reads or too_many_writes:
+        part.read_only = False  # an unknown path: nobody can say it stays inside the working directories
+        part.classifier_reason = f"it names {(too_many_reads or too_many_writes)[0]}"
+    for raw in reads:
         if _harmless(raw):
             continue
         paths, globs, unresolved = _locate(raw, state, home)
@@ -279,7 +301,7 @@ def _place(
         part.glob_reads.extend(globs)
         if recursive:
             part.tree_reads.extend(p for p in paths if os.path.isdir(p))
-    for raw in dict.fromkeys(writes):
+    for raw in writes:
         if _harmless(raw):
             continue
         paths, globs, unresolved = _locate(raw, state, home)
@@ -291,7 +313,9 @@ def _place(
 
 
 def _place_arguments(part: CommandPart, words: Sequence[str], state: _Cwd, home: Path) -> None:
-    for word in words[1:]:
+    expanded, too_many = _shell_words(list(words[1:]))
+    part.dynamic_args = part.dynamic_args or bool(too_many)
+    for word in expanded:
         value = word.split("=", 1)[1] if word.startswith("--") and "=" in word else word
         if not value or value.startswith("-") or _EXPANSION.search(value) or "\n" in value:
             continue
