@@ -231,6 +231,8 @@ def _prints_environment(words: Sequence[str]) -> str | None:
             return f"{name} prints shell variables with their values"
     if name == "compgen" and any(w in ("-v", "-e") or w.startswith("-A") for w in args):
         return "compgen lists the shell's variables"
+    if name in ("awk", "gawk", "mawk", "nawk") and any("ENVIRON" in w for w in args):
+        return f"{name}'s program reads ENVIRON, the table of every environment variable"
     if name == "ps" and any("e" in w and not w.startswith("-") for w in args):
         return "ps with e shows the environment of other processes"
     return None

@@ -41,6 +41,8 @@ SHOWS_ENVIRONMENT = [
     "cat /proc/$$/environ",
     "ps auxe",
     "xargs printenv",
+    "awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'",
+    "gawk 'BEGIN { print ENVIRON[\"HOME\"] }'",
 ]
 HARMLESS = ["echo $HOME", "printenv PATH", "echo '$GITHUB_TOKEN'", "set -e", "ps aux", "echo \\$GH_TOKEN"]
 
