@@ -7,24 +7,9 @@ cap the caller treats the word as unknown (it fails closed).
 
 from __future__ import annotations
 
+from toolgate.text.globs import brace_end, split_alternatives
+
 MAX_WORDS = 256
-
-
-def _split_alternatives(body: str) -> list[str] | None:
-    """`a,b{c,d},e` → ["a", "b{c,d}", "e"]; None when there is no top-level comma."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(body):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(body[start:index])
-            start = index + 1
-    if not parts:
-        return None
-    parts.append(body[start:])
-    return parts
 
 
 def _sequence(body: str) -> list[str] | None:
@@ -51,31 +36,29 @@ def expand_braces(word: str) -> list[str] | None:
     """Every word bash makes of `word` by brace expansion (the word itself when it has none), or None when
     there would be more than MAX_WORDS. Quoting is not seen here: a caller that cannot tell quoted braces
     apart checks these words as well as the word itself."""
-    depth, open_at = 0, -1
-    for index, char in enumerate(word):
-        if char == "\\":
-            continue
-        if char == "{" and not (index and word[index - 1] == "$"):
-            if depth == 0:
-                open_at = index
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                body = word[open_at + 1 : index]
-                options = _split_alternatives(body) or _sequence(body)
-                if options is None:
-                    continue  # `{x}` or `{}` is literal; look for a later group
-                if not options:
-                    return None
-                prefix, suffix = word[:open_at], word[index + 1 :]
-                results: list[str] = []
-                for option in options:
-                    tails = expand_braces(prefix + option + suffix)
-                    if tails is None:
-                        return None
-                    results.extend(tails)
-                    if len(results) > MAX_WORDS:
-                        return None
-                return results
+    search = 0
+    while (open_at := word.find("{", search)) != -1:
+        close = brace_end(word, open_at)
+        if close is None:
+            return [word]
+        search = open_at + 1
+        if open_at and word[open_at - 1] in "$\\":
+            continue  # ${name} is a parameter, \{ a literal brace
+        body = word[open_at + 1 : close]
+        alternatives = split_alternatives(body)
+        options = alternatives if len(alternatives) > 1 else _sequence(body)
+        if options is None:
+            continue  # `{x}` or `{}` is literal; look for a later group
+        if not options:
+            return None
+        prefix, suffix = word[:open_at], word[close + 1 :]
+        results: list[str] = []
+        for option in options:
+            tails = expand_braces(prefix + option + suffix)
+            if tails is None:
+                return None
+            results.extend(tails)
+            if len(results) > MAX_WORDS:
+                return None
+        return results
     return [word]

@@ -100,7 +100,7 @@ def _class_end(pattern: str, start: int) -> int | None:
     return None
 
 
-def _brace_end(pattern: str, start: int) -> int | None:
+def brace_end(pattern: str, start: int) -> int | None:
     depth = 0
     i = start
     while i < len(pattern):
@@ -118,7 +118,7 @@ def _brace_end(pattern: str, start: int) -> int | None:
     return None
 
 
-def _split_alternatives(body: str) -> list[str]:
+def split_alternatives(body: str) -> list[str]:
     parts: list[str] = []
     depth = 0
     start = 0
@@ -175,11 +175,11 @@ def _translate(pattern: str) -> str:
                 out.append(f"[^/{members}]" if negate else f"[{members}]")
                 i = close
         elif c == "{":
-            close = _brace_end(pattern, i)
+            close = brace_end(pattern, i)
             if close is None:
                 out.append(re.escape(c))
             else:
-                options = _split_alternatives(pattern[i + 1 : close])
+                options = split_alternatives(pattern[i + 1 : close])
                 out.append("(?:" + "|".join(_translate(o) for o in options) + ")")
                 i = close
         elif c == "\\" and i + 1 < n:

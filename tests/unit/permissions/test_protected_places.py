@@ -3,10 +3,11 @@ every mode (bypassPermissions included), through every form of a path (case-fold
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.unit.permissions.conftest import RuntimeInMode
 from tests.unit.permissions.helpers import bash, check, make_runtime
 
 from toolgate.core.permission import PermissionMode
@@ -42,17 +43,8 @@ def _path(template: str, home: Path) -> str:
 
 
 @pytest.fixture
-async def rt_for(workspace: Path) -> AsyncIterator[Callable[[PermissionMode], Runtime]]:
-    made: list[Runtime] = []
-
-    def factory(mode: PermissionMode) -> Runtime:
-        rt = make_runtime(workspace, mode=mode, allow=EVERYTHING)
-        made.append(rt)
-        return rt
-
-    yield factory
-    for rt in made:
-        await rt.aclose()
+def rt_for(runtime_in_mode: RuntimeInMode) -> Callable[[PermissionMode], Runtime]:
+    return lambda mode: runtime_in_mode(mode, allow=EVERYTHING)
 
 
 @pytest.mark.parametrize("mode", MODES)

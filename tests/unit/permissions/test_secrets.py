@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from tests.unit.permissions.helpers import bash, make_runtime
+from tests.unit.permissions.conftest import RuntimeInMode
+from tests.unit.permissions.helpers import bash
 
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
@@ -48,17 +48,8 @@ HARMLESS = ["echo $HOME", "printenv PATH", "echo '$GITHUB_TOKEN'", "set -e", "ps
 
 
 @pytest.fixture
-async def rt_for(workspace: Path) -> AsyncIterator[Callable[[PermissionMode], Runtime]]:
-    made: list[Runtime] = []
-
-    def factory(mode: PermissionMode) -> Runtime:
-        rt = make_runtime(workspace, mode=mode, allow=["Bash"])
-        made.append(rt)
-        return rt
-
-    yield factory
-    for rt in made:
-        await rt.aclose()
+def rt_for(runtime_in_mode: RuntimeInMode) -> Callable[[PermissionMode], Runtime]:
+    return lambda mode: runtime_in_mode(mode, allow=["Bash"])
 
 
 @pytest.mark.parametrize("mode", MODES)
