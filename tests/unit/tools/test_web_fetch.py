@@ -282,7 +282,9 @@ async def test_a_value_read_from_env_asks_even_in_bypass_mode(workspace: Path, w
     approver = RecordingApprover()
     allow = ["Read(./.env)", "WebFetch(domain:docs.test)"]
     async with fetching(workspace, allow, approver=approver, mode=PermissionMode.BYPASS) as rt:
+        approver.answer = "allow"  # reading .env asks in every mode (issue 13 §3); the user says yes to it
         ok(await run1(rt, "Read", file_path=".env"))
+        approver.answer, approver.asked = "deny", []
         before = len(web.requests)
         hidden = f"{SECRET[:10]}%{ord(SECRET[10]):02X}{SECRET[11:]}"  # one character percent-encoded
         result = await run1(rt, "WebFetch", url=web.url("docs.test", f"/page?q=x%20{hidden}"))
