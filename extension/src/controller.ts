@@ -60,7 +60,8 @@ export function sidecarStatus(state: SidecarState): SidecarStatus {
     case 'starting':
       return {
         state: 'starting',
-        detail: state.attempt > 0 ? `Restarting the sidecar (attempt ${state.attempt})…` : 'Starting the sidecar…',
+        detail:
+          state.step ?? (state.attempt > 0 ? `Restarting the sidecar (attempt ${state.attempt})…` : 'Starting the sidecar…'),
       };
     case 'running': {
       const version = state.server.version ? ` ${state.server.version}` : '';

@@ -19,7 +19,7 @@ import { runProcess } from './processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
 import { LiveSettings } from './liveSettings';
 import { PendingBadge } from './pendingBadge';
-import { checkPython, choosePython } from './python';
+import { SidecarPython } from './pythonEnvSidecar';
 import { RestartPolicy } from './restartPolicy';
 import { ReviewController } from './reviews';
 import { RulesView } from './rulesView';
@@ -54,6 +54,20 @@ export function activate(context: vscode.ExtensionContext): void {
   // not be missed. The stored keys are read afterwards.
   const settings = new LiveSettings({ read: api.readToolgateSetting, secrets, notifier: api.notifier, env: process.env, log });
   const current = (): ToolgateSettings => settings.current;
+  const sidecarPython = new SidecarPython({
+    discovery: () => ({
+      settingPath: resolvePythonPath(current().pythonPath, api.firstWorkspaceFolder()),
+      pythonExtensionInterpreter: () => api.pythonExtensionInterpreter(api.firstWorkspaceFolder()),
+    }),
+    useInterpreterDirectly: () => current().useInterpreterDirectly,
+    run: runProcess,
+    extensionPath: context.extensionPath,
+    env: {
+      root: path.join(context.globalStorageUri.fsPath, 'python-env'),
+      ...{ packageDir, extensionVersion, env: process.env, log, now: Date.now },
+    },
+    ui: { begin: api.progressNotification },
+  });
 
   const store = new ChatStore(
     initialState(
@@ -62,20 +76,12 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
   );
   const sidecar = new SidecarManager({
-    checkPython: async () => {
-      const workspace = api.firstWorkspaceFolder();
-      const candidate = await choosePython({
-        settingPath: resolvePythonPath(current().pythonPath, workspace),
-        pythonExtensionInterpreter: () => api.pythonExtensionInterpreter(workspace),
-      });
-      // The probe runs in the extension's folder so that a `toolgate` directory in the workspace cannot shadow it.
-      return checkPython(candidate, runProcess, { packageDir, cwd: context.extensionPath });
-    },
+    checkPython: (progress) => sidecarPython.check(progress),
     launch: async (python) => {
       output.forgetRecent();
       return {
       // The command as configured (not the probe's sys.executable): a wrapper script or shim may set up the environment.
-      command: python.candidate.command,
+      command: python.environment?.python ?? python.candidate.command,
       // -P: do not put the working directory on sys.path (a workspace must not shadow the toolgate package).
       // --trust-workspace: this extension only runs in trusted windows (untrustedWorkspaces: false), so VS Code's
       // Workspace Trust has already vouched for the folder's own .toolgate settings files.
@@ -212,6 +218,10 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),
     api.registerCommand('toolgate.restartSidecar', () => commands.restartSidecar()),
     api.registerCommand('toolgate.showLog', showLog),
+    api.registerCommand('toolgate.rebuildPythonEnvironment', () => {
+      sidecarPython.rebuildNext();
+      return restartSidecar();
+    }),
     api.registerCommand('toolgate.review.accept', (target) => commands.answerReview('accept', target)),
     api.registerCommand('toolgate.review.reject', (target) => commands.answerReview('reject', target)),
   );

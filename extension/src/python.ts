@@ -3,7 +3,9 @@
  *
  * Order: the `toolgate.python.path` setting; else the interpreter selected in the Python extension, when that is
  * installed; else `python3` on PATH. The chosen interpreter is probed (one short subprocess): it must be 3.11 or
- * newer and able to import toolgate. Each failure comes with the sentence that explains it and the fixes to offer.
+ * newer, and either able to import toolgate (when it runs the sidecar itself: toolgate.python.useInterpreterDirectly)
+ * or able to create virtual environments (when it is the base of toolgate's own environment, pythonEnvSetup.ts).
+ * Each failure comes with the sentence that explains it and the fixes to offer.
  */
 
 import type { SidecarAction } from './shared/chatModel';
@@ -43,9 +45,13 @@ export interface PythonOk {
   executable: string;
   version: string;
   toolgateVersion: string;
+  /** toolgate's private environment the sidecar runs from; absent when it runs on the interpreter itself. */
+  environment?: { python: string; dir: string };
+  /** Something the person should know although the sidecar can start (a failed upgrade of the environment). */
+  notice?: string;
 }
 
-export type PythonProblem = 'notFound' | 'tooOld' | 'noToolgate' | 'broken';
+export type PythonProblem = 'notFound' | 'tooOld' | 'noToolgate' | 'noVenv' | 'setupFailed' | 'broken';
 
 export interface PythonFailure {
   ok: false;
@@ -74,6 +80,12 @@ export const PROBE_SCRIPT = [
   'except Exception as exc:',
   '    info["toolgate"] = None',
   '    info["importError"] = "%s: %s" % (type(exc).__name__, exc)',
+  // Debian ships `venv` without `ensurepip` (that is python3-venv), and then `python3 -m venv` fails.
+  'try:',
+  '    import importlib.util as iu',
+  '    info["venv"] = bool(iu.find_spec("venv") and iu.find_spec("ensurepip"))',
+  'except Exception:',
+  '    info["venv"] = False',
   'print(json.dumps(info))',
 ].join('\n');
 
@@ -99,7 +111,7 @@ function shellQuote(value: string): string {
 export async function checkPython(
   candidate: PythonCandidate,
   run: RunProcess,
-  options: { packageDir: string; cwd?: string; timeoutMs?: number },
+  options: { packageDir: string; cwd?: string; timeoutMs?: number; purpose?: 'sidecar' | 'base' },
 ): Promise<PythonCheck> {
   const where = describe(candidate);
   const chooseFix =
@@ -155,6 +167,20 @@ export async function checkPython(
       actions: ['openPythonSetting', 'selectPython'],
     };
   }
+  if (options.purpose === 'base') {
+    if (!info.venv) {
+      return {
+        ok: false,
+        candidate,
+        problem: 'noVenv',
+        executable: info.executable,
+        message: `${capitalise(where)} (Python ${version}) cannot create virtual environments: its venv or ensurepip module is missing.`,
+        fix: venvFix(version),
+        actions: ['openPythonSetting', 'selectPython', 'restartSidecar'],
+      };
+    }
+    return { ok: true, candidate, executable: info.executable || candidate.command, version, toolgateVersion: '' };
+  }
   if (info.toolgate === null) {
     const python = info.executable || candidate.command;
     return {
@@ -170,11 +196,22 @@ export async function checkPython(
   return { ok: true, candidate, executable: info.executable || candidate.command, version, toolgateVersion: info.toolgate };
 }
 
+/** The fix for a Python without a working venv module; on Debian and Ubuntu that module is a separate package. */
+export function venvFix(version: string): string {
+  const minor = /^(\d+\.\d+)/.exec(version)?.[1];
+  const apt = minor ? `sudo apt install python${minor}-venv` : 'sudo apt install python3-venv';
+  return (
+    `On Debian and Ubuntu install it with: ${apt} — or choose another Python 3.11+ in toolgate.python.path. ` +
+    'Then restart the sidecar.'
+  );
+}
+
 interface ProbeInfo {
   executable: string;
   version: number[];
   toolgate: string | null;
   importError?: string;
+  venv: boolean;
 }
 
 export function parseProbe(stdout: string): ProbeInfo | undefined {
@@ -192,6 +229,7 @@ export function parseProbe(stdout: string): ProbeInfo | undefined {
       version: version as number[],
       toolgate,
       importError: typeof record.importError === 'string' ? record.importError : undefined,
+      venv: record.venv === true,
     };
   } catch {
     return undefined;

@@ -17,6 +17,8 @@ export interface ToolgateSettings {
   model: string;
   baseUrl: string;
   pythonPath: string;
+  /** Run the sidecar on the chosen Python itself instead of toolgate's private environment built from it. */
+  useInterpreterDirectly: boolean;
   defaultMode: PermissionMode;
   diffReview: DiffReviewPolicy;
   maxToolConcurrency: number;
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS: ToolgateSettings = {
   model: '',
   baseUrl: '',
   pythonPath: '',
+  useInterpreterDirectly: false,
   defaultMode: 'default',
   diffReview: 'whenAsking',
   maxToolConcurrency: 10,
@@ -71,6 +74,11 @@ export function readSettings(get: SettingReader): SettingsReadResult {
     baseUrl = '';
   }
   const pythonPath = trimmedString('python.path', get('python.path'), problems);
+  const rawDirect = get('python.useInterpreterDirectly');
+  const useInterpreterDirectly = rawDirect === true;
+  if (rawDirect !== undefined && rawDirect !== null && typeof rawDirect !== 'boolean') {
+    problems.push(`toolgate.python.useInterpreterDirectly must be true or false; using false.`);
+  }
   const defaultMode = oneOf(
     'permissions.defaultMode',
     get('permissions.defaultMode'),
@@ -98,7 +106,7 @@ export function readSettings(get: SettingReader): SettingsReadResult {
     }
   }
   return {
-    settings: { provider, model, baseUrl, pythonPath, defaultMode, diffReview, maxToolConcurrency },
+    settings: { provider, model, baseUrl, pythonPath, useInterpreterDirectly, defaultMode, diffReview, maxToolConcurrency },
     problems,
   };
 }
@@ -178,7 +186,11 @@ export function classifyChange(
   keyChanged: boolean = false,
 ): SettingsChange {
   return {
-    restart: keyChanged || before.pythonPath !== after.pythonPath || before.maxToolConcurrency !== after.maxToolConcurrency,
+    restart:
+      keyChanged ||
+      before.pythonPath !== after.pythonPath ||
+      before.useInterpreterDirectly !== after.useInterpreterDirectly ||
+      before.maxToolConcurrency !== after.maxToolConcurrency,
     provider: before.provider !== after.provider || before.model !== after.model || before.baseUrl !== after.baseUrl,
     reviewEdits: before.diffReview !== after.diffReview,
   };

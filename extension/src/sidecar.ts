@@ -22,15 +22,15 @@ import type {
 
 export type SidecarState =
   | { kind: 'stopped' }
-  | { kind: 'starting'; attempt: number }
+  | { kind: 'starting'; attempt: number; step?: string }
   | { kind: 'running'; python: PythonOk; server: ServerInfo; recovered: boolean }
   | { kind: 'restarting'; attempt: number; maxAttempts: number; delayMs: number; reason: string }
   | { kind: 'failed'; reason: string; detail: string }
   | { kind: 'unavailable'; python: PythonFailure };
 
 export interface SidecarDeps {
-  /** Choose and probe the Python (python.ts). */
-  checkPython(): Promise<PythonCheck>;
+  /** Choose and probe the Python (python.ts), building toolgate's environment if needed; `progress` gets each step. */
+  checkPython(progress: (step: string) => void): Promise<PythonCheck>;
   /** Build the command line, environment and initialization options for a checked Python. */
   launch(python: PythonOk): Promise<SidecarLaunch>;
   createConnection: ConnectionFactory;
@@ -117,7 +117,9 @@ export class SidecarManager implements Disposable {
     this.setState({ kind: 'starting', attempt: this.restartAttempt });
     let python: PythonCheck;
     try {
-      python = await this.deps.checkPython();
+      python = await this.deps.checkPython((step) => {
+        if (generation === this.generation) this.setState({ kind: 'starting', attempt: this.restartAttempt, step });
+      });
     } catch (error) {
       if (generation !== this.generation) return;
       this.setState({ kind: 'failed', reason: `checking the Python failed: ${errorMessage(error)}`, detail: '' });

@@ -42,7 +42,9 @@ export class SidecarNotices {
         });
     } else if (state.kind === 'running') {
       this.lastProblem = '';
-      if (state.python.toolgateVersion !== extensionVersion) {
+      if (state.python.notice) store.dispatch({ type: 'notice', level: 'warning', text: state.python.notice });
+      // (In toolgate's own environment the version stamp already rebuilt it for this extension version.)
+      if (!state.python.environment && state.python.toolgateVersion !== extensionVersion) {
         store.dispatch({
           type: 'notice',
           level: 'warning',

@@ -425,6 +425,18 @@ export async function openFileOrDraft(
   }
 }
 
+/** A progress notification that stays until `done()`; `report` replaces its message. */
+export function progressNotification(title: string): { report(step: string): void; done(): void } {
+  let finish: () => void = () => {};
+  let report: (step: string) => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) => {
+    report = (step) => progress.report({ message: step });
+    return finished;
+  });
+  return { report: (step) => report(step), done: () => finish() };
+}
+
 export function runInTerminal(name: string, commandLine: string): void {
   const terminal = vscode.window.createTerminal({ name });
   terminal.show();

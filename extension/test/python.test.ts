@@ -88,6 +88,26 @@ describe('checkPython (real processes)', () => {
     }
   });
 
+  it('accepts a base Python without toolgate when it can create virtual environments', async () => {
+    const bare = script('python-base', `exec "${venvPython}" -S "$@"`);
+    const check = await checkPython({ command: bare, source: 'setting' }, runProcess, { packageDir, purpose: 'base' });
+    expect(check).toMatchObject({ ok: true, toolgateVersion: '' });
+  });
+
+  it('names the apt package for a base Python without ensurepip', async () => {
+    // Debian's python3 without python3-venv: `venv` is there, `ensurepip` is not.
+    const noEnsurepip = script(
+      'python-no-ensurepip',
+      `exec "${venvPython}" -c 'import sys; sys.modules["ensurepip"] = None; exec(sys.argv[1])' "$2"`,
+    );
+    const check = await checkPython({ command: noEnsurepip, source: 'default' }, runProcess, { packageDir, purpose: 'base' });
+    expect(check).toMatchObject({ ok: false, problem: 'noVenv' });
+    if (!check.ok) {
+      expect(check.message).toContain('cannot create virtual environments');
+      expect(check.fix).toMatch(/sudo apt install python3\.\d+-venv/);
+    }
+  });
+
   it('reports an interpreter that fails with its last words', async () => {
     const broken = script('python-broken', 'echo "Fatal Python error: init_fs_encoding" >&2; exit 1');
     const check = await checkPython({ command: broken, source: 'setting' }, runProcess, { packageDir });
@@ -107,11 +127,12 @@ describe('checkPython (real processes)', () => {
 
 describe('parseProbe', () => {
   it('reads the last JSON line and rejects anything else', () => {
-    expect(parseProbe('noise\n{"executable": "/p", "version": [3, 12, 1], "toolgate": "0.1.0"}\n')).toEqual({
+    expect(parseProbe('noise\n{"executable": "/p", "version": [3, 12, 1], "toolgate": "0.1.0", "venv": true}\n')).toEqual({
       executable: '/p',
       version: [3, 12, 1],
       toolgate: '0.1.0',
       importError: undefined,
+      venv: true,
     });
     expect(parseProbe('Python 3.12.1')).toBeUndefined();
     expect(parseProbe('{"version": "3.12"}')).toBeUndefined();

@@ -24,6 +24,7 @@ describe('readSettings', () => {
         model: ' gpt-4.1 ',
         baseUrl: 'http://127.0.0.1:11434/v1',
         'python.path': '~/venv/bin/python',
+        'python.useInterpreterDirectly': true,
         'permissions.defaultMode': 'acceptEdits',
         diffReview: 'always',
         maxToolConcurrency: 4,
@@ -35,6 +36,7 @@ describe('readSettings', () => {
       model: 'gpt-4.1',
       baseUrl: 'http://127.0.0.1:11434/v1',
       pythonPath: '~/venv/bin/python',
+      useInterpreterDirectly: true,
       defaultMode: 'acceptEdits',
       diffReview: 'always',
       maxToolConcurrency: 4,
@@ -95,6 +97,9 @@ describe('mapping to the sidecar', () => {
     const none = { restart: false, provider: false, reviewEdits: false };
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS })).toEqual(none);
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, pythonPath: '/other/python' })).toMatchObject({ restart: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, useInterpreterDirectly: true })).toMatchObject({
+      restart: true,
+    });
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, maxToolConcurrency: 2 })).toMatchObject({ restart: true });
     expect(classifyChange(DEFAULT_SETTINGS, DEFAULT_SETTINGS, true)).toMatchObject({ restart: true });
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, provider: 'openai' })).toEqual({ ...none, provider: true });
