@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: help setup run demo demo-headless test fuzz lint typecheck unit bench clean protocol ext-setup ext-build ext-check \
-	ext-unit vsix code-server-setup e2e-setup e2e ide
+	ext-unit vsix vsix-all code-server-setup e2e-setup e2e ide
 
 help:
 	@echo "make run    set up and start toolgate in code-server on 127.0.0.1 (port 8080 if free; PORT=N to choose); Ctrl-C stops it"
@@ -18,7 +18,8 @@ help:
 	@echo "make fuzz   property tests with fresh random examples (make test replays a fixed set)"
 	@echo "make bench  set up and run the benchmarks (report in bench/results/)"
 	@echo "make protocol  regenerate extension/src/protocol.generated.ts from the sidecar's protocol models"
-	@echo "make vsix   build the VS Code extension package toolgate-<version>.vsix"
+	@echo "make vsix   build the VS Code extension package toolgate-<version>.vsix for this machine's platform (with its wheels)"
+	@echo "make vsix-all  the platform packages for every target, and the universal one, in dist-vsix/"
 	@echo "make e2e    run the end-to-end tests in a real VS Code (code-server + Chromium)"
 
 # Re-installs only when the project's dependency list changes; otherwise a no-op.
@@ -87,10 +88,18 @@ ext-check: ext-setup
 ext-unit: setup ext-setup
 	npm test --silent
 
-$(VSIX): $(NPM_STAMP) $(EXT_SOURCES) $(SIDECAR_SOURCES)
-	npm run --silent package
+# The host's platform package: the bundles, the sidecar source, and a wheelhouse (pip downloads it, once per build).
+$(VSIX): $(NPM_STAMP) $(EXT_SOURCES) $(SIDECAR_SOURCES) | $(STAMP)
+	node extension/scripts/package.mjs --target host --python $(BIN)/python
 
 vsix: $(VSIX)
+
+VSIX_TARGETS := linux-x64 linux-arm64 alpine-x64 darwin-x64 darwin-arm64 win32-x64 universal
+vsix-all: ext-setup setup
+	@for target in $(VSIX_TARGETS); do \
+		node extension/scripts/package.mjs --target $$target --python $(BIN)/python \
+			--out dist-vsix/toolgate-$(EXT_VERSION)-$$target.vsix || exit 1; \
+	done
 
 # -- code-server (make run, make demo) and Debian Chromium (the end-to-end tests), installed once by
 # scripts/setup-e2e.sh (stamped) ---------------------------------------------------------------------------------
@@ -116,4 +125,4 @@ ide: run
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results
-	rm -rf node_modules extension/dist extension/python extension/out extension/LICENSE .cache test-results toolgate-*.vsix
+	rm -rf node_modules extension/dist extension/python extension/out extension/LICENSE .cache test-results toolgate-*.vsix dist-vsix

@@ -17,9 +17,10 @@ DEST=$ROOT/.cache/code-server
 STAMP=$DEST/.installed-$CODE_SERVER_VERSION
 
 # code-server's native modules (node-pty, kerberos, @vscode/spdlog, native-keymap) compile from source; Chromium
-# drives the workbench in the tests.
+# drives the workbench in the tests, and Debian's own python3 (externally managed) with python3-venv and python3-pip
+# is the base Python of tests/e2e/test_python_env.py.
 APT_PACKAGES=(build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev)
-[ "$WITH_BROWSER" = 1 ] && APT_PACKAGES+=(chromium)
+[ "$WITH_BROWSER" = 1 ] && APT_PACKAGES+=(chromium python3 python3-venv python3-pip)
 
 log() { printf 'setup-e2e: %s\n' "$*" >&2; }
 

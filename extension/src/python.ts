@@ -176,7 +176,7 @@ export async function checkPython(
         executable: info.executable,
         message: `${capitalise(where)} (Python ${version}) cannot create virtual environments: its venv or ensurepip module is missing.`,
         fix: venvFix(version),
-        actions: ['openPythonSetting', 'selectPython', 'restartSidecar'],
+        actions: ['openPythonSetting', 'selectPython'],
       };
     }
     return { ok: true, candidate, executable: info.executable || candidate.command, version, toolgateVersion: '' };

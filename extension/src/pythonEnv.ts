@@ -151,12 +151,17 @@ export function diagnose(output: string, base: { version: string }): SetupDiagno
   };
 }
 
-/** The last few meaningful lines of a command's output, for the chat (the log has all of it). */
-export function outputSummary(output: string, lines = 3): string {
-  return output
+/**
+ * One sentence from a failed step's output, for the chat (the log has all of it): pip's first error line, else the
+ * first sentence (Debian's venv message wraps one sentence over several lines).
+ */
+export function outputSummary(output: string, maxLength = 300): string {
+  const lines = output
     .split(/\r?\n/)
     .map((line) => line.trim())
-    .filter((line) => line !== '')
-    .slice(-lines)
-    .join(' ');
+    .filter((line) => line !== '' && !/^exit status \d+$/.test(line));
+  const error = lines.find((line) => /^(ERROR|Error|error)\b|Error:/.test(line));
+  const text = error ?? lines.join(' ').replace(/\s+/g, ' ');
+  const sentence = error ? text : (/^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text);
+  return sentence.length > maxLength ? `${sentence.slice(0, maxLength - 1)}…` : sentence;
 }

@@ -147,7 +147,7 @@ async function build(
         `Setting up toolgate's Python environment failed while ${STEP_TITLES[step]}` +
         `${summary ? ` (${summary})` : ''}. The sidecar log has the full output.`,
       fix,
-      actions: ['showLog', 'openPythonSetting', 'restartSidecar'],
+      actions: ['showLog', 'openPythonSetting'],
     };
   };
 

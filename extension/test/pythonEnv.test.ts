@@ -12,6 +12,7 @@ import {
   envPython,
   leftovers,
   newEnvDirName,
+  outputSummary,
   parsePointer,
   planEnvironment,
   sameStamp,
@@ -89,6 +90,21 @@ describe('diagnose', () => {
     expect(diagnose('OSError: [Errno 28] No space left on device', { version: '3.12.1' }).problem).toBe('noSpace');
     expect(diagnose('ERROR: No matching distribution found for pydantic', { version: '3.12.1' }).problem).toBe('offline');
     expect(diagnose('Segmentation fault', { version: '3.12.1' }).problem).toBe('other');
+  });
+});
+
+describe('outputSummary', () => {
+  it("gives pip's error line, or the first sentence of a message wrapped over lines", () => {
+    expect(outputSummary('Looking in links: /w\nERROR: No matching distribution found for pydantic\nexit status 1')).toBe(
+      'ERROR: No matching distribution found for pydantic',
+    );
+    const debian =
+      'The virtual environment was not created successfully because ensurepip is not\navailable.  On Debian/Ubuntu ' +
+      'systems, you need to install the python3-venv\npackage.\nexit status 1';
+    expect(outputSummary(debian)).toBe(
+      'The virtual environment was not created successfully because ensurepip is not available.',
+    );
+    expect(outputSummary('x'.repeat(400))).toHaveLength(300);
   });
 });
 

@@ -41,6 +41,9 @@ BASE_SETTINGS: dict[str, Any] = {
     "extensions.autoCheckUpdates": False,
     "extensions.ignoreRecommendations": True,
     "chat.commandCenter.enabled": False,
+    # The sidecar runs on the project's .venv (toolgate installed in editable mode), not on an environment built
+    # from it: test_python_env.py turns this off to test that environment.
+    "toolgate.python.useInterpreterDirectly": True,
 }
 
 ENV_MARKER = "TOOLGATE_E2E_INSTANCE"

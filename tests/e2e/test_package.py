@@ -1,4 +1,5 @@
-"""The .vsix as a user gets it: what it holds, and that its bundled sidecar package installs with pip."""
+"""The .vsix as a user gets it: what it holds, that its bundled sidecar package installs with pip, and the
+wheelhouse a platform package carries (pythonEnvSetup.ts installs from it offline)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,21 @@ def test_the_bundled_sidecar_package_builds_a_wheel(tmp_path: Path) -> None:
     (wheel,) = (tmp_path / "wheel").glob("toolgate-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         assert "toolgate/sidecar/server.py" in archive.namelist()
+
+
+def test_the_platform_vsix_carries_a_wheelhouse_for_every_supported_python() -> None:
+    with zipfile.ZipFile(vsix_path()) as archive:
+        names = archive.namelist()
+        manifest = json.loads(archive.read("extension/python/wheelhouse/manifest.json"))
+        identity = archive.read("extension.vsixmanifest").decode()
+    wheels = {name.rsplit("/", 1)[1] for name in names if name.startswith("extension/python/wheelhouse/")}
+    assert f'TargetPlatform="{manifest["target"]}"' in identity  # the package is marked for its wheels' platform
+    assert sorted(manifest["wheels"]) == sorted(wheels - {"manifest.json"})
+    assert any(wheel.startswith("toolgate-0.1.0-py3-none-any") for wheel in wheels)
+    # Compiled extensions come once per Python version (no abi3 wheels); the rest once.
+    for package in ("pydantic_core", "pillow", "jiter"):
+        for python in manifest["pythons"]:
+            tag = "cp" + python.replace(".", "")
+            assert any(w.startswith(f"{package}-") and f"-{tag}-{tag}-" in w for w in wheels), (package, python)
+    for package in ("ripgrep", "pypdfium2"):  # binaries without a Python ABI: one wheel serves every version
+        assert sum(w.startswith(f"{package}-") for w in wheels) == 1, package
