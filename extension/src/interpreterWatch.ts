@@ -1,7 +1,7 @@
 /**
- * Follow the Python extension's interpreter. When `toolgate.python.path` is not set, the sidecar runs on the
- * interpreter selected in the Python extension (python.ts); when the person selects another one, the sidecar
- * restarts on it, as it does when the setting changes. A burst of change events (one per workspace folder, or a
+ * Follow the Python extension's interpreter. When `toolgate.python.path` is not set, the sidecar runs on (an
+ * environment built from) the interpreter selected in the Python extension (python.ts, pythonEnvSidecar.ts); when the
+ * person selects another one, the sidecar restarts on it, as it does when the setting changes. A burst of change events (one per workspace folder, or a
  * quick succession of picks) restarts it once.
  */
 

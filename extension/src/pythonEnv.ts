@@ -132,7 +132,7 @@ export function diagnose(output: string, base: { version: string }): SetupDiagno
     return {
       problem: 'noSpace',
       fix:
-        "The disk is full: toolgate's environment needs about 150 MB in the editor's global storage. Free some " +
+        "The disk is full: toolgate's environment needs about 180 MB in the editor's global storage. Free some " +
         'space, then restart the sidecar.',
     };
   }

@@ -45,7 +45,7 @@ export interface EnvSetupDeps {
   now(): number;
 }
 
-/** Free space below which a build is not started: the environment takes about 150 MB. */
+/** Free space below which a build is not started: the environment takes about 180 MB. */
 export const MIN_FREE_BYTES = 300 * 1024 * 1024;
 
 const TIMEOUTS_MS: Record<'venv' | 'install' | 'verify', number> = { venv: 180_000, install: 900_000, verify: 60_000 };
@@ -145,7 +145,7 @@ async function build(
       problem: 'setupFailed',
       message:
         `Setting up toolgate's Python environment failed while ${STEP_TITLES[step]}` +
-        `${summary ? ` (${summary})` : ''}. The sidecar log has the full output.`,
+        `${summary ? `: ${summary.replace(/[.…]+$/, '')}` : ''}. The sidecar log has the full output.`,
       fix,
       actions: ['showLog', 'openPythonSetting'],
     };

@@ -249,7 +249,7 @@ describe('ensureEnvironment (real processes, stand-in interpreters)', () => {
     const upgraded = await ensureEnvironment(base, deps('0.2.0'), false);
     expect(upgraded).toMatchObject({ ok: true, environment: old.ok ? old.environment : undefined });
     expect(upgraded.ok && upgraded.notice).toMatch(
-      /^Setting up toolgate's Python environment failed while creating the virtual environment .* The sidecar runs on the previous environment/,
+      /^Setting up toolgate's Python environment failed while creating the virtual environment: .* The sidecar runs on the previous environment/,
     );
     expect(fs.readFileSync(path.join(root, 'current.json'), 'utf8')).toBe(pointerBefore);
     expect(envDirs()).toHaveLength(1);
@@ -261,7 +261,7 @@ describe('ensureEnvironment (real processes, stand-in interpreters)', () => {
     expect(result).toMatchObject({
       ok: false,
       problem: 'setupFailed',
-      message: expect.stringContaining('failed while creating the virtual environment (Error: ensurepip is not available'),
+      message: expect.stringContaining('failed while creating the virtual environment: Error: ensurepip is not available. The sidecar log'),
       fix: expect.stringContaining('sudo apt install python3.11-venv'),
       actions: expect.arrayContaining(['showLog']),
     });

@@ -252,10 +252,15 @@ class CodeServer:
 
 @contextlib.contextmanager
 def running(
-    root: Path, *, settings: dict[str, Any] | None = None, port: int | None = None, inherit_api_keys: bool = False
+    root: Path,
+    *,
+    settings: dict[str, Any] | None = None,
+    port: int | None = None,
+    inherit_api_keys: bool = False,
+    server_type: type[CodeServer] = CodeServer,
 ) -> Iterator[CodeServer]:
     """code-server with the extension from `make vsix`, on a copy of the demo workspace; stopped (all of it) after."""
-    server = CodeServer(root, settings=settings, port=port, inherit_api_keys=inherit_api_keys)
+    server = server_type(root, settings=settings, port=port, inherit_api_keys=inherit_api_keys)
     server.copy_workspace(DEMO_WORKSPACE)
     server.install_extension(vsix_path())
     try:

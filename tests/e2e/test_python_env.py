@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from codeserver import DEMO_WORKSPACE, EXTENSION_ID, CodeServer, vsix_path
+from codeserver import EXTENSION_ID, CodeServer, running, vsix_path
 from playwright.sync_api import BrowserContext, FrameLocator, Page, expect
 from workbench import Workbench
 
@@ -111,16 +111,14 @@ def editor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OfflineCodeServ
         if "extension/python/wheelhouse/manifest.json" not in archive.namelist():
             pytest.fail(f"{vsix_path()} has no wheelhouse: build the platform package with `make vsix`")
     root = tmp_path_factory.mktemp("code-server-python-env")
-    # Not the project's .venv: toolgate starts from Debian's python3 and builds its own environment.
-    server = OfflineCodeServer(root, settings={"toolgate.python.useInterpreterDirectly": False})
-    server.copy_workspace(DEMO_WORKSPACE)
-    server.write_workspace_settings({"toolgate.python.path": str(stand_in_without_venv(root))})
-    server.install_extension(vsix_path())
-    try:
-        server.start()
+    settings = {
+        # Not the project's .venv: toolgate builds its own environment, first from a Python without venv.
+        "toolgate.python.useInterpreterDirectly": False,
+        "toolgate.python.path": str(stand_in_without_venv(root)),
+    }
+    with running(root, settings=settings, server_type=OfflineCodeServer) as server:
+        assert isinstance(server, OfflineCodeServer)
         yield server
-    finally:
-        server.stop()
     assert server.leaked == [], f"processes outlived code-server's process group: {server.leaked}"
 
 
@@ -144,7 +142,7 @@ def test_a_base_python_without_venv_gets_the_fix_and_nothing_half_built(editor: 
     expect(status).to_contain_text(
         "Setting up toolgate's Python environment failed while creating the virtual environment"
     )
-    expect(status).to_contain_text("because ensurepip is not available.")
+    expect(status).to_contain_text("because ensurepip is not available. The sidecar log has the full output.")
     expect(status).to_contain_text("sudo apt install python3.11-venv")
     bench.shot("20-python-env-no-venv")
     log = editor.output_log("toolgate")
@@ -160,7 +158,8 @@ def test_debian_python_offline_builds_the_private_environment(editor: OfflineCod
     status = chat.locator(".sidecar-status")
     bench.run_command("Notifications: Clear All Notifications")  # the previous test's error
     started = time.monotonic()
-    editor.write_workspace_settings(None)  # python3 on PATH: /usr/bin/python3, the only Python here
+    # No python.path: python3 on PATH, that is /usr/bin/python3, the only Python here.
+    editor.write_workspace_settings({"toolgate.python.path": ""})
     expect(status).to_contain_text("Setting up toolgate's Python environment…", timeout=60_000)
     expect(page.locator(".notifications-toasts")).to_contain_text("Setting up toolgate's Python environment")
     bench.shot("21-python-env-setting-up")
