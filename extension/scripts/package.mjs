@@ -95,6 +95,8 @@ function buildWheelhouse(wheelhouse) {
     pip(['download', '--quiet', '--only-binary=:all:', ...platforms, '--implementation', 'cp', '--python-version', version,
       '--dest', wheelhouse, path.join(wheelhouse, wheel)]);
   }
+  // pip itself: the extension runs it from its wheel, so the environment needs no ensurepip (pythonEnvSetup.ts).
+  pip(['download', '--quiet', '--only-binary=:all:', '--no-deps', '--dest', wheelhouse, 'pip']);
   const files = fs.readdirSync(wheelhouse).filter((name) => name.endsWith('.whl')).sort();
   const digest = createHash('sha256');
   for (const name of files) digest.update(`${name}\0`).update(fs.readFileSync(path.join(wheelhouse, name)));

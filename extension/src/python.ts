@@ -80,12 +80,13 @@ export const PROBE_SCRIPT = [
   'except Exception as exc:',
   '    info["toolgate"] = None',
   '    info["importError"] = "%s: %s" % (type(exc).__name__, exc)',
-  // Debian ships `venv` without `ensurepip` (that is python3-venv), and then `python3 -m venv` fails.
+  // Debian ships `venv` without `ensurepip` (that is python3-venv): then only `python3 -m venv --without-pip` works.
   'try:',
   '    import importlib.util as iu',
-  '    info["venv"] = bool(iu.find_spec("venv") and iu.find_spec("ensurepip"))',
+  '    info["venv"] = iu.find_spec("venv") is not None',
+  '    info["ensurepip"] = iu.find_spec("ensurepip") is not None',
   'except Exception:',
-  '    info["venv"] = False',
+  '    info["venv"] = info["ensurepip"] = False',
   'print(json.dumps(info))',
 ].join('\n');
 
@@ -111,7 +112,14 @@ function shellQuote(value: string): string {
 export async function checkPython(
   candidate: PythonCandidate,
   run: RunProcess,
-  options: { packageDir: string; cwd?: string; timeoutMs?: number; purpose?: 'sidecar' | 'base' },
+  options: {
+    packageDir: string;
+    cwd?: string;
+    timeoutMs?: number;
+    /** `base`: it builds toolgate's environment and needs `venv`, and `ensurepip` unless pip comes from the wheelhouse. */
+    purpose?: 'sidecar' | 'base';
+    needsEnsurepip?: boolean;
+  },
 ): Promise<PythonCheck> {
   const where = describe(candidate);
   const chooseFix =
@@ -168,7 +176,7 @@ export async function checkPython(
     };
   }
   if (options.purpose === 'base') {
-    if (!info.venv) {
+    if (!info.venv || (options.needsEnsurepip !== false && !info.ensurepip)) {
       return {
         ok: false,
         candidate,
@@ -212,6 +220,7 @@ interface ProbeInfo {
   toolgate: string | null;
   importError?: string;
   venv: boolean;
+  ensurepip: boolean;
 }
 
 export function parseProbe(stdout: string): ProbeInfo | undefined {
@@ -230,6 +239,7 @@ export function parseProbe(stdout: string): ProbeInfo | undefined {
       toolgate,
       importError: typeof record.importError === 'string' ? record.importError : undefined,
       venv: record.venv === true,
+      ensurepip: record.ensurepip === true,
     };
   } catch {
     return undefined;

@@ -50,15 +50,28 @@ export const MIN_FREE_BYTES = 300 * 1024 * 1024;
 
 const TIMEOUTS_MS: Record<'venv' | 'install' | 'verify', number> = { venv: 180_000, install: 900_000, verify: 60_000 };
 
-/** The wheelhouse in this .vsix, and a digest that changes whenever its wheels do; undefined without one. */
-export function wheelhouse(packageDir: string): { dir: string; digest: string } | undefined {
+export interface Wheelhouse {
+  dir: string;
+  /** Changes whenever the wheels do. */
+  digest: string;
+  /** pip's own wheel: it installs from the wheelhouse, so the environment needs no pip (nor the base `ensurepip`). */
+  pipWheel?: string;
+}
+
+/** The wheelhouse in this .vsix; undefined without one. */
+export function wheelhouse(packageDir: string): Wheelhouse | undefined {
   const dir = path.join(packageDir, 'wheelhouse');
   try {
     const wheels = fs.readdirSync(dir).filter((name) => name.endsWith('.whl'));
     if (!wheels.some((name) => name.startsWith('toolgate-'))) return undefined;
     const manifest = fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8');
     const digest = (JSON.parse(manifest) as { digest?: unknown }).digest;
-    return { dir, digest: typeof digest === 'string' ? digest : wheels.sort().join(',') };
+    const pip = wheels.find((name) => /^pip-[^-]+-py3-none-any\.whl$/.test(name));
+    return {
+      dir,
+      digest: typeof digest === 'string' ? digest : wheels.sort().join(','),
+      pipWheel: pip ? path.join(dir, pip) : undefined,
+    };
   } catch {
     return undefined;
   }
@@ -109,7 +122,7 @@ export async function ensureEnvironment(base: PythonOk, deps: EnvSetupDeps, forc
   const plan = planEnvironment(current, wanted, { force, currentUsable: currentCheck?.ok === true });
   if (plan.kind === 'reuse' && currentCheck?.ok) return currentCheck;
 
-  const built = await build(base, wanted, wheels?.dir, deps);
+  const built = await build(base, wanted, wheels, deps);
   if (built.ok) return built;
   // A failed upgrade leaves the environment that worked before in use.
   if (currentCheck?.ok) {
@@ -126,9 +139,10 @@ export async function ensureEnvironment(base: PythonOk, deps: EnvSetupDeps, forc
 async function build(
   base: PythonOk,
   stamp: EnvStamp,
-  wheelDir: string | undefined,
+  wheels: Wheelhouse | undefined,
   deps: EnvSetupDeps,
 ): Promise<PythonCheck> {
+  const wheelDir = wheels?.dir;
   const name = newEnvDirName(stamp, deps.now());
   const dir = path.join(deps.root, name);
   const python = envPython(dir);
@@ -167,7 +181,10 @@ async function build(
   }
 
   deps.progress(`Creating the virtual environment (Python ${base.version})…`);
-  const venv = await step(deps, base.executable, ['-m', 'venv', dir], env, TIMEOUTS_MS.venv);
+  // With pip in the wheelhouse the environment gets none: quicker (no ensurepip), and Debian's python3 without
+  // python3-venv can still make it.
+  const venvArgs = wheels?.pipWheel ? ['-m', 'venv', '--without-pip', dir] : ['-m', 'venv', dir];
+  const venv = await step(deps, base.executable, venvArgs, env, TIMEOUTS_MS.venv);
   if (!succeeded(venv)) return failed('venv', combined(venv));
 
   deps.progress(
@@ -175,7 +192,9 @@ async function build(
       ? 'Installing toolgate and its dependencies from the bundled wheels…'
       : 'Installing toolgate and its dependencies from the package index…',
   );
-  const pipArgs = ['-m', 'pip', 'install', '--no-input', '--progress-bar', 'off'];
+  // pip runs from its wheel as a zip application (pip documents `python pip.whl/pip install`).
+  const pip = wheels?.pipWheel ? [path.join(wheels.pipWheel, 'pip')] : ['-m', 'pip'];
+  const pipArgs = [...pip, 'install', '--no-input', '--progress-bar', 'off'];
   const install = wheelDir
     ? await step(deps, python, [...pipArgs, '--no-index', '--find-links', wheelDir, 'toolgate'], env, TIMEOUTS_MS.install)
     : await step(deps, python, [...pipArgs, deps.packageDir], env, TIMEOUTS_MS.install);

@@ -8,7 +8,7 @@ import type { RunProcess } from './processes';
 import type { PythonCheck, PythonDiscovery } from './python';
 import { checkPython, choosePython } from './python';
 import type { EnvSetupDeps } from './pythonEnvSetup';
-import { ensureEnvironment } from './pythonEnvSetup';
+import { ensureEnvironment, wheelhouse } from './pythonEnvSetup';
 
 /** Shows that the environment is being built: a notification with progress, closed by `done`. */
 export interface SetupProgressUi {
@@ -43,7 +43,8 @@ export class SidecarPython {
     const candidate = await choosePython(deps.discovery());
     const options = { packageDir: deps.env.packageDir, cwd: deps.extensionPath };
     if (deps.useInterpreterDirectly()) return checkPython(candidate, deps.run, options);
-    const base = await checkPython(candidate, deps.run, { ...options, purpose: 'base' });
+    const needsEnsurepip = wheelhouse(deps.env.packageDir)?.pipWheel === undefined;
+    const base = await checkPython(candidate, deps.run, { ...options, purpose: 'base', needsEnsurepip });
     if (!base.ok) return base;
     const force = this.forceRebuild;
     this.forceRebuild = false;

@@ -106,6 +106,13 @@ describe('checkPython (real processes)', () => {
       expect(check.message).toContain('cannot create virtual environments');
       expect(check.fix).toMatch(/sudo apt install python3\.\d+-venv/);
     }
+    // With pip in the wheelhouse, `venv --without-pip` is all it takes.
+    const withWheelPip = await checkPython({ command: noEnsurepip, source: 'default' }, runProcess, {
+      packageDir,
+      purpose: 'base',
+      needsEnsurepip: false,
+    });
+    expect(withWheelPip.ok).toBe(true);
   });
 
   it('reports an interpreter that fails with its last words', async () => {
@@ -133,6 +140,7 @@ describe('parseProbe', () => {
       toolgate: '0.1.0',
       importError: undefined,
       venv: true,
+      ensurepip: false,
     });
     expect(parseProbe('Python 3.12.1')).toBeUndefined();
     expect(parseProbe('{"version": "3.12"}')).toBeUndefined();

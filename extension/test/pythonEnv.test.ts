@@ -137,18 +137,22 @@ describe('ensureEnvironment (real processes, stand-in interpreters)', () => {
    */
   function baseInterpreter(): PythonOk {
     const base = path.join(scratch, 'python3');
-    const inner = `#!/bin/sh\necho "env $*" >> '${calls}'\n[ "$1" = -m ] && exit 0\nexec '${venvPython}' "$@"\n`;
+    // `-m pip …` or `…/pip-*.whl/pip …` (pip from the wheelhouse) succeeds; anything else runs on the project's Python.
+    const inner =
+      `#!/bin/sh\necho "env $*" >> '${calls}'\ncase "$1" in -m|*.whl/pip) exit 0;; esac\n` +
+      `exec '${venvPython}' "$@"\n`;
     fs.writeFileSync(
       base,
       [
         '#!/bin/sh',
         `echo "base $*" >> '${calls}'`,
         // The probe (python.ts): a Python 3.11.2 that can create virtual environments.
-        `[ "$1" = -c ] && echo '{"executable": "${base}", "version": [3, 11, 2], "toolgate": "0.1.0", "venv": true}' && exit 0`,
+        `[ "$1" = -c ] && echo '{"executable": "${base}", "version": [3, 11, 2], "toolgate": "0.1.0", "venv": true, "ensurepip": true}' && exit 0`,
         `if [ -e '${scratch}/fail-venv' ]; then echo "Error: ensurepip is not available" >&2; exit 1; fi`,
-        'mkdir -p "$3/bin"',
-        `cat > "$3/bin/python" <<'EOF'\n${inner}EOF`,
-        'chmod +x "$3/bin/python"',
+        'for dir; do :; done', // the last argument: `-m venv [--without-pip] DIR`
+        'mkdir -p "$dir/bin"',
+        `cat > "$dir/bin/python" <<'EOF'\n${inner}EOF`,
+        'chmod +x "$dir/bin/python"',
       ].join('\n'),
       { mode: 0o755 },
     );
@@ -206,6 +210,18 @@ describe('ensureEnvironment (real processes, stand-in interpreters)', () => {
     expect(again).toMatchObject({ ok: true, environment: first.environment });
     expect(callLog().some((line) => line.startsWith('base -m venv'))).toBe(false);
     expect(steps).toEqual([]); // nothing to show when nothing is built
+  });
+
+  it("runs pip from the wheelhouse's pip wheel, so the environment needs no ensurepip", async () => {
+    const pipWheel = path.join(packageDir, 'wheelhouse', 'pip-26.0-py3-none-any.whl');
+    fs.writeFileSync(pipWheel, '');
+    expect(wheelhouse(packageDir)?.pipWheel).toBe(pipWheel);
+    const result = await ensureEnvironment(baseInterpreter(), deps(), false);
+    expect(result.ok).toBe(true);
+    expect(callLog().find((line) => line.startsWith('base -m venv'))).toMatch(/^base -m venv --without-pip /);
+    expect(callLog().find((line) => line.includes(' install '))).toMatch(
+      new RegExp(`^env ${pipWheel}/pip install .* --no-index --find-links`),
+    );
   });
 
   it('falls back to the package index when the vsix has no wheelhouse, and says so', async () => {

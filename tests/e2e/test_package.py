@@ -67,6 +67,7 @@ def test_the_platform_vsix_carries_a_wheelhouse_for_every_supported_python() -> 
     assert f'TargetPlatform="{manifest["target"]}"' in identity  # the package is marked for its wheels' platform
     assert sorted(manifest["wheels"]) == sorted(wheels - {"manifest.json"})
     assert any(wheel.startswith("toolgate-0.1.0-py3-none-any") for wheel in wheels)
+    assert any(wheel.startswith("pip-") for wheel in wheels)  # the environment is made --without-pip
     # Compiled extensions come once per Python version (no abi3 wheels); the rest once.
     for package in ("pydantic_core", "pillow", "jiter"):
         for python in manifest["pythons"]:

@@ -172,6 +172,7 @@ def test_debian_python_offline_builds_the_private_environment(editor: OfflineCod
     assert current_environment(editor) == env_dir
     log = editor.output_log("toolgate")
     assert f"building {editor.env_root / env_dir} from {DEBIAN_PYTHON} (Python 3.11" in log
+    assert "-m venv --without-pip" in log  # pip comes from the wheelhouse: Debian's python3-venv is not needed
     assert "--no-index --find-links" in log
     assert f"starting the sidecar: {editor.env_root / env_dir}/bin/python -P -m toolgate serve" in log
     assert user_packages() == before  # Debian's Python is as it was
