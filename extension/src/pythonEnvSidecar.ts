@@ -26,6 +26,8 @@ export interface SidecarPythonDeps {
 }
 
 export const SETUP_TITLE = "Setting up toolgate's Python environment…";
+/** The notification shows "<title>: <step>", so its title has no ellipsis of its own. */
+export const NOTIFICATION_TITLE = "Setting up toolgate's Python environment";
 
 export class SidecarPython {
   private forceRebuild = false;
@@ -57,7 +59,7 @@ export class SidecarPython {
           run: deps.run,
           progress: (step) => {
             if (!shown) {
-              shown = deps.ui.begin(SETUP_TITLE);
+              shown = deps.ui.begin(NOTIFICATION_TITLE);
               progress(SETUP_TITLE);
             }
             shown.report(step);

@@ -19,7 +19,7 @@ import {
   STAMP_FILE,
 } from '../src/pythonEnv';
 import type { EnvSetupDeps } from '../src/pythonEnvSetup';
-import { SETUP_TITLE, SidecarPython } from '../src/pythonEnvSidecar';
+import { NOTIFICATION_TITLE, SETUP_TITLE, SidecarPython } from '../src/pythonEnvSidecar';
 import { ensureEnvironment, readPointer, setupEnvironment, wheelhouse } from '../src/pythonEnvSetup';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -310,7 +310,7 @@ describe('ensureEnvironment (real processes, stand-in interpreters)', () => {
       const status: string[] = [];
       const first = await python.check((step) => status.push(step));
       expect(first).toMatchObject({ ok: true, environment: { python: expect.stringContaining(root) } });
-      expect(shown[0]).toBe(`begin ${SETUP_TITLE}`);
+      expect(shown[0]).toBe(`begin ${NOTIFICATION_TITLE}`);
       expect(shown[shown.length - 1]).toBe('done');
       expect(status[0]).toBe(SETUP_TITLE);
       shown.length = 0;
