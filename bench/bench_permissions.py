@@ -21,7 +21,7 @@ from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import Decision, NonInteractiveApprover
 from toolgate.core.tool import AnyTool
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.classify import classify
 from toolgate.tools import builtin_tools
@@ -68,7 +68,7 @@ async def _run(report: Report, workdir: Path) -> None:
         if cold:
             clear()
         for case in cases:
-            await runtime_for(case).permissions.check("Bash", {"command": case.command})
+            await runtime_for(case).check("Bash", {"command": case.command})
 
     async def warm_pass() -> None:
         await engine_pass(cold=False)

@@ -1,14 +1,17 @@
 """Assemble a working tool runtime (session + registry + runner + orchestrator) from plain options.
 
 The headless CLI, the sidecar and the tests all build sessions here, so they all get the same tools and
-the same permission policy.
+the same permission policy. The runtime also answers "what would happen to this call?" (`check`): it owns
+the runner that prepares the call, and the engine (`permissions/decide.py`) decides it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from toolgate.core.child_env import PASS_THROUGH
 from toolgate.core.messages import ToolResult, ToolUse
@@ -19,9 +22,13 @@ from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
 from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import CheckResult, PermissionEngine
+from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
 from toolgate.tools import builtin_tools
+
+_CHECK_ID = "permission-check"
+_TAGS = re.compile(r"</?tool_error[^>]*>")
 
 
 @dataclass(eq=False)
@@ -43,6 +50,26 @@ class Runtime:
         if not isinstance(policy, PermissionEngine):
             raise LookupError("this runtime was built with a custom permission policy, not the engine")
         return policy
+
+    async def evaluate_call(self, tool_name: str, tool_input: Any) -> Evaluation:
+        """The ladder's full answer (stage, suggestions) for a call given by name, running nothing."""
+        engine = self.permissions
+        engine.refresh()
+        prepared = self.runner.prepare(ToolUse(id=_CHECK_ID, name=tool_name, input=tool_input))
+        if prepared.error is not None or prepared.tool is None or prepared.tool_input is None:
+            text = prepared.error.text() if prepared.error is not None else "the call cannot be prepared"
+            reason = "the call would be refused before any permission check: " + _TAGS.sub("", text).strip()
+            return Evaluation("deny", reason, "tool", False)
+        ctx = self.runner.new_context(_CHECK_ID)
+        try:
+            return await engine.evaluate(prepared.tool, prepared.tool_input, ctx)
+        finally:
+            await ctx.deps.aclose()
+
+    async def check(self, tool_name: str, tool_input: Any) -> CheckResult:
+        """What the engine would decide for this call, without hooks and without running anything."""
+        result = await self.evaluate_call(tool_name, tool_input)
+        return CheckResult(decision=result.behavior, read_only=result.read_only, reason=result.reason, rule=result.rule)
 
     async def aclose(self) -> None:
         await self.session.aclose()
@@ -95,7 +122,6 @@ def build_runtime(
     registry = ToolRegistry(builtin_tools() if tools is None else tools)
     runner = ToolRunner(registry, session)
     if engine is not None:
-        engine.bind(runner)
         # Read on every call: the rule book is rebuilt when a settings file changes.
         session.deps.override_factory(PASS_THROUGH, lambda _r: engine.book.pass_through)
     return Runtime(session, registry, runner, Orchestrator(runner, max_concurrency))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolgate.cli.errors import UsageError
 from toolgate.core.permission import Approver, PermissionMode
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
 from toolgate.permissions.rules import Behavior, RuleError, parse_rule
 from toolgate.permissions.settings import SettingsError, read_settings
 from toolgate.permissions.sources import load_rule_book

@@ -16,6 +16,7 @@ import anyio
 
 from toolgate.cli.options import runtime_from_args
 from toolgate.core.permission import NonInteractiveApprover
+from toolgate.permissions.edit_rules import list_rules
 from toolgate.runtime import Runtime
 
 
@@ -35,7 +36,6 @@ def _parse(line: str) -> tuple[str, Any] | str:
 
 
 async def _check_lines(runtime: Runtime) -> None:
-    engine = runtime.permissions
     stdin = anyio.wrap_file(sys.stdin)
     async for raw in stdin:
         line = raw.strip()
@@ -45,14 +45,14 @@ async def _check_lines(runtime: Runtime) -> None:
         if isinstance(parsed, str):
             _emit({"error": parsed})
             continue
-        result = await engine.check(*parsed)
+        result = await runtime.check(*parsed)
         _emit(result.model_dump(mode="json"))
 
 
 def _list(runtime: Runtime, as_json: bool) -> None:
     engine = runtime.permissions
     session = runtime.session
-    listing = [r.model_dump(mode="json") for r in engine.list_rules()]
+    listing = [r.model_dump(mode="json") for r in list_rules(engine)]
     if as_json:
         payload = {
             "mode": session.mode.value,

@@ -204,28 +204,6 @@ def remove_rule_mutation(behavior: str, rule: str) -> Mutation:
     return mutate
 
 
-def add_directory_mutation(directory: str) -> Mutation:
-    def mutate(raw: dict[str, Any]) -> bool:
-        directories = raw.setdefault("permissions", {}).setdefault("additionalDirectories", [])
-        if directory in directories:
-            return False
-        directories.append(directory)
-        return True
-
-    return mutate
-
-
-def set_mode_mutation(mode: PermissionMode) -> Mutation:
-    def mutate(raw: dict[str, Any]) -> bool:
-        permissions = raw.setdefault("permissions", {})
-        if permissions.get("defaultMode") == mode.value:
-            return False
-        permissions["defaultMode"] = mode.value
-        return True
-
-    return mutate
-
-
 # --- keeping the local file out of git ---------------------------------------------------------------------
 
 

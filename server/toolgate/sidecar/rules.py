@@ -7,7 +7,8 @@ import logging
 
 from toolgate.core.permission import RuleSuggestion
 from toolgate.core.session import Session
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
+from toolgate.permissions.edit_rules import add_rule
 from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import SettingsError
 
@@ -23,7 +24,7 @@ class EngineRuleMemory:
             logger.warning("the rule %r was not kept: this session has no permission engine", rule.rule)
             return
         try:
-            change = policy.add_rule(rule.rule, rule.scope, "allow")
+            change = add_rule(policy, rule.rule, rule.scope, "allow")
         except (RuleError, SettingsError) as exc:
             # The call itself was approved; only the "always" part failed. Say why, and the user is asked again.
             logger.warning("the rule %r (%s scope) was not kept: %s", rule.rule, rule.scope, exc)

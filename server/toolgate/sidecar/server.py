@@ -38,6 +38,7 @@ from toolgate.core.permission import PermissionMode
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.session import ProgressEvent
 from toolgate.core.tool import AnyTool, DescribeContext
+from toolgate.permissions.edit_rules import add_rule, remove_rule
 from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import SettingsError
 from toolgate.runtime import Runtime, build_runtime
@@ -255,10 +256,9 @@ class ToolgateServer(LanguageServer):
 
     def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
         live = self.sessions.get(params.session_id)
-        engine = live.runtime.permissions
-        change_rule = engine.add_rule if add else engine.remove_rule
+        change_rule = add_rule if add else remove_rule
         try:
-            change = change_rule(params.rule, params.scope, params.behavior)
+            change = change_rule(live.runtime.permissions, params.rule, params.scope, params.behavior)
         except (RuleError, SettingsError) as exc:
             raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
         return p.RuleChangeResult(
@@ -267,7 +267,7 @@ class ToolgateServer(LanguageServer):
 
     async def _permissions_check(self, params: p.PermissionCheckParams) -> p.PermissionCheckResult:
         live = self.sessions.get(params.session_id)
-        result = await live.runtime.permissions.check(params.tool, params.input)
+        result = await live.runtime.check(params.tool, params.input)
         return p.PermissionCheckResult.model_validate(result.model_dump())
 
     # --- chat ------------------------------------------------------------------------------------------------

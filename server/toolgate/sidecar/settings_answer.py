@@ -8,7 +8,8 @@ transport.
 from __future__ import annotations
 
 from toolgate.core.permission import PermissionMode, RuleScope
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
+from toolgate.permissions.edit_rules import list_rules
 from toolgate.permissions.sources import RuleProblem
 from toolgate.sidecar.protocol import ReviewEdits, RuleEntry, Settings, SettingsProblem
 
@@ -34,7 +35,7 @@ def settings_answer(
         session_id=session_id,
         mode=mode,
         review_edits=review_edits,
-        rules=[RuleEntry.model_validate(listing.model_dump()) for listing in engine.list_rules()],
+        rules=[RuleEntry.model_validate(listing.model_dump()) for listing in list_rules(engine)],
         settings_files={scope: str(path) for scope in _FILE_SCOPES if (path := engine.settings_file(scope))},
         flag_files=[str(path) for path in engine.book.flag_files],
         problems=[wire_problem(problem) for problem in engine.settings_problems],

@@ -10,7 +10,7 @@ from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.permission import Approver, NonInteractiveApprover, PermissionCheck, PermissionMode
 from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
 from toolgate.permissions.bash import Classifier
-from toolgate.permissions.engine import CheckResult, PermissionEngine
+from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.classify import classify
 from toolgate.tools.read import ReadTool
@@ -181,7 +181,7 @@ def make_runtime(
 
 
 async def check(rt: Runtime, tool: str, **tool_input: object) -> CheckResult:
-    return await rt.permissions.check(tool, dict(tool_input))
+    return await rt.check(tool, dict(tool_input))
 
 
 async def bash(rt: Runtime, command: str) -> CheckResult:

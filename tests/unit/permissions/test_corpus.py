@@ -35,7 +35,7 @@ def decide_all(layout: Layout, classifier: Classifier) -> list[tuple[Case, str, 
                         layout.workspace, mode=case.mode, allow=case.allow, ask=case.ask, deny=case.deny,
                         home=layout.home, classifier=classifier,
                     )  # fmt: skip
-                result = await runtimes[key].permissions.check("Bash", {"command": case.command})
+                result = await runtimes[key].check("Bash", {"command": case.command})
                 results.append((case, result.decision, result.reason))
         finally:
             for rt in runtimes.values():

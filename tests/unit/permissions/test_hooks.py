@@ -239,6 +239,6 @@ async def test_an_invalid_matcher_is_reported(with_hooks: Callable[..., Any]) ->
 async def test_permission_check_never_runs_hooks(with_hooks: Callable[..., Any], tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     rt, _ = with_hooks(pre=[hook(f"touch {marker}; exit 2")])
-    result = await rt.permissions.check("Read", {"file_path": "a.txt"})
+    result = await rt.check("Read", {"file_path": "a.txt"})
     assert result.decision == "allow" and not marker.exists()
     assert os.listdir(tmp_path).count("ran") == 0

@@ -9,6 +9,7 @@ import pytest
 from tests.unit.permissions.helpers import bash, check, make_runtime
 
 from toolgate.core.permission import PermissionMode
+from toolgate.permissions.edit_rules import add_rule
 from toolgate.runtime import Runtime
 
 DEFAULT, ACCEPT, PLAN, BYPASS = (
@@ -76,7 +77,7 @@ async def test_the_tools_own_check_comes_before_safety_and_mode(rt_factory: Call
 
 async def test_safety_beats_bypass_and_allow_rules(rt_factory: Callable[..., Runtime]) -> None:
     rt = rt_factory(mode=BYPASS, allow=["Edit", "Edit(/**)", "Bash(tee:*)"])
-    result = await rt.permissions.evaluate_call("Write", {"file_path": ".git/hooks/pre-commit"})
+    result = await rt.evaluate_call("Write", {"file_path": ".git/hooks/pre-commit"})
     assert result.behavior == "ask" and ".git/ directory" in result.reason and not result.suggestions
     assert (await bash(rt, "echo evil | tee .git/hooks/pre-commit > .git/hooks/post-checkout")).decision == "ask"
 
@@ -345,7 +346,7 @@ async def test_without_a_classifier_every_command_asks(workspace: Path) -> None:
 
 
 async def _suggested(rt: Runtime, name: str, **tool_input: object) -> list[tuple[str, str]]:
-    result = await rt.permissions.evaluate_call(name, tool_input)
+    result = await rt.evaluate_call(name, tool_input)
     return [(s.rule, s.scope) for s in result.suggestions]
 
 
@@ -519,7 +520,7 @@ async def test_an_always_allow_answer_is_remembered_through_the_engine(workspace
         async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
             asked.append(request)
             choice = request.suggestions[0]
-            rt.permissions.add_rule(choice.rule, choice.scope)
+            add_rule(rt.permissions, choice.rule, choice.scope)
             return ApprovalAnswer(decision="allow", remember=choice)
 
         async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:

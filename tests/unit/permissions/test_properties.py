@@ -89,7 +89,7 @@ def decide(workspace: Path, command: str, mode: PermissionMode, **rules: list[st
     async def run() -> str:
         rt = make_runtime(workspace, mode=mode, classifier=CLASSIFIER, **rules)  # type: ignore[arg-type]
         try:
-            return (await rt.permissions.check("Bash", {"command": command})).decision
+            return (await rt.check("Bash", {"command": command})).decision
         finally:
             await rt.aclose()
 
@@ -158,7 +158,7 @@ def test_a_path_deny_rule_always_wins(workspace_dir: Path, path: str, mode: Perm
     async def run() -> str:
         rt = make_runtime(workspace_dir, mode=mode, allow=["Read", "Edit", "Write", "Grep"], deny=[deny])
         try:
-            return (await rt.permissions.check(tool, tool_input)).decision
+            return (await rt.check(tool, tool_input)).decision
         finally:
             await rt.aclose()
 

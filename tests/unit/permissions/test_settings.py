@@ -15,7 +15,8 @@ import pytest
 from tests.unit.permissions.helpers import check, make_runtime
 
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
+from toolgate.permissions.edit_rules import add_rule, list_rules, remove_rule
 from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import (
     SettingsError,
@@ -219,15 +220,15 @@ async def test_local_rules_are_kept_out_of_git(tmp_path: Path) -> None:
     ws = repo / "packages" / "app"  # the workspace may be below the repository root
     ws.mkdir(parents=True)
     engine = PermissionEngine(ws, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
-    change = engine.add_rule("Bash(make test)", "local")
+    change = add_rule(engine, "Bash(make test)", "local")
     assert change.changed and change.file == str(ws / ".toolgate" / "settings.local.json")
     exclude = (repo / ".git" / "info" / "exclude").read_text()
     assert "/packages/app/.toolgate/settings.local.json" in exclude.splitlines()
     assert _git(repo, "status", "--porcelain", "--untracked-files=all") == ""
-    engine.add_rule("Bash(make lint)", "local")
+    add_rule(engine, "Bash(make lint)", "local")
     assert exclude == (repo / ".git" / "info" / "exclude").read_text()  # added once
 
-    engine.add_rule("Bash(make docs)", "project")  # the shared file is not excluded
+    add_rule(engine, "Bash(make docs)", "project")  # the shared file is not excluded
     assert ".toolgate/settings.json" in _git(repo, "status", "--porcelain", "--untracked-files=all")
 
 
@@ -250,37 +251,41 @@ def test_engine_rule_management(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     engine = PermissionEngine(ws, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
-    change = engine.add_rule("Bash(python:*)", "user")
+    change = add_rule(engine, "Bash(python:*)", "user")
     assert change.file == str(tmp_path / "xdg" / "toolgate" / "settings.json")
     assert change.warnings and "any code" in change.warnings[0]
-    assert engine.add_rule("Bash(git log:*)").warnings == []
-    assert engine.add_rule("Bash(rm:*)", "project", "deny").changed
-    listing = {(r.rule, r.behavior, r.source) for r in engine.list_rules()}
+    assert add_rule(engine, "Bash(git log:*)").warnings == []
+    assert add_rule(engine, "Bash(rm:*)", "project", "deny").changed
+    listing = {(r.rule, r.behavior, r.source) for r in list_rules(engine)}
     assert listing == {
         ("Bash(python:*)", "allow", "user"),
         ("Bash(git log:*)", "allow", "session"),
         ("Bash(rm:*)", "deny", "project"),
     }
-    assert engine.list_rules()[0].rule == "Bash(rm:*)"  # deny first
-    assert engine.remove_rule("Bash(python:*)", "user").changed
-    assert not engine.remove_rule("Bash(python:*)", "user").changed
-    assert engine.remove_rule("Bash(git log:*)").changed
-    assert [r.rule for r in engine.list_rules()] == ["Bash(rm:*)"]
+    assert list_rules(engine)[0].rule == "Bash(rm:*)"  # deny first
+    assert remove_rule(engine, "Bash(python:*)", "user").changed
+    assert not remove_rule(engine, "Bash(python:*)", "user").changed
+    assert remove_rule(engine, "Bash(git log:*)").changed
+    assert [r.rule for r in list_rules(engine)] == ["Bash(rm:*)"]
     with pytest.raises(RuleError):
-        engine.add_rule("Bash(oops", "local")
+        add_rule(engine, "Bash(oops", "local")
     assert not (ws / ".toolgate" / "settings.local.json").exists()
 
 
-async def test_set_mode_switches_the_session_and_can_persist(workspace: Path) -> None:
+async def test_the_session_mode_decides_and_the_settings_default_mode_feeds_it(workspace: Path) -> None:
     rt = make_runtime(workspace, read_settings=True)
     try:
-        rt.permissions.set_mode(PermissionMode.ACCEPT_EDITS)
-        assert rt.session.mode is PermissionMode.ACCEPT_EDITS
+        assert rt.session.mode is PermissionMode.DEFAULT
+        rt.session.mode = PermissionMode.ACCEPT_EDITS  # what the live session's one setter changes
         assert (await check(rt, "Write", file_path="x.txt")).decision == "allow"
-        rt.permissions.set_mode(PermissionMode.PLAN, persist="local")
-        saved = json.loads((workspace / ".toolgate" / "settings.local.json").read_text())
-        assert saved["permissions"]["defaultMode"] == "plan"
+    finally:
+        await rt.aclose()
+    (workspace / ".toolgate").mkdir(exist_ok=True)
+    (workspace / ".toolgate" / "settings.local.json").write_text('{"permissions": {"defaultMode": "plan"}}')
+    rt = build_runtime(workspace, NonInteractiveApprover(), trust_workspace=True)
+    try:
         assert rt.permissions.book.default_mode is PermissionMode.PLAN
+        assert rt.session.mode is PermissionMode.PLAN
     finally:
         await rt.aclose()
 
@@ -292,13 +297,18 @@ async def test_directories_and_read_denials(workspace: Path, tmp_path: Path) -> 
     rt = make_runtime(workspace, read_settings=True, deny=["Read(./.env)"], ask=["Read(secrets/**)"])
     try:
         assert (await check(rt, "Read", file_path=str(shared / "x.txt"))).decision == "ask"
-        rt.permissions.add_directory(shared, persist="local")
-        assert (await check(rt, "Read", file_path=str(shared / "x.txt"))).decision == "allow"
-        saved = json.loads((workspace / ".toolgate" / "settings.local.json").read_text())
-        assert saved["permissions"]["additionalDirectories"] == [str(shared)]
         assert rt.permissions.read_denied(workspace / ".env") == "Read(./.env)"
         assert rt.permissions.read_denied(workspace / "secrets" / "k.pem") == "Read(secrets/**)"
         assert rt.permissions.read_denied(workspace / "src" / ".env") is None
+    finally:
+        await rt.aclose()
+    (workspace / ".toolgate").mkdir(exist_ok=True)
+    settings = {"permissions": {"additionalDirectories": [str(shared)]}}
+    (workspace / ".toolgate" / "settings.local.json").write_text(json.dumps(settings))
+    rt = make_runtime(workspace, read_settings=True, trust_workspace=True)
+    try:
+        assert shared in rt.session.working_dirs
+        assert (await check(rt, "Read", file_path=str(shared / "x.txt"))).decision == "allow"
     finally:
         await rt.aclose()
 
@@ -311,11 +321,11 @@ async def test_a_settings_file_edited_by_hand_applies_to_the_next_call(tmp_path:
     rt = build_runtime(workspace, NonInteractiveApprover(), trust_workspace=True)
     engine = rt.permissions
     assert engine.problems and "settings.json" in engine.problems[0]
-    check = await engine.check("Bash", {"command": "npm test"})
+    check = await rt.check("Bash", {"command": "npm test"})
     assert check.decision == "ask"
 
     settings.write_text('{"permissions": {"allow": ["Bash(npm test)"]}}')  # fixed by hand
-    check = await engine.check("Bash", {"command": "npm test"})
+    check = await rt.check("Bash", {"command": "npm test"})
     assert check.decision == "allow" and check.rule == "Bash(npm test)"
     assert engine.problems == []
     await rt.aclose()

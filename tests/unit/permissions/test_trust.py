@@ -12,7 +12,8 @@ import pytest
 from tests.unit.permissions.helpers import check, make_runtime
 
 from toolgate.core.permission import PermissionMode
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
+from toolgate.permissions.edit_rules import add_rule, list_rules
 from toolgate.permissions.sources import load_rule_book
 from toolgate.runtime import Runtime
 from toolgate.testing import run1
@@ -134,14 +135,14 @@ def test_an_allow_rule_saved_in_an_untrusted_workspace_holds_for_the_session_and
     ws = tmp_path / "ws"
     ws.mkdir()
     engine = PermissionEngine(ws, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
-    change = engine.add_rule("Bash(make test)", "local")
+    change = add_rule(engine, "Bash(make test)", "local")
     assert change.changed and "this workspace is not trusted" in change.warnings[0]
     assert "for this session only" in change.warnings[0]
-    assert ("Bash(make test)", "session") in {(r.rule, r.source) for r in engine.list_rules()}
+    assert ("Bash(make test)", "session") in {(r.rule, r.source) for r in list_rules(engine)}
     assert json.loads((ws / ".toolgate" / "settings.local.json").read_text())["permissions"]["allow"] == [
         "Bash(make test)"
     ]
     trusted = PermissionEngine(
         ws, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")}, trust_workspace=True
     )
-    assert trusted.add_rule("Bash(make lint)", "local").warnings == []
+    assert add_rule(trusted, "Bash(make lint)", "local").warnings == []

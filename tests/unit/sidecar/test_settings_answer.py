@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolgate.core.permission import PermissionMode
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
 from toolgate.sidecar.protocol import SettingsProblem
 from toolgate.sidecar.settings_answer import settings_answer
 

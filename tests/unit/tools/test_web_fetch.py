@@ -352,4 +352,4 @@ async def test_the_backend_refuses_a_connection_nobody_checked() -> None:
 async def test_deny_rules_match_every_spelling_of_a_host(workspace: Path, url: str) -> None:
     deny = ["WebFetch(domain:127.0.0.1)", "WebFetch(domain:localhost)"]
     async with fetching(workspace, ["WebFetch"], deny=deny) as rt:
-        assert (await rt.permissions.check("WebFetch", {"url": url})).decision == "deny"
+        assert (await rt.check("WebFetch", {"url": url})).decision == "deny"

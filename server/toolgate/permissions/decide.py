@@ -1,19 +1,19 @@
-"""The permission engine: the session's `PermissionPolicy`, and the API the sidecar and the CLI use.
+"""Deciding: the session's `PermissionPolicy` — hooks, then the ladder, then denial tracking.
 
     engine.decide(tool, input, ctx)      hooks, then the ladder (`ladder.py`), then denial tracking
+    engine.evaluate(tool, input, ctx)    the ladder alone (what `Runtime.check` explains)
     engine.after_call(...)               PostToolUse hooks; their context is appended to the result
-    await engine.check(name, input)      {decision, read_only, reason, rule} for a call, running nothing
-    engine.list_rules() / add_rule(rule, scope, behavior) / remove_rule(...) / set_mode(mode) / reload()
-    engine.add_directory(dir, persist) / read_denied(path) / problems / warnings
+    engine.reload() / refresh()          re-read the settings files (refresh: only when one changed on disk)
+    engine.read_denied(path) / problems / warnings
 
-One engine serves one session (`bind` attaches it to the session's runner, which `check` and `set_mode`
-need). Rules from settings files are re-read by `reload`, and after every change made through the engine.
+One engine serves one session and knows no runner: the explain/check entry point for a call given by name
+is `Runtime.check` (runtime.py), and editing rules (settings files, session rules) is `edit_rules.py`, which
+reloads the engine after every change.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,11 +23,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolgate.core.context import HOME_DIR, ToolContext
-from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.paths import resolved_forms
 from toolgate.core.permission import Decision, DomainVerdict, PermissionCheck, PermissionMode, RuleScope
-from toolgate.core.runner import ToolRunner
-from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.bash import Classifier, load_classifier
 from toolgate.permissions.coverage import AUTOMATIC_MODES
@@ -37,25 +35,13 @@ from toolgate.permissions.facts import gather
 from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
 from toolgate.permissions.ladder import Evaluation, evaluate
 from toolgate.permissions.ladder_input import LadderInput
-from toolgate.permissions.rules import Behavior, Rule, parse_rule
-from toolgate.permissions.settings import (
-    SettingsError,
-    add_directory_mutation,
-    add_rule_mutation,
-    exclude_from_git,
-    remove_rule_mutation,
-    set_mode_mutation,
-    update_settings,
-)
+from toolgate.permissions.rules import Behavior, Rule
 from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, load_rule_book
-from toolgate.permissions.trust import TRUST_HINT
 
 # A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
 # question, a safety check, or broken settings.
 _HOOK_CAN_ALLOW = frozenset({"ask"})
-_CHECK_ID = "permission-check"
 _MAX_PENDING = 256
-_TAGS = re.compile(r"</?tool_error[^>]*>")
 
 
 class CheckResult(BaseModel):
@@ -67,29 +53,6 @@ class CheckResult(BaseModel):
     read_only: bool
     reason: str
     rule: str | None = None
-
-
-class RuleListing(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    rule: str
-    behavior: Behavior
-    source: str
-    file: str | None = None
-    line: int | None = None  # where the rule sits in `file` (1-based)
-    column: int | None = None
-    warning: str | None = None
-
-
-class RuleChange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    rule: str
-    behavior: Behavior
-    scope: RuleScope
-    file: str | None = None
-    changed: bool
-    warnings: list[str] = []
 
 
 def code_execution_warning(rule: str) -> str:
@@ -124,10 +87,10 @@ class PermissionEngine:
         self._flag_files = list(settings_files)
         self._read_files = read_settings_files
         self._trust_workspace = trust_workspace  # None: as the user settings' trustedWorkspaces say (trust.py)
-        self._session_rules: dict[Behavior, list[str]] = {b: [] for b in BEHAVIORS}
+        # Rules given for this session only (edit_rules.py adds and removes them; `reload` keeps them).
+        self.session_rules: dict[Behavior, list[str]] = {b: [] for b in BEHAVIORS}
         self.classifier = classifier or load_classifier()
         self.denials = DenialTracker()
-        self._runner: ToolRunner | None = None
         self._pending: dict[str, _Pending] = {}
         self._readers: dict[str, bool] = {}
         self.book = RuleBook()
@@ -142,7 +105,7 @@ class PermissionEngine:
             self.workspace,
             home=self.home,
             environ=self._environ,
-            session_rules=self._session_rules,
+            session_rules=self.session_rules,
             cli_rules=self._cli_rules,
             flag_files=self._flag_files,
             read_files=self._read_files,
@@ -198,16 +161,6 @@ class PermissionEngine:
                 known = True  # cannot tell: treat it as a reader's rule, which grants less
             self._readers[rule.text] = known
         return known
-
-    def bind(self, runner: ToolRunner) -> None:
-        """Attach to the session this engine decides for (`check` and `set_mode` need it)."""
-        self._runner = runner
-
-    @property
-    def session(self) -> Session:
-        if self._runner is None:
-            raise RuntimeError("this permission engine is not bound to a session yet (call bind(runner))")
-        return self._runner.session
 
     # --- the policy ------------------------------------------------------------------------------------
     async def _tool_check(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> PermissionCheck:
@@ -334,100 +287,9 @@ class PermissionEngine:
             return result.model_copy(update={"content": f"{result.content}\n\n{note}"})
         return result.model_copy(update={"content": [*result.content, TextBlock(text=note)]})
 
-    # --- the API for the sidecar and the CLI -------------------------------------------------------------
-    async def evaluate_call(self, tool_name: str, tool_input: Any) -> Evaluation:
-        """The ladder's full answer (stage, suggestions) for a call given by name, running nothing."""
-        self.refresh()
-        runner = self._runner
-        if runner is None:
-            raise RuntimeError("this permission engine is not bound to a session yet (call bind(runner))")
-        prepared = runner.prepare(ToolUse(id=_CHECK_ID, name=tool_name, input=tool_input))
-        if prepared.error is not None or prepared.tool is None or prepared.tool_input is None:
-            text = prepared.error.text() if prepared.error is not None else "the call cannot be prepared"
-            reason = "the call would be refused before any permission check: " + _TAGS.sub("", text).strip()
-            return Evaluation("deny", reason, "tool", False)
-        ctx = runner.new_context(_CHECK_ID)
-        try:
-            return await self.evaluate(prepared.tool, prepared.tool_input, ctx)
-        finally:
-            await ctx.deps.aclose()
-
-    async def check(self, tool_name: str, tool_input: Any) -> CheckResult:
-        """What the engine would decide for this call, without hooks and without running anything."""
-        result = await self.evaluate_call(tool_name, tool_input)
-        return CheckResult(decision=result.behavior, read_only=result.read_only, reason=result.reason, rule=result.rule)
-
-    def list_rules(self) -> list[RuleListing]:
-        return [
-            RuleListing(
-                rule=e.rule.text,
-                behavior=e.behavior,
-                source=e.source.name,
-                file=str(e.source.path) if e.source.path else None,
-                line=e.line,
-                column=e.column,
-                warning=code_execution_warning(e.rule.text) if e.code_execution else None,
-            )
-            for behavior in BEHAVIORS
-            for e in self.book.of(behavior)
-        ]
-
+    # --- what the settings say -----------------------------------------------------------------------------
     def settings_file(self, scope: RuleScope) -> Path | None:
         return None if scope == "session" else self.book.files[scope]
-
-    def _change(self, rule: str, scope: RuleScope, behavior: Behavior, add: bool) -> RuleChange:
-        parsed = parse_rule(rule)  # RuleError: the caller shows the reason
-        path = self.settings_file(scope)
-        if path is None:
-            rules = self._session_rules[behavior]
-            changed = (rule not in rules) if add else (rule in rules)
-            if add and changed:
-                rules.append(rule)
-            elif not add:
-                rules[:] = [r for r in rules if r != rule]
-        else:
-            existed = path.exists()
-            mutation = add_rule_mutation(behavior, rule) if add else remove_rule_mutation(behavior, rule)
-            changed = update_settings(path, mutation)
-            if scope == "local" and not existed and path.exists():
-                exclude_from_git(path)
-        warnings = []
-        if add and behavior == "allow" and scope in ("local", "project") and not self.book.workspace_trusted:
-            # Saved, but the workspace's own files only restrict until it is trusted: keep the rule for this
-            # session, and say how to make it last.
-            if rule not in self._session_rules[behavior]:
-                self._session_rules[behavior].append(rule)
-            warnings.append(
-                f"{rule} was saved to {path}, but this workspace is not trusted, so that file's allow rules are "
-                "ignored: it applies for this session only. " + TRUST_HINT.format(workspace=self.workspace) + "."
-            )
-        self.reload()
-        if add and behavior == "allow" and any(e.code_execution for e in self.book.entries if e.rule == parsed):
-            warnings.append(code_execution_warning(rule))
-        return RuleChange(
-            rule=rule,
-            behavior=behavior,
-            scope=scope,
-            file=str(path) if path else None,
-            changed=changed,
-            warnings=warnings,
-        )
-
-    def add_rule(self, rule: str, scope: RuleScope = "session", behavior: Behavior = "allow") -> RuleChange:
-        """Remember a rule (an "always allow" answer, or a rule the user typed). Raises RuleError/SettingsError."""
-        return self._change(rule, scope, behavior, add=True)
-
-    def remove_rule(self, rule: str, scope: RuleScope = "session", behavior: Behavior = "allow") -> RuleChange:
-        return self._change(rule, scope, behavior, add=False)
-
-    def add_directory(self, directory: Path, persist: RuleScope | None = None) -> None:
-        """Make `directory` a working directory of the session; with `persist`, also for later sessions."""
-        directory = Path(os.path.abspath(directory))
-        self.session.add_working_dir(directory)
-        path = self.settings_file(persist) if persist else None
-        if path is not None:
-            update_settings(path, add_directory_mutation(str(directory)))
-            self.reload()
 
     def guards_reads(self) -> bool:
         return any(
@@ -451,13 +313,4 @@ class PermissionEngine:
         """What the WebFetch rules say about `host` (WebFetch asks before every redirect hop and address)."""
         return domain_verdict(self.book, host)
 
-    def set_mode(self, mode: PermissionMode, persist: RuleScope | None = None) -> None:
-        """Switch the session's mode; with `persist`, also make it the default mode in that settings file."""
-        self.session.mode = PermissionMode(mode)
-        path = self.settings_file(persist) if persist else None
-        if path is not None:
-            update_settings(path, set_mode_mutation(PermissionMode(mode)))
-            self.reload()
-
-
-__all__ = ["CheckResult", "PermissionEngine", "RuleChange", "RuleListing", "SettingsError", "code_execution_warning"]
+__all__ = ["CheckResult", "PermissionEngine", "code_execution_warning"]
