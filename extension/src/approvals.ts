@@ -7,24 +7,23 @@
  *
  * An "always allow" rule is saved through `toolgate/settings/addRule` before the call is allowed, so that a rule the
  * sidecar refuses (a typo, a broken settings file) is shown with its reason and can be corrected; the call still
- * waits. Once saved, the answer is a plain allow.
+ * waits. The same answer says whether the saved rule covers the waiting call. Once saved, the answer is a plain allow.
  */
 
 import type { ChatPresence, ChatStore } from './chatStore';
 import type { CancellationLike, Disposable, Notifier, QuickPickItem } from './host';
-import type { ApprovalAnswer, ApprovalRequestParams, RuleScope, RuleSuggestion } from './protocol';
+import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from './protocol';
 import { RULE_SCOPES } from './protocol';
 import { SCOPE_LABELS } from './scopes';
 import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
 
-/** The answer the sidecar gets for a choice. Feedback is trimmed; empty feedback is left out. */
+/** The answer the sidecar gets for a choice ("always" saved its rule first). Feedback is trimmed; empty is left out. */
 export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
   switch (choice.kind) {
     case 'once':
-      return { decision: 'allow' };
     case 'always':
-      return { decision: 'allow', remember: { rule: choice.rule.trim(), scope: choice.scope } };
+      return { decision: 'allow' };
     case 'deny': {
       const feedback = choice.feedback.trim();
       return feedback ? { decision: 'deny', feedback } : { decision: 'deny' };
@@ -34,10 +33,11 @@ export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
 
 /** Saves "always allow" rules, through the sidecar (which validates them). */
 export interface RuleSaver {
-  /** Add an allow rule; rejects with the sidecar's reason when it refuses the rule. */
-  addRule(sessionId: string, rule: string, scope: RuleScope): Promise<{ warnings: string[] }>;
-  /** Whether the rules in force now allow this very call; undefined when the sidecar cannot say. */
-  allows(sessionId: string, toolName: string, input: Record<string, unknown>): Promise<boolean | undefined>;
+  /**
+   * Add an allow rule written for the waiting `call`; rejects with the sidecar's reason when it refuses the rule.
+   * `coversCall`: whether the rules in force now allow that very call (null or absent: the sidecar cannot say).
+   */
+  addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall?: boolean | null }>;
 }
 
 /** What the card says once answered. For "always", what saving the rule found out. */
@@ -139,9 +139,10 @@ export class ApprovalBroker implements Disposable {
     }
     const { sessionId, toolName, input } = entry.params;
     entry.saving = true;
-    let warnings: string[];
+    let saved: { warnings: string[]; coversCall: boolean | undefined };
     try {
-      ({ warnings } = await this.rules.addRule(sessionId, choice.rule, choice.scope));
+      const { warnings, coversCall } = await this.rules.addRule(sessionId, choice.rule, choice.scope, { tool: toolName, input });
+      saved = { warnings, coversCall: coversCall ?? undefined };
     } catch (error) {
       entry.saving = false;
       const reason = failureReason(error);
@@ -150,11 +151,9 @@ export class ApprovalBroker implements Disposable {
       }
       return { ok: false, error: reason };
     }
-    // An edited rule may not match the call it was written for; the person should know before relying on it.
-    const coversCall = await this.rules.allows(sessionId, toolName, input).catch(() => undefined);
     entry.saving = false;
     if (!this.pending.has(id)) return { ok: false, error: 'The request was withdrawn while the rule was saved.' };
-    this.settle(entry, { decision: 'allow' }, 'allowed', outcomeForChoice(choice, { warnings, coversCall }));
+    this.settle(entry, answerForChoice(choice), 'allowed', outcomeForChoice(choice, saved));
     return { ok: true };
   }
 

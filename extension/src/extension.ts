@@ -113,9 +113,7 @@ export function activate(context: vscode.ExtensionContext): void {
     chatView,
     api.notifier,
     {
-      addRule: async (sessionId, rule, scope) => client.addRule(sessionId, rule, 'allow', scope),
-      allows: async (sessionId, tool, input) =>
-        (await client.checkPermission(sessionId, tool, input)).decision === 'allow',
+      addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
     },
     badge.update,
   );

@@ -13,13 +13,11 @@ export interface ApprovalParams {
   /** Why approval is needed. */
   reason: string;
   /** Rules the UI may offer as 'always allow'. */
-  suggestions: RuleSuggestionOutput[];
+  suggestions: RuleSuggestion[];
 }
 
 export interface ApprovalResult {
   decision: "allow" | "deny";
-  /** With allow: keep allowing calls like this. */
-  remember?: RuleSuggestionInput | null;
   /** What the user said; passed on to the model. */
   feedback?: string | null;
 }
@@ -77,14 +75,13 @@ export interface DiffReviewParams {
   reason: string;
   /** original null: a new file; proposed null: a deletion. */
   files: FileProposal[];
-  suggestions: RuleSuggestionOutput[];
+  suggestions: RuleSuggestion[];
 }
 
 export interface DiffReviewResult {
   decision: "accept" | "reject";
   /** The final contents the user accepted; absent: accepted as proposed. */
   files?: ReviewedFile[] | null;
-  remember?: RuleSuggestionInput | null;
   feedback?: string | null;
 }
 
@@ -130,6 +127,12 @@ export interface InitializationOptions {
 export interface MessageAdded {
   type: "message";
   message: ChatMessage;
+}
+
+/** A call waiting for approval, as the approval request named it. */
+export interface PendingCall {
+  tool: string;
+  input?: Record<string, unknown>;
 }
 
 export interface PermissionCheckParams {
@@ -205,6 +208,8 @@ export interface RuleChangeParams {
   rule: string;
   behavior?: "allow" | "ask" | "deny";
   scope?: "session" | "local" | "project" | "user";
+  /** For an 'always allow' answer: the waiting call the rule was written for. */
+  call?: PendingCall | null;
 }
 
 export interface RuleChangeResult {
@@ -212,6 +217,8 @@ export interface RuleChangeResult {
   changed: boolean;
   file: string | null;
   warnings: string[];
+  /** With `call`: whether the rules in force now allow that call (an edit may not). */
+  coversCall: boolean | null;
   settings: Settings;
 }
 
@@ -230,13 +237,7 @@ export interface RuleEntry {
 }
 
 /** A rule the UI can offer as "always allow", and the scope it would be saved in. */
-export interface RuleSuggestionInput {
-  rule: string;
-  scope?: "session" | "local" | "project" | "user";
-}
-
-/** A rule the UI can offer as "always allow", and the scope it would be saved in. */
-export interface RuleSuggestionOutput {
+export interface RuleSuggestion {
   rule: string;
   scope: "session" | "local" | "project" | "user";
 }

@@ -17,7 +17,7 @@ export type {
   ChatSendResult,
   FileProposal,
   InitializationOptions,
-  PermissionCheckResult,
+  PendingCall,
   PermissionMode,
   ProviderConfigureParams,
   ProviderStatus as SidecarProviderStatus,
@@ -36,7 +36,7 @@ export type ApprovalRequestParams = generated.ApprovalParams;
 export type ApprovalAnswer = generated.ApprovalResult;
 export type DiffReviewParams = generated.DiffReviewParams;
 export type DiffReviewAnswer = generated.DiffReviewResult;
-export type RuleSuggestion = generated.RuleSuggestionOutput;
+export type RuleSuggestion = generated.RuleSuggestion;
 export type RuleScope = RuleSuggestion['scope'];
 export type RuleBehavior = generated.RuleEntry['behavior'];
 export type ReviewEdits = generated.Settings['reviewEdits'];

@@ -16,7 +16,7 @@ import type {
   ChatSendResult,
   DiffReviewAnswer,
   DiffReviewParams,
-  PermissionCheckResult,
+  PendingCall,
   PermissionMode,
   ProviderConfigureParams,
   ReviewEdits,
@@ -127,18 +127,16 @@ export class SidecarClient {
     return this.request(Methods.settingsSetReviewEdits, { sessionId, reviewEdits });
   }
 
-  /** Add a permission rule; an invalid rule or a broken settings file fails with the sidecar's reason. */
-  addRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
-    return this.request(Methods.settingsAddRule, { sessionId, rule, behavior, scope });
+  /**
+   * Add a permission rule; an invalid rule or a broken settings file fails with the sidecar's reason. With `call`
+   * (the call waiting for approval), the result's `coversCall` says whether the rules now allow it.
+   */
+  addRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope, call?: PendingCall): Promise<RuleChangeResult> {
+    return this.request(Methods.settingsAddRule, call ? { sessionId, rule, behavior, scope, call } : { sessionId, rule, behavior, scope });
   }
 
   removeRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
     return this.request(Methods.settingsRemoveRule, { sessionId, rule, behavior, scope });
-  }
-
-  /** What the permission engine would decide for a call, without running anything. */
-  checkPermission(sessionId: string, tool: string, input: Record<string, unknown>): Promise<PermissionCheckResult> {
-    return this.request(Methods.permissionsCheck, { sessionId, tool, input });
   }
 
   // -- server → client ---------------------------------------------------------------------------------------------

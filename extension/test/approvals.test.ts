@@ -36,10 +36,8 @@ function card(store: ReturnType<typeof newStore>) {
 describe('answerForChoice', () => {
   it('maps allow once, always allow and deny to the protocol answer', () => {
     expect(answerForChoice({ kind: 'once' })).toEqual({ decision: 'allow' });
-    expect(answerForChoice({ kind: 'always', rule: ' Bash(npm test) ', scope: 'user' })).toEqual({
-      decision: 'allow',
-      remember: { rule: 'Bash(npm test)', scope: 'user' },
-    });
+    // "Always" saved its rule through settings/addRule already: the answer itself is a plain allow.
+    expect(answerForChoice({ kind: 'always', rule: ' Bash(npm test) ', scope: 'user' })).toEqual({ decision: 'allow' });
     expect(answerForChoice({ kind: 'deny', feedback: '  use make test  ' })).toEqual({
       decision: 'deny',
       feedback: 'use make test',
@@ -58,7 +56,8 @@ describe('ApprovalBroker', () => {
 
     const outcome = await broker.answer(card(store).id, { kind: 'always', rule: 'Bash(npm test:*)', scope: 'session' });
     expect(outcome).toEqual({ ok: true });
-    expect(rules.added).toEqual([{ sessionId: 's1', rule: 'Bash(npm test:*)', scope: 'session' }]);
+    const call = { tool: 'Bash', input: { command: 'npm test' } }; // the waiting call, so the answer can say if it is covered
+    expect(rules.added).toEqual([{ sessionId: 's1', rule: 'Bash(npm test:*)', scope: 'session', call }]);
     // The rule is kept already; the answer needs no `remember` (which would add it a second time).
     await expect(answer).resolves.toEqual({ decision: 'allow' });
     expect(card(store).state).toBe('allowed');
@@ -141,7 +140,8 @@ describe('ApprovalBroker', () => {
     notifier.click('Always allow…');
     await expect(answer).resolves.toEqual({ decision: 'allow' });
     expect(notifier.inputOptions[0]).toMatchObject({ value: 'Bash(npm test:*)', error: undefined });
-    expect(rules.added).toEqual([{ sessionId: 's1', rule: 'Bash(npm test -- --watch)', scope: 'user' }]);
+    const call = { tool: 'Bash', input: { command: 'npm test' } };
+    expect(rules.added).toEqual([{ sessionId: 's1', rule: 'Bash(npm test -- --watch)', scope: 'user', call }]);
     // The scope picker lists the suggestion's own scope first.
     expect(notifier.picks[1]?.labels[0]).toContain('shared');
   });

@@ -408,9 +408,8 @@ describe('ChatController', () => {
       'toolgate/settings/addRule': (params) => {
         const { rule } = params as { rule: string };
         if (!rule.endsWith(')')) throw Object.assign(new Error(`The rule '${rule}' was not changed: not closed`), { code: -32602 });
-        return { changed: true, file: null, warnings: [], settings: {} };
+        return { changed: true, file: null, warnings: [], coversCall: true, settings: {} };
       },
-      'toolgate/permissions/check': () => ({ decision: 'allow', readOnly: false, reason: '', rule: 'Bash(ls:*)' }),
     });
     const client = new SidecarClient(() => sidecar, {
       onRequest: (method, handler) => sidecar.requestHandlers.set(method, handler),
@@ -418,8 +417,7 @@ describe('ChatController', () => {
     });
     // The same wiring as extension.ts: the broker saves rules with the client.
     const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), {
-      addRule: async (sessionId, rule, scope) => client.addRule(sessionId, rule, 'allow', scope),
-      allows: async (sessionId, tool, input) => (await client.checkPermission(sessionId, tool, input)).decision === 'allow',
+      addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
     });
     const answer = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: { command: 'ls -l' }, summary: 'ls -l', reason: 'r', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }] });
     const id = store.state.items[0]?.id ?? '';
@@ -427,11 +425,14 @@ describe('ChatController', () => {
     expect(store.state.items[0]).toMatchObject({ state: 'pending', error: "The rule 'Bash(ls:*' was not changed: not closed" });
     await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*)', scope: 'local' });
     await expect(answer).resolves.toEqual({ decision: 'allow' });
+    // One request per attempt: addRule names the waiting call and answers whether the rule covers it.
+    const waiting = { tool: 'Bash', input: { command: 'ls -l' } };
     expect(sidecar.calls.map((call) => [call.method, call.params])).toEqual([
-      ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*', behavior: 'allow', scope: 'local' }],
-      ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*)', behavior: 'allow', scope: 'local' }],
-      ['toolgate/permissions/check', { sessionId: 's1', tool: 'Bash', input: { command: 'ls -l' } }],
+      ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*', behavior: 'allow', scope: 'local', call: waiting }],
+      ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*)', behavior: 'allow', scope: 'local', call: waiting }],
     ]);
+    expect(store.state.items[0]).toMatchObject({ state: 'allowed' });
+    expect((store.state.items[0] as { outcome?: string }).outcome).not.toContain('does not cover');
   });
 
   it('lists sessions when the sidecar has them, and marks them unavailable when not', async () => {

@@ -14,7 +14,7 @@ import type {
   ResourceRef,
   Timers,
 } from '../src/host';
-import type { RuleScope } from '../src/protocol';
+import type { PendingCall, RuleScope } from '../src/protocol';
 import { initialState } from '../src/shared/chatModel';
 import { SidecarError } from '../src/sidecarClient';
 
@@ -211,24 +211,20 @@ export class FakeCancellation implements CancellationLike {
 
 /** The sidecar's rule methods, for approvals: records what was saved, refuses what the test says. */
 export class FakeRules implements RuleSaver {
-  readonly added: { sessionId: string; rule: string; scope: RuleScope }[] = [];
+  readonly added: { sessionId: string; rule: string; scope: RuleScope; call: PendingCall }[] = [];
   /** Reasons for refusing the next addRule calls, in order (one per call). */
   refusals: string[] = [];
   warnings: string[] = [];
-  /** What `allows` answers: whether the saved rule covers the call. */
-  covers: boolean | undefined = true;
+  /** What addRule answers about the waiting call: whether the saved rule covers it. */
+  covers: boolean | null = true;
   /** When set, addRule waits for it (to test what happens meanwhile). */
   gate: Deferred<void> | undefined;
 
-  async addRule(sessionId: string, rule: string, scope: RuleScope): Promise<{ warnings: string[] }> {
+  async addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall: boolean | null }> {
     if (this.gate) await this.gate.promise;
     const refusal = this.refusals.shift();
     if (refusal) throw new SidecarError('toolgate/settings/addRule', `toolgate/settings/addRule failed: ${refusal}`, -32602, refusal);
-    this.added.push({ sessionId, rule, scope });
-    return { warnings: this.warnings };
-  }
-
-  async allows(): Promise<boolean | undefined> {
-    return this.covers;
+    this.added.push({ sessionId, rule, scope, call });
+    return { warnings: this.warnings, coversCall: this.covers };
   }
 }

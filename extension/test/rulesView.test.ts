@@ -42,13 +42,13 @@ class FakeRulesClient implements RulesClient {
     const refusal = this.refusals.shift();
     if (refusal) throw new SidecarError('toolgate/settings/addRule', `toolgate/settings/addRule failed: ${refusal}`, -32602, refusal);
     this.rules.push({ rule, behavior, source: scope, file: scope === 'session' ? null : PROJECT, line: null, column: null, warning: null });
-    return { changed: true, file: null, warnings: rule.startsWith('Bash(python') ? ['Bash(python:*) runs any code.'] : [], settings: this.settings() };
+    return { changed: true, file: null, warnings: rule.startsWith('Bash(python') ? ['Bash(python:*) runs any code.'] : [], coversCall: null, settings: this.settings() };
   }
 
   async removeRule(_sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
     this.calls.push(`remove ${behavior} ${rule} ${scope}`);
     this.rules = this.rules.filter((entry) => !(entry.rule === rule && entry.behavior === behavior));
-    return { changed: true, file: null, warnings: [], settings: this.settings() };
+    return { changed: true, file: null, warnings: [], coversCall: null, settings: this.settings() };
   }
 }
 

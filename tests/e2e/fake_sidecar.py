@@ -140,11 +140,13 @@ def add_rule(params: Any) -> dict[str, Any]:
     record("addRule", request)
     settings = {"sessionId": request["sessionId"], "mode": "default", "reviewEdits": "when_asking", "rules": []}
     settings |= {"settingsFiles": {}, "flagFiles": [], "problems": []}
-    return {"changed": True, "file": None, "warnings": [], "settings": settings}
+    covers = True if request.get("call") else None  # the real sidecar checks the waiting call against the rules
+    return {"changed": True, "file": None, "warnings": [], "coversCall": covers, "settings": settings}
 
 
 @server.feature("toolgate/permissions/check")
 def permissions_check(params: Any) -> dict[str, Any]:
+    record("permissionsCheck", params)
     return {"decision": "allow", "readOnly": False, "reason": "a rule allows it", "rule": None}
 
 

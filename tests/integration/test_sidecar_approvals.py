@@ -21,6 +21,20 @@ def answer(reply: dict[str, Any]) -> Any:
     return respond
 
 
+def always_allow(sidecar: SidecarClient, rule: str, scope: str, covered: list[bool | None]) -> Any:
+    """What the editor does for "Always allow": save the rule (naming the waiting call), then allow plainly."""
+
+    async def respond(params: dict[str, Any]) -> dict[str, Any]:
+        call = {"tool": params["toolName"], "input": params["input"]}
+        added = await sidecar.call(
+            p.SETTINGS_ADD_RULE, {"sessionId": params["sessionId"], "rule": rule, "scope": scope, "call": call}
+        )
+        covered.append(added["coversCall"])
+        return {"decision": "allow"}
+
+    return respond
+
+
 async def test_approval_allowed(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace)
     sidecar.answer_approval = answer({"decision": "allow"})
@@ -45,10 +59,11 @@ async def test_approval_denied_with_feedback(sidecar: SidecarClient, workspace: 
 
 async def test_remembered_approval_is_not_asked_again(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace)
-    sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "session"}})
+    covered: list[bool | None] = []
+    sidecar.answer_approval = always_allow(sidecar, "Gate", "session", covered)
     first, second = await sidecar.run(session_id, use("Gate", label="a"), use("Gate", label="b"))
     assert (first["content"], second["content"]) == ("gate a passed", "gate b passed")
-    assert len(sidecar.approvals) == 1
+    assert len(sidecar.approvals) == 1 and covered == [True]
     # Another session does not inherit a session-scoped rule.
     other = await sidecar.new_session(workspace)
     await sidecar.run(other, use("Gate", label="c"))
@@ -175,8 +190,10 @@ async def test_a_rule_remembered_in_the_local_file_holds_for_new_sessions(
     sidecar: SidecarClient, workspace: Path
 ) -> None:
     first = await sidecar.new_session(workspace)
-    sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "local"}})
+    covered: list[bool | None] = []
+    sidecar.answer_approval = always_allow(sidecar, "Gate", "local", covered)
     await sidecar.run(first, use("Gate", label="a"))
+    assert covered == [True]
     saved = json.loads((workspace / ".toolgate" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["Gate"]
     second = await sidecar.new_session(workspace)
@@ -215,6 +232,24 @@ async def test_rules_can_be_listed_added_checked_and_removed(sidecar: SidecarCli
     )
     assert removed["changed"] is True
     assert (await sidecar.call(p.PERMISSIONS_CHECK, check))["decision"] == "allow"
+
+
+async def test_add_rule_says_whether_the_rule_covers_the_waiting_call(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    call = {"tool": "Bash", "input": {"command": "npm test"}}
+    narrow = {"sessionId": session_id, "rule": "Bash(npm run lint)", "call": call}
+    assert (await sidecar.call(p.SETTINGS_ADD_RULE, narrow))["coversCall"] is False  # edited past the call
+    plain = await sidecar.call(p.SETTINGS_ADD_RULE, {"sessionId": session_id, "rule": "Bash(make)"})
+    assert plain["coversCall"] is None  # no call named: nothing to say
+    fitting = {"sessionId": session_id, "rule": "Bash(npm test)", "call": call}
+    assert (await sidecar.call(p.SETTINGS_ADD_RULE, fitting))["coversCall"] is True
+
+
+async def test_an_approval_answer_with_remember_is_off_protocol(sidecar: SidecarClient, workspace: Path) -> None:
+    session_id = await sidecar.new_session(workspace)
+    sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "session"}})
+    [result] = await sidecar.run(session_id, use("Gate", label="a"))
+    assert result["is_error"] and "could not be asked" in result["content"], result  # one path: addRule
 
 
 async def test_an_invalid_rule_is_refused_with_its_reason(sidecar: SidecarClient, workspace: Path) -> None:

@@ -81,7 +81,6 @@ class ApprovalAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decision: Literal["allow", "deny"]
-    remember: RuleSuggestion | None = None
     feedback: str | None = None
     # Why a denial happened when no human decided: nobody can be asked (headless), or the asking failed.
     reason: Literal["user", "non_interactive", "unavailable"] = "user"
@@ -123,7 +122,6 @@ class ReviewAnswer(BaseModel):
 
     decision: Literal["accept", "reject"]
     files: list[ReviewedFile] | None = None  # final contents; absent = accepted as proposed
-    remember: RuleSuggestion | None = None
     feedback: str | None = None
     reason: Literal["user", "non_interactive", "unavailable"] = "user"
 

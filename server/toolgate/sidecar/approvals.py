@@ -7,6 +7,9 @@ fit the protocol or that cannot be read at all, or not within the deadline (`edi
 the answer is "no" with reason "unavailable": nobody approved, so nothing runs, and the session goes on.
 When the turn itself is cancelled while a question is pending, the question is withdrawn and the call's
 result says it was waiting for approval (not that it may have partly run).
+
+"Always allow" is not part of an answer: the editor first saves the rule (`toolgate/settings/addRule`, which
+also says whether the rule covers the waiting call), then answers a plain allow.
 """
 
 from __future__ import annotations
@@ -23,9 +26,7 @@ from toolgate.core.permission import (
     ApprovalRequest,
     ReviewAnswer,
     ReviewRequest,
-    RuleSuggestion,
 )
-from toolgate.core.session import Session
 from toolgate.sidecar.protocol import (
     APPROVAL_REQUEST,
     DIFF_REVIEW,
@@ -51,18 +52,11 @@ class ClientChannel(Protocol):
         ...
 
 
-class RuleMemory(Protocol):
-    async def remember(self, session: Session, rule: RuleSuggestion) -> None:
-        """Keep an "always allow" the user chose, in the scope they chose."""
-        ...
-
-
 class EditorApprover:
     """Implements `toolgate.core.permission.Approver` by asking the editor. One instance serves every session."""
 
-    def __init__(self, channel: ClientChannel, memory: RuleMemory) -> None:
+    def __init__(self, channel: ClientChannel) -> None:
         self._channel = channel
-        self._memory = memory
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         params = ApprovalParams.model_validate(request.model_dump())
@@ -71,8 +65,7 @@ class EditorApprover:
         except ClientUnavailable as exc:
             logger.warning("approval for %s (%s) not given: %s", request.tool_name, request.tool_use_id, exc)
             return ApprovalAnswer(decision="deny", reason="unavailable")
-        remember = await self._remember(ctx, answer.remember if answer.decision == "allow" else None)
-        return ApprovalAnswer(decision=answer.decision, remember=remember, feedback=answer.feedback)
+        return ApprovalAnswer(decision=answer.decision, feedback=answer.feedback)
 
     async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
         params = DiffReviewParams.model_validate(request.model_dump())
@@ -95,8 +88,7 @@ class EditorApprover:
             # null content means "delete"; for a file the tool meant to keep, that is a broken answer, not a wish.
             logger.warning("diff review answer would delete files that were to be edited (refused): %s", erased)
             return ReviewAnswer(decision="reject", reason="unavailable")
-        remember = await self._remember(ctx, answer.remember if answer.decision == "accept" else None)
-        return ReviewAnswer(decision=answer.decision, files=answer.files, remember=remember, feedback=answer.feedback)
+        return ReviewAnswer(decision=answer.decision, files=answer.files, feedback=answer.feedback)
 
     async def _ask(self, method: str, params: WireModel, result: type[ResultT], ctx: ToolContext) -> ResultT:
         try:
@@ -113,13 +105,3 @@ class EditorApprover:
             # Whatever else went wrong, nobody approved: fail closed, and keep the session going.
             logger.exception("asking the editor (%s) failed", method)
             raise ClientUnavailable(f"asking the editor failed: {type(exc).__name__}") from None
-
-    async def _remember(self, ctx: ToolContext, rule: RuleSuggestion | None) -> RuleSuggestion | None:
-        if rule is None:
-            return None
-        try:
-            await self._memory.remember(ctx.session, rule)
-        except Exception:
-            # The call itself was approved; failing to keep the rule only means the user is asked again.
-            logger.exception("could not remember the rule %r (%s scope)", rule.rule, rule.scope)
-        return rule

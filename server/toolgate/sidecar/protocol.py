@@ -194,17 +194,30 @@ class Settings(WireModel):
     )
 
 
+class PendingCall(WireModel):
+    """A call waiting for approval, as the approval request named it."""
+
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
 class RuleChangeParams(WireModel):
     session_id: SessionId
     rule: str = Field(min_length=1, description="e.g. Bash(git log:*), Edit(src/**), Read(./.env), WebFetch")
     behavior: RuleBehavior = "allow"
     scope: RuleScope = "session"
+    call: PendingCall | None = Field(
+        default=None, description="For an 'always allow' answer: the waiting call the rule was written for."
+    )
 
 
 class RuleChangeResult(WireModel):
     changed: bool = Field(description="False when the rule was already there (add) or not there (remove).")
     file: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    covers_call: bool | None = Field(
+        default=None, description="With `call`: whether the rules in force now allow that call (an edit may not)."
+    )
     settings: Settings
 
 
@@ -246,7 +259,6 @@ class ApprovalParams(WireModel):
 
 class ApprovalResult(WireModel):
     decision: Literal["allow", "deny"]
-    remember: RuleSuggestion | None = Field(default=None, description="With allow: keep allowing calls like this.")
     feedback: str | None = Field(default=None, description="What the user said; passed on to the model.")
 
 
@@ -265,7 +277,6 @@ class DiffReviewResult(WireModel):
     files: list[ReviewedFile] | None = Field(
         default=None, description="The final contents the user accepted; absent: accepted as proposed."
     )
-    remember: RuleSuggestion | None = None
     feedback: str | None = None
 
 

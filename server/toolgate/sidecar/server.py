@@ -48,7 +48,6 @@ from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.chat import ChatHost
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
-from toolgate.sidecar.rules import EngineRuleMemory
 from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
@@ -83,7 +82,7 @@ class ToolgateServer(LanguageServer):
         self.trust_workspaces = trust_workspaces
         self.documents = EditorDocuments()
         self.channel = EditorChannel(self.protocol)
-        self.approver = EditorApprover(self.channel, EngineRuleMemory())
+        self.approver = EditorApprover(self.channel)
         self.workspace_folders: list[Path] = []
         self._sessions: SessionManager | None = None
         self.chats = ChatHost(lambda: self.sessions, self.protocol.notify)
@@ -249,20 +248,26 @@ class ToolgateServer(LanguageServer):
                     current.uncancel()
 
     async def _settings_add_rule(self, params: p.RuleChangeParams) -> p.RuleChangeResult:
-        return self._change_rule(params, add=True)
+        return await self._change_rule(params, add=True)
 
     async def _settings_remove_rule(self, params: p.RuleChangeParams) -> p.RuleChangeResult:
-        return self._change_rule(params, add=False)
+        return await self._change_rule(params, add=False)
 
-    def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
+    async def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
         live = self.sessions.get(params.session_id)
         change_rule = add_rule if add else remove_rule
         try:
             change = change_rule(live.runtime.permissions, params.rule, params.scope, params.behavior)
         except (RuleError, SettingsError) as exc:
             raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
+        # An edited "always allow" rule may not match the call it was written for; the person should know.
+        covers = None if params.call is None else await live.runtime.check(params.call.tool, params.call.input)
         return p.RuleChangeResult(
-            changed=change.changed, file=change.file, warnings=change.warnings, settings=live.settings()
+            changed=change.changed,
+            file=change.file,
+            warnings=change.warnings,
+            covers_call=None if covers is None else covers.decision == "allow",
+            settings=live.settings(),
         )
 
     async def _permissions_check(self, params: p.PermissionCheckParams) -> p.PermissionCheckResult:

@@ -515,13 +515,13 @@ async def test_an_always_allow_answer_is_remembered_through_the_engine(workspace
     asked: list[ApprovalRequest] = []
 
     class RememberingApprover:
-        """What the sidecar does with "Always allow": persist the chosen suggestion, then allow."""
+        """What the editor does for "Always allow": add the chosen suggestion as a rule, then allow."""
 
         async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
             asked.append(request)
             choice = request.suggestions[0]
             add_rule(rt.permissions, choice.rule, choice.scope)
-            return ApprovalAnswer(decision="allow", remember=choice)
+            return ApprovalAnswer(decision="allow")
 
         async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
             return ReviewAnswer(decision="reject")
