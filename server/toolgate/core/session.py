@@ -42,6 +42,8 @@ class Session:
     workspace: Path
     policy: PermissionPolicy
     approver: Approver
+    # The one live home of the permission mode. meta.json and the settings' defaultMode only give its first
+    # value (build_runtime); an open sidecar session changes it through LiveSession.set_mode.
     mode: PermissionMode = PermissionMode.DEFAULT
     additional_dirs: list[Path] = field(default_factory=list)
     id: str = field(default_factory=lambda: uuid.uuid4().hex)

@@ -5,6 +5,10 @@ by `toolgate.session_store`, which the agent loop and the headless CLI use too. 
 things in meta.json — the permission mode and whether edits are always reviewed — and keeps whatever else
 another writer put there (the agent loop names a session after its first message). This module knows no
 transport.
+
+The permission mode has one home while a session is open: its runtime's session (`LiveSession.mode`), changed
+only by `LiveSession.set_mode`. meta.json records it so that the session reopens in it, and feeds it when the
+session is opened; the settings files' defaultMode feeds it only where no mode was given (`build_runtime`).
 """
 
 from __future__ import annotations
@@ -45,11 +49,12 @@ class SessionError(ValueError):
 RuntimeFactory = Callable[[SessionMeta, Path], Runtime]
 
 
-def session_info(meta: SessionMeta, live: bool) -> SessionInfo:
+def session_info(meta: SessionMeta, live: bool, mode: PermissionMode | None = None) -> SessionInfo:
+    """`mode`: the live mode of an open session; a closed one is in the mode its meta.json recorded."""
     return SessionInfo(
         session_id=meta.id,
         workspace=meta.workspace,
-        mode=meta.mode,
+        mode=mode or meta.mode,
         review_edits=meta.review_edits,
         title=meta.title,
         created_at=meta.created,
@@ -76,11 +81,16 @@ class LiveSession:
     def id(self) -> str:
         return self.meta.id
 
+    @property
+    def mode(self) -> PermissionMode:
+        """The mode calls are decided in now."""
+        return self.runtime.session.mode
+
     def info(self) -> SessionInfo:
-        return session_info(self.meta, live=True)
+        return session_info(self.meta, live=True, mode=self.mode)
 
     def settings(self) -> Settings:
-        return settings_answer(self.runtime.permissions, self.id, self.meta.mode, self.meta.review_edits)
+        return settings_answer(self.runtime.permissions, self.id, self.mode, self.meta.review_edits)
 
     async def run_turn(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
         """Run one turn. Turns of one session run one after another; `token` interrupts this one."""
@@ -114,7 +124,8 @@ class LiveSession:
             self.chat.interrupt()
 
     def set_mode(self, mode: PermissionMode) -> None:
-        self._update(mode=mode)
+        """The one way to change an open session's mode: the next decision uses it, and meta.json records it."""
+        self._update(mode=mode)  # recorded first: a mode that could not be recorded is not switched to either
         self.runtime.session.mode = mode
 
     def set_review_edits(self, review_edits: ReviewEdits) -> None:

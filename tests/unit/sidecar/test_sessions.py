@@ -47,6 +47,7 @@ async def test_create_list_load_and_delete(tmp_path: Path, workspace: Path) -> N
     assert (cold.session_id, cold.live, cold.title, cold.review_edits) == (live.id, False, "t", "always")
     reopened = other.load(live.id)
     assert reopened.meta.mode is PermissionMode.PLAN and reopened.runtime.session.review_edits == "always"
+    assert reopened.mode is PermissionMode.PLAN and reopened.runtime.session.mode is PermissionMode.PLAN
 
     await sessions.delete(live.id)
     assert not directory.exists()
@@ -66,6 +67,19 @@ async def test_saving_keeps_what_another_writer_put_in_meta_json(tmp_path: Path,
     saved = json.loads(meta_file.read_text())
     assert (saved["title"], saved["pinned"], saved["mode"]) == ("Fix the parser", True, "acceptEdits")
     assert live.info().title == "Fix the parser" and live.runtime.session.mode is PermissionMode.ACCEPT_EDITS
+    await live.aclose()
+
+
+async def test_the_mode_has_one_setter_and_every_answer_reports_the_live_mode(tmp_path: Path, workspace: Path) -> None:
+    sessions = manager(tmp_path / "data")
+    live = sessions.create(SessionNewParams(mode=PermissionMode.PLAN), default_workspace=workspace)
+    assert (live.mode, live.info().mode, live.settings().mode) == (PermissionMode.PLAN,) * 3
+    live.set_mode(PermissionMode.ACCEPT_EDITS)
+    assert live.runtime.session.mode is PermissionMode.ACCEPT_EDITS  # what the next decision uses
+    assert (live.info().mode, live.settings().mode) == (PermissionMode.ACCEPT_EDITS,) * 2
+    [listed] = sessions.list()
+    assert listed.mode is PermissionMode.ACCEPT_EDITS
+    assert sessions.store.load(live.id).mode is PermissionMode.ACCEPT_EDITS  # recorded, so it reopens in it
     await live.aclose()
 
 
