@@ -22,7 +22,7 @@ import anyio
 from pydantic import SecretStr
 
 from bench.report import Figure, Report, median_us, time_async
-from toolgate.agent.loop import ChatSession
+from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.providers.base import ModelRequest, Provider, ReplyCompleted, StreamEvent, StreamSink
 from toolgate.agent.transcript import Transcript
@@ -123,7 +123,7 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
         )
         runtime = build_runtime(workdir, NonInteractiveApprover(), tools=[*builtin_tools(), probe])
         ready: list[float] = []
-        run_turn = runtime.run_turn
+        run_turn = runtime.orchestrator.run_turn
 
         async def timed(
             uses: Sequence[ToolUse], cancel: CancelToken | None = None, on_result: ResultListener | None = None
@@ -132,10 +132,10 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
             ready.append(time.perf_counter())
             return results
 
-        runtime.run_turn = timed  # type: ignore[method-assign]
+        runtime.orchestrator.run_turn = timed  # type: ignore[method-assign]
         provider = TimedProvider(make_provider(config))
         transcript = Transcript(workdir / f"{provider_name}.jsonl")
-        chat = ChatSession(runtime, provider, system_prompt="bench", transcript=transcript, max_turns=TURNS + 1)
+        chat = AgentChat(runtime, provider, system_prompt="bench", transcript=transcript, max_turns=TURNS + 1)
         assert await chat.send("go") == "end_turn"
         requests = mock.requests
 

@@ -68,7 +68,9 @@ async def _calls(report: Report, workdir: Path) -> None:
     counter = iter(range(10**9))
 
     async def bash_true() -> None:
-        [result] = await runtime.run_turn([ToolUse(id=f"b{next(counter)}", name="Bash", input={"command": "true"})])
+        [result] = await runtime.orchestrator.run_turn(
+            [ToolUse(id=f"b{next(counter)}", name="Bash", input={"command": "true"})]
+        )
         assert not result.is_error, result
 
     async def raw_true() -> None:

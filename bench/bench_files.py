@@ -39,7 +39,7 @@ async def _run(report: Report, workdir: Path) -> None:
     counter = iter(range(10**9))
 
     async def call(name: str, **tool_input: object) -> None:
-        [result] = await runtime.run_turn([ToolUse(id=f"b{next(counter)}", name=name, input=tool_input)])
+        [result] = await runtime.orchestrator.run_turn([ToolUse(id=f"b{next(counter)}", name=name, input=tool_input)])
         assert not result.is_error, result.text()
 
     cases = [

@@ -37,7 +37,7 @@ async def _run(report: Report, workdir: Path) -> None:
     plain = time_sync(plain_read, 2000)
 
     async def one_read() -> None:
-        [result] = await runtime.run_turn([use(files[0])])
+        [result] = await runtime.orchestrator.run_turn([use(files[0])])
         assert not result.is_error, result
 
     piped = await time_async(one_read, 2000)
@@ -55,9 +55,9 @@ async def _run(report: Report, workdir: Path) -> None:
     async def batch(concurrent: bool) -> None:
         uses = [use(p) for p in files]
         if concurrent:
-            results = await runtime.run_turn(uses)
+            results = await runtime.orchestrator.run_turn(uses)
         else:
-            results = [r for u in uses for r in await runtime.run_turn([u])]
+            results = [r for u in uses for r in await runtime.orchestrator.run_turn([u])]
         assert not any(r.is_error for r in results)
 
     sequential = await time_async(lambda: batch(False), 200)

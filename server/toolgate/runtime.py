@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from toolgate.core.child_env import PASS_THROUGH
-from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.core.orchestrator import CancelToken, Orchestrator, ResultListener
+from toolgate.core.messages import ToolUse
+from toolgate.core.orchestrator import Orchestrator
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
-from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool
+from toolgate.core.tool_session import ToolSession
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
@@ -33,15 +33,10 @@ _TAGS = re.compile(r"</?tool_error[^>]*>")
 
 @dataclass(eq=False)
 class Runtime:
-    session: Session
+    session: ToolSession
     registry: ToolRegistry
     runner: ToolRunner
     orchestrator: Orchestrator
-
-    async def run_turn(
-        self, uses: Sequence[ToolUse], cancel: CancelToken | None = None, on_result: ResultListener | None = None
-    ) -> list[ToolResult]:
-        return await self.orchestrator.run_turn(uses, cancel, on_result)
 
     @property
     def permissions(self) -> PermissionEngine:
@@ -106,7 +101,7 @@ def build_runtime(
         )
     engine = policy if isinstance(policy, PermissionEngine) else None
     dirs = [*additional_dirs, *(engine.book.additional_dirs if engine else ())]
-    session = Session(
+    session = ToolSession(
         workspace=workspace,
         policy=policy,
         approver=approver,

@@ -21,7 +21,7 @@ def use(name: str, **tool_input: object) -> ToolUse:
 
 async def run1(rt: Runtime, name: str, **tool_input: object) -> ToolResult:
     """Run one call as its own turn and return its result."""
-    [result] = await rt.run_turn([use(name, **tool_input)])
+    [result] = await rt.orchestrator.run_turn([use(name, **tool_input)])
     return result
 
 

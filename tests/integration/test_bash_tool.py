@@ -14,7 +14,7 @@ from toolgate.core.messages import ToolResult
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.core.session import ProgressEvent
+from toolgate.core.tool_session import ProgressEvent
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.shell.groups import process_alive
 from toolgate.testing import run1, use
@@ -280,7 +280,7 @@ async def test_cancellation_kills_the_group_and_returns_partial_output(workspace
             results: list[ToolResult] = []
 
             async def turn() -> None:
-                results.extend(await runtime.run_turn([use("Bash", command=command)], token))
+                results.extend(await runtime.orchestrator.run_turn([use("Bash", command=command)], token))
 
             group.start_soon(turn)
             with anyio.fail_after(10):

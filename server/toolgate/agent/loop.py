@@ -1,4 +1,4 @@
-"""The agent loop: a ChatSession answers one user message at a time, calling tools until the model stops.
+"""The agent loop: an AgentChat answers one user message at a time, calling tools until the model stops.
 
     send(text): system prompt + conversation + sorted tool definitions → stream the reply → run its
     tool_uses through the runtime's orchestrator → one user message with every tool_result, in tool_use
@@ -50,8 +50,8 @@ from toolgate.agent.transcript import ClearedEntry, ErrorEntry, InterruptEntry, 
 from toolgate.core.errors import ErrorKind, format_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
-from toolgate.core.session import ProgressEvent
 from toolgate.core.tool import DescribeContext, ToolDefinition
+from toolgate.core.tool_session import ProgressEvent
 from toolgate.runtime import Runtime
 from toolgate.tools.todo_write import TODOS, TodoItem
 
@@ -73,7 +73,7 @@ class ChatBusy(RuntimeError):
     """`send` was called while an earlier message is still being answered."""
 
 
-class ChatSession:
+class AgentChat:
     """One conversation with a model, driving one tool runtime. Not thread-safe: use it from one event loop.
 
     `aclose()` closes the runtime (its output store and background tasks) and the provider's client.
@@ -326,7 +326,7 @@ class ChatSession:
         if runnable:
             self._running_calls = {u.id for u in runnable}
             try:
-                for result in await self.runtime.run_turn(runnable, token, on_result=finished):
+                for result in await self.runtime.orchestrator.run_turn(runnable, token, on_result=finished):
                     finished(result)
             finally:
                 self._running_calls = set()

@@ -27,13 +27,13 @@ from toolgate.agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
+from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
-from toolgate.agent.sessions import open_chat
+from toolgate.agent.stored_chat import open_chat
 from toolgate.cli.errors import UsageError
 from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files, workspace_trust
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.session_store import SessionNotFound, SessionStore
+from toolgate.session_files import SessionFiles, SessionNotFound
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
 
@@ -69,7 +69,7 @@ def chat_command(args: argparse.Namespace) -> int:
     for directory in args.add_dir:
         if not directory.expanduser().is_dir():
             raise UsageError(f"--add-dir {directory} is not a directory")
-    store = SessionStore(args.data_dir.expanduser().resolve() if args.data_dir else None)
+    store = SessionFiles(args.data_dir.expanduser().resolve() if args.data_dir else None)
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not args.resume and not workspace.is_dir():
         raise UsageError(f"the workspace {workspace} is not a directory")
@@ -115,7 +115,7 @@ def chat_command(args: argparse.Namespace) -> int:
     return EXIT_CODES[stop]
 
 
-async def _run(chat: ChatSession, prompt: str) -> StopReason:
+async def _run(chat: AgentChat, prompt: str) -> StopReason:
     async def on_signals() -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
@@ -150,7 +150,7 @@ class _TextOutput:
         elif isinstance(event, ErrorEvent):
             print(f"toolgate chat: {event.message}", file=sys.stderr, flush=True)
 
-    def finish(self, chat: ChatSession, stop: StopReason) -> None:
+    def finish(self, chat: AgentChat, stop: StopReason) -> None:
         answer = _final_text(chat)
         if answer:
             _write(answer if answer.endswith("\n") else answer + "\n")
@@ -167,7 +167,7 @@ class _TextOutput:
 
 
 class _JsonOutput:
-    def __init__(self, chat: ChatSession, workspace: str) -> None:
+    def __init__(self, chat: AgentChat, workspace: str) -> None:
         self._line(
             {
                 "type": "init",
@@ -187,10 +187,10 @@ class _JsonOutput:
     def event(self, event: ChatEvent) -> None:
         self._line(event.model_dump(mode="json"))
 
-    def finish(self, chat: ChatSession, stop: StopReason) -> None:
+    def finish(self, chat: AgentChat, stop: StopReason) -> None:
         self._line({"type": "result", "session_id": chat.id, "stop_reason": stop, "text": _final_text(chat)})
 
 
-def _final_text(chat: ChatSession) -> str:
+def _final_text(chat: AgentChat) -> str:
     last = chat.messages[-1] if chat.messages else None
     return last.text() if last is not None and last.role == "assistant" else ""

@@ -86,7 +86,7 @@ async def serve_lines(runtime: Runtime, lines: AsyncIterator[str], write: Callab
                     token = CancelToken()
                     running.append(token)
                     try:
-                        results = await runtime.run_turn(uses, token)
+                        results = await runtime.orchestrator.run_turn(uses, token)
                     finally:
                         running.pop()
                     for result in results:

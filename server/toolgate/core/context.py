@@ -14,14 +14,14 @@ from toolgate.core.file_state import ReadFileState
 from toolgate.core.messages import ToolResultContent
 from toolgate.core.paths import expand_path
 from toolgate.core.permission import PermissionMode
-from toolgate.core.session import ProgressEvent, Session
+from toolgate.core.tool_session import ProgressEvent, ToolSession
 
 T = TypeVar("T")
 
 CLOCK: Dep[Clock] = Dep("clock", lambda _r: SystemClock())
 HOME_DIR: Dep[Path] = Dep("home_dir", lambda _r: Path.home())
 
-ContextChange = Callable[[Session], None]
+ContextChange = Callable[[ToolSession], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class ReviewedContent:
 
 @dataclass(eq=False)
 class ToolContext:
-    session: Session
+    session: ToolSession
     tool_use_id: str
     deps: CallDependencies
     logger: logging.Logger

@@ -23,8 +23,8 @@ from toolgate.core.messages import ContentBlock, TextBlock, ToolResult, ToolResu
 from toolgate.core.output_store import OUTPUT_STORE, spill_oversized
 from toolgate.core.permission import AfterCallPolicy, ApprovalRequest, Decision, FileProposal, ReviewRequest
 from toolgate.core.registry import ToolRegistry
-from toolgate.core.session import Session
 from toolgate.core.tool import AnyTool, DescribeContext, Rendered, ToolInput
+from toolgate.core.tool_session import ToolSession
 from toolgate.text.redact import redact
 
 
@@ -77,7 +77,7 @@ def _redacted(content: ToolResultContent, where: str) -> ToolResultContent:
 
 
 class ToolRunner:
-    def __init__(self, registry: ToolRegistry, session: Session) -> None:
+    def __init__(self, registry: ToolRegistry, session: ToolSession) -> None:
         self.registry = registry
         self.session = session
 

@@ -313,4 +313,5 @@ class PermissionEngine:
         """What the WebFetch rules say about `host` (WebFetch asks before every redirect hop and address)."""
         return domain_verdict(self.book, host)
 
+
 __all__ = ["CheckResult", "PermissionEngine", "code_execution_warning"]

@@ -1,4 +1,4 @@
-"""Chats in the sidecar: which model they talk to, and one ChatSession per open session, created on demand.
+"""Chats in the sidecar: which model they talk to, and one AgentChat per open session, created on demand.
 
 The editor hands over the provider settings (and the API key, which lives in its secret storage and only
 in this process's memory here). Every chat event goes to the editor as a `toolgate/chat/event` notification.
@@ -15,13 +15,13 @@ from typing import Any
 from pydantic import SecretStr
 
 from toolgate.agent.events import ChatEvent
-from toolgate.agent.loop import ChatSession
+from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers import ModelConfig, make_provider, warm_up
 from toolgate.agent.providers.base import DEFAULT_MODELS
-from toolgate.agent.sessions import attach_chat
+from toolgate.agent.stored_chat import attach_chat
 from toolgate.agent.transcript import load_transcript
 from toolgate.sidecar import protocol as p
-from toolgate.sidecar.sessions import LiveSession, SessionManager
+from toolgate.sidecar.editor_sessions import EditorSession, SessionManager
 
 logger = logging.getLogger("toolgate.sidecar.chat")
 
@@ -72,7 +72,7 @@ class ChatHost:
         )
 
     # --- chats ------------------------------------------------------------------------------------------------
-    def chat_for(self, live: LiveSession) -> ChatSession:
+    def chat_for(self, live: EditorSession) -> AgentChat:
         if live.chat is None:
             sessions = self._sessions()
             chat = attach_chat(live.runtime, make_provider(self.config), sessions.store, live.meta)
@@ -86,7 +86,7 @@ class ChatHost:
             live.chat = chat
         return live.chat
 
-    def history(self, live: LiveSession) -> p.ChatHistoryResult:
+    def history(self, live: EditorSession) -> p.ChatHistoryResult:
         chat = live.chat
         if chat is not None:
             return p.ChatHistoryResult(messages=list(chat.messages), todos=chat.todos, busy=chat.busy)

@@ -36,19 +36,19 @@ from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.core.registry import ToolRegistry
-from toolgate.core.session import ProgressEvent
 from toolgate.core.tool import AnyTool, DescribeContext
+from toolgate.core.tool_session import ProgressEvent
 from toolgate.permissions.edit_rules import add_rule, remove_rule
 from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import SettingsError
 from toolgate.runtime import Runtime, build_runtime
-from toolgate.session_store import SessionMeta, SessionStore, default_data_root
+from toolgate.session_files import SessionFiles, SessionMeta, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.chat import ChatHost
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.editor_sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
-from toolgate.sidecar.sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
 
@@ -154,7 +154,7 @@ class ToolgateServer(LanguageServer):
             root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
             folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
             self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
-            self._sessions = SessionManager(SessionStore(root), self._build_runtime)
+            self._sessions = SessionManager(SessionFiles(root), self._build_runtime)
             logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
 
         @self.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -228,7 +228,7 @@ class ToolgateServer(LanguageServer):
         token = CancelToken()
         # The turn runs as its own task, so that cancelling this request interrupts the tools through the
         # token instead of tearing the turn down: the orchestrator still answers every call.
-        results = await self._finish_despite_cancel(live.run_turn(params.calls, token), token.cancel, "tools/run")
+        results = await self._finish_despite_cancel(live.run_tools(params.calls, token), token.cancel, "tools/run")
         return p.ToolsRunResult(results=results)
 
     async def _finish_despite_cancel(self, work: Awaitable[T], interrupt: Callable[[], object], what: str) -> T:

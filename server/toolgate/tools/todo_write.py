@@ -13,8 +13,8 @@ from toolgate.core.context import ToolContext
 from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.core.permission import PermissionCheck
-from toolgate.core.session import Session
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool_session import ToolSession
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
@@ -98,7 +98,7 @@ class TodoWriteTool(Tool[TodoWriteInput, list[TodoItem]]):
     async def call(self, tool_input: TodoWriteInput, ctx: ToolContext) -> list[TodoItem]:
         items = list(tool_input.todos)
 
-        def apply(session: Session) -> None:
+        def apply(session: ToolSession) -> None:
             session.deps.get(TODOS).replace(items)
 
         ctx.commit(apply)

@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 from tests.integration.agent.helpers import ChatFactory, Sleeps
 
-from toolgate.agent.loop import ChatSession
+from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.retry import RetryPolicy
 from toolgate.core.permission import NonInteractiveApprover
@@ -41,7 +41,7 @@ def sleeps() -> Sleeps:
 
 @pytest.fixture
 async def make_chat(workspace: Path, sleeps: Sleeps) -> AsyncIterator[ChatFactory]:
-    chats: list[ChatSession] = []
+    chats: list[AgentChat] = []
 
     def make(
         mock: MockModelServer,
@@ -49,7 +49,7 @@ async def make_chat(workspace: Path, sleeps: Sleeps) -> AsyncIterator[ChatFactor
         *,
         tools: list[AnyTool] | None = None,
         **options: Any,
-    ) -> ChatSession:
+    ) -> AgentChat:
         config = ModelConfig(
             provider=provider,  # type: ignore[arg-type]
             base_url=mock.url if provider == "anthropic" else mock.openai_url,
@@ -60,7 +60,7 @@ async def make_chat(workspace: Path, sleeps: Sleeps) -> AsyncIterator[ChatFactor
         runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[*builtin_tools(), *(tools or [])])
         options.setdefault("system_prompt", "You are a test model.")
         options.setdefault("retry", RetryPolicy(max_attempts=4, sleep=sleeps))
-        chat = ChatSession(runtime, make_provider(config), **options)
+        chat = AgentChat(runtime, make_provider(config), **options)
         chats.append(chat)
         return chat
 

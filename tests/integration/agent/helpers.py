@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 
-from toolgate.agent.loop import ChatSession
+from toolgate.agent.loop import AgentChat
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
@@ -21,7 +21,7 @@ PNG = base64.b64encode(
     )
 ).decode()
 
-ChatFactory = Callable[..., ChatSession]
+ChatFactory = Callable[..., AgentChat]
 
 
 class GateInput(ToolInput):
@@ -88,7 +88,7 @@ class Sleeps:
 class Events:
     """Collects a chat's events; `wait_for` waits (with a deadline) until they satisfy a condition."""
 
-    def __init__(self, chat: ChatSession) -> None:
+    def __init__(self, chat: AgentChat) -> None:
         self.all: list[Any] = []
         self._changed = anyio.Event()
         chat.subscribe(self._add)

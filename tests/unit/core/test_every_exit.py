@@ -145,8 +145,8 @@ def test_every_call_ends_in_one_actionable_result(calls: list[tuple[str, dict[st
                     workspace, NonInteractiveApprover(), mode=PermissionMode.ACCEPT_EDITS, read_settings=False
                 )
                 try:
-                    await runtime.run_turn(reads)
-                    return await runtime.run_turn(uses)
+                    await runtime.orchestrator.run_turn(reads)
+                    return await runtime.orchestrator.run_turn(uses)
                 finally:
                     await runtime.aclose()
 

@@ -58,7 +58,7 @@ async def test_read_write_read_is_never_reordered(workspace: Path) -> None:
     target = workspace / "a.txt"
     target.write_text("before\n")
     rt = make(workspace, Probe())
-    results = await rt.run_turn(
+    results = await rt.orchestrator.run_turn(
         [
             use("Read", file_path="a.txt"),
             use("Put", path="a.txt", text="after\n"),
@@ -73,7 +73,7 @@ async def test_results_come_back_in_tool_use_order_whatever_the_completion_order
     rt = make(workspace, probe)
     # The first call takes the longest: it finishes last, yet its result comes first.
     calls = [slow("slowest", delay_steps=50), slow("middle", delay_steps=10), slow("fastest")]
-    results = await rt.run_turn(calls)
+    results = await rt.orchestrator.run_turn(calls)
     assert [r.content for r in results] == ["slowest", "middle", "fastest"]
     assert [r.tool_use_id for r in results] == [c.id for c in calls]
     assert probe.finished == ["fastest", "middle", "slowest"]
@@ -83,7 +83,7 @@ async def test_results_come_back_in_tool_use_order_whatever_the_completion_order
 async def test_concurrency_limit_is_respected_and_reached(workspace: Path, limit: int) -> None:
     probe = Probe()
     rt = make(workspace, probe, limit=limit)
-    results = await rt.run_turn([slow(str(i), delay_steps=20) for i in range(12)])
+    results = await rt.orchestrator.run_turn([slow(str(i), delay_steps=20) for i in range(12)])
     assert not any(r.is_error for r in results)
     assert probe.max_running == limit
 
@@ -91,7 +91,9 @@ async def test_concurrency_limit_is_respected_and_reached(workspace: Path, limit
 async def test_unsafe_calls_run_alone(workspace: Path) -> None:
     probe = Probe()
     rt = make(workspace, probe)
-    await rt.run_turn([slow("a", delay_steps=5), slow("w", safe=False, delay_steps=5), slow("b", delay_steps=5)])
+    await rt.orchestrator.run_turn(
+        [slow("a", delay_steps=5), slow("w", safe=False, delay_steps=5), slow("b", delay_steps=5)]
+    )
     assert probe.max_running == 1
 
 
@@ -112,7 +114,7 @@ async def test_context_changes_of_a_batch_are_applied_in_tool_use_order(workspac
             applied.append(label)
 
     rt.session.logger = Recorder()  # type: ignore[assignment]
-    await rt.run_turn([slow("first", delay_steps=30), slow("second", delay_steps=10), slow("third")])
+    await rt.orchestrator.run_turn([slow("first", delay_steps=30), slow("second", delay_steps=10), slow("third")])
     assert probe.finished == ["third", "second", "first"]
     assert applied == ["first", "second", "third"]
 
@@ -130,7 +132,7 @@ async def test_cancellation_answers_every_call(workspace: Path) -> None:
     results: list[object] = []
 
     async def run() -> None:
-        results.extend(await rt.run_turn(calls, token))
+        results.extend(await rt.orchestrator.run_turn(calls, token))
 
     async with anyio.create_task_group() as group:
         group.start_soon(run)
@@ -152,7 +154,7 @@ async def test_a_token_cancelled_before_the_turn_runs_nothing(workspace: Path) -
     rt = make(workspace, probe)
     token = CancelToken()
     token.cancel()
-    results = await rt.run_turn([slow("a"), slow("b", safe=False)], token)
+    results = await rt.orchestrator.run_turn([slow("a"), slow("b", safe=False)], token)
     assert len(results) == 2 and all("before this call started" in r.text() for r in results)
     assert probe.started == []
 
@@ -164,7 +166,7 @@ async def test_completed_reads_are_recorded_even_when_the_turn_is_cancelled(work
     token = CancelToken()
 
     async def run() -> None:
-        await rt.run_turn([use("Read", file_path="a.txt"), slow("held", hold=True)], token)
+        await rt.orchestrator.run_turn([use("Read", file_path="a.txt"), slow("held", hold=True)], token)
 
     async with anyio.create_task_group() as group:
         group.start_soon(run)
@@ -186,7 +188,7 @@ async def test_each_result_is_reported_as_soon_as_it_exists(workspace: Path) -> 
     token = CancelToken()
 
     async def run() -> None:
-        await rt.run_turn(calls, token, on_result=lambda r: heard.append(r.text()))
+        await rt.orchestrator.run_turn(calls, token, on_result=lambda r: heard.append(r.text()))
 
     async with anyio.create_task_group() as group:
         group.start_soon(run)

@@ -140,7 +140,7 @@ async def test_oversized_result_becomes_preview_and_reads_back_exactly(rt: Runti
 async def test_errors_keep_their_flag_when_stored(rt: Runtime) -> None:
     from toolgate.core.messages import ToolUse
 
-    [result] = await rt.run_turn([ToolUse(id="toolu_err", name="Big", input={"text": "e" * 5000})])
+    [result] = await rt.orchestrator.run_turn([ToolUse(id="toolu_err", name="Big", input={"text": "e" * 5000})])
     assert result.is_error and "stored as out-" in result.text()
 
 

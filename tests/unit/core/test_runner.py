@@ -36,7 +36,7 @@ def make(workspace: Path, **kwargs: Any) -> Runtime:
 
 async def test_success_carries_the_id_and_no_error(workspace: Path) -> None:
     rt = make(workspace)
-    [result] = await rt.run_turn([ToolUse(id="abc", name="Echo", input={"text": "hi", "count": 2})])
+    [result] = await rt.orchestrator.run_turn([ToolUse(id="abc", name="Echo", input={"text": "hi", "count": 2})])
     assert (result.tool_use_id, result.content, result.is_error) == ("abc", "hihi", False)
 
 
@@ -46,7 +46,7 @@ async def test_alias_finds_the_tool(workspace: Path) -> None:
 
 
 async def test_unknown_tool_names_the_available_tools(workspace: Path) -> None:
-    [result] = await make(workspace).run_turn([ToolUse(id="u1", name="Grep", input={})])
+    [result] = await make(workspace).orchestrator.run_turn([ToolUse(id="u1", name="Grep", input={})])
     assert result.is_error and result.tool_use_id == "u1"
     assert 'kind="unknown_tool"' in result.text()
     assert "'Grep'" in result.text()
@@ -93,7 +93,7 @@ async def test_integers_are_accepted_as_integers(workspace: Path) -> None:
 
 
 async def test_input_that_is_not_an_object(workspace: Path) -> None:
-    [result] = await make(workspace).run_turn([ToolUse(id="x", name="Echo", input=["a"])])
+    [result] = await make(workspace).orchestrator.run_turn([ToolUse(id="x", name="Echo", input=["a"])])
     assert result.is_error and "must be a JSON object" in result.text()
 
 
@@ -235,7 +235,7 @@ async def test_a_failing_proposal_ends_only_its_own_call(
 ) -> None:
     policy = _FixedPolicy(Decision(behavior="ask", reason="needs review"))
     rt = build_runtime(workspace, NonInteractiveApprover(), policy=policy, tools=[EchoTool(), _BrokenProposal(failure)])
-    broken, fine = await rt.run_turn(
+    broken, fine = await rt.orchestrator.run_turn(
         [ToolUse(id="a", name="BrokenProposal", input={"text": "x"}), ToolUse(id="b", name="Say", input={"text": "y"})]
     )
     assert broken.is_error and f'kind="{kind}"' in broken.text() and text in broken.text()

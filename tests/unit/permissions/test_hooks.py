@@ -14,7 +14,7 @@ import pytest
 from tests.unit.permissions.helpers import make_runtime
 
 from toolgate.core.permission import PermissionMode
-from toolgate.core.session import ProgressEvent
+from toolgate.core.tool_session import ProgressEvent
 from toolgate.runtime import Runtime
 from toolgate.testing import run1
 

@@ -146,7 +146,7 @@ async def test_outside_the_workspace_needs_approval(runtime: Runtime, tmp_path: 
 async def test_parallel_calls_in_one_turn(runtime: Runtime, workspace: Path) -> None:
     write_tree(workspace, {"a/x.py": "", "b/y.py": "", "c/z.txt": ""})
     uses = [use("Glob", pattern=p) for p in ("a/*", "b/*", "c/*", "**/*.md")]
-    results = await runtime.run_turn(uses)
+    results = await runtime.orchestrator.run_turn(uses)
     assert [r.tool_use_id for r in results] == [u.id for u in uses]
     assert [r.text() for r in results[:3]] == ["a/x.py", "b/y.py", "c/z.txt"]
     assert results[3].text().startswith("No files match")

@@ -142,7 +142,9 @@ async def test_cancel_kills_ripgrep(rt: Runtime, tmp_path: Path) -> None:
     results = []
 
     async def turn() -> None:
-        results.extend(await rt.run_turn([ToolUse(id="toolu_g", name="Grep", input={"pattern": "x"})], cancel))
+        results.extend(
+            await rt.orchestrator.run_turn([ToolUse(id="toolu_g", name="Grep", input={"pattern": "x"})], cancel)
+        )
 
     async with anyio.create_task_group() as group:
         group.start_soon(turn)

@@ -1,13 +1,13 @@
-"""Live sessions: the sessions this sidecar has open, over the shared on-disk store.
+"""Editor sessions: the sessions this sidecar has open (EditorSession), over the shared files (SessionFiles).
 
 The files (`meta.json`, `transcript.jsonl`, `outputs/` under `<root>/sessions/<sessionId>/`) are laid out
-by `toolgate.session_store`, which the agent loop and the headless CLI use too. The sidecar decides two
+by `toolgate.session_files`, which the agent loop and the headless CLI use too. The sidecar decides two
 things in meta.json — the permission mode and whether edits are always reviewed — and keeps whatever else
 another writer put there (the agent loop names a session after its first message). This module knows no
 transport.
 
-The permission mode has one home while a session is open: its runtime's session (`LiveSession.mode`), changed
-only by `LiveSession.set_mode`. meta.json records it so that the session reopens in it, and feeds it when the
+The permission mode has one home while a session is open: its runtime's session (`EditorSession.mode`), changed
+only by `EditorSession.set_mode`. meta.json records it so that the session reopens in it, and feeds it when the
 session is opened; the settings files' defaultMode feeds it only where no mode was given (`build_runtime`).
 """
 
@@ -25,16 +25,16 @@ import anyio
 from pydantic import ValidationError
 
 from toolgate.agent.events import StopReason
-from toolgate.agent.loop import ChatBusy, ChatSession
+from toolgate.agent.loop import AgentChat, ChatBusy
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
-from toolgate.session_store import META_FILE, SessionMeta, SessionNotFound, SessionStore
+from toolgate.session_files import META_FILE, SessionFiles, SessionMeta, SessionNotFound
 from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 from toolgate.sidecar.settings_answer import settings_answer
 
-logger = logging.getLogger("toolgate.sidecar.sessions")
+logger = logging.getLogger("toolgate.sidecar.editor_sessions")
 
 # A turn marks its session as used; meta.json is rewritten for that at most this often (and on close).
 META_SAVE_INTERVAL_SECONDS = 5.0
@@ -63,14 +63,14 @@ def session_info(meta: SessionMeta, live: bool, mode: PermissionMode | None = No
     )
 
 
-class LiveSession:
+class EditorSession:
     """An open session: its runtime, its meta.json, and the turns running in it (one at a time)."""
 
-    def __init__(self, meta: SessionMeta, store: SessionStore, runtime: Runtime) -> None:
+    def __init__(self, meta: SessionMeta, store: SessionFiles, runtime: Runtime) -> None:
         self.meta = meta
         self.store = store
         self.runtime = runtime
-        self.chat: ChatSession | None = None  # created on the first chat request (sidecar/chat.py)
+        self.chat: AgentChat | None = None  # created on the first chat request (sidecar/chat.py)
         self.closed = False
         self._turn_lock = anyio.Lock()
         self._running: set[CancelToken] = set()
@@ -92,20 +92,21 @@ class LiveSession:
     def settings(self) -> Settings:
         return settings_answer(self.runtime.permissions, self.id, self.mode, self.meta.review_edits)
 
-    async def run_turn(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
-        """Run one turn. Turns of one session run one after another; `token` interrupts this one."""
+    async def run_tools(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
+        """Run one turn of tool calls (`toolgate/tools/run`). Turns of one session run one after another, chat
+        turns included; `token` interrupts this one."""
         self._running.add(token)
         try:
             async with self._turn_lock:
                 if self.closed:
                     token.cancel()  # deleted while this turn waited: every call gets a "not run" result
-                return await self.runtime.run_turn(uses, token)
+                return await self.runtime.orchestrator.run_turn(uses, token)
         finally:
             self._running.discard(token)
             if not self.closed:
                 self._touch(force=False)
 
-    async def chat_send(self, chat: ChatSession, text: str) -> StopReason:
+    async def chat_send(self, chat: AgentChat, text: str) -> StopReason:
         """Answer a chat message, in turn with this session's other turns (so closing waits for it)."""
         if chat.busy:
             raise ChatBusy("A message is still being answered in this session; interrupt it or wait for it.")
@@ -178,12 +179,12 @@ class LiveSession:
 
 
 class SessionManager:
-    def __init__(self, store: SessionStore, build: RuntimeFactory) -> None:
+    def __init__(self, store: SessionFiles, build: RuntimeFactory) -> None:
         self.store = store
         self._build = build
-        self._live: dict[str, LiveSession] = {}
+        self._live: dict[str, EditorSession] = {}
 
-    def get(self, session_id: str) -> LiveSession:
+    def get(self, session_id: str) -> EditorSession:
         live = self._live.get(session_id)
         if live is None:
             if self.store.exists(session_id):
@@ -191,7 +192,7 @@ class SessionManager:
             raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
         return live
 
-    def create(self, params: SessionNewParams, default_workspace: Path | None) -> LiveSession:
+    def create(self, params: SessionNewParams, default_workspace: Path | None) -> EditorSession:
         raw = params.workspace or (str(default_workspace) if default_workspace else None)
         if raw is None:
             raise SessionError(
@@ -203,7 +204,7 @@ class SessionManager:
             self.store.save(meta)
         return self._open(meta)
 
-    def load(self, session_id: str) -> LiveSession:
+    def load(self, session_id: str) -> EditorSession:
         if session_id in self._live:
             return self._live[session_id]
         try:
@@ -238,7 +239,7 @@ class SessionManager:
             with contextlib.suppress(SessionNotFound):  # no directory left: closing it was all there was to do
                 self.store.delete(session_id)
 
-    def open_sessions(self) -> tuple[LiveSession, ...]:
+    def open_sessions(self) -> tuple[EditorSession, ...]:
         return tuple(self._live.values())
 
     def cancel_all_turns(self) -> None:
@@ -253,8 +254,8 @@ class SessionManager:
             except Exception:
                 logger.exception("closing session %s failed", live.id)
 
-    def _open(self, meta: SessionMeta) -> LiveSession:
-        live = LiveSession(meta, self.store, self._build(meta, self.store.session_dir(meta.id)))
+    def _open(self, meta: SessionMeta) -> EditorSession:
+        live = EditorSession(meta, self.store, self._build(meta, self.store.session_dir(meta.id)))
         self._live[meta.id] = live
         return live
 

@@ -1,4 +1,5 @@
-"""A session: one conversation's worth of tool state.
+"""ToolSession: one conversation's worth of tool state (the stored session is `session_files.py`, the one
+open in the editor `sidecar/editor_sessions.py`, the chat over it `agent/loop.py`).
 
 Everything that must persist between tool calls lives here: the working directories, readFileState, the
 permission policy and approver, the shell's working directory, and (through dependencies) the output
@@ -38,12 +39,12 @@ def _discard(_event: ProgressEvent) -> None:
 
 
 @dataclass(eq=False)
-class Session:
+class ToolSession:
     workspace: Path
     policy: PermissionPolicy
     approver: Approver
     # The one live home of the permission mode. meta.json and the settings' defaultMode only give its first
-    # value (build_runtime); an open sidecar session changes it through LiveSession.set_mode.
+    # value (build_runtime); an open sidecar session changes it through EditorSession.set_mode.
     mode: PermissionMode = PermissionMode.DEFAULT
     additional_dirs: list[Path] = field(default_factory=list)
     id: str = field(default_factory=lambda: uuid.uuid4().hex)

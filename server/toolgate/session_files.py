@@ -1,4 +1,4 @@
-"""Where sessions live on disk, shared by the sidecar and the headless CLI.
+"""SessionFiles: where sessions live on disk, shared by the sidecar and the headless CLI.
 
     <root>/sessions/<sessionId>/meta.json          SessionMeta (this module)
     <root>/sessions/<sessionId>/transcript.jsonl   the conversation (toolgate.agent.transcript)
@@ -63,7 +63,7 @@ class SessionNotFound(LookupError):
     pass
 
 
-class SessionStore:
+class SessionFiles:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root if root is not None else default_data_root()
 

@@ -1,7 +1,7 @@
-"""Stored chat sessions: start one, resume one (repairing what a crash left), list and delete them.
+"""An AgentChat over a stored session: start a new one, or resume one (repairing what a crash left).
 
-A session's files are laid out by `toolgate.session_store`; its runtime's output store lives in the
-session directory, and closing the ChatSession closes the runtime (output store, background tasks).
+A session's files are laid out by `toolgate.session_files`; its runtime's output store lives in the
+session directory, and closing the AgentChat closes the runtime (output store, background tasks).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import StopReason
-from toolgate.agent.loop import DEFAULT_MAX_TURNS, ChatSession
+from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
 from toolgate.agent.providers.base import Provider
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.transcript import MessageEntry, RepairEntry, Transcript, load_transcript
@@ -20,14 +20,14 @@ from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.rules import Behavior
 from toolgate.runtime import Runtime, build_runtime
-from toolgate.session_store import SessionMeta, SessionStore
+from toolgate.session_files import SessionFiles, SessionMeta
 from toolgate.tools.todo_write import TODOS
 
 TITLE_CHARS = 80
 
 
 def open_chat(
-    store: SessionStore,
+    store: SessionFiles,
     provider: Provider,
     approver: Approver,
     *,
@@ -45,7 +45,7 @@ def open_chat(
     max_turns: int = DEFAULT_MAX_TURNS,
     max_tokens: int | None = None,
     retry: RetryPolicy | None = None,
-) -> tuple[ChatSession, SessionMeta]:
+) -> tuple[AgentChat, SessionMeta]:
     """A new session (in `workspace`), or the stored session `resume`, with its runtime, ready to `send`."""
     if resume is not None:
         meta = store.load(resume)
@@ -85,15 +85,15 @@ def open_chat(
 def attach_chat(
     runtime: Runtime,
     provider: Provider,
-    store: SessionStore,
+    store: SessionFiles,
     meta: SessionMeta,
     *,
     system_prompt: str | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     max_tokens: int | None = None,
     retry: RetryPolicy | None = None,
-) -> ChatSession:
-    """A ChatSession over a runtime the caller built (the sidecar does) for the stored session `meta`.
+) -> AgentChat:
+    """A AgentChat over a runtime the caller built (the sidecar does) for the stored session `meta`.
 
     Its transcript is read back and its tool_use/tool_result pairing repaired (a crash mid-turn leaves calls
     without results); the repair is written down, and the todo list restored. A new session simply has no
@@ -113,7 +113,7 @@ def attach_chat(
     def after_send(text: str, stop: StopReason) -> None:
         store.touch(meta.id, title=text.strip().splitlines()[0][:TITLE_CHARS])
 
-    return ChatSession(
+    return AgentChat(
         runtime,
         provider,
         system_prompt=system_prompt,

@@ -13,12 +13,12 @@ from tests.integration.agent.helpers import GateTool
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.retry import RetryPolicy
-from toolgate.agent.sessions import open_chat
+from toolgate.agent.stored_chat import open_chat
 from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.mockmodel import MockModelServer
-from toolgate.session_store import SessionNotFound, SessionStore, default_data_root
+from toolgate.session_files import SessionFiles, SessionNotFound, default_data_root
 from toolgate.tools.todo_write import TODOS
 
 
@@ -28,7 +28,7 @@ def test_data_root_follows_xdg(tmp_path: Path) -> None:
 
 
 def test_create_list_load_delete(tmp_path: Path, workspace: Path) -> None:
-    store = SessionStore(tmp_path / "data")
+    store = SessionFiles(tmp_path / "data")
     first = store.create(workspace)
     second = store.create(workspace, PermissionMode.ACCEPT_EDITS, session_id="named-1")
     store.touch(first.id, title="Fix the parser")
@@ -79,7 +79,7 @@ def provider(mock: MockModelServer) -> Any:
 
 async def test_a_session_is_saved_and_resumed(tmp_path: Path, workspace: Path) -> None:
     (workspace / "a.txt").write_text("alpha\n")
-    store = SessionStore(tmp_path / "data")
+    store = SessionFiles(tmp_path / "data")
     todos = {"todos": [{"id": "1", "content": "Read a", "status": "in_progress"}]}
     steps = [
         {"tool_uses": [{"name": "TodoWrite", "input": todos}, {"name": "Read", "input": {"file_path": "a.txt"}}]},
@@ -106,7 +106,7 @@ async def test_a_session_is_saved_and_resumed(tmp_path: Path, workspace: Path) -
 
 
 async def test_resuming_after_a_crash_mid_turn_repairs_the_pairing(tmp_path: Path, workspace: Path) -> None:
-    store = SessionStore(tmp_path / "data")
+    store = SessionFiles(tmp_path / "data")
     meta = store.create(workspace)
     crashed = Transcript(store.transcript_path(meta.id))
     for message in (
@@ -131,7 +131,7 @@ async def test_resuming_after_a_crash_mid_turn_repairs_the_pairing(tmp_path: Pat
 
 
 async def test_todos_are_kept_per_session(tmp_path: Path, workspace: Path) -> None:
-    store = SessionStore(tmp_path / "data")
+    store = SessionFiles(tmp_path / "data")
     with MockModelServer([]) as mock:
         one, _ = open_chat(store, provider(mock), NonInteractiveApprover(), workspace=workspace, retry=RetryPolicy())
         two, _ = open_chat(store, provider(mock), NonInteractiveApprover(), workspace=workspace)

@@ -10,9 +10,9 @@ import pytest
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import Runtime, build_runtime
-from toolgate.session_store import META_FILE, SessionMeta, SessionStore
+from toolgate.session_files import META_FILE, SessionFiles, SessionMeta
+from toolgate.sidecar.editor_sessions import SessionError, SessionManager
 from toolgate.sidecar.protocol import SessionNewParams
-from toolgate.sidecar.sessions import SessionError, SessionManager
 
 
 def build(meta: SessionMeta, directory: Path) -> Runtime:
@@ -24,7 +24,7 @@ def build(meta: SessionMeta, directory: Path) -> Runtime:
 
 
 def manager(root: Path) -> SessionManager:
-    return SessionManager(SessionStore(root), build)
+    return SessionManager(SessionFiles(root), build)
 
 
 async def test_create_list_load_and_delete(tmp_path: Path, workspace: Path) -> None:
