@@ -110,7 +110,7 @@ async def test_large_binary_output_does_not_break_anything(rt: Runtime) -> None:
 async def test_output_arrives_as_progress_while_it_runs(workspace: Path) -> None:
     events: list[ProgressEvent] = []
     runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
-    runtime.session.on_progress = events.append
+    runtime.session.progress.add(events.append)
     try:
         await run1(runtime, "Bash", command="echo first; echo second")
     finally:
@@ -272,7 +272,7 @@ async def test_cancellation_kills_the_group_and_returns_partial_output(workspace
     pid_file = workspace / "cancelled.pid"
     started = anyio.Event()
     runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
-    runtime.session.on_progress = lambda event: started.set() if "started" in event.text else None
+    runtime.session.progress.add(lambda event: started.set() if "started" in event.text else None)
     token = CancelToken()
     command = f"bash -c 'sleep 300 & echo $! > {pid_file}; echo started; wait'"
     try:

@@ -116,17 +116,7 @@ class AgentChat:
         self._definitions: tuple[DescribeContext, list[ToolDefinition]] | None = None
         self._running_calls: set[str] = set()
         self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
-        previous = runtime.session.on_progress
-
-        def on_progress(event: ProgressEvent) -> None:
-            # A call of this chat reports as a chat event; anything else (a direct tools/run on the same
-            # session) keeps its own channel. One call's output is never reported twice.
-            if event.tool_use_id in self._running_calls:
-                self._emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
-            else:
-                previous(event)
-
-        runtime.session.on_progress = on_progress
+        self._stop_progress = runtime.session.progress.add(self._on_progress)
 
     # --- the public surface ------------------------------------------------------------------------------
     @property
@@ -192,6 +182,7 @@ class AgentChat:
         """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away."""
         self.interrupt()
         self._unsubscribe_todos()
+        self._stop_progress()
         self.transcript.close()
         try:
             await self.provider.aclose()
@@ -369,6 +360,14 @@ class AgentChat:
     def _record_interrupt(self, during: Literal["streaming", "tools", "waiting"]) -> None:
         self._add(user_text(INTERRUPT_NOTE))
         self.transcript.append(InterruptEntry(during=during))
+
+    def _on_progress(self, event: ProgressEvent) -> bool:
+        """A call of this chat reports as a chat event, and no one else reports it; anything else (a direct
+        tools/run on the same session) goes on to the session's other listeners."""
+        if event.tool_use_id not in self._running_calls:
+            return False
+        self._emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
+        return True
 
     def _on_todos(self, todos: list[TodoItem]) -> None:
         self.transcript.append(TodosEntry(todos=todos))

@@ -80,4 +80,4 @@ class ToolContext:
         self.changes.append(change)
 
     def progress(self, kind: str, text: str) -> None:
-        self.session.on_progress(ProgressEvent(self.session.id, self.tool_use_id, kind, text))
+        self.session.progress.emit(ProgressEvent(self.session.id, self.tool_use_id, kind, text))

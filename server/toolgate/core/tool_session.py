@@ -31,11 +31,32 @@ class ProgressEvent:
     text: str
 
 
-ProgressSink = Callable[[ProgressEvent], None]
+# A listener returns True when it took the event for itself (so no other listener reports it again).
+ProgressListener = Callable[[ProgressEvent], bool | None]
 
 
-def _discard(_event: ProgressEvent) -> None:
-    return None
+class ProgressListeners:
+    """Who hears a session's live progress. The listener added last is asked first; one that returns True
+    takes the event and the others do not hear it (a chat reports its own calls' output as chat events,
+    the sidecar everything else as tools/progress). May be called from a worker thread."""
+
+    def __init__(self, listeners: Sequence[ProgressListener] = ()) -> None:
+        self._listeners: list[ProgressListener] = list(listeners)
+
+    def add(self, listener: ProgressListener) -> Callable[[], None]:
+        """Start listening; returns the function that stops it."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def emit(self, event: ProgressEvent) -> None:
+        for listener in reversed(tuple(self._listeners)):
+            if listener(event):
+                return
 
 
 @dataclass(eq=False)
@@ -52,7 +73,7 @@ class ToolSession:
     file_state: ReadFileState = field(default_factory=ReadFileState)
     deps: Dependencies = field(default_factory=Dependencies)
     logger: logging.Logger = field(default_factory=lambda: logging.getLogger("toolgate"))
-    on_progress: ProgressSink = _discard
+    progress: ProgressListeners = field(default_factory=ProgressListeners)
     # Diff review for calls that propose file changes: only when approval is needed, or always.
     review_edits: Literal["when_asking", "always"] = "when_asking"
     cwd: Path = field(init=False)

@@ -200,7 +200,7 @@ class ToolgateServer(LanguageServer):
         session = runtime.session
         session.review_edits = meta.review_edits
         session.deps.override(OPEN_DOCUMENTS, self.documents)
-        session.on_progress = self._send_progress
+        session.progress.add(self._send_progress)
         return runtime
 
     def _send_progress(self, event: ProgressEvent) -> None:

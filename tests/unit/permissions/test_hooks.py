@@ -48,7 +48,7 @@ async def with_hooks(workspace: Path) -> AsyncIterator[Callable[..., tuple[Runti
         kwargs.setdefault("trust_workspace", True)  # a project's hooks run only in a trusted workspace
         rt = make_runtime(workspace, read_settings=True, **kwargs)
         events: list[ProgressEvent] = []
-        rt.session.on_progress = events.append
+        rt.session.progress.add(events.append)
         made.append(rt)
         return rt, events
 
