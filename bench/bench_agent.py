@@ -32,7 +32,7 @@ from toolgate.core.orchestrator import CancelToken, ResultListener
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.mockmodel import MockModelServer
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
 TURNS = 150
@@ -121,7 +121,7 @@ async def _loop(workdir: Path, provider_name: str) -> dict[str, float]:
             api_key=SecretStr("bench"),
             model="mock-model",
         )
-        runtime = build_runtime(workdir, NonInteractiveApprover(), tools=[*builtin_tools(), probe])
+        runtime = build_runtime(workdir, NonInteractiveApprover(), RuntimeOptions(tools=[*builtin_tools(), probe]))
         ready: list[float] = []
         run_turn = runtime.orchestrator.run_turn
 

@@ -15,7 +15,7 @@ import anyio
 from bench.report import Figure, Report, median_us, time_async, time_sync
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
 SIZE = 5 * 1024 * 1024
@@ -35,7 +35,7 @@ def _make_text(marker: str) -> str:
 
 
 async def _run(report: Report, workdir: Path) -> None:
-    runtime = build_runtime(workdir, AllowingApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workdir, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     counter = iter(range(10**9))
 
     async def call(name: str, **tool_input: object) -> None:

@@ -22,7 +22,7 @@ from toolgate.core.messages import ToolUse
 from toolgate.core.permission import Decision, NonInteractiveApprover
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.decide import PermissionEngine
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.shell.classify import classify
 from toolgate.tools import builtin_tools
 
@@ -53,11 +53,15 @@ async def _run(report: Report, workdir: Path) -> None:
                 classifier=classify,
             )
             rt = build_runtime(
-                layout.workspace, NonInteractiveApprover(), mode=case.mode, policy=engine, tools=builtin_tools()
+                layout.workspace,
+                NonInteractiveApprover(),
+                RuntimeOptions(mode=case.mode, policy=engine, tools=builtin_tools()),
             )
             rt.session.deps.override(HOME_DIR, layout.home)
             runtimes[key] = rt
-    noop = build_runtime(layout.workspace, NonInteractiveApprover(), policy=NoOpPolicy(), tools=builtin_tools())
+    noop = build_runtime(
+        layout.workspace, NonInteractiveApprover(), RuntimeOptions(policy=NoOpPolicy(), tools=builtin_tools())
+    )
 
     def runtime_for(case: Case) -> Runtime:
         return runtimes[(case.mode, case.allow, case.ask, case.deny)]

@@ -15,7 +15,7 @@ import httpx2
 from bench.report import Figure, Report, median_us, time_async
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 from toolgate.tools._web_client import RESOLVER
 from toolgate.tools._web_content import convert
@@ -71,9 +71,7 @@ async def _run(report: Report, workdir: Path, port: int) -> None:
     runtime = build_runtime(
         workdir,
         AllowingApprover(),
-        mode=PermissionMode.DEFAULT,
-        rules={"allow": [f"WebFetch(domain:{HOST})"]},
-        read_settings=False,
+        RuntimeOptions(mode=PermissionMode.DEFAULT, rules={"allow": [f"WebFetch(domain:{HOST})"]}, read_settings=False),
     )
 
     async def resolve(host: str, port: int) -> list[str]:
@@ -86,7 +84,7 @@ async def _run(report: Report, workdir: Path, port: int) -> None:
 
     async def tool() -> None:
         use = ToolUse(id=f"w{next(counter)}", name="WebFetch", input={"url": url})
-        [result] = await runtime.run_turn([use])
+        [result] = await runtime.orchestrator.run_turn([use])
         assert not result.is_error, result.text()
 
     async with httpx2.AsyncClient() as client:

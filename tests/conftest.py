@@ -9,7 +9,7 @@ import pytest
 import tests.properties  # noqa: F401  (loads the Hypothesis profile before any property test runs)
 
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +27,6 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def runtime(workspace: Path) -> AsyncIterator[Runtime]:
-    rt = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.DEFAULT)
+    rt = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.DEFAULT))
     yield rt
     await rt.aclose()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolgate.core.child_env import PASS_THROUGH
+from toolgate.core.deps import Dep
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import Orchestrator
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
@@ -21,7 +22,7 @@ from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
 from toolgate.core.tool import AnyTool
-from toolgate.core.tool_session import ToolSession
+from toolgate.core.tool_session import ProgressListener, ProgressListeners, ReviewEdits, ToolSession
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
@@ -70,53 +71,70 @@ class Runtime:
         await self.session.aclose()
 
 
-def build_runtime(
-    workspace: Path,
-    approver: Approver,
-    *,
-    mode: PermissionMode | None = None,
-    additional_dirs: Sequence[Path] = (),
-    policy: PermissionPolicy | None = None,
-    rules: Mapping[Behavior, Sequence[str]] | None = None,
-    settings_files: Sequence[Path] = (),
-    read_settings: bool = True,
-    trust_workspace: bool | None = None,
-    tools: Sequence[AnyTool] | None = None,
-    session_id: str | None = None,
-    data_dir: Path | None = None,
-    max_concurrency: int | None = None,
-) -> Runtime:
-    """`mode` None: the settings files' defaultMode, else default. `rules` are command-line rules (`--allow`
-    and friends); `settings_files` are extra files (`--settings`); `read_settings` False ignores the user's,
+@dataclass(frozen=True, slots=True)
+class RuntimeOptions:
+    """How to build a runtime. Every field defaults to what a plain headless run wants.
+
+    `mode` None: the settings files' defaultMode, else default. `rules` are command-line rules (`--allow` and
+    friends); `settings_files` are extra files (`--settings`); `read_settings` False ignores the user's,
     project's and local settings files (tests, and callers that pass every rule themselves).
     `trust_workspace`: whether the workspace's own settings files may widen permissions (None: as the user's
-    trustedWorkspaces say; see permissions/trust.py)."""
+    trustedWorkspaces say; see permissions/trust.py). `policy`: a custom permission policy instead of the
+    engine. `data_dir`: the session's directory (its output store persists there); None: temporary.
+    `progress`: who hears live output (see ToolSession.progress); `dependencies`: values that replace the
+    default ones (the editor's open documents, for example).
+    """
+
+    mode: PermissionMode | None = None
+    additional_dirs: Sequence[Path] = ()
+    policy: PermissionPolicy | None = None
+    rules: Mapping[Behavior, Sequence[str]] | None = None
+    settings_files: Sequence[Path] = ()
+    read_settings: bool = True
+    trust_workspace: bool | None = None
+    tools: Sequence[AnyTool] | None = None
+    session_id: str | None = None
+    data_dir: Path | None = None
+    max_concurrency: int | None = None
+    review_edits: ReviewEdits = "when_asking"
+    progress: Sequence[ProgressListener] = ()
+    dependencies: Mapping[Dep[Any], Any] = field(default_factory=dict)
+
+
+def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions | None = None) -> Runtime:
+    """A runtime for `workspace` whose questions go to `approver`, built as `options` say."""
+    o = options or RuntimeOptions()
+    policy = o.policy
     if policy is None:
         policy = PermissionEngine(
             workspace,
-            cli_rules=rules,
-            settings_files=settings_files,
-            read_settings_files=read_settings,
-            trust_workspace=trust_workspace,
+            cli_rules=o.rules,
+            settings_files=o.settings_files,
+            read_settings_files=o.read_settings,
+            trust_workspace=o.trust_workspace,
         )
     engine = policy if isinstance(policy, PermissionEngine) else None
-    dirs = [*additional_dirs, *(engine.book.additional_dirs if engine else ())]
+    dirs = [*o.additional_dirs, *(engine.book.additional_dirs if engine else ())]
     session = ToolSession(
         workspace=workspace,
         policy=policy,
         approver=approver,
-        mode=mode or (engine.book.default_mode if engine else None) or PermissionMode.DEFAULT,
+        mode=o.mode or (engine.book.default_mode if engine else None) or PermissionMode.DEFAULT,
         additional_dirs=list(dict.fromkeys(dirs)),
-        data_dir=data_dir,
+        data_dir=o.data_dir,
+        review_edits=o.review_edits,
+        progress=ProgressListeners(o.progress),
     )
-    if session_id is not None:
-        session.id = session_id
-    if data_dir is not None:
-        outputs = data_dir / "outputs"
+    if o.session_id is not None:
+        session.id = o.session_id
+    if o.data_dir is not None:
+        outputs = o.data_dir / "outputs"
         session.deps.override_factory(OUTPUT_STORE, lambda _r: OutputStore(outputs, persistent=True))
-    registry = ToolRegistry(builtin_tools() if tools is None else tools)
+    for dep, value in o.dependencies.items():
+        session.deps.override(dep, value)
+    registry = ToolRegistry(builtin_tools() if o.tools is None else o.tools)
     runner = ToolRunner(registry, session)
     if engine is not None:
         # Read on every call: the rule book is rebuilt when a settings file changes.
         session.deps.override_factory(PASS_THROUGH, lambda _r: engine.book.pass_through)
-    return Runtime(session, registry, runner, Orchestrator(runner, max_concurrency))
+    return Runtime(session, registry, runner, Orchestrator(runner, o.max_concurrency))

@@ -9,13 +9,13 @@ import pytest
 from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
 
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 
 
 @pytest.fixture
 async def rt(workspace: Path) -> AsyncIterator[Runtime]:
     """A runtime in bypassPermissions mode: the tool under test runs, and nothing asks."""
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     yield runtime
     await runtime.aclose()
 

@@ -16,7 +16,7 @@ import pytest
 from toolgate.core.messages import ToolResult
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.shell.groups import process_alive
 from toolgate.testing import run1
 
@@ -139,7 +139,7 @@ async def test_background_commands_start_in_the_session_directory(rt: Runtime, w
 
 async def test_closing_the_session_stops_every_background_process(workspace: Path) -> None:
     pid_file = workspace / "gc.pid"
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     await run1(runtime, "Bash", command=f"bash -c 'sleep 300 & echo $! > {pid_file}; wait'", run_in_background=True)
     grandchild = int(await wait_for_file(pid_file))
     assert process_alive(grandchild)

@@ -15,7 +15,7 @@ from toolgate.core.orchestrator import CancelToken
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.tool_session import ProgressEvent
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.shell.groups import process_alive
 from toolgate.testing import run1, use
 from toolgate.tools.bash import BashInput, BashTool
@@ -109,7 +109,7 @@ async def test_large_binary_output_does_not_break_anything(rt: Runtime) -> None:
 
 async def test_output_arrives_as_progress_while_it_runs(workspace: Path) -> None:
     events: list[ProgressEvent] = []
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     runtime.session.progress.add(events.append)
     try:
         await run1(runtime, "Bash", command="echo first; echo second")
@@ -191,7 +191,7 @@ async def test_directory_that_disappears_is_reset_to_the_workspace(rt: Runtime, 
 async def test_a_missing_workspace_is_explained(tmp_path: Path) -> None:
     workspace = tmp_path / "doomed"
     workspace.mkdir()
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     try:
         workspace.rmdir()
         result = await run1(runtime, "Bash", command="pwd")
@@ -211,7 +211,9 @@ async def test_leaving_the_working_directories_resets_and_says_so(rt: Runtime, w
 async def test_added_working_directories_are_allowed(workspace: Path, tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     extra.mkdir()
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS, additional_dirs=[extra])
+    runtime = build_runtime(
+        workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.BYPASS, additional_dirs=[extra])
+    )
     try:
         await run1(runtime, "Bash", command=f"cd {extra}")
         assert runtime.session.cwd == extra
@@ -271,7 +273,7 @@ async def test_processes_left_running_by_a_foreground_command_are_stopped(rt: Ru
 async def test_cancellation_kills_the_group_and_returns_partial_output(workspace: Path) -> None:
     pid_file = workspace / "cancelled.pid"
     started = anyio.Event()
-    runtime = build_runtime(workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     runtime.session.progress.add(lambda event: started.set() if "started" in event.text else None)
     token = CancelToken()
     command = f"bash -c 'sleep 300 & echo $! > {pid_file}; echo started; wait'"

@@ -6,7 +6,7 @@ session directory, and closing the AgentChat closes the runtime (output store, b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from toolgate.agent.conversation import ChatMessage
@@ -16,10 +16,8 @@ from toolgate.agent.providers.base import Provider
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.transcript import MessageEntry, RepairEntry, Transcript, load_transcript
 from toolgate.core.messages import ToolResult
-from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
-from toolgate.core.tool import AnyTool
-from toolgate.permissions.rules import Behavior
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.core.permission import Approver, PermissionMode
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import SessionFiles, SessionMeta
 from toolgate.tools.todo_write import TODOS
 
@@ -33,20 +31,18 @@ def open_chat(
     *,
     workspace: Path | None = None,
     resume: str | None = None,
-    session_id: str | None = None,
-    mode: PermissionMode | None = None,
-    additional_dirs: Sequence[Path] = (),
-    policy: PermissionPolicy | None = None,
-    rules: Mapping[Behavior, Sequence[str]] | None = None,
-    settings_files: Sequence[Path] = (),
-    trust_workspace: bool | None = None,
-    tools: Sequence[AnyTool] | None = None,
+    runtime: RuntimeOptions | None = None,
     system_prompt: str | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     max_tokens: int | None = None,
     retry: RetryPolicy | None = None,
 ) -> tuple[AgentChat, SessionMeta]:
-    """A new session (in `workspace`), or the stored session `resume`, with its runtime, ready to `send`."""
+    """A new session (in `workspace`), or the stored session `resume`, with its runtime, ready to `send`.
+
+    `runtime.mode` is the mode of a new session, and replaces a resumed one's; `runtime.session_id` names a
+    new session. The runtime's session id and directory are the stored session's."""
+    options = runtime or RuntimeOptions()
+    mode, session_id = options.mode, options.session_id
     if resume is not None:
         meta = store.load(resume)
         if mode is not None and mode != meta.mode:
@@ -56,21 +52,9 @@ def open_chat(
         if workspace is None:
             raise ValueError("a new session needs a workspace")
         meta = store.create(workspace, mode or PermissionMode.DEFAULT, session_id=session_id)
-    runtime = build_runtime(
-        Path(meta.workspace),
-        approver,
-        mode=meta.mode,
-        additional_dirs=additional_dirs,
-        policy=policy,
-        rules=rules,
-        settings_files=settings_files,
-        trust_workspace=trust_workspace,
-        tools=tools,
-        session_id=meta.id,
-        data_dir=store.session_dir(meta.id),
-    )
+    options = replace(options, mode=meta.mode, session_id=meta.id, data_dir=store.session_dir(meta.id))
     chat = attach_chat(
-        runtime,
+        build_runtime(Path(meta.workspace), approver, options),
         provider,
         store,
         meta,

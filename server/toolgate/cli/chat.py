@@ -33,6 +33,7 @@ from toolgate.agent.stored_chat import open_chat
 from toolgate.cli.errors import UsageError
 from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files, workspace_trust
 from toolgate.core.permission import NonInteractiveApprover
+from toolgate.runtime import RuntimeOptions
 from toolgate.session_files import SessionFiles, SessionNotFound
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
@@ -90,12 +91,14 @@ def chat_command(args: argparse.Namespace) -> int:
             NonInteractiveApprover(),
             workspace=workspace,
             resume=args.resume,
-            session_id=args.session_id,
-            mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
-            additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
-            rules=rules,
-            settings_files=files,
-            trust_workspace=workspace_trust(args),
+            runtime=RuntimeOptions(
+                session_id=args.session_id,
+                mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
+                additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+                rules=rules,
+                settings_files=files,
+                trust_workspace=workspace_trust(args),
+            ),
             max_turns=args.max_turns,
         )
     except SessionNotFound as exc:

@@ -15,7 +15,7 @@ from toolgate.permissions.decide import PermissionEngine
 from toolgate.permissions.rules import Behavior, RuleError, parse_rule
 from toolgate.permissions.settings import SettingsError, read_settings
 from toolgate.permissions.sources import load_rule_book
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 
 
 def cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:
@@ -74,11 +74,13 @@ def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
     runtime = build_runtime(
         workspace.resolve(),
         approver,
-        mode=PermissionMode(args.permission_mode) if args.permission_mode else None,
-        additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
-        rules=cli_rules(args),
-        settings_files=settings_files(args),
-        trust_workspace=workspace_trust(args),
+        RuntimeOptions(
+            mode=PermissionMode(args.permission_mode) if args.permission_mode else None,
+            additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+            rules=cli_rules(args),
+            settings_files=settings_files(args),
+            trust_workspace=workspace_trust(args),
+        ),
     )
     report_problems(runtime.permissions)
     return runtime

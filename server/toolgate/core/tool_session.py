@@ -31,6 +31,9 @@ class ProgressEvent:
     text: str
 
 
+# Diff review for calls that propose file changes: only when approval is needed, or always.
+ReviewEdits = Literal["when_asking", "always"]
+
 # A listener returns True when it took the event for itself (so no other listener reports it again).
 ProgressListener = Callable[[ProgressEvent], bool | None]
 
@@ -74,8 +77,7 @@ class ToolSession:
     deps: Dependencies = field(default_factory=Dependencies)
     logger: logging.Logger = field(default_factory=lambda: logging.getLogger("toolgate"))
     progress: ProgressListeners = field(default_factory=ProgressListeners)
-    # Diff review for calls that propose file changes: only when approval is needed, or always.
-    review_edits: Literal["when_asking", "always"] = "when_asking"
+    review_edits: ReviewEdits = "when_asking"
     cwd: Path = field(init=False)
 
     def __post_init__(self) -> None:

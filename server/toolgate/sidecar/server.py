@@ -41,7 +41,7 @@ from toolgate.core.tool_session import ProgressEvent
 from toolgate.permissions.edit_rules import add_rule, remove_rule
 from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import SettingsError
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import SessionFiles, SessionMeta, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
@@ -188,20 +188,20 @@ class ToolgateServer(LanguageServer):
         return self._sessions
 
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
-        runtime = build_runtime(
+        return build_runtime(
             Path(meta.workspace),
             self.approver,
-            mode=meta.mode,
-            tools=list(self.tools_factory()),
-            session_id=meta.id,
-            data_dir=directory,
-            trust_workspace=True if self.trust_workspaces else None,
+            RuntimeOptions(
+                mode=meta.mode,
+                tools=list(self.tools_factory()),
+                session_id=meta.id,
+                data_dir=directory,
+                trust_workspace=True if self.trust_workspaces else None,
+                review_edits=meta.review_edits,
+                progress=[self._send_progress],
+                dependencies={OPEN_DOCUMENTS: self.documents},
+            ),
         )
-        session = runtime.session
-        session.review_edits = meta.review_edits
-        session.deps.override(OPEN_DOCUMENTS, self.documents)
-        session.progress.add(self._send_progress)
-        return runtime
 
     def _send_progress(self, event: ProgressEvent) -> None:
         # May be called from a worker thread: the writer is locked, and notify touches no other state.

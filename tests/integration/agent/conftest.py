@@ -16,7 +16,7 @@ from toolgate.agent.retry import RetryPolicy
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import AnyTool
 from toolgate.mockmodel import MockModelServer
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
 
@@ -57,7 +57,9 @@ async def make_chat(workspace: Path, sleeps: Sleeps) -> AsyncIterator[ChatFactor
             model="mock-model",
             timeout_seconds=30,
         )
-        runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[*builtin_tools(), *(tools or [])])
+        runtime = build_runtime(
+            workspace, NonInteractiveApprover(), RuntimeOptions(tools=[*builtin_tools(), *(tools or [])])
+        )
         options.setdefault("system_prompt", "You are a test model.")
         options.setdefault("retry", RetryPolicy(max_attempts=4, sleep=sleeps))
         chat = AgentChat(runtime, make_provider(config), **options)

@@ -18,6 +18,7 @@ from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.mockmodel import MockModelServer
+from toolgate.runtime import RuntimeOptions
 from toolgate.session_files import SessionFiles, SessionNotFound, default_data_root
 from toolgate.tools.todo_write import TODOS
 
@@ -117,7 +118,9 @@ async def test_resuming_after_a_crash_mid_turn_repairs_the_pairing(tmp_path: Pat
     crashed.close()
 
     with MockModelServer([{"text": "Picking up again."}]) as mock:
-        chat, _ = open_chat(store, provider(mock), NonInteractiveApprover(), resume=meta.id, tools=[GateTool()])
+        chat, _ = open_chat(
+            store, provider(mock), NonInteractiveApprover(), resume=meta.id, runtime=RuntimeOptions(tools=[GateTool()])
+        )
         [result] = chat.messages[-1].tool_results()
         assert result.tool_use_id == "toolu_lost" and result.is_error and "session stopped" in result.text()
         assert await chat.send("What happened?") == "end_turn"

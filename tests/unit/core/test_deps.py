@@ -5,7 +5,7 @@ from pathlib import Path
 from toolgate.core.context import CLOCK, HOME_DIR
 from toolgate.core.deps import Dep, Dependencies
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.testing import run1
 
 
@@ -74,7 +74,7 @@ async def test_tests_can_replace_the_home_directory_and_clock(workspace: Path, t
         def monotonic(self) -> float:
             return 5.0
 
-    rt = build_runtime(workspace, NonInteractiveApprover(), additional_dirs=[home])
+    rt = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(additional_dirs=[home]))
     rt.session.deps.override(HOME_DIR, home)
     rt.session.deps.override(CLOCK, FrozenClock())
     assert (await run1(rt, "Read", file_path="~/notes.txt")).content == "1\tfrom a fake home"

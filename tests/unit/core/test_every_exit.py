@@ -21,7 +21,7 @@ from tests.properties import examples
 
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
 TOOLS = {tool.name: tool for tool in builtin_tools() if tool.name != "Bash"}
@@ -142,7 +142,9 @@ def test_every_call_ends_in_one_actionable_result(calls: list[tuple[str, dict[st
 
             async def scenario() -> list[Any]:
                 runtime = build_runtime(
-                    workspace, NonInteractiveApprover(), mode=PermissionMode.ACCEPT_EDITS, read_settings=False
+                    workspace,
+                    NonInteractiveApprover(),
+                    RuntimeOptions(mode=PermissionMode.ACCEPT_EDITS, read_settings=False),
                 )
                 try:
                     await runtime.orchestrator.run_turn(reads)

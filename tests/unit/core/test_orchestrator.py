@@ -12,7 +12,7 @@ from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken, max_concurrency_from_env, partition
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.runner import PreparedCall
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import use
 from toolgate.tools.read import ReadTool
 
@@ -20,7 +20,9 @@ from toolgate.tools.read import ReadTool
 def make(workspace: Path, probe: Probe, limit: int | None = None) -> Runtime:
     tools = [EchoTool(), SlowTool(probe), PutTool(), ReadTool()]
     return build_runtime(
-        workspace, NonInteractiveApprover(), mode=PermissionMode.BYPASS, tools=tools, max_concurrency=limit
+        workspace,
+        NonInteractiveApprover(),
+        RuntimeOptions(mode=PermissionMode.BYPASS, tools=tools, max_concurrency=limit),
     )
 
 

@@ -13,7 +13,7 @@ from tests.unit.core.tools_for_tests import Big, numbered_lines, oversized_runti
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 from toolgate.tools.tool_output import ToolOutputTool
 
@@ -161,13 +161,17 @@ async def test_a_stored_session_keeps_its_outputs_across_runs(tmp_path: Path) ->
     workspace = tmp_path / "ws"
     workspace.mkdir()
     tools = [Big(), ToolOutputTool()]
-    runtime = build_runtime(workspace, NonInteractiveApprover(), tools=tools, data_dir=tmp_path / "session")
+    runtime = build_runtime(
+        workspace, NonInteractiveApprover(), RuntimeOptions(tools=tools, data_dir=tmp_path / "session")
+    )
     result = await run1(runtime, "Big", text="q" * 5000)
     [ref] = re.findall(r"out-[0-9a-f]{8}", result.text())[:1]
     await runtime.aclose()
     assert len(list((tmp_path / "session" / "outputs").iterdir())) == 1
 
-    resumed = build_runtime(workspace, NonInteractiveApprover(), tools=tools, data_dir=tmp_path / "session")
+    resumed = build_runtime(
+        workspace, NonInteractiveApprover(), RuntimeOptions(tools=tools, data_dir=tmp_path / "session")
+    )
     again = await run1(resumed, "ToolOutput", ref=ref)
     assert not again.is_error and "q" * 100 in again.text()
     await resumed.aclose()
@@ -176,7 +180,7 @@ async def test_a_stored_session_keeps_its_outputs_across_runs(tmp_path: Path) ->
 async def test_default_store_is_temporary_and_made_only_when_needed(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    runtime = build_runtime(workspace, NonInteractiveApprover(), tools=[Big()])
+    runtime = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(tools=[Big()]))
     await run1(runtime, "Big", text="small")
     assert OUTPUT_STORE not in runtime.session.deps._session.values  # nothing needed storing yet
     result = await run1(runtime, "Big", text="q" * 5000)

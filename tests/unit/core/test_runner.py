@@ -24,14 +24,14 @@ from toolgate.core.permission import (
     RuleSuggestion,
 )
 from toolgate.core.tool import AnyTool
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 
 
 def make(workspace: Path, **kwargs: Any) -> Runtime:
     kwargs.setdefault("approver", NonInteractiveApprover())
     approver = kwargs.pop("approver")
-    return build_runtime(workspace, approver, tools=[EchoTool(), BareTool(), FailTool()], **kwargs)
+    return build_runtime(workspace, approver, RuntimeOptions(tools=[EchoTool(), BareTool(), FailTool()], **kwargs))
 
 
 async def test_success_carries_the_id_and_no_error(workspace: Path) -> None:
@@ -234,7 +234,9 @@ async def test_a_failing_proposal_ends_only_its_own_call(
     workspace: Path, failure: Exception, kind: str, text: str
 ) -> None:
     policy = _FixedPolicy(Decision(behavior="ask", reason="needs review"))
-    rt = build_runtime(workspace, NonInteractiveApprover(), policy=policy, tools=[EchoTool(), _BrokenProposal(failure)])
+    rt = build_runtime(
+        workspace, NonInteractiveApprover(), RuntimeOptions(policy=policy, tools=[EchoTool(), _BrokenProposal(failure)])
+    )
     broken, fine = await rt.orchestrator.run_turn(
         [ToolUse(id="a", name="BrokenProposal", input={"text": "x"}), ToolUse(id="b", name="Say", input={"text": "y"})]
     )

@@ -15,7 +15,7 @@ from toolgate.core.file_state import FileRecord
 from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.tools.tool_output import ToolOutputTool
 from toolgate.tools.tool_output_grep import ToolOutputGrepTool
 
@@ -239,8 +239,9 @@ def oversized_runtime(tmp_path: Path) -> Runtime:
     return build_runtime(
         workspace,
         NonInteractiveApprover(),
-        tools=[Big(), Unlimited(), ToolOutputTool(), ToolOutputGrepTool()],
-        data_dir=tmp_path / "session",
+        RuntimeOptions(
+            tools=[Big(), Unlimited(), ToolOutputTool(), ToolOutputGrepTool()], data_dir=tmp_path / "session"
+        ),
     )
 
 

@@ -11,7 +11,7 @@ from toolgate.core.permission import Approver, NonInteractiveApprover, Permissio
 from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
 from toolgate.permissions.bash import Classifier
 from toolgate.permissions.decide import CheckResult, PermissionEngine
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.shell.classify import classify
 from toolgate.tools.read import ReadTool
 
@@ -172,11 +172,10 @@ def make_runtime(
         trust_workspace=trust_workspace,
         classifier=classifier,
     )
-    rt = build_runtime(
-        workspace, approver or NonInteractiveApprover(), mode=mode, additional_dirs=add_dirs, policy=engine,
-        tools=fake_tools(),
-    )  # fmt: skip
-    rt.session.deps.override(HOME_DIR, home)
+    options = RuntimeOptions(
+        mode=mode, additional_dirs=add_dirs, policy=engine, tools=fake_tools(), dependencies={HOME_DIR: home}
+    )
+    rt = build_runtime(workspace, approver or NonInteractiveApprover(), options)
     return rt
 
 

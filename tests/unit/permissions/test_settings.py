@@ -26,7 +26,7 @@ from toolgate.permissions.settings import (
     update_settings,
 )
 from toolgate.permissions.sources import load_rule_book
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 
 
 def test_invalid_json_names_the_line_and_column(tmp_path: Path) -> None:
@@ -282,7 +282,7 @@ async def test_the_session_mode_decides_and_the_settings_default_mode_feeds_it(w
         await rt.aclose()
     (workspace / ".toolgate").mkdir(exist_ok=True)
     (workspace / ".toolgate" / "settings.local.json").write_text('{"permissions": {"defaultMode": "plan"}}')
-    rt = build_runtime(workspace, NonInteractiveApprover(), trust_workspace=True)
+    rt = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(trust_workspace=True))
     try:
         assert rt.permissions.book.default_mode is PermissionMode.PLAN
         assert rt.session.mode is PermissionMode.PLAN
@@ -318,7 +318,7 @@ async def test_a_settings_file_edited_by_hand_applies_to_the_next_call(tmp_path:
     (workspace / ".toolgate").mkdir(parents=True)
     settings = workspace / ".toolgate" / "settings.json"
     settings.write_text('{"permissions": {"allow": [}}')  # broken
-    rt = build_runtime(workspace, NonInteractiveApprover(), trust_workspace=True)
+    rt = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(trust_workspace=True))
     engine = rt.permissions
     assert engine.problems and "settings.json" in engine.problems[0]
     check = await rt.check("Bash", {"command": "npm test"})

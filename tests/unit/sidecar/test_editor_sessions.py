@@ -9,18 +9,15 @@ import pytest
 
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import META_FILE, SessionFiles, SessionMeta
 from toolgate.sidecar.editor_sessions import SessionError, SessionManager
 from toolgate.sidecar.protocol import SessionNewParams
 
 
 def build(meta: SessionMeta, directory: Path) -> Runtime:
-    runtime = build_runtime(
-        Path(meta.workspace), NonInteractiveApprover(), mode=meta.mode, session_id=meta.id, data_dir=directory
-    )
-    runtime.session.review_edits = meta.review_edits
-    return runtime
+    options = RuntimeOptions(mode=meta.mode, session_id=meta.id, data_dir=directory, review_edits=meta.review_edits)
+    return build_runtime(Path(meta.workspace), NonInteractiveApprover(), options)
 
 
 def manager(root: Path) -> SessionManager:

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from toolgate.core.permission import PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
 
 @pytest.fixture
 async def rt(workspace: Path) -> AsyncIterator[Runtime]:
     """bypassPermissions: the whole pipeline runs, and nothing asks."""
-    runtime = build_runtime(workspace, AllowingApprover(), mode=PermissionMode.BYPASS)
+    runtime = build_runtime(workspace, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
     yield runtime
     await runtime.aclose()
 
@@ -28,7 +28,7 @@ def approver() -> AllowingApprover:
 @pytest.fixture
 async def reviewed_rt(workspace: Path, approver: AllowingApprover) -> AsyncIterator[Runtime]:
     """Default mode with edits always reviewed: every write goes through `approver.review`."""
-    runtime = build_runtime(workspace, approver, mode=PermissionMode.DEFAULT)
+    runtime = build_runtime(workspace, approver, RuntimeOptions(mode=PermissionMode.DEFAULT))
     runtime.session.review_edits = "always"
     yield runtime
     await runtime.aclose()

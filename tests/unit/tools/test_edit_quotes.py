@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.properties import examples
 
 from toolgate.core.permission import PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover, run1
 from toolgate.text.quotes import restyle_quotes
 from toolgate.text.replace import find_matches
@@ -127,7 +127,7 @@ def test_an_edit_through_the_runtime_changes_exactly_the_matched_bytes(
     expected += text[end:]
 
     async def scenario(workspace: Path) -> bytes:
-        runtime = build_runtime(workspace, AllowingApprover(), mode=PermissionMode.BYPASS)
+        runtime = build_runtime(workspace, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS))
         try:
             target = workspace / "f.txt"
             target.write_bytes(text.encode("utf-8"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 
 
@@ -21,8 +21,7 @@ async def guarded(workspace: Path) -> AsyncIterator[Runtime]:
     rt = build_runtime(
         workspace,
         NonInteractiveApprover(),
-        rules={"deny": ["Read(./.env)"], "ask": ["Read(secrets/**)"]},
-        read_settings=False,
+        RuntimeOptions(rules={"deny": ["Read(./.env)"], "ask": ["Read(secrets/**)"]}, read_settings=False),
     )
     yield rt
     await rt.aclose()
@@ -46,7 +45,7 @@ async def test_glob_leaves_out_denied_files_and_says_so(guarded: Runtime) -> Non
 async def test_without_read_rules_only_credential_files_are_left_out(workspace: Path) -> None:
     (workspace / ".env").write_text("API_TOKEN=hidden\n")
     (workspace / "config.py").write_text("API_TOKEN = 'visible'\n")
-    rt = build_runtime(workspace, NonInteractiveApprover(), read_settings=False)
+    rt = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(read_settings=False))
     try:
         text = (await run1(rt, "Grep", pattern="API_TOKEN", output_mode="content")).text()
         assert "visible" in text and "hidden" not in text  # issue 13: .env files hold secrets

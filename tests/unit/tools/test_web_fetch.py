@@ -16,7 +16,7 @@ from PIL import Image
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ImageBlock, TextBlock, ToolResult
 from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, PermissionMode, ReviewAnswer, ReviewRequest
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, FetchLimits, PinnedBackend
 from toolgate.tools.web_fetch import WEB_ENVIRON
@@ -67,9 +67,7 @@ async def fetching(
     rt = build_runtime(
         workspace,
         approver or RecordingApprover(),
-        mode=mode,
-        rules={"allow": list(allow), "deny": list(deny)},
-        read_settings=False,
+        RuntimeOptions(mode=mode, rules={"allow": list(allow), "deny": list(deny)}, read_settings=False),
     )
     rt.session.deps.override(RESOLVER, _resolve)
     rt.session.deps.override(WEB_ENVIRON, environ or {})
