@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: help setup run demo demo-headless test fuzz lint typecheck unit bench clean protocol ext-setup ext-build ext-check \
-	ext-unit vsix vsix-all code-server-setup e2e-setup e2e ide
+	ext-unit vsix vsix-all code-server-setup e2e-setup e2e ide apt-setup
 
 help:
 	@echo "make run    set up and start toolgate in code-server on 127.0.0.1 (port 8080 if free; PORT=N to choose); Ctrl-C stops it"
@@ -50,8 +50,12 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-unit: setup
+unit: setup apt-setup
 	$(BIN)/pytest -q -m "not e2e"
+
+# Debian packages the unit and integration tests need (bubblewrap, for the Bash sandbox); quick once installed.
+apt-setup:
+	@scripts/setup-e2e.sh --apt-only
 
 fuzz: setup  ## property tests with fresh random examples, many more of them (not part of `make test`)
 	TOOLGATE_HYPOTHESIS=fuzz $(BIN)/pytest -q -p no:cacheprovider $$(grep -rl "@given" tests)

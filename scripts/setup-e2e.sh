@@ -3,12 +3,15 @@
 # code-server into the git-ignored .cache/code-server/. Idempotent: each step is skipped when already done, so a
 # repeated run takes well under a second.
 #
-# usage: scripts/setup-e2e.sh [--without-browser] [VENV]
+# usage: scripts/setup-e2e.sh [--without-browser | --apt-only] [VENV]
 #   VENV: the project's virtualenv, which holds the ripgrep binary (default .venv)
 #   --without-browser: leave out Chromium (`make run` and `make demo` need only code-server; the tests need both)
+#   --apt-only: only the Debian packages every test needs (bubblewrap, the Bash sandbox); no code-server
 set -euo pipefail
 WITH_BROWSER=1
+APT_ONLY=0
 if [ "${1:-}" = --without-browser ]; then WITH_BROWSER=0; shift; fi
+if [ "${1:-}" = --apt-only ]; then APT_ONLY=1; shift; fi
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 VENV=$(realpath "${1:-.venv}")
@@ -18,9 +21,10 @@ STAMP=$DEST/.installed-$CODE_SERVER_VERSION
 
 # code-server's native modules (node-pty, kerberos, @vscode/spdlog, native-keymap) compile from source; Chromium
 # drives the workbench in the tests, and Debian's own python3 (externally managed) with python3-venv and python3-pip
-# is the base Python of tests/e2e/test_python_env.py.
-APT_PACKAGES=(build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev)
-[ "$WITH_BROWSER" = 1 ] && APT_PACKAGES+=(chromium python3 python3-venv python3-pip)
+# is the base Python of tests/e2e/test_python_env.py. bubblewrap: the Bash sandbox (its tests run in `make unit`).
+APT_PACKAGES=(bubblewrap)
+[ "$APT_ONLY" = 0 ] && APT_PACKAGES+=(build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev)
+[ "$APT_ONLY" = 0 ] && [ "$WITH_BROWSER" = 1 ] && APT_PACKAGES+=(chromium python3 python3-venv python3-pip)
 
 log() { printf 'setup-e2e: %s\n' "$*" >&2; }
 
@@ -85,4 +89,5 @@ install_code_server() {
 }
 
 install_apt_packages
+[ "$APT_ONLY" = 1 ] && exit 0
 install_code_server

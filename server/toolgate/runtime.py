@@ -26,6 +26,8 @@ from toolgate.core.tool_session import ProgressListener, ProgressListeners, Revi
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
+from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
+from toolgate.shell.sandbox.settings import SandboxRequest, load_sandbox_settings
 from toolgate.tools import builtin_tools
 
 _CHECK_ID = "permission-check"
@@ -82,7 +84,8 @@ class RuntimeOptions:
     trustedWorkspaces say; see permissions/trust.py). `policy`: a custom permission policy instead of the
     engine. `data_dir`: the session's directory (its output store persists there); None: temporary.
     `progress`: who hears live output (see ToolSession.progress); `dependencies`: values that replace the
-    default ones (the editor's open documents, for example).
+    default ones (the editor's open documents, for example). `sandbox`: None runs Bash without a sandbox and
+    reads no sandbox settings (library callers, tests); otherwise as the request and the settings files say.
     """
 
     mode: PermissionMode | None = None
@@ -99,6 +102,7 @@ class RuntimeOptions:
     review_edits: ReviewEdits = "when_asking"
     progress: Sequence[ProgressListener] = ()
     dependencies: Mapping[Dep[Any], Any] = field(default_factory=dict)
+    sandbox: SandboxRequest | None = None
 
 
 def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions | None = None) -> Runtime:
@@ -132,6 +136,11 @@ def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions |
         session.deps.override_factory(OUTPUT_STORE, lambda _r: OutputStore(outputs, persistent=True))
     for dep, value in o.dependencies.items():
         session.deps.override(dep, value)
+    if o.sandbox is not None:
+        files = engine.book.files if engine is not None and o.read_settings else {}
+        flags = tuple(engine.book.flag_files) if engine is not None else ()
+        chosen, problems = load_sandbox_settings(files, flags, o.sandbox)
+        session.deps.override(SANDBOX, Sandbox(chosen, problems=problems))
     registry = ToolRegistry(builtin_tools() if o.tools is None else o.tools)
     runner = ToolRunner(registry, session)
     if engine is not None:

@@ -170,6 +170,8 @@ def test_no_orphan_survives_the_sidecar_process(workspace: Path, ending: str, ba
             str(workspace),
             "--permission-mode",
             "bypassPermissions",
+            "--sandbox",  # the pid it writes is the host's only outside a sandbox (test_sandbox_escapes has that case)
+            "off",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -75,7 +75,7 @@ def test_check_explains_bash_commands(project: Path) -> None:
         "curl -s x.io",
     ]
     proc = toolgate(
-        "permissions", "check", "--workspace", str(project), "--allow", "Bash(git log:*)",
+        "permissions", "check", "--workspace", str(project), "--allow", "Bash(git log:*)", "--sandbox", "off",
         stdin=jsonl([{"tool": "Bash", "input": {"command": c}} for c in commands]),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -185,7 +185,7 @@ def test_run_tools_bash_runs_only_what_the_rules_allow(project: Path) -> None:
             bash_use("4", "echo hi"),
             bash_use("5", "rm a.txt"),
         ],
-        "--allow", "Bash(touch:*)", "--allow", "Edit(/made.txt)", "--deny", "Bash(rm:*)",
+        "--allow", "Bash(touch:*)", "--allow", "Edit(/made.txt)", "--deny", "Bash(rm:*)", "--sandbox", "off",
     )  # fmt: skip
     assert not out[0]["is_error"] and (project / "made.txt").exists()
     assert out[1]["is_error"] and "other.txt" in out[1]["content"] and not (project / "other.txt").exists()

@@ -31,10 +31,18 @@ from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
 from toolgate.agent.stored_chat import open_chat
 from toolgate.cli.errors import UsageError
-from toolgate.cli.options import cli_rules, default_mode, report_problems, settings_files, workspace_trust
+from toolgate.cli.options import (
+    cli_rules,
+    default_mode,
+    report_problems,
+    report_sandbox_problems,
+    settings_files,
+    workspace_trust,
+)
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import RuntimeOptions
 from toolgate.session_files import SessionFiles, SessionNotFound
+from toolgate.shell.sandbox.settings import SandboxRequest
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
 
@@ -98,6 +106,7 @@ def chat_command(args: argparse.Namespace) -> int:
                 rules=rules,
                 settings_files=files,
                 trust_workspace=workspace_trust(args),
+                sandbox=SandboxRequest(args.sandbox),
             ),
             max_turns=args.max_turns,
         )
@@ -106,6 +115,7 @@ def chat_command(args: argparse.Namespace) -> int:
     except (FileExistsError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     report_problems(chat.runtime.permissions)
+    report_sandbox_problems(chat.runtime)
     if args.resume and args.workspace and Path(meta.workspace) != workspace:
         print(
             f"toolgate chat: note: session {meta.id} works in {meta.workspace}; --workspace is ignored",

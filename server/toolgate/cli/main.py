@@ -24,6 +24,12 @@ def _add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--add-dir", action="append", default=[], type=Path, metavar="DIR", help="another working dir")
     parser.add_argument("--settings", action="append", default=[], type=Path, metavar="FILE", help="a settings file")
     _add_trust_option(parser)
+    parser.add_argument(
+        "--sandbox",
+        choices=["auto", "on", "off"],
+        default=None,
+        help="run Bash commands in the sandbox (default: the settings' sandbox.enabled, else auto: when available)",
+    )
 
 
 def _add_trust_option(parser: argparse.ArgumentParser) -> None:
@@ -104,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     listing = actions.add_parser("list", help="the effective rules, where each comes from, and any problems")
     _add_session_options(listing)
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    from toolgate.cli.sandbox import add_sandbox_command
+
+    add_sandbox_command(commands, _add_session_options)
     return parser
 
 
@@ -138,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.permissions import permissions_command
 
             return permissions_command(args)
+        if args.command == "sandbox":
+            from toolgate.cli.sandbox import sandbox_command
+
+            return sandbox_command(args)
     except UsageError as exc:
         name = " ".join(filter(None, (args.command, getattr(args, "action", None))))
         print(f"toolgate {name}: {exc}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """The session options every command shares (`--workspace`, `--permission-mode`, rules, `--add-dir`,
-`--settings`, `--trust-workspace`), turned into a runtime. Problems with what was typed on the command line stop
-the command; problems in settings files found on disk are reported on stderr (and the engine fails closed for
-them)."""
+`--settings`, `--trust-workspace`, `--sandbox`), turned into a runtime. Problems with what was typed on the
+command line stop the command; problems in settings files found on disk are reported on stderr (and the engine
+fails closed for them)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from toolgate.permissions.rules import Behavior, RuleError, parse_rule
 from toolgate.permissions.settings import SettingsError, read_settings
 from toolgate.permissions.sources import load_rule_book
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
+from toolgate.shell.sandbox.runtime import SANDBOX
+from toolgate.shell.sandbox.settings import SandboxRequest
 
 
 def cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:
@@ -80,7 +82,14 @@ def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
             rules=cli_rules(args),
             settings_files=settings_files(args),
             trust_workspace=workspace_trust(args),
+            sandbox=SandboxRequest(args.sandbox),
         ),
     )
     report_problems(runtime.permissions)
+    report_sandbox_problems(runtime)
     return runtime
+
+
+def report_sandbox_problems(runtime: Runtime) -> None:
+    for problem in runtime.session.deps.get(SANDBOX).problems:
+        print(f"toolgate: {problem}", file=sys.stderr)

@@ -37,6 +37,7 @@ from toolgate.permissions.ladder import Evaluation, evaluate
 from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import Behavior, Rule
 from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, load_rule_book
+from toolgate.shell.sandbox.runtime import sandbox_auto_allows
 
 # A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
 # question, a safety check, or broken settings.
@@ -176,7 +177,15 @@ class PermissionEngine:
         check = await self._tool_check(tool, tool_input, ctx)
         result = evaluate(
             LadderInput(
-                facts, self.book, ctx.mode, ctx.working_dirs, ctx.workspace, ctx.get(HOME_DIR), check, self._reader_rule
+                facts,
+                self.book,
+                ctx.mode,
+                ctx.working_dirs,
+                ctx.workspace,
+                ctx.get(HOME_DIR),
+                check,
+                self._reader_rule,
+                sandbox_auto_allow=sandbox_auto_allows(tool.name, tool_input, ctx),
             )
         )
         if result.behavior == "allow" and self.book.broken_files:

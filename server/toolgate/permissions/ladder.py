@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.paths import display_path, resolved_forms
+from toolgate.core.paths import display_path, inside_any, resolved_forms
 from toolgate.core.permission import PermissionMode, RuleSuggestion
 from toolgate.permissions.bash import CommandPart
 from toolgate.permissions.command_forms import exact_text
-from toolgate.permissions.coverage import coverage
+from toolgate.permissions.coverage import Need, coverage
 from toolgate.permissions.facts import CallFacts
 from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import (
@@ -44,7 +44,18 @@ from toolgate.permissions.sources import RuleBook, RuleEntry
 from toolgate.permissions.suggestions import suggest
 
 Stage = Literal[
-    "deny_rule", "ask_rule", "tool", "safety", "bypass", "allow_rule", "mode", "ask", "hook", "hand_back", "settings"
+    "deny_rule",
+    "ask_rule",
+    "tool",
+    "safety",
+    "bypass",
+    "allow_rule",
+    "mode",
+    "sandbox",
+    "ask",
+    "hook",
+    "hand_back",
+    "settings",
 ]
 
 
@@ -209,6 +220,30 @@ def safety_reason(inp: LadderInput) -> str | None:
     return credential_read(facts, inp.home)
 
 
+# --- the sandbox step ------------------------------------------------------------------------------------
+
+
+def _contained(needs: Sequence[Need], inp: LadderInput) -> bool:
+    """Whether everything left to ask about is what the sandbox contains: running code, and writing inside
+    the working directories. A read outside them is not (the sandbox lets commands read the file system)."""
+    if inp.facts.family != "bash" or not needs:
+        return False
+
+    def inside(path: Path) -> bool:
+        return all(inside_any(form, inp.working_dirs) for form in resolved_forms(path))
+
+    for need in needs:
+        if need.kind == "command":
+            continue
+        if need.kind == "write" and need.path is not None and inside(need.path):
+            continue
+        globs = need.part.glob_writes if need.kind == "write" and need.path is None and need.part else []
+        if globs and all(inside(g.base) for g in globs):
+            continue
+        return False
+    return True
+
+
 # --- the ladder --------------------------------------------------------------------------------------------
 
 
@@ -260,6 +295,14 @@ def evaluate(inp: LadderInput) -> Evaluation:
             )
         return Evaluation("allow", "it is read-only and stays inside the working directories", "mode", ro)
 
+    if inp.sandbox_auto_allow and inp.mode is not PermissionMode.PLAN and _contained(cov.needs, inp):
+        return Evaluation(
+            "allow",
+            "it runs in the sandbox, where it can write only inside the working directories (not their protected "
+            "paths) and has no network (sandbox.autoAllow)",
+            "sandbox",
+            ro,
+        )
     shown_needs = [need.reason for need in cov.needs[:3]]
     reason = "; ".join(shown_needs)
     if len(cov.needs) > len(shown_needs):

@@ -27,3 +27,5 @@ class LadderInput:
     tool_check: PermissionCheck
     # Whether a Bash rule's fixed command part is, by itself, read-only (`git log` is; `npm test` is not).
     reader_rule: Callable[[Rule], bool] = lambda _rule: False
+    # The command will run in a working sandbox whose autoAllow is on (the ladder's sandbox step).
+    sandbox_auto_allow: bool = False

@@ -13,14 +13,14 @@ import contextlib
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 
 from toolgate.core.child_env import child_environment
-from toolgate.shell.groups import BASH, group_alive, stop_group
+from toolgate.shell.groups import BASH, POLL_S, group_alive, stop_group
 from toolgate.shell.output import OutputCapture
 from toolgate.shell.watchdog import WATCHDOG
 
@@ -79,16 +79,18 @@ async def run_command(
     capture: OutputCapture,
     cwd_file: Path,
     on_output: Callable[[str], None] | None = None,
+    prefix: Sequence[str] = (),
 ) -> ShellRun:
     """Run `command` and wait for it (and its output) to finish, or for the timeout.
 
     On cancellation the group is stopped (shielded from the cancellation) and the cancellation goes on;
-    `capture` holds what was printed until then.
+    `capture` holds what was printed until then. `prefix` (a sandbox's argv) runs bash inside it; the
+    process group is the sandbox's, so stopping the group stops everything inside too.
     """
     started = time.monotonic()
     _discard(cwd_file)  # a stale file from an earlier run must not be mistaken for this one's answer
     process = await anyio.open_process(
-        [BASH, "-c", command],
+        [*prefix, BASH, "-c", command],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -123,6 +125,8 @@ async def run_command(
                     # The shell is gone; processes it put in the background may still hold the output open.
                     with anyio.move_on_after(EXIT_GRACE_S):
                         await reader_done.wait()
+                    if prefix:
+                        await _settle(pgid)
                     if not reader_done.is_set() or group_alive(pgid):
                         stopped_leftovers = await stop_group(pgid)
 
@@ -152,6 +156,16 @@ async def run_command(
         final_cwd=None if timed_out else _read_cwd(cwd_file),
         stopped_leftovers=stopped_leftovers,
     )
+
+
+async def _settle(pgid: int) -> None:
+    """A sandbox's own init may outlive its outer process by a moment (it ends everything inside with it):
+    give the group that moment before anything left in it counts as left behind."""
+    deadline = time.monotonic() + EXIT_GRACE_S
+    while time.monotonic() < deadline:
+        if not group_alive(pgid):
+            return
+        await anyio.sleep(POLL_S)
 
 
 def _discard(path: Path) -> None:

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -102,13 +102,16 @@ class ShellHost:
         """A fresh file for one command to report its final directory in (concurrent commands never share)."""
         return self.directory / f"cwd-{next(self._calls)}"
 
-    def start(self, command: str, *, cwd: Path, env: Mapping[str, str]) -> BackgroundCommand:
+    def start(
+        self, command: str, *, cwd: Path, env: Mapping[str, str], prefix: Sequence[str] = ()
+    ) -> BackgroundCommand:
+        """Start `command` in the background (`prefix`: a sandbox's argv to run bash inside)."""
         if self._closed:
             raise StateError("The session is closing, so no new background command can start.")
         ref, path = self.store.new_path()
         with open(path, "wb") as output:
             process = subprocess.Popen(
-                [BASH, "-c", command],
+                [*prefix, BASH, "-c", command],
                 stdin=subprocess.DEVNULL,
                 stdout=output,
                 stderr=subprocess.STDOUT,

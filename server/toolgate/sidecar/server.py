@@ -43,6 +43,7 @@ from toolgate.permissions.rules import RuleError
 from toolgate.permissions.settings import SettingsError
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import SessionFiles, SessionMeta, default_data_root
+from toolgate.shell.sandbox.settings import SandboxRequest
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.chat import ChatHost
@@ -200,6 +201,7 @@ class ToolgateServer(LanguageServer):
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
+                sandbox=SandboxRequest(default="off"),  # opt-in (sandbox.enabled) until the panel shows it
             ),
         )
 

@@ -27,12 +27,25 @@ from toolgate.shell.classify import Classification, classify
 from toolgate.shell.executor import command_env, run_command
 from toolgate.shell.host import SHELL_HOST
 from toolgate.shell.output import INLINE_LIMIT, Captured, OutputCapture
+from toolgate.shell.sandbox.runtime import SANDBOX
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 
 # Devices that are read or written without touching any file worth a permission check.
 _DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom"})
+
+# What programs print when the sandbox refused them something (errno texts; curl's and git's own words).
+_SANDBOX_SIGNS = (
+    "Read-only file system", "Device or resource busy", "Network is unreachable", "Could not resolve host",
+    "Temporary failure in name resolution", "Name or service not known", "Couldn't connect to server",
+    "Operation not permitted",
+)  # fmt: skip
+SANDBOX_FAILURE_NOTE = (
+    "It ran in the sandbox, which blocks writes outside the working directories, writes to protected paths "
+    "(.git/hooks, .git/config, .toolgate, .vscode, ...), credential files and all network access. If it failed "
+    "because of that, call it again with outside_sandbox: true and the user will be asked."
+)
 
 # Programs for which exit status 1 is an answer, not a failure.
 _EXIT_ONE_MEANS = {
@@ -62,6 +75,11 @@ class BashInput(ToolInput):
     run_in_background: bool = Field(
         default=False,
         description="Start the command and return at once with an id; read its output later with BashOutput.",
+    )
+    outside_sandbox: bool = Field(
+        default=False,
+        description="Run without the sandbox (only when a sandboxed run failed because the sandbox blocked "
+        "something it needs); the user is asked first.",
     )
 
 
@@ -208,15 +226,22 @@ class BashTool(Tool[BashInput, BashResult]):
         return ctx.get(PASS_THROUGH)
 
     async def call(self, tool_input: BashInput, ctx: ToolContext) -> BashResult:
+        sandbox = ctx.get(SANDBOX)  # before the shell host, so it closes after the host stopped its commands
         host = ctx.get(SHELL_HOST)
         store = ctx.get(OUTPUT_STORE)
         timeout_s, clamp_note = _timeout(tool_input.timeout)
         cwd, start_note = self._start_dir(ctx)
         notes = [n for n in (start_note,) if n]
         final_argv = self._classification(tool_input).final_argv
+        launch = sandbox.launch(
+            ctx.working_dirs, ctx.get(HOME_DIR), [host.directory], outside=tool_input.outside_sandbox
+        )
+        notes.extend(n for n in (launch.note,) if n)
 
         if tool_input.run_in_background:
-            task = host.start(tool_input.command, cwd=cwd, env=command_env(self._pass_through(ctx)))
+            task = host.start(
+                tool_input.command, cwd=cwd, env=command_env(self._pass_through(ctx)), prefix=launch.prefix
+            )
             if tool_input.timeout is not None:
                 notes.append("The timeout does not apply to background commands; stop this one with KillShell.")
             return BashResult(tool_input.command, None, None, False, 0.0, 0.0, tuple(notes), final_argv, task.id)
@@ -241,6 +266,7 @@ class BashTool(Tool[BashInput, BashResult]):
                 capture=capture,
                 cwd_file=host.cwd_file(),
                 on_output=lambda text: ctx.progress("output", text),
+                prefix=launch.prefix,
             )
         except anyio.get_cancelled_exc_class():
             captured = capture.result()
@@ -256,6 +282,8 @@ class BashTool(Tool[BashInput, BashResult]):
                 "The command left processes running when it finished; they were stopped. Start long-running "
                 "processes with run_in_background."
             )
+        if launch.prefix and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
+            notes.append(SANDBOX_FAILURE_NOTE)
         return BashResult(
             tool_input.command,
             captured,
@@ -312,6 +340,10 @@ def _exit_meaning(argv: tuple[str, ...], code: int) -> str | None:
     if argv[0] == "git" and len(argv) > 1 and argv[1] == "diff" and ("--quiet" in argv or "--exit-code" in argv):
         return "there are differences"
     return _EXIT_ONE_MEANS.get(os.path.basename(argv[0]))
+
+
+def _blocked_by_sandbox(output: str) -> bool:
+    return any(sign in output for sign in _SANDBOX_SIGNS)
 
 
 def _clean(text: str) -> str:

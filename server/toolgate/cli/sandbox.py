@@ -1,0 +1,95 @@
+"""`toolgate sandbox status|policy|run -- CMD`: the Bash sandbox, looked at and tried by hand.
+
+status: whether commands would run sandboxed here, and if not, why (exit status 0 when they would, 1 if not).
+policy: the effective layout (what is read-only, writable, protected, hidden) and the network.
+run:    one command inside the sandbox, with this terminal's output; its exit status is the command's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from toolgate.cli.errors import UsageError
+from toolgate.cli.options import runtime_from_args
+from toolgate.core.context import HOME_DIR
+from toolgate.core.errors import StateError
+from toolgate.core.permission import NonInteractiveApprover
+from toolgate.shell.executor import command_env
+from toolgate.shell.groups import BASH
+from toolgate.shell.sandbox.policy import describe
+from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
+
+
+def add_sandbox_command(commands: Any, session_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    sandbox = commands.add_parser(
+        "sandbox",
+        help="the Bash sandbox: status, the effective policy, or run a command in it by hand",
+        description="Bash commands run in a bubblewrap sandbox when it is available: the file system is read-only "
+        "apart from the working directories (minus their protected paths) and a private /tmp; credentials are "
+        "hidden; there is no network.",
+    )
+    actions = sandbox.add_subparsers(dest="action", required=True, metavar="ACTION")
+    status = actions.add_parser("status", help="whether Bash commands run sandboxed here, and if not, why")
+    session_options(status)
+    policy = actions.add_parser("policy", help="the effective mounts and network rules, readable")
+    session_options(policy)
+    run = actions.add_parser("run", help="run one command in the sandbox: toolgate sandbox run -- CMD")
+    session_options(run)
+    run.add_argument("cmd", nargs=argparse.REMAINDER, help="the command (after --), run by /bin/bash -c")
+
+
+def _sandbox_of(args: argparse.Namespace) -> tuple[Sandbox, list[Path], Path, Path, tuple[str, ...]]:
+    runtime = runtime_from_args(args, NonInteractiveApprover())
+    session = runtime.session
+    sandbox = session.deps.get(SANDBOX)
+    home = session.deps.get(HOME_DIR)
+    dirs = [session.workspace, *session.additional_dirs]
+    pass_through = tuple(runtime.permissions.book.pass_through)
+    anyio.run(runtime.aclose)
+    return sandbox, dirs, home, session.workspace, pass_through
+
+
+def sandbox_command(args: argparse.Namespace) -> int:
+    sandbox, dirs, home, workspace, pass_through = _sandbox_of(args)
+    try:
+        return _act(args, sandbox, dirs, home, workspace, pass_through)
+    finally:
+        sandbox.close()
+
+
+def _act(
+    args: argparse.Namespace, sandbox: Sandbox, dirs: list[Path], home: Path, workspace: Path, env: tuple[str, ...]
+) -> int:
+    state = sandbox.state()
+    if args.action == "status":
+        print(f"sandbox: {state.describe()}")
+        for problem in sandbox.problems:
+            print(f"  problem: {problem}")
+        if not state.active:
+            print("  Bash commands run without a sandbox, and nothing is allowed on its account.")
+        return 0 if state.active else 1
+    if not state.active:
+        print(f"toolgate sandbox {args.action}: the sandbox is off: {state.detail}", file=sys.stderr)
+        return 1
+    if args.action == "policy":
+        print(describe(sandbox.plan(dirs, home, [])))
+        print("network    off (own network namespace; no host can be reached)")
+        print(f"autoAllow  {'on' if state.auto_allow else 'off'}")
+        return 0
+    words = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not words:
+        raise UsageError("name the command to run: toolgate sandbox run -- CMD")
+    try:
+        launch = sandbox.launch(dirs, home, [], outside=False)
+    except StateError as exc:
+        print(f"toolgate sandbox run: {exc}", file=sys.stderr)
+        return 1
+    argv = [*launch.prefix, BASH, "-c", " ".join(words)]
+    return subprocess.run(argv, cwd=workspace, env=command_env(env), check=False).returncode

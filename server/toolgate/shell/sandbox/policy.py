@@ -1,0 +1,182 @@
+"""What a sandboxed command may see and change, and the bubblewrap argv that enforces it. Pure: every fact
+about the file system comes in through `PathKind`, so the argv is a function of its inputs and unit-testable.
+
+The layout, in mount order (later mounts cover earlier ones):
+
+    /                          read-only (home included)
+    /dev, /proc                minimal devices; the sandbox's own process list
+    /tmp, /run, /var/run       private and empty (other programs' sockets live there: docker, X11, tmux)
+    working directories        writable
+    scratch directories        writable (the shell host's directory: cwd reports, BASH_ENV)
+    pinned ancestors           of the protected paths, bound onto themselves
+    protected paths            read-only again, inside the writable roots, whether or not they exist yet
+    hidden paths               credentials: an empty directory or an empty file in their place
+
+A protected directory that does not exist yet still gets a mount, so nothing inside can create it; bubblewrap
+needs an empty directory as the mount point (git ignores empty directories), which `absent_mountpoints` lists
+so the caller creates it first and removes it (if still empty) when the session ends. Every ancestor of a
+protected path inside a root is bound onto itself ("pinned"): a mount point cannot be renamed or removed, so
+`mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the read-only hooks. Absent protected *files* are not
+mounted (the stand-in would be an empty file git lists as untracked); the ladder's protected-path check
+still asks before a command names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from toolgate.core.credentials import CREDENTIAL_DIRS, CREDENTIAL_FILES
+from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUFFIXES
+
+Kind = Literal["dir", "file", "link", "absent"]  # "link": a symbolic link (not followed)
+PathKind = Callable[[Path], Kind]
+NetworkMode = Literal["none"]  # the allow-list proxy is not built yet: no network at all
+
+# The protected and credential lists are the permission checks' own (one answer to "what is protected"):
+# - every PROTECTED_DIRS name at the top of each working directory: read-only, and an empty read-only stand-in
+#   when absent (so nothing inside can create `.vscode/tasks.json`), except PRESENT_ONLY;
+# - `.git/hooks` and `.git/config` of a repository there, and the PROTECTED_SUFFIXES directories (`.github/
+#   workflows`, ...): read-only; a stand-in when absent but their parent exists (no new parents are made);
+# - PROTECTED_FILES: read-only when present (an absent file cannot be mounted without leaving an empty file that
+#   git would list; the ladder's protected-path check still asks before a command names one);
+# - credentials under the home directory (CREDENTIAL_DIRS, CREDENTIAL_FILES): not visible at all.
+# An empty `.hg` or `.svn` would look like a broken repository to those tools. (An empty `.git` does not: git
+# looks further up; so an absent `.git` gets a stand-in, and `git init` cannot run in the sandbox.)
+PRESENT_ONLY: frozenset[str] = frozenset({".hg", ".svn"})
+REPOSITORY_ENTRIES: tuple[tuple[str, bool], ...] = ((".git/hooks", True), (".git/config", False))
+
+
+def protected_entries() -> tuple[tuple[str, bool], ...]:
+    """(path relative to a working directory, is a directory) for every protected entry, from safety.py."""
+    dirs = [(name, True) for name in sorted(PROTECTED_DIRS)]
+    suffixes = [("/".join(suffix), True) for suffix in PROTECTED_SUFFIXES]
+    files = [(name, False) for name in sorted(PROTECTED_FILES)]
+    return (*dirs, *REPOSITORY_ENTRIES, *suffixes, *files)
+
+
+def hidden_home_entries() -> tuple[str, ...]:
+    return (*("/".join(suffix) for suffix in CREDENTIAL_DIRS), *sorted(CREDENTIAL_FILES))
+
+
+PRIVATE_DIRS: tuple[Path, ...] = (Path("/tmp"), Path("/run"), Path("/var/run"), Path("/var/tmp"))
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPolicy:
+    writable_roots: tuple[Path, ...]  # the working directories (workspace first)
+    home: Path
+    empty_dir: Path  # an empty directory nothing writes to: the stand-in for absent protected directories
+    empty_file: Path  # an empty regular file: the stand-in for hidden files (a bound /dev/null cannot be opened)
+    scratch_dirs: tuple[Path, ...] = ()  # writable too; bound after the private /tmp so they survive it
+    extra_writable: tuple[Path, ...] = ()  # from the user's settings
+    extra_hidden: tuple[Path, ...] = ()
+    network: NetworkMode = "none"
+    extra_protected: tuple[Path, ...] = ()  # absolute: git's core.hooksPath directories
+    protected: tuple[tuple[str, bool], ...] = field(default_factory=protected_entries)
+    hidden_home: tuple[str, ...] = field(default_factory=hidden_home_entries)
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """One line of the effective layout, for `toolgate sandbox policy` and the tests."""
+
+    what: Literal["read-only", "writable", "private", "protected", "hidden", "pinned"]
+    path: Path
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPlan:
+    argv: tuple[str, ...]  # bwrap and its options, up to and including `--`; the command follows
+    mounts: tuple[Mount, ...]
+    # Absent directories the layout mounts on or pins, parents first: the caller creates them before the command
+    # and removes them (if still empty) when no sandbox runs.
+    absent_mountpoints: tuple[Path, ...] = field(default=())
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _ancestors_within(path: Path, root: Path) -> list[Path]:
+    """The directories strictly between `root` and `path`, outermost first."""
+    chain = [p for p in path.parents if _under(p, root) and p != root]
+    return list(reversed(chain))
+
+
+def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> SandboxPlan:
+    argv: list[str] = [bwrap]
+    mounts: list[Mount] = []
+    absent: list[Path] = []
+
+    def add(option: str, *paths: Path) -> None:
+        argv.append(option)
+        argv.extend(str(p) for p in paths)
+
+    add("--ro-bind", Path("/"), Path("/"))
+    mounts.append(Mount("read-only", Path("/"), "everything not listed below, home included"))
+    add("--dev", Path("/dev"))
+    add("--proc", Path("/proc"))
+    for private in PRIVATE_DIRS:
+        if kind(private) == "dir":  # /var/run is usually a symlink to /run: covered by it
+            add("--tmpfs", private)
+            mounts.append(Mount("private", private, "empty, private to this command"))
+
+    writable = [r for r in (*policy.writable_roots, *policy.extra_writable) if kind(r) == "dir"]
+    for root in (*writable, *(d for d in policy.scratch_dirs if kind(d) == "dir")):
+        add("--bind", root, root)
+        mounts.append(Mount("writable", root))
+
+    pins: dict[Path, None] = {}
+    protected: list[tuple[Path, Path, str]] = []  # (source, target, note)
+    targets = [(root / entry, root, is_dir) for root in writable for entry, is_dir in policy.protected]
+    targets += [(path, root, True) for path in policy.extra_protected for root in writable if _under(path, root)]
+    for target, root, is_dir in targets:
+        if target == root:
+            continue
+        chain = _ancestors_within(target, root)
+        if any(kind(p) != "dir" for p in chain):
+            continue  # its parent is absent, or a file or link (`.git` of a worktree): nothing to pin there
+        found = kind(target)
+        if target.name == ".git" and target.parent == root and found == "dir":
+            continue  # a repository: pinned as the parent of its hooks and config, which stay read-only
+        if found == "absent" and (not is_dir or target.name in PRESENT_ONLY):
+            continue
+        if found == "absent":
+            protected.append((policy.empty_dir, target, "absent: an empty read-only directory stands in"))
+            absent.append(target)
+        else:
+            protected.append((target, target, "read-only"))
+        pins.update((p, None) for p in chain)
+    # Pins before the protected mounts: bwrap binds from the host's view, which has none of the sandbox's mounts,
+    # so a pin bound later would cover the read-only mounts below it.
+    for ancestor in sorted(pins, key=lambda p: len(p.parts)):
+        add("--bind", ancestor, ancestor)
+        mounts.append(Mount("pinned", ancestor, "a mount point: cannot be renamed or removed"))
+    for source, target, note in protected:
+        add("--ro-bind", source, target)
+        mounts.append(Mount("protected", target, note))
+
+    hidden = [policy.home / e for e in policy.hidden_home] + list(policy.extra_hidden)
+    for path in hidden:
+        found = kind(path)
+        if found in ("dir", "link"):
+            add("--tmpfs", path)
+            add("--remount-ro", path)
+            mounts.append(Mount("hidden", path, "an empty directory stands in"))
+        elif found == "file":
+            add("--ro-bind", policy.empty_file, path)
+            mounts.append(Mount("hidden", path, "an empty file stands in"))
+
+    argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL"]
+    argv.append("--")
+    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent))
+
+
+def describe(plan: SandboxPlan) -> str:
+    width = max((len(m.what) for m in plan.mounts), default=0)
+    lines = [f"{m.what:<{width}}  {m.path}" + (f"  ({m.note})" if m.note else "") for m in plan.mounts]
+    return "\n".join(lines)

@@ -1,0 +1,179 @@
+"""The session's sandbox: its settings, whether it can run here, and the prefix each Bash command runs under.
+
+One per session (a `Dep`). It decides once per session whether the backend works (a probe, cached) and hands
+out command prefixes. The empty directories it creates as mount points for absent protected directories stay
+until the session closes (after the shell host stopped every background command): removing a mount point in
+use would lift that mount inside a running sandbox.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolgate.core.deps import Dep, Resolver
+from toolgate.core.errors import StateError
+from toolgate.permissions.safety import git_hooks_dirs
+from toolgate.shell.sandbox.backend import SandboxBackend, detect_backend
+from toolgate.shell.sandbox.policy import SandboxPlan, SandboxPolicy
+
+Enabled = Literal["auto", "on", "off"]
+# The stand-in mount points this process created, and which sessions' sandboxes have mounted on each.
+_STAND_IN_USERS: dict[Path, set[int]] = {}
+
+
+def plan_roots(roots: Sequence[Path]) -> list[Path]:
+    return [Path(os.path.realpath(p)) for p in roots]
+
+
+class SandboxSettings(BaseModel):
+    """The `sandbox` object of a settings file (and `--sandbox` on the command line)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    enabled: Enabled = "auto"
+    auto_allow: bool = Field(default=True, alias="autoAllow")
+    writable: list[str] = Field(default_factory=list, description="Extra writable directories.")
+    hidden: list[str] = Field(default_factory=list, description="Extra paths the sandbox does not show.")
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxState:
+    active: bool  # commands run inside the sandbox
+    auto_allow: bool  # the ladder may allow on its account (active and autoAllow)
+    backend: str
+    detail: str  # why it is off or unavailable, or which bwrap runs it
+
+    def describe(self) -> str:
+        if self.active:
+            allow = "on" if self.auto_allow else "off"
+            return f"on ({self.backend}, {self.detail}); autoAllow {allow}; network off"
+        return f"off: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    prefix: tuple[str, ...]  # empty: run without a sandbox
+    note: str | None  # for the result when it is not sandboxed although asked to be
+
+
+@dataclass(eq=False)
+class Sandbox:
+    settings: SandboxSettings = field(default_factory=SandboxSettings)
+    path_env: str | None = None  # where to look for bwrap (None: this process's PATH)
+    problems: list[str] = field(default_factory=list)  # settings entries that were broken or ignored
+    _backend: SandboxBackend | None = None
+    _empty: Path | None = None
+
+    @property
+    def backend(self) -> SandboxBackend:
+        if self._backend is None:
+            self._backend = detect_backend(self.path_env)
+        return self._backend
+
+    def state(self) -> SandboxState:
+        if self.settings.enabled == "off":
+            return SandboxState(False, False, "none", "turned off (sandbox.enabled is off)")
+        status = self.backend.status()
+        if not status.available:
+            return SandboxState(False, False, status.backend, status.detail)
+        return SandboxState(True, self.settings.auto_allow, status.backend, status.detail)
+
+    def policy(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path]) -> SandboxPolicy:
+        """`roots`: the working directories, workspace first; `scratch`: other directories commands write."""
+        writable = tuple(dict.fromkeys(plan_roots(roots)))
+        hooks = tuple(Path(os.path.realpath(p)) for p in git_hooks_dirs(writable[0], home)) if writable else ()
+        return SandboxPolicy(
+            writable_roots=writable,
+            extra_protected=hooks,
+            home=Path(os.path.realpath(home)),
+            empty_dir=self._stand_ins() / "empty",
+            empty_file=self._stand_ins() / "empty-file",
+            scratch_dirs=tuple(Path(os.path.realpath(p)) for p in scratch),
+            extra_writable=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.writable),
+            extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
+        )
+
+    def plan(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path]) -> SandboxPlan:
+        return self.backend.plan(self.policy(roots, home, scratch))
+
+    def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
+        """The prefix for one command (empty: run it without a sandbox), and a note for its result."""
+        if outside:
+            return Launch((), "This command ran outside the sandbox, as approved.")
+        state = self.state()
+        if not state.active:
+            note = None if self.settings.enabled == "off" else f"The sandbox is not running: {state.detail}."
+            return Launch((), note)
+        try:
+            plan = self.plan(roots, home, scratch)
+            # bwrap resolves every source before it mounts anything, so an absent mount point must exist first.
+            # They stay until the session ends: creating and removing them costs more than a short command.
+            for path in plan.absent_mountpoints:
+                if not path.exists():
+                    path.mkdir()
+                    _STAND_IN_USERS.setdefault(path, set())
+        except OSError as exc:
+            # Fail closed: the ladder may have allowed this on the sandbox's account, so it must not run outside.
+            raise StateError(
+                f"The sandbox could not be set up ({exc}), so the command did not run. Fix the cause, or turn the "
+                "sandbox off (sandbox.enabled: off) and let the user approve commands one by one."
+            ) from None
+        # Another session's stand-in in the same directories is one this sandbox now mounts on too.
+        for path, users in _STAND_IN_USERS.items():
+            if any(path.is_relative_to(root) for root in plan_roots(roots)):
+                users.add(id(self))
+        return Launch(plan.argv, None)
+
+    def _stand_ins(self) -> Path:
+        """A private directory holding an empty directory and an empty file, both read-only."""
+        if self._empty is None:
+            directory = Path(tempfile.mkdtemp(prefix="toolgate-sandbox-"))
+            try:
+                (directory / "empty").mkdir(mode=0o555)
+                (directory / "empty-file").touch(mode=0o444)
+            except OSError:
+                shutil.rmtree(directory, ignore_errors=True)
+                raise
+            self._empty = directory
+        return self._empty
+
+    def close(self) -> None:
+        """After the shell host stopped every background command (the Bash tool resolves the sandbox first,
+        so it is closed last)."""
+        for path in sorted(_STAND_IN_USERS, key=lambda p: len(p.parts), reverse=True):
+            users = _STAND_IN_USERS[path]
+            users.discard(id(self))
+            if users:
+                continue  # another session's sandbox may be mounted on it: removing it would lift that mount
+            del _STAND_IN_USERS[path]
+            with contextlib.suppress(OSError):  # not empty (someone put something there), or already gone
+                path.rmdir()
+        if self._empty is not None:
+            os.chmod(self._empty / "empty", 0o755)
+            shutil.rmtree(self._empty, ignore_errors=True)
+            self._empty = None
+
+
+def _close(sandbox: Sandbox) -> None:
+    sandbox.close()
+
+
+# Off unless the session's builder says otherwise (`RuntimeOptions.sandbox`): the CLI and the sidecar pass
+# the settings' `sandbox` (default auto); a library caller that passes nothing gets the plain executor.
+SANDBOX: Dep[Sandbox] = Dep("sandbox", lambda _r: Sandbox(SandboxSettings(enabled="off")), close=_close)
+
+
+def sandbox_auto_allows(tool_name: str, tool_input: BaseModel, resolver: Resolver) -> bool:
+    """Whether this call will run in a working sandbox whose autoAllow is on (the ladder's sandbox step)."""
+    if tool_name != "Bash" or getattr(tool_input, "outside_sandbox", False) is not False:
+        return False
+    return resolver.get(SANDBOX).state().auto_allow

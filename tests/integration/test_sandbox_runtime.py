@@ -1,0 +1,95 @@
+"""The session's sandbox object with real bwrap: stand-in mount points and their lifetime, failing closed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.integration.test_run_tools_cli import TOOLGATE
+
+from toolgate.core.errors import StateError
+from toolgate.shell.sandbox.runtime import Sandbox, SandboxSettings
+
+
+def on() -> Sandbox:
+    return Sandbox(SandboxSettings(enabled="on"))
+
+
+def test_stand_ins_outlive_a_session_while_another_sandbox_uses_them(workspace: Path, tmp_path: Path) -> None:
+    first, second = on(), on()
+    first.launch([workspace], tmp_path, [], outside=False)
+    assert (workspace / ".vscode").is_dir()
+    second.launch([workspace], tmp_path, [], outside=False)
+    first.close()
+    assert (workspace / ".vscode").is_dir()  # removing it would lift the mount inside `second`'s commands
+    second.close()
+    assert not (workspace / ".vscode").exists()
+
+
+def test_a_stand_in_someone_filled_from_outside_is_left_alone(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    sandbox.launch([workspace], tmp_path, [], outside=False)
+    (workspace / ".vscode" / "settings.json").write_text("{}")  # the editor, outside any sandbox
+    sandbox.close()
+    assert (workspace / ".vscode" / "settings.json").read_text() == "{}"
+
+
+def test_a_sandbox_that_cannot_be_set_up_refuses_to_run_rather_than_run_outside(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: Path, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)  # the file system is the boundary here; root ignores modes
+    with pytest.raises(StateError, match="did not run"):
+        on().launch([workspace], tmp_path, [], outside=False)
+
+
+def test_the_prefix_runs_a_command_in_the_sandbox(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+    try:
+        done = subprocess.run(
+            [*launch.prefix, "/bin/bash", "-c", "touch inside && touch /etc/toolgate-x"],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        sandbox.close()
+    assert done.returncode != 0 and "Read-only file system" in done.stderr
+    assert (workspace / "inside").exists() and not Path("/etc/toolgate-x").exists()
+
+
+def test_outside_and_off_give_no_prefix_and_say_so(workspace: Path, tmp_path: Path) -> None:
+    outside = on().launch([workspace], tmp_path, [], outside=True)
+    assert outside.prefix == () and outside.note is not None and "outside the sandbox" in outside.note
+    off = Sandbox(SandboxSettings(enabled="off"))
+    assert off.launch([workspace], tmp_path, [], outside=False).prefix == ()
+    assert not off.state().auto_allow
+    missing = Sandbox(SandboxSettings(enabled="on"), path_env="/nonexistent")
+    state = missing.state()
+    assert not state.active and not state.auto_allow and "bwrap was not found" in state.detail
+
+
+def test_the_sandbox_commands_status_policy_and_run(workspace: Path) -> None:
+    def toolgate(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [*TOOLGATE, "sandbox", *args[:1], "--workspace", str(workspace), "--sandbox", "on", *args[1:]]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    status = toolgate("status")
+    assert status.returncode == 0 and "sandbox: on (bubblewrap" in status.stdout
+    policy = toolgate("policy")
+    assert policy.returncode == 0
+    assert f"writable   {workspace}" in policy.stdout and "network    off" in policy.stdout
+    run = toolgate("run", "--", "echo inside > made.txt; touch /etc/toolgate-x; exit 3")
+    assert run.returncode == 3 and "Read-only file system" in run.stderr
+    assert (workspace / "made.txt").read_text() == "inside\n" and not Path("/etc/toolgate-x").exists()
+    assert not (workspace / ".vscode").exists()  # its stand-in is gone with the command
+    off = subprocess.run(
+        [*TOOLGATE, "sandbox", "policy", "--workspace", str(workspace), "--sandbox", "off"],
+        capture_output=True,
+        text=True,
+    )
+    assert off.returncode == 1 and "the sandbox is off" in off.stderr
