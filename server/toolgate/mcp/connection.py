@@ -1,0 +1,228 @@
+"""One configured MCP server: start it, list and pin its tools, call them, notice crashes and restart.
+
+The SDK's transports and sessions are async context managers that must be entered and left in one task, so
+each connection runs in a task of its own (inside the manager's task group) and calls reach its session from
+the callers' tasks. A crashed stdio server is restarted by the next call, after a backoff that doubles with
+each crash in a row. Its stderr goes to `<data>/mcp/logs/<server>.log`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import httpx2
+import mcp_types
+from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from toolgate.core.child_env import is_secret_name
+from toolgate.mcp.approvals import ApprovalStore
+from toolgate.mcp.config import ConfiguredServer, StdioServerConfig
+from toolgate.mcp.pinning import ToolSnapshot, snapshot_of
+
+log = logging.getLogger("toolgate.mcp")
+
+State = Literal["stopped", "starting", "running", "changed", "crashed", "failed"]
+INITIALIZE_TIMEOUT = 30.0
+MAX_BACKOFF = 30.0
+
+
+class ServerUnavailable(Exception):
+    """The server cannot take calls now; the message says why and what to do."""
+
+
+def server_environment(environ: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+    """toolgate's environment without its secrets, plus exactly the variables the server's settings name."""
+    return {k: v for k, v in environ.items() if not is_secret_name(k)} | dict(extra)
+
+
+class McpConnection:
+    def __init__(
+        self,
+        server: ConfiguredServer,
+        store: ApprovalStore,
+        log_dir: Path,
+        workspace: Path,
+        *,
+        environ: Mapping[str, str] | None = None,
+        initialize_timeout: float = INITIALIZE_TIMEOUT,
+        backoff: float = 1.0,
+    ) -> None:
+        self.server = server
+        self.backoff = backoff
+        self.store = store
+        self.log_path = log_dir / f"{server.name}.log"
+        self.workspace = workspace
+        self.environ = dict(os.environ if environ is None else environ)
+        self.initialize_timeout = initialize_timeout
+        self.state: State = "stopped"
+        self.last_error: str | None = None
+        self.tools: list[mcp_types.Tool] = []
+        self.snapshot: ToolSnapshot = {}
+        self.crashes = 0
+        self._retry_at = 0.0
+        self._session: ClientSession | None = None
+        self._stop = anyio.Event()
+        self._stopped = anyio.Event()
+        self._lost = False  # the connection closed under us (the server crashed or exited)
+        self._group: anyio.abc.TaskGroup | None = None
+        self._lock = anyio.Lock()
+        self.on_tools_changed: list[Any] = []  # callables(connection) run after a re-listing
+
+    # --- lifecycle -----------------------------------------------------------------------------------------
+    async def start(self, group: anyio.abc.TaskGroup) -> None:
+        """Start the server and wait until its tools are listed (or it failed: see `state`, `last_error`)."""
+        self._group = group
+        self._stop = anyio.Event()
+        self._stopped = anyio.Event()
+        self._lost = False
+        self.state = "starting"
+        ready = anyio.Event()
+        group.start_soon(self._run, ready)
+        await ready.wait()
+
+    async def stop(self) -> None:
+        self._stop.set()
+        with anyio.move_on_after(10):
+            await self._stopped.wait()
+
+    def _transport(self, stack: AsyncExitStack) -> Any:
+        config = self.server.config
+        if isinstance(config, StdioServerConfig):
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8"))  # noqa: SIM115 (the stack closes it)
+            cwd = (self.workspace / config.cwd) if config.cwd else self.workspace
+            params = StdioServerParameters(
+                command=config.command, args=config.args, env=server_environment(self.environ, config.env), cwd=cwd
+            )
+            return stdio_client(params, errlog=errlog)
+        client = httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(config.timeout, read=300))
+        return streamable_http_client(config.url, http_client=client)
+
+    async def _run(self, ready: anyio.Event) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport(stack))
+                session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
+                try:
+                    with anyio.fail_after(self.initialize_timeout):
+                        await session.initialize()
+                except TimeoutError:
+                    raise ServerUnavailable(
+                        f"it did not answer the MCP initialize request within {self.initialize_timeout:g} s"
+                    ) from None
+                self._session = session
+                await self._list_tools()
+                ready.set()
+                self.crashes = 0
+                await self._stop.wait()
+            if self._lost:
+                raise ServerUnavailable("the connection closed: the server process ended")
+            self.state = "stopped"
+        except Exception as exc:
+            self.state = "failed" if not ready.is_set() else "crashed"
+            self.last_error = _describe(exc)
+            self.crashes += 1
+            self._retry_at = time.monotonic() + min(MAX_BACKOFF, self.backoff * 2.0 ** (self.crashes - 1))
+            log.warning("MCP server %s %s: %s (log: %s)", self.server.name, self.state, self.last_error, self.log_path)
+        finally:
+            self._session = None
+            self.tools = [] if self.state != "stopped" else self.tools
+            ready.set()
+            self._stopped.set()
+
+    async def _list_tools(self) -> None:
+        assert self._session is not None
+        tools: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        while True:
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._session.list_tools(params=params)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        snapshot = snapshot_of(tools)
+        pinned = await anyio.to_thread.run_sync(self.store.pin, self.server, snapshot)
+        self.tools, self.snapshot = tools, snapshot
+        self.state = "running" if pinned else "changed"
+        if not pinned:
+            self.last_error = (
+                "its tools changed since you approved them, so they are hidden; see `toolgate mcp diff "
+                f"{self.server.name}` and run `toolgate mcp approve {self.server.name}` if the change is fine"
+            )
+        for listener in self.on_tools_changed:
+            listener(self)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification) and self._group is not None:
+            self._group.start_soon(self._relist)
+        elif isinstance(message, Exception):
+            log.info("MCP server %s: %s", self.server.name, message)
+
+    async def _relist(self) -> None:
+        try:
+            await self._list_tools()
+        except Exception as exc:
+            log.warning("MCP server %s: listing its changed tools failed: %s", self.server.name, _describe(exc))
+
+    # --- calls ---------------------------------------------------------------------------------------------
+    async def ensure_running(self) -> ClientSession:
+        async with self._lock:
+            if self._session is None and self.state in ("crashed", "stopped") and self._group is not None:
+                wait = self._retry_at - time.monotonic()
+                if wait > 0:
+                    raise ServerUnavailable(
+                        f"MCP server {self.server.name!r} stopped ({self.last_error}); it is restarted on a call "
+                        f"after {wait:.0f} s. Try again then, or do without it."
+                    )
+                await self.start(self._group)
+            if self._session is None:
+                raise ServerUnavailable(
+                    f"MCP server {self.server.name!r} is not running ({self.last_error or self.state}). "
+                    f"Its log is {self.log_path}."
+                )
+            return self._session
+
+    async def call(self, tool: str, arguments: dict[str, Any], time_limit: float) -> mcp_types.CallToolResult:
+        session = await self.ensure_running()
+        try:
+            with anyio.fail_after(time_limit):
+                return await session.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ServerUnavailable(
+                f"{tool} on MCP server {self.server.name!r} did not answer within {time_limit:g} s and was cancelled. "
+                "Retry with a smaller request, or raise the server's `timeout` setting."
+            ) from None
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as exc:
+            if isinstance(exc, MCPError) and exc.code == mcp_types.CONNECTION_CLOSED:
+                self._lost = True
+                self._stop.set()
+                with anyio.move_on_after(10):
+                    await self._stopped.wait()
+            if self._session is None or self.state == "crashed":
+                raise ServerUnavailable(
+                    f"MCP server {self.server.name!r} stopped during the call ({self.last_error or _describe(exc)}). "
+                    "It is restarted on the next call; the call may or may not have had its effect."
+                ) from None
+            raise ServerUnavailable(
+                f"MCP server {self.server.name!r} answered with an error: {_describe(exc)}"
+            ) from None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in exc.exceptions)
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, ServerUnavailable) else f"{type(exc).__name__}: {text}"

@@ -1,0 +1,153 @@
+"""All of a session's MCP servers: which may start, starting them, and the tools the model is shown.
+
+A server starts only when (1) it is a user server, or a workspace server in a trusted workspace, and (2) the
+person approved its current settings. Its tools are shown only while its tool list matches the pin. Tools a
+deny rule covers as a whole (`mcp__server`, `mcp__server__tool`) are left out of the list altogether.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+import anyio
+
+from toolgate.mcp.approvals import ApprovalError, ApprovalStore
+from toolgate.mcp.config import ConfiguredServer, ServerList, configured_servers
+from toolgate.mcp.connection import INITIALIZE_TIMEOUT, McpConnection
+from toolgate.mcp.names import tool_names
+from toolgate.mcp.tool import McpTool
+from toolgate.session_store import default_data_root
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    name: str
+    scope: str
+    state: str  # blocked-untrusted | needs-approval | stopped | starting | running | changed | crashed | failed
+    reason: str
+    tools: list[str]
+    log: Path | None
+
+
+def mcp_dir(data_dir: Path | None) -> Path:
+    return (data_dir or default_data_root()) / "mcp"
+
+
+class McpManager:
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        data_dir: Path | None = None,
+        home: Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        trust_workspace: bool | None = None,
+        initialize_timeout: float = INITIALIZE_TIMEOUT,
+        backoff: float = 1.0,
+    ) -> None:
+        self.workspace = workspace
+        self.environ = dict(os.environ if environ is None else environ)
+        self.home = home or Path.home()
+        self.directory = mcp_dir(data_dir)
+        self.store = ApprovalStore(self.directory)
+        self.listing: ServerList = configured_servers(workspace, self.home, self.environ, trust_workspace)
+        self.initialize_timeout = initialize_timeout
+        self.backoff = backoff  # seconds before the first restart of a crashed server; doubles per crash
+        self.connections: dict[str, McpConnection] = {}
+        self._blocked: dict[str, tuple[str, str]] = {}
+        self._group: anyio.abc.TaskGroup | None = None
+
+    async def __aenter__(self) -> McpManager:
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        for connection in self.connections.values():
+            connection._stop.set()
+        assert self._group is not None
+        await self._group.__aexit__(kind, exc, tb)
+
+    def server(self, name: str) -> ConfiguredServer | None:
+        return next((s for s in self.listing.servers if s.name == name), None)
+
+    def may_start(self, server: ConfiguredServer) -> tuple[bool, str, str]:
+        """(may it start, state if not, why not)."""
+        if server.scope == "workspace" and not self.listing.workspace_trusted:
+            return (
+                False,
+                "blocked-untrusted",
+                f"it comes from {server.source}, and this workspace is not trusted; run `toolgate trust "
+                f"{self.workspace}` if you trust it, then `toolgate mcp approve {server.name}`",
+            )
+        try:
+            approval = self.store.get(server)
+        except ApprovalError as exc:
+            return False, "needs-approval", str(exc)
+        if approval is None:
+            return (
+                False,
+                "needs-approval",
+                f"it has not been approved with its current settings; run `toolgate mcp approve {server.name}`",
+            )
+        return True, "", ""
+
+    async def start(self) -> None:
+        """Start every server that may start, one after another (a slow one delays only the start)."""
+        assert self._group is not None, "use the manager as `async with McpManager(...)`"
+        for server in self.listing.servers:
+            allowed, state, reason = self.may_start(server)
+            if not allowed:
+                self._blocked[server.name] = (state, reason)
+                continue
+            connection = McpConnection(
+                server,
+                self.store,
+                self.directory / "logs",
+                self.workspace,
+                environ=self.environ,
+                initialize_timeout=self.initialize_timeout,
+                backoff=self.backoff,
+            )
+            self.connections[server.name] = connection
+            await connection.start(self._group)
+
+    def tools(self, denied: Callable[[str], bool] = lambda _name: False) -> list[McpTool]:
+        """The tools to register: running servers with their pin intact, minus what `denied` names."""
+        tools: list[McpTool] = []
+        for connection in self.connections.values():
+            if connection.state not in ("running", "crashed"):
+                continue
+            names = tool_names(connection.server.name, [t.name for t in connection.tools])
+            for spec in connection.tools:
+                name = names[spec.name]
+                if not denied(name):
+                    tools.append(McpTool(connection, spec, name))
+        return sorted(tools, key=lambda t: t.name)
+
+    def status(self) -> list[ServerStatus]:
+        statuses = []
+        for server in self.listing.servers:
+            connection = self.connections.get(server.name)
+            if connection is None:
+                state, reason = self._blocked.get(server.name) or ("stopped", "not started")
+                statuses.append(ServerStatus(server.name, server.scope, state, reason, [], None))
+                continue
+            names = tool_names(server.name, [t.name for t in connection.tools])
+            statuses.append(
+                ServerStatus(
+                    server.name,
+                    server.scope,
+                    connection.state,
+                    connection.last_error or "",
+                    sorted(names.values()),
+                    connection.log_path,
+                )
+            )
+        return statuses

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EDGE_SERVER = Path(__file__).with_name("edge_server.py")
+
+
+class McpSetup:
+    """A home, a user settings file, a data dir and a workspace, all under tmp_path."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.config_home = root / "config"
+        self.data = root / "data"
+        self.workspace = root / "ws"
+        for folder in (self.home, self.config_home, self.data, self.workspace):
+            folder.mkdir()
+        self.pidfile = root / "pids.txt"
+        self.environ = {**os.environ, "XDG_CONFIG_HOME": str(self.config_home), "HOME": str(self.home)}
+
+    @property
+    def user_settings(self) -> Path:
+        return self.config_home / "toolgate" / "settings.json"
+
+    def edge(self, *args: str, **extra: Any) -> dict[str, Any]:
+        return {"command": sys.executable, "args": [str(EDGE_SERVER), "--pidfile", str(self.pidfile), *args], **extra}
+
+    def user_servers(self, servers: dict[str, Any], **more: Any) -> None:
+        self.user_settings.parent.mkdir(parents=True, exist_ok=True)
+        self.user_settings.write_text(json.dumps({"mcpServers": servers, **more}))
+
+    def workspace_servers(self, servers: dict[str, Any]) -> None:
+        (self.workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+    def started_pids(self) -> list[int]:
+        return [int(p) for p in self.pidfile.read_text().split()] if self.pidfile.exists() else []
+
+
+@pytest.fixture
+def mcp_setup(tmp_path: Path) -> McpSetup:
+    return McpSetup(tmp_path)
+
+
+@pytest.fixture
+def alive() -> Callable[[int], bool]:
+    def check(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    return check
