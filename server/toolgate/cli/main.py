@@ -114,6 +114,16 @@ def build_parser() -> argparse.ArgumentParser:
     from toolgate.cli.sandbox import add_sandbox_command
 
     add_sandbox_command(commands, _add_session_options)
+
+    from toolgate.cli.mcp import add_mcp_commands
+
+    mcp_actions = add_mcp_commands(commands)
+    mcp_serve = mcp_actions.add_parser(
+        "serve",
+        help="serve toolgate's tools over MCP stdio (for Claude Code, Codex CLI, Gemini CLI, VS Code)",
+        description="An MCP server on stdin/stdout with toolgate's runner, permission engine and output store.",
+    )
+    _add_session_options(mcp_serve)
     return parser
 
 
@@ -144,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.protocol import protocol_command
 
             return protocol_command(args)
+        if args.command == "mcp":
+            from toolgate.cli.mcp import mcp_command
+
+            return mcp_command(args)
         if args.command == "permissions":
             from toolgate.cli.permissions import permissions_command
 
