@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from toolgate.core.child_env import is_secret_name
+from toolgate.core.child_env import child_environment
 from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.config import ConfiguredServer, StdioServerConfig
 from toolgate.mcp.pinning import ToolSnapshot, snapshot_of
@@ -41,8 +41,9 @@ class ServerUnavailable(Exception):
 
 
 def server_environment(environ: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
-    """toolgate's environment without its secrets, plus exactly the variables the server's settings name."""
-    return {k: v for k, v in environ.items() if not is_secret_name(k)} | dict(extra)
+    """toolgate's environment without its secrets (core/child_env.py, the one place that decides), plus exactly
+    the variables the server's settings name."""
+    return child_environment(environ, extra=extra)
 
 
 class McpConnection:

@@ -53,6 +53,10 @@ def build(description: str) -> MCPServer:
     def fail() -> str:
         raise ToolError("the widget is out of stock")
 
+    @server.tool(description="Returns an environment variable's value, or (unset).")
+    def getenv(name: str) -> str:
+        return os.environ.get(name, "(unset)")
+
     @server.tool(name="weird name!", description="A tool whose name needs sanitising.")
     def weird() -> str:
         return "ok"

@@ -139,6 +139,18 @@ async def test_a_crashed_server_is_an_error_and_restarts_on_the_next_call(mcp_se
         await runtime.aclose()
 
 
+async def test_the_server_gets_no_secrets_but_the_env_its_settings_name(mcp_setup: McpSetup) -> None:
+    mcp_setup.environ["ANTHROPIC_API_KEY"] = "sk-ant-secret-value"
+    mcp_setup.user_servers({"edge": mcp_setup.edge(env={"EDGE_MODE": "test"})})
+    approve(mcp_setup, "edge")
+    async with manager_for(mcp_setup) as manager:
+        await manager.start()
+        runtime = runtime_with(mcp_setup, manager, ["mcp__edge"])
+        assert (await call(runtime, "mcp__edge__getenv", {"name": "ANTHROPIC_API_KEY"})).content == "(unset)"
+        assert (await call(runtime, "mcp__edge__getenv", {"name": "EDGE_MODE"})).content == "test"
+        await runtime.aclose()
+
+
 async def test_deny_rules_remove_tools_from_the_list(mcp_setup: McpSetup) -> None:
     async with edge_server(mcp_setup) as edge:
         names = [t.name for t in edge.tools(denied=lambda name: name == "mcp__edge__fail")]
