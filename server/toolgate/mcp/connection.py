@@ -28,12 +28,18 @@ from toolgate.core.child_env import child_environment
 from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.config import ConfiguredServer, StdioServerConfig
 from toolgate.mcp.pinning import ToolSnapshot, snapshot_of
+from toolgate.mcp.processes import server_group
+from toolgate.shell.watchdog import WATCHDOG
 
 log = logging.getLogger("toolgate.mcp")
 
 State = Literal["stopped", "starting", "running", "changed", "crashed", "failed"]
 INITIALIZE_TIMEOUT = 30.0
 MAX_BACKOFF = 30.0
+
+
+# The process groups of MCP servers this process runs (so two servers with the same command are told apart).
+_watched: set[int] = set()
 
 
 class ServerUnavailable(Exception):
@@ -70,6 +76,7 @@ class McpConnection:
         self.tools: list[mcp_types.Tool] = []
         self.snapshot: ToolSnapshot = {}
         self.crashes = 0
+        self.pgid: int | None = None  # the stdio server's process group, once found
         self._retry_at = 0.0
         self._session: ClientSession | None = None
         self._stop = anyio.Event()
@@ -113,6 +120,7 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(stack))
+                self._watch_group(stack)
                 session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
                 try:
                     with anyio.fail_after(self.initialize_timeout):
@@ -140,6 +148,24 @@ class McpConnection:
             self.tools = [] if self.state != "stopped" else self.tools
             ready.set()
             self._stopped.set()
+
+    def _watch_group(self, stack: AsyncExitStack) -> None:
+        config = self.server.config
+        if not isinstance(config, StdioServerConfig):
+            return
+        pgid = server_group([config.command, *config.args][-max(1, len(config.args)) :], _watched)
+        if pgid is None:
+            log.info("MCP server %s: its process group was not found; the watchdog does not cover it", self.server.name)
+            return
+        _watched.add(pgid)
+        WATCHDOG.track(pgid)
+        self.pgid = pgid
+
+        def forget() -> None:
+            WATCHDOG.forget(pgid)
+            _watched.discard(pgid)
+
+        stack.callback(forget)
 
     async def _list_tools(self) -> None:
         assert self._session is not None

@@ -14,6 +14,7 @@ from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.manager import McpManager
 from toolgate.runtime import Runtime, build_runtime
+from toolgate.shell.watchdog import WATCHDOG
 from toolgate.tools import builtin_tools
 
 from .conftest import McpSetup
@@ -175,7 +176,10 @@ async def test_every_process_is_gone_after_the_manager_closes(mcp_setup: McpSetu
         await manager.start()
         [pid] = mcp_setup.started_pids()
         assert alive(pid)
+        assert manager.connections["edge"].pgid == pid  # handed to the watchdog like a Bash group
+        assert pid in WATCHDOG._groups
     assert not alive(pid)
+    assert pid not in WATCHDOG._groups
 
 
 def _describe_as(path: Path, text: str) -> None:
