@@ -16,7 +16,7 @@ from jsonschema.exceptions import SchemaError
 from pydantic import ConfigDict
 
 from toolgate.core.context import ToolContext
-from toolgate.core.errors import ErrorKind, ToolError, ToolFailure
+from toolgate.core.errors import ErrorKind, StateError, ToolError, ToolFailure
 from toolgate.core.messages import ContentBlock, ImageBlock, ImageSource, TextBlock
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.mcp.connection import McpConnection, ServerUnavailable
@@ -79,6 +79,12 @@ class McpTool(Tool[McpArguments, mcp_types.CallToolResult]):
         return dict(tool_input.model_extra or {})
 
     async def validate(self, tool_input: McpArguments, ctx: ToolContext) -> None:
+        if self.connection.state == "changed":
+            # Its tools changed after this list was made: nothing of that server runs until re-approved.
+            raise StateError(
+                f"The {self.server_name} MCP server's tools changed since the user approved them, so its tools are "
+                "withheld until the user reviews the change and approves it again. Do without them for now."
+            )
         if self._validator is None:
             raise ToolFailure(
                 f"The {self.server_name} MCP server gave {self.spec.name} an input schema that is not valid JSON "

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from toolgate.core.messages import ImageBlock, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import NonInteractiveApprover
@@ -207,3 +209,21 @@ async def test_a_changed_description_hides_the_tools_until_reapproved(mcp_setup:
         await manager.start()
         assert manager.status()[0].state == "running"
         assert "mcp__edge__echo" in [t.name for t in manager.tools()]
+
+
+async def test_tools_list_changed_with_a_new_description_hides_the_tools(mcp_setup: McpSetup) -> None:
+    async with edge_server(mcp_setup) as edge:
+        runtime = runtime_with(mcp_setup, edge, ["mcp__edge"])
+        connection = edge.connections["edge"]
+        relisted = anyio.Event()
+        connection.on_tools_changed.append(lambda _c: relisted.set())
+        assert (await call(runtime, "mcp__edge__mutate", {})).content == "mutated"
+        with anyio.fail_after(20):
+            await relisted.wait()  # the notification's re-listing runs in the connection's task
+        assert connection.state == "changed"
+        withheld = await call(runtime, "mcp__edge__echo", {"text": "hi"})  # registered before the change
+        assert withheld.is_error and 'kind="state"' in withheld.content and "approve" in withheld.content
+        assert edge.tools() == []
+        approval = edge.store.load().servers["edge"]
+        assert approval.pending is not None and "id_rsa" in approval.pending["echo"]["description"]
+        await runtime.aclose()
