@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Headless session: each stdin line is a tool_use object or a JSON array of them (one turn).",
     )
     _add_session_options(run_tools)
+    run_tools.add_argument(
+        "--mcp", action="store_true", help="also offer the tools of the approved MCP servers (`toolgate mcp list`)"
+    )
 
     from toolgate.cli.chat import add_chat_options
 

@@ -7,15 +7,18 @@ command and its arguments, env, URL) and, after a change, about the new tool lis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 
 from toolgate.cli.errors import UsageError
 from toolgate.mcp.approvals import ApprovalError, approval_summary
 from toolgate.mcp.config import ConfiguredServer
-from toolgate.mcp.manager import McpManager
+from toolgate.mcp.manager import McpManager, register_mcp_tools
 from toolgate.mcp.pinning import changed_tools, snapshot_diff
+from toolgate.runtime import Runtime
 
 
 def add_mcp_commands(
@@ -58,6 +61,19 @@ def _server(manager: McpManager, name: str) -> ConfiguredServer:
         known = ", ".join(s.name for s in manager.listing.servers) or "none"
         raise UsageError(f"no MCP server is named {name!r} (configured: {known})")
     return server
+
+
+async def start_mcp_servers(runtime: Runtime, stack: contextlib.AsyncExitStack, args: argparse.Namespace) -> None:
+    """Start the approved MCP servers for a headless session and register their tools; problems go to stderr."""
+    manager = McpManager(runtime.session.workspace, environ=os.environ, trust_workspace=args.trust_workspace or None)
+    await stack.enter_async_context(manager)
+    await manager.start()
+    register_mcp_tools(runtime, manager)
+    for problem in manager.listing.problems:
+        print(f"toolgate: warning: {problem}", file=sys.stderr)
+    for status in manager.status():
+        if status.state != "running":
+            print(f"toolgate: MCP server {status.name!r} is {status.state}: {status.reason}", file=sys.stderr)
 
 
 def mcp_command(args: argparse.Namespace) -> int:

@@ -20,6 +20,8 @@ from toolgate.mcp.config import ConfiguredServer, ServerList, configured_servers
 from toolgate.mcp.connection import INITIALIZE_TIMEOUT, McpConnection
 from toolgate.mcp.names import tool_names
 from toolgate.mcp.tool import McpTool
+from toolgate.permissions.engine import PermissionEngine
+from toolgate.runtime import Runtime
 from toolgate.session_store import default_data_root
 
 
@@ -151,3 +153,27 @@ class McpManager:
                 )
             )
         return statuses
+
+
+def denied_by_rules(engine: PermissionEngine) -> Callable[[str], bool]:
+    """Whether a deny rule covers a tool as a whole (`mcp__server`, `mcp__server__tool`): such a tool is left out
+    of the model's list, not merely refused when called."""
+
+    def denied(name: str) -> bool:
+        return any(e.rule.tool_wide and e.rule.covers_tool(name) for e in engine.book.of("deny"))
+
+    return denied
+
+
+def register_mcp_tools(runtime: Runtime, manager: McpManager) -> list[str]:
+    """Add the manager's usable tools to the runtime's registry (after the built-ins); their names."""
+    try:
+        denied = denied_by_rules(runtime.permissions)
+    except LookupError:
+        denied = lambda _name: False  # noqa: E731  (a custom policy: it decides each call itself)
+    added = []
+    for tool in manager.tools(denied):
+        if runtime.registry.get(tool.name) is None:
+            runtime.registry.add(tool)
+            added.append(tool.name)
+    return added

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -116,3 +117,33 @@ def test_the_cli_approves_lists_and_shows_the_diff(mcp_setup: McpSetup) -> None:
     assert "withdrawn" in run("revoke", "edge")
     assert not mcp_setup.pidfile.exists()
     assert os.path.exists(mcp_setup.root / "xdg" / "toolgate" / "mcp" / "approvals.json")
+
+
+def test_run_tools_with_mcp_offers_approved_servers_and_leaves_out_denied_tools(mcp_setup: McpSetup) -> None:
+    mcp_setup.user_servers({"edge": mcp_setup.edge()})
+    environ = {**mcp_setup.environ, "XDG_DATA_HOME": str(mcp_setup.root / "xdg")}
+    where = ["--workspace", str(mcp_setup.workspace)]
+    toolgate = [sys.executable, "-m", "toolgate"]
+    subprocess.run([*toolgate, "mcp", "approve", "edge", *where], env=environ, check=True, capture_output=True)
+    calls = [
+        {"type": "tool_use", "id": "1", "name": "mcp__edge__echo", "input": {"text": "over stdio"}},
+        {"type": "tool_use", "id": "2", "name": "mcp__edge__fail", "input": {}},
+    ]
+    done = subprocess.run(
+        [*toolgate, "run-tools", "--mcp", "--allow", "mcp__edge", "--deny", "mcp__edge__fail", *where],
+        input="\n".join(json.dumps(c) for c in calls) + "\n",
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    echo, fail = (json.loads(line) for line in done.stdout.splitlines())
+    assert echo["content"] == "over stdio" and not echo["is_error"]
+    assert fail["is_error"] and 'kind="unknown_tool"' in fail["content"]
+    available = fail["content"].split("The tools available are:")[1]
+    assert "mcp__edge__echo" in available and "mcp__edge__fail" not in available
+    [pid] = mcp_setup.started_pids()
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, 0)
+        raise AssertionError("the MCP server outlived run-tools")
