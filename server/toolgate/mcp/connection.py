@@ -145,7 +145,8 @@ class McpConnection:
             log.warning("MCP server %s %s: %s (log: %s)", self.server.name, self.state, self.last_error, self.log_path)
         finally:
             self._session = None
-            self.tools = [] if self.state != "stopped" else self.tools
+            if self.state == "failed":
+                self.tools = []  # a crashed server keeps its (pinned) tools: the next call restarts it
             ready.set()
             self._stopped.set()
 

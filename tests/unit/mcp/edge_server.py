@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("--description-file", type=Path, default=None)
     parser.add_argument("--hang-initialize", action="store_true")
     parser.add_argument("--pidfile", type=Path, default=None)
+    parser.add_argument("--http-port", type=int, default=None, help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
     args = parser.parse_args()
     if args.pidfile is not None:
         with args.pidfile.open("a") as out:
@@ -85,6 +86,9 @@ def main() -> None:
         sys.stdin.read()  # never answers; ends when the client closes stdin
         return
     description = args.description_file.read_text() if args.description_file else "Echoes its text."
+    if args.http_port is not None:
+        build(description).run("streamable-http", host="127.0.0.1", port=args.http_port)
+        return
     build(description).run("stdio")
 
 
