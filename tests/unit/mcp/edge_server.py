@@ -30,7 +30,9 @@ def build(description: str) -> MCPServer:
         return text
 
     @server.tool(description="Sleeps for the given number of seconds.")
-    def slow(seconds: float) -> str:
+    def slow(seconds: float, marker: str = "") -> str:
+        if marker:
+            Path(marker).write_text("started")
         time.sleep(seconds)
         return "woke"
 

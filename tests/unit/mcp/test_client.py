@@ -118,9 +118,18 @@ async def test_a_slow_tool_times_out_and_an_interrupt_cancels_it(mcp_setup: McpS
         runtime = runtime_with(mcp_setup, edge, ["mcp__edge"])
         slow = await call(runtime, "mcp__edge__slow", {"seconds": 30})
         assert slow.is_error and "did not answer within 2 s" in slow.content
+        marker = mcp_setup.root / "slow-started"
         token = CancelToken()
-        token.cancel()
-        cancelled = await call(runtime, "mcp__edge__slow", {"seconds": 30}, token)
+
+        async def interrupt_once_running() -> None:
+            with anyio.fail_after(20):
+                while not marker.exists():  # noqa: ASYNC110 (the server writes it when the call reaches the tool)
+                    await anyio.sleep(0.02)
+            token.cancel()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(interrupt_once_running)
+            cancelled = await call(runtime, "mcp__edge__slow", {"seconds": 30, "marker": str(marker)}, token)
         assert cancelled.is_error and "cancel" in cancelled.content.lower()
         # The server is still usable afterwards.
         assert (await call(runtime, "mcp__edge__echo", {"text": "still here"})).content == "still here"
