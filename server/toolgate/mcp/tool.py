@@ -43,8 +43,11 @@ class McpTool(Tool[McpArguments, mcp_types.CallToolResult]):
         self.spec = spec
         self.name = name  # type: ignore[misc]  # per instance: the name comes from the server
         self.original_name = spec.name
-        config = connection.server.config
-        self.marked_read_only = config.readOnly or spec.name in config.readOnlyTools
+        server, config = connection.server, connection.server.config
+        # Only the person's own settings may say "read-only": a repository's .mcp.json saying it of its own
+        # server would let that server's tools run without asking.
+        marked = config.readOnly or spec.name in config.readOnlyTools
+        self.marked_read_only = marked and server.scope == "user"
         try:
             self._validator: Draft202012Validator | None = Draft202012Validator(spec.input_schema)
             Draft202012Validator.check_schema(spec.input_schema)
