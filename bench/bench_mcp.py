@@ -18,7 +18,7 @@ from bench.report import Figure, Report, median_us, time_async
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.manager import McpManager
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
 ROUNDS = 200
@@ -58,15 +58,15 @@ async def _through_toolgate(workdir: Path) -> list[float]:
         runtime = build_runtime(
             workdir,
             NonInteractiveApprover(),
-            read_settings=False,
-            rules={"allow": ["mcp__time"]},
-            tools=[*builtin_tools(), *manager.tools()],
+            RuntimeOptions(
+                read_settings=False, rules={"allow": ["mcp__time"]}, tools=[*builtin_tools(), *manager.tools()]
+            ),
         )
         counter = iter(range(10**9))
 
         async def once() -> None:
             use = ToolUse(id=f"t{next(counter)}", name="mcp__time__get_current_time", input=ARGS)
-            [result] = await runtime.run_turn([use])
+            [result] = await runtime.orchestrator.run_turn([use])
             assert not result.is_error, result
 
         try:

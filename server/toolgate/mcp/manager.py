@@ -20,9 +20,9 @@ from toolgate.mcp.config import ConfiguredServer, ServerList, configured_servers
 from toolgate.mcp.connection import INITIALIZE_TIMEOUT, McpConnection
 from toolgate.mcp.names import tool_names
 from toolgate.mcp.tool import McpTool
-from toolgate.permissions.engine import PermissionEngine
+from toolgate.permissions.decide import PermissionEngine
 from toolgate.runtime import Runtime
-from toolgate.session_store import default_data_root
+from toolgate.session_files import default_data_root
 
 
 @dataclass(frozen=True, slots=True)

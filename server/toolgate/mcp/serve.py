@@ -143,7 +143,7 @@ def build_server(runtime: Runtime, names: Sequence[str] = SERVED_TOOLS) -> Serve
         token = _current_session.set(ctx.session)
         try:
             use = ToolUse(id=f"mcp-{next(ids)}", name=params.name, input=dict(params.arguments or {}))
-            [result] = await runtime.run_turn([use])
+            [result] = await runtime.orchestrator.run_turn([use])
         finally:
             _current_session.reset(token)
         return mcp_types.CallToolResult(content=_mcp_content(result.content), is_error=result.is_error)

@@ -15,7 +15,7 @@ from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.manager import McpManager
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.shell.watchdog import WATCHDOG
 from toolgate.tools import builtin_tools
 
@@ -37,15 +37,17 @@ def runtime_with(setup: McpSetup, manager: McpManager, allow: list[str]) -> Runt
     return build_runtime(
         setup.workspace,
         NonInteractiveApprover(),
-        read_settings=False,
-        rules={"allow": allow},
-        tools=[*builtin_tools(), *manager.tools()],
-        data_dir=setup.data / "session",
+        RuntimeOptions(
+            read_settings=False,
+            rules={"allow": allow},
+            tools=[*builtin_tools(), *manager.tools()],
+            data_dir=setup.data / "session",
+        ),
     )
 
 
 async def call(runtime: Runtime, name: str, arguments: dict[str, Any], cancel: CancelToken | None = None) -> Any:
-    [result] = await runtime.run_turn([ToolUse(id="t1", name=name, input=arguments)], cancel)
+    [result] = await runtime.orchestrator.run_turn([ToolUse(id="t1", name=name, input=arguments)], cancel)
     return result
 
 

@@ -15,7 +15,7 @@ import pytest
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.manager import McpManager
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
 from .conftest import EDGE_SERVER, McpSetup
@@ -66,10 +66,12 @@ async def test_a_streamable_http_server(mcp_setup: McpSetup, http_server: int) -
         runtime = build_runtime(
             mcp_setup.workspace,
             NonInteractiveApprover(),
-            read_settings=False,
-            rules={"allow": ["mcp__web"]},
-            tools=[*builtin_tools(), *manager.tools()],
+            RuntimeOptions(
+                read_settings=False, rules={"allow": ["mcp__web"]}, tools=[*builtin_tools(), *manager.tools()]
+            ),
         )
-        [result] = await runtime.run_turn([ToolUse(id="1", name="mcp__web__echo", input={"text": "over http"})])
+        [result] = await runtime.orchestrator.run_turn(
+            [ToolUse(id="1", name="mcp__web__echo", input={"text": "over http"})]
+        )
         assert not result.is_error and result.content == "over http"
         await runtime.aclose()

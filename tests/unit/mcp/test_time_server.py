@@ -8,7 +8,7 @@ import sys
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.manager import McpManager
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
 from .conftest import McpSetup
@@ -29,16 +29,18 @@ async def test_get_current_time_through_toolgate(mcp_setup: McpSetup) -> None:
         runtime = build_runtime(
             mcp_setup.workspace,
             NonInteractiveApprover(),
-            read_settings=False,
-            rules={"allow": ["mcp__time__get_current_time"]},
-            tools=[*builtin_tools(), *manager.tools()],
+            RuntimeOptions(
+                read_settings=False,
+                rules={"allow": ["mcp__time__get_current_time"]},
+                tools=[*builtin_tools(), *manager.tools()],
+            ),
         )
-        [now] = await runtime.run_turn(
+        [now] = await runtime.orchestrator.run_turn(
             [ToolUse(id="1", name="mcp__time__get_current_time", input={"timezone": "Europe/Berlin"})]
         )
         assert not now.is_error, now.content
         assert json.loads(now.content)["timezone"] == "Europe/Berlin"
-        [convert] = await runtime.run_turn(
+        [convert] = await runtime.orchestrator.run_turn(
             [
                 ToolUse(
                     id="2",
