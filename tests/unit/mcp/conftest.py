@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from toolgate.mcp.manager import McpManager
+
 EDGE_SERVER = Path(__file__).with_name("edge_server.py")
 
 
@@ -39,6 +41,17 @@ class McpSetup:
 
     def workspace_servers(self, servers: dict[str, Any]) -> None:
         (self.workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+    def manager(self, **options: Any) -> McpManager:
+        """A manager over this setup's workspace, home, data dir and environment (`options`: the rest)."""
+        return McpManager(self.workspace, data_dir=self.data, home=self.home, environ=self.environ, **options)
+
+    def approve(self, name: str) -> None:
+        """What `toolgate mcp approve NAME` records, without starting anything."""
+        manager = self.manager()
+        server = manager.server(name)
+        assert server is not None, f"no server {name!r} is configured"
+        manager.store.approve(server)
 
     def started_pids(self) -> list[int]:
         return [int(p) for p in self.pidfile.read_text().split()] if self.pidfile.exists() else []

@@ -13,7 +13,6 @@ import anyio
 from toolgate.core.messages import ImageBlock, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.manager import McpManager
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.shell.watchdog import WATCHDOG
@@ -23,14 +22,11 @@ from .conftest import McpSetup
 
 
 def manager_for(setup: McpSetup, **options: Any) -> McpManager:
-    return McpManager(setup.workspace, data_dir=setup.data, home=setup.home, environ=setup.environ, **options)
+    return setup.manager(**options)
 
 
 def approve(setup: McpSetup, name: str) -> None:
-    manager = manager_for(setup)
-    server = manager.server(name)
-    assert server is not None
-    ApprovalStore(manager.directory).approve(server)
+    setup.approve(name)
 
 
 def runtime_with(setup: McpSetup, manager: McpManager, allow: list[str]) -> Runtime:

@@ -14,7 +14,6 @@ import pytest
 
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.mcp.manager import McpManager
 from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
@@ -55,12 +54,8 @@ def http_server() -> Iterator[int]:
 async def test_a_streamable_http_server(mcp_setup: McpSetup, http_server: int) -> None:
     url = f"http://127.0.0.1:{http_server}/mcp"
     mcp_setup.user_servers({"web": {"type": "http", "url": url, "headers": {"X-Test": "1"}}})
-    options = {"data_dir": mcp_setup.data, "home": mcp_setup.home, "environ": mcp_setup.environ}
-    first = McpManager(mcp_setup.workspace, **options)  # type: ignore[arg-type]
-    server = first.server("web")
-    assert server is not None
-    first.store.approve(server)
-    async with McpManager(mcp_setup.workspace, **options) as manager:  # type: ignore[arg-type]
+    mcp_setup.approve("web")
+    async with mcp_setup.manager() as manager:
         await manager.start()
         assert manager.status()[0].state == "running", manager.status()
         runtime = build_runtime(

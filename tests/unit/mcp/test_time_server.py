@@ -7,7 +7,6 @@ import sys
 
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.mcp.manager import McpManager
 from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.tools import builtin_tools
 
@@ -17,12 +16,8 @@ from .conftest import McpSetup
 async def test_get_current_time_through_toolgate(mcp_setup: McpSetup) -> None:
     server = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
     mcp_setup.user_servers({"time": server})
-    options = {"data_dir": mcp_setup.data, "home": mcp_setup.home, "environ": mcp_setup.environ}
-    manager = McpManager(mcp_setup.workspace, **options)  # type: ignore[arg-type]
-    found = manager.server("time")
-    assert found is not None
-    manager.store.approve(found)
-    async with McpManager(mcp_setup.workspace, **options) as manager:  # type: ignore[arg-type]
+    mcp_setup.approve("time")
+    async with mcp_setup.manager() as manager:
         await manager.start()
         names = [t.name for t in manager.tools()]
         assert names == ["mcp__time__convert_time", "mcp__time__get_current_time"]
