@@ -66,7 +66,9 @@ async def test_read_edit_then_a_stale_edit_is_refused(tmp_path: Path) -> None:
 
 async def test_a_bash_call_needing_approval_is_refused_with_its_rule_without_elicitation(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    async with toolgate_server(tmp_path / "ws", tmp_path) as session:
+    # Without the sandbox: under it (the command line's default, where bwrap works) a write inside the workspace
+    # runs contained without asking, and this test is about the asking.
+    async with toolgate_server(tmp_path / "ws", tmp_path, "--sandbox", "off") as session:
         result = await session.call_tool("Bash", {"command": "touch made-by-bash"})
     assert result.is_error and "--allow 'Bash(touch" in text_of(result)
     assert not (tmp_path / "ws" / "made-by-bash").exists()
@@ -83,10 +85,10 @@ async def test_a_bash_call_needing_approval_is_asked_through_elicitation(tmp_pat
     async def say_no(context: Any, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
         return mcp_types.ElicitResult(action="decline")
 
-    async with toolgate_server(tmp_path / "ws", tmp_path, elicit=say_no) as session:
+    async with toolgate_server(tmp_path / "ws", tmp_path, "--sandbox", "off", elicit=say_no) as session:
         declined = await session.call_tool("Bash", {"command": "touch declined"})
     assert declined.is_error and "declined" in text_of(declined)
-    async with toolgate_server(tmp_path / "ws", tmp_path, elicit=say_yes) as session:
+    async with toolgate_server(tmp_path / "ws", tmp_path, "--sandbox", "off", elicit=say_yes) as session:
         allowed = await session.call_tool("Bash", {"command": "touch made-by-bash"})
     assert not allowed.is_error, text_of(allowed)
     assert len(asked) == 1 and "touch made-by-bash" in asked[0]
