@@ -17,6 +17,7 @@ import { RULE_SCOPES } from './protocol';
 import { SCOPE_LABELS } from './scopes';
 import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
+import { ALLOWED_ONCE, WITHDRAWN, deniedOutcome } from './shared/outcomes';
 
 /** The answer the sidecar gets for a choice ("always" saved its rule first). Feedback is trimmed; empty is left out. */
 export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
@@ -47,7 +48,7 @@ export function outcomeForChoice(
 ): string {
   switch (choice.kind) {
     case 'once':
-      return 'Allowed once.';
+      return ALLOWED_ONCE;
     case 'always': {
       const where = SCOPE_LABELS[choice.scope].split(' (')[0]?.toLowerCase();
       const parts = [`Allowed. From now on ${choice.rule} is allowed (${where}).`];
@@ -57,10 +58,8 @@ export function outcomeForChoice(
       parts.push(...saved.warnings);
       return parts.join(' ');
     }
-    case 'deny': {
-      const feedback = choice.feedback.trim();
-      return feedback ? `Denied, with feedback: ${feedback}` : 'Denied.';
-    }
+    case 'deny':
+      return deniedOutcome(choice.feedback);
   }
 }
 
@@ -162,7 +161,7 @@ export class ApprovalBroker implements Disposable {
     const entry = this.pending.get(id);
     if (entry) {
       entry.saving = false;
-      this.settle(entry, { decision: 'deny' }, 'cancelled', 'Withdrawn: the turn ended before an answer.');
+      this.settle(entry, { decision: 'deny' }, 'cancelled', WITHDRAWN);
     }
   }
 

@@ -16,10 +16,26 @@ export interface ApprovalParams {
   suggestions: RuleSuggestion[];
 }
 
+export interface ApprovalRecord {
+  tool_use_id: string;
+  tool_name: string;
+  reason: string;
+  answered_by: "user" | "non_interactive" | "unavailable" | "withdrawn";
+  feedback: string | null;
+  kind: "approval";
+  summary: string;
+  decision: "allow" | "deny";
+}
+
 export interface ApprovalResult {
   decision: "allow" | "deny";
   /** What the user said; passed on to the model. */
   feedback?: string | null;
+}
+
+export interface CallSummary {
+  summary: string;
+  result_summary: string | null;
 }
 
 export interface ChatEventParams {
@@ -33,6 +49,10 @@ export interface ChatHistoryResult {
   todos: TodoItem[];
   /** A message is being answered right now. */
   busy: boolean;
+  /** How each approval and diff review was answered, in the order answered. */
+  decisions: (ApprovalRecord | ReviewRecord)[];
+  /** By tool_use id: the one-line summaries its card showed live. */
+  calls: Record<string, CallSummary>;
 }
 
 export interface ChatInterruptResult {
@@ -196,9 +216,27 @@ export interface Retrying {
   discard_partial: boolean;
 }
 
+export interface ReviewRecord {
+  tool_use_id: string;
+  tool_name: string;
+  reason: string;
+  answered_by: "user" | "non_interactive" | "unavailable" | "withdrawn";
+  feedback: string | null;
+  kind: "review";
+  title: string;
+  files: ReviewedPath[];
+  decision: "accept" | "reject";
+  edited: string[];
+}
+
 export interface ReviewedFile {
   path: string;
   content: string | null;
+}
+
+export interface ReviewedPath {
+  path: string;
+  change: "create" | "modify" | "delete";
 }
 
 export interface RuleChangeParams {

@@ -10,6 +10,8 @@ import type * as generated from './protocol.generated';
 
 export { Methods } from './protocol.generated';
 export type {
+  ApprovalRecord,
+  CallSummary,
   ChatEventParams,
   ChatHistoryResult,
   ChatInterruptResult,
@@ -22,6 +24,7 @@ export type {
   ProviderConfigureParams,
   ProviderStatus as SidecarProviderStatus,
   ReviewedFile,
+  ReviewRecord,
   RuleChangeResult,
   RuleEntry,
   SessionInfo,

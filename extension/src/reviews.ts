@@ -11,6 +11,9 @@ import type { DiffReviewAnswer, DiffReviewParams, ReviewedFile } from './protoco
 import type { ProposalStore, ResourceRef } from './proposals';
 import { reviewIdOf, reviewPath } from './proposals';
 import type { ReviewFileView } from './shared/chatModel';
+import { WITHDRAWN, acceptedOutcome, basename, displayPath, rejectedOutcome } from './shared/outcomes';
+
+export { basename, displayPath };
 
 interface ReviewFile {
   path: string;
@@ -29,24 +32,10 @@ interface PendingReview {
   settled: boolean;
 }
 
-export function basename(path: string): string {
-  const parts = path.replaceAll('\\', '/').split('/');
-  return parts[parts.length - 1] || path;
-}
-
 export function changeOf(file: { original: string | null; proposed: string | null }): ReviewFileView['change'] {
   if (file.original === null) return 'create';
   if (file.proposed === null) return 'delete';
   return 'modify';
-}
-
-/** A path relative to the workspace folder when it is inside it, else as given. */
-export function displayPath(path: string, workspaceFolder: string | undefined): string {
-  if (!workspaceFolder) return path;
-  const root = workspaceFolder.replace(/[\\/]+$/, '');
-  const normalised = path.replaceAll('\\', '/');
-  const prefix = `${root.replaceAll('\\', '/')}/`;
-  return normalised.startsWith(prefix) ? normalised.slice(prefix.length) : path;
 }
 
 export function diffTitle(file: { path: string; original: string | null; proposed: string | null }): string {
@@ -237,12 +226,10 @@ function parentOf(path: string): string {
 function describeOutcome(outcome: 'accepted' | 'rejected' | 'cancelled', edited: string[], feedback: string): string {
   switch (outcome) {
     case 'accepted':
-      return edited.length > 0
-        ? `Accepted with your edits to ${edited.map(basename).join(', ')}.`
-        : 'Accepted as proposed.';
+      return acceptedOutcome(edited);
     case 'rejected':
-      return feedback.trim() ? `Rejected, with feedback: ${feedback.trim()}` : 'Rejected.';
+      return rejectedOutcome(feedback);
     case 'cancelled':
-      return 'Withdrawn: the turn ended before an answer.';
+      return WITHDRAWN;
   }
 }

@@ -194,3 +194,56 @@ async def test_history_of_a_reopened_session_comes_from_its_transcript(
         ("assistant", "Hello there."),
     ]
     assert history["busy"] is False and history["todos"] == []
+
+
+async def test_a_reopened_session_keeps_its_answers_and_card_summaries(
+    sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    todos = [{"id": "1", "content": "write notes", "status": "in_progress"}]
+    mock = start_mock(
+        mock_model,
+        [
+            {
+                "tool_uses": [
+                    {"name": "TodoWrite", "input": {"todos": todos}},
+                    {"name": "Gate", "input": {"label": "x"}},
+                    {"name": "Write", "input": {"file_path": "notes.txt", "content": "line one\nline two\n"}},
+                ]
+            },
+            {"text": "Done."},
+        ],
+    )
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+
+    async def deny(params: dict[str, Any]) -> dict[str, Any]:
+        return {"decision": "deny", "feedback": "  not today "}
+
+    async def edit(params: dict[str, Any]) -> dict[str, Any]:
+        [proposal] = params["files"]
+        return {"decision": "accept", "files": [{"path": proposal["path"], "content": "line one\nmine\n"}]}
+
+    sidecar.answer_approval = deny
+    sidecar.answer_review = edit
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "take notes"})
+    live = {e["tool_use_id"]: e["summary"] for e in events_of(sidecar) if e["type"] == "tool_call_started"}
+    finished = {e["tool_use_id"]: e["summary"] for e in events_of(sidecar) if e["type"] == "tool_call_finished"}
+
+    second = await start_client(TEST_SERVER)
+    try:
+        await initialize(second, storage, workspace)
+        await second.call(p.SESSION_LOAD, {"sessionId": session_id})
+        history = await second.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    finally:
+        await stop_client(second)
+
+    # The cards' lines are the ones shown live, not the raw input.
+    assert {k: v["summary"] for k, v in history["calls"].items()} == live
+    assert {k: v["result_summary"] for k, v in history["calls"].items()} == finished
+    approval, review = history["decisions"]
+    assert approval["kind"] == "approval" and approval["tool_name"] == "Gate"
+    assert (approval["decision"], approval["answered_by"], approval["feedback"]) == ("deny", "user", "not today")
+    assert review["kind"] == "review" and review["decision"] == "accept"
+    target = str(workspace / "notes.txt")
+    assert review["files"] == [{"path": target, "change": "create"}] and review["edited"] == [target]
+    assert history["todos"][0]["content"] == "write notes"

@@ -7,15 +7,22 @@
  */
 
 import type {
+  ApprovalRecord,
+  CallSummary,
   ChatEvent,
   ChatMessage,
   PermissionMode,
   RuleScope,
+  ReviewRecord,
   RuleSuggestion,
   SessionInfo,
   TodoItem,
-  ToolResult,
 } from '../protocol';
+import type { HistoryRecords } from './history';
+import { historyActions, resultText } from './history';
+
+export { resultText, summarizeInput } from './history';
+export type { HistoryRecords } from './history';
 
 /** Live tool output kept per card. Older output is dropped, and the card says so. */
 export const TOOL_OUTPUT_CAP = 64 * 1024;
@@ -131,6 +138,9 @@ export type ChatAction =
       messages: ChatMessage[];
       todos: TodoItem[];
       busy: boolean;
+      /** How its approvals and reviews were answered, and its cards' summaries (absent from older sidecars). */
+      decisions?: (ApprovalRecord | ReviewRecord)[];
+      calls?: Record<string, CallSummary>;
     }
   | { type: 'sessionClosed' }
   | { type: 'mode'; mode: PermissionMode }
@@ -197,7 +207,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
       const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [] };
-      return { ...itemsFromHistory(opened, action.messages), todos: action.todos, busy: action.busy };
+      const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
+      return { ...itemsFromHistory(opened, action.messages, history), todos: action.todos, busy: action.busy };
     }
     case 'sessionClosed':
       // The transcript stays on screen; the next message starts a new session.
@@ -332,67 +343,16 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
 }
 
 /**
- * A saved conversation as transcript items: the user's words, the assistant's text, and one card per tool call
- * with its result (a call without a recorded result is shown as such). Tool results travel in user messages.
+ * A saved conversation drawn the way it was drawn live: it is replayed as the actions the live turn dispatched
+ * (text, tool_call_started, the approval or review and its answer, tool_call_finished), through `reduce`. A call
+ * without a recorded result is shown as such. Tool results travel in user messages.
  */
-export function itemsFromHistory(state: ChatState, messages: readonly ChatMessage[]): ChatState {
-  let next = state;
-  for (const message of messages) {
-    for (const block of message.content) {
-      if (block.type === 'text' && block.text.trim() !== '') {
-        next =
-          message.role === 'user'
-            ? appendWithId(next, (id) => ({ kind: 'user', id, text: block.text, queued: false }))
-            : appendWithId(next, (id) => ({ kind: 'assistant', id, text: block.text, streaming: false }));
-      } else if (block.type === 'tool_use') {
-        next = append(next, {
-          kind: 'tool',
-          id: block.id,
-          toolName: block.name,
-          summary: summarizeInput(block.input),
-          status: 'error',
-          startedAt: 0,
-          finishedAt: 0,
-          output: '',
-          outputTrimmed: false,
-          resultSummary: 'No result was recorded for this call.',
-          result: '',
-        });
-      } else if (block.type === 'tool_result') {
-        const text = resultText(block);
-        next = updateItem(next, block.tool_use_id, 'tool', (tool) => ({
-          ...tool,
-          status: block.is_error ? 'error' : 'done',
-          resultSummary: firstLine(text),
-          result: text,
-        }));
-      }
-    }
-  }
-  return next;
-}
-
-/** A one-line description of a tool call's input, for a card drawn from history (the live summary is not saved). */
-export function summarizeInput(input: unknown): string {
-  if (typeof input !== 'object' || input === null) return '';
-  const record = input as Record<string, unknown>;
-  for (const key of ['command', 'file_path', 'path', 'pattern', 'url', 'description']) {
-    const value = record[key];
-    if (typeof value === 'string' && value) return firstLine(value);
-  }
-  return firstLine(JSON.stringify(input));
-}
-
-function firstLine(text: string, max = 160): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** A tool_result's text for its card; images are named, not drawn. */
-export function resultText(result: ToolResult | undefined): string {
-  if (!result) return '';
-  if (typeof result.content === 'string') return result.content;
-  return result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.source.media_type}]`)).join('\n');
+export function itemsFromHistory(
+  state: ChatState,
+  messages: readonly ChatMessage[],
+  records: HistoryRecords = { decisions: [], calls: {} },
+): ChatState {
+  return finishStreaming(historyActions(state, messages, records).reduce(reduce, state));
 }
 
 /** Every card that was still open ends: nothing will answer for it any more. */

@@ -18,8 +18,10 @@ from typing import Literal
 
 import anyio
 
+from toolgate.agent.call_summaries import call_summary, result_summary
 from toolgate.agent.context_relief import clear_results, results_to_clear
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
+from toolgate.agent.decisions import RecordingApprover
 from toolgate.agent.events import (
     ChatEvent,
     ContextCleared,
@@ -58,7 +60,6 @@ from toolgate.tools.todo_write import TODOS, TodoItem
 log = logging.getLogger("toolgate.agent")
 
 DEFAULT_MAX_TURNS = 100
-SUMMARY_CHARS = 200
 
 INTERRUPT_NOTE = (
     "[The user interrupted at this point. Any call above whose result says it was interrupted or not run did "
@@ -104,6 +105,10 @@ class AgentChat:
         for message in messages:
             merge_into(self.messages, message)
         self.transcript = transcript or Transcript(None)
+        # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
+        approver = runtime.session.approver
+        inner = approver.inner if isinstance(approver, RecordingApprover) else approver
+        runtime.session.approver = RecordingApprover(inner, self.transcript.record_decision)
         self.max_turns = max_turns
         self._max_tokens_override = max_tokens
         self.max_tokens = max_tokens if max_tokens is not None else provider.max_tokens
@@ -308,7 +313,8 @@ class AgentChat:
             )
 
         for use in uses:
-            self._emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=self._summary(use)))
+            summary = call_summary(self.runtime, use)
+            self._emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=summary))
         for use_id, problem in malformed.items():
             finished(
                 ToolResult(tool_use_id=use_id, content=format_error(ErrorKind.INVALID_INPUT, problem), is_error=True)
@@ -373,15 +379,6 @@ class AgentChat:
         self.transcript.append(TodosEntry(todos=todos))
         self._emit(TodoUpdate(todos=todos))
 
-    def _summary(self, use: ToolUse) -> str:
-        prepared = self.runtime.runner.prepare(use)
-        if prepared.tool is not None and prepared.tool_input is not None:
-            try:
-                return prepared.tool.summary(prepared.tool_input, self.runtime.session.workspace)
-            except Exception:
-                log.exception("%s: summary raised", use.name)
-        return use.name
-
     def _emit(self, event: ChatEvent) -> None:
         for listener in list(self._listeners):
             try:
@@ -394,12 +391,3 @@ class _Totals:
     def __init__(self) -> None:
         self.requests = 0
         self.usage = Usage()
-
-
-def result_summary(result: ToolResult) -> str:
-    """The first meaningful line of a result, shortened, for a tool card's collapsed state."""
-    for line in result.text().splitlines():
-        line = line.strip()
-        if line and not line.startswith(("<tool_error", "</tool_error")):
-            return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
-    return "(no output)"

@@ -1,9 +1,10 @@
 """A session's transcript: JSON Lines, appended one entry at a time, never rewritten.
 
 Each line is one entry: a message that joined the conversation, an interrupt, a todo-list change, a repair
-made on resume, or an API error. Loading replays the messages, skips (and reports) lines it cannot read —
-a crash can cut the last line short — and repairs the tool_use/tool_result pairing so the conversation can
-be sent again. The file itself is only ever appended to: no data is lost to a bad line.
+made on resume, an API error, or what a person decided about a call (an approval or a diff review, so a
+reopened session shows the same answered cards it showed live). Loading replays the messages, skips (and
+reports) lines it cannot read — a crash can cut the last line short — and repairs the tool_use/tool_result
+pairing so the conversation can be sent again. The file itself is only ever appended to: no data is lost to a bad line.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from toolgate.agent.context_relief import clear_results
 from toolgate.agent.conversation import ChatMessage, Repair, repair
+from toolgate.agent.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.agent.events import ErrorKindName
 from toolgate.tools.todo_write import TodoItem
 
@@ -72,8 +74,16 @@ class ErrorEntry(_Entry):
     message: str
 
 
+class DecisionEntry(_Entry):
+    """How an approval or a diff review was answered (or that it was withdrawn)."""
+
+    type: Literal["decision"] = "decision"
+    decision: Decision
+
+
 Entry = Annotated[
-    MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ClearedEntry | ErrorEntry, Field(discriminator="type")
+    MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ClearedEntry | ErrorEntry | DecisionEntry,
+    Field(discriminator="type"),
 ]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
 
@@ -106,6 +116,13 @@ class Transcript:
                     os.write(fd, b"\n")
         return fd
 
+    def record_decision(self, decision: ApprovalRecord | ReviewRecord) -> None:
+        """For RecordingApprover: keeping the record must never break the call it is about."""
+        try:
+            self.append(DecisionEntry(decision=decision))
+        except OSError:
+            log.exception("%s: could not record the %s of %s", self.path, decision.kind, decision.tool_use_id)
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
@@ -116,6 +133,7 @@ class Transcript:
 class LoadedTranscript:
     messages: list[ChatMessage]  # merged and repaired: ready to send
     todos: list[TodoItem] = field(default_factory=list)
+    decisions: list[ApprovalRecord | ReviewRecord] = field(default_factory=list)  # in the order answered
     repair: Repair = field(default_factory=lambda: Repair(messages=[]))
     unreadable_lines: list[int] = field(default_factory=list)
 
@@ -123,6 +141,7 @@ class LoadedTranscript:
 def load_transcript(path: Path) -> LoadedTranscript:
     raw: list[ChatMessage] = []
     todos: list[TodoItem] = []
+    decisions: list[ApprovalRecord | ReviewRecord] = []
     cleared: list[str] = []
     unreadable: list[int] = []
     try:
@@ -145,12 +164,16 @@ def load_transcript(path: Path) -> LoadedTranscript:
             todos = entry.todos
         elif isinstance(entry, ClearedEntry):
             cleared.extend(entry.tool_use_ids)
+        elif isinstance(entry, DecisionEntry):
+            decisions.append(entry.decision)
     if cleared:  # a resumed session starts as small as the one that was saved
         raw = clear_results(raw, cleared)
     if unreadable:
         log.warning("%s: skipped unreadable lines %s", path, ", ".join(map(str, unreadable)))
     fixed = repair(raw)
-    return LoadedTranscript(messages=fixed.messages, todos=todos, repair=fixed, unreadable_lines=unreadable)
+    return LoadedTranscript(
+        messages=fixed.messages, todos=todos, decisions=decisions, repair=fixed, unreadable_lines=unreadable
+    )
 
 
 def _is_unknown_kind(line: bytes) -> bool:
@@ -158,5 +181,5 @@ def _is_unknown_kind(line: bytes) -> bool:
         value = json.loads(line)
     except ValueError:
         return False
-    known = {"message", "interrupt", "todos", "repair", "cleared", "error"}
+    known = {"message", "interrupt", "todos", "repair", "cleared", "error", "decision"}
     return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known

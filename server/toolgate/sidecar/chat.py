@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from toolgate.agent.call_summaries import call_summaries
 from toolgate.agent.events import ChatEvent
 from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers import ModelConfig, make_provider, warm_up
@@ -87,10 +88,16 @@ class ChatHost:
         return live.chat
 
     def history(self, live: EditorSession) -> p.ChatHistoryResult:
-        chat = live.chat
-        if chat is not None:
-            return p.ChatHistoryResult(messages=list(chat.messages), todos=chat.todos, busy=chat.busy)
         # Showing a stored conversation needs no model: read the transcript rather than start a chat (which
-        # would make a provider and import its SDK, seconds of work, just to draw the history).
+        # would make a provider and import its SDK, seconds of work, just to draw the history). The answered
+        # approvals and reviews are only in the transcript, for an open chat too.
         loaded = load_transcript(self._sessions().store.transcript_path(live.id))
-        return p.ChatHistoryResult(messages=loaded.messages, todos=loaded.todos, busy=False)
+        chat = live.chat
+        messages = list(chat.messages) if chat is not None else loaded.messages
+        return p.ChatHistoryResult(
+            messages=messages,
+            todos=chat.todos if chat is not None else loaded.todos,
+            busy=chat.busy if chat is not None else False,
+            decisions=loaded.decisions,
+            calls=call_summaries(live.runtime, messages),
+        )

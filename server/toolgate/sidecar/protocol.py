@@ -19,7 +19,9 @@ from pydantic.alias_generators import to_camel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, models_json_schema
 from pydantic_core import core_schema
 
+from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
+from toolgate.agent.decisions import Decision
 from toolgate.agent.events import ChatEvent, StopReason
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
@@ -319,6 +321,12 @@ class ChatHistoryResult(WireModel):
     messages: list[ChatMessage] = Field(description="The conversation so far (Anthropic message shapes).")
     todos: list[TodoItem]
     busy: bool = Field(description="A message is being answered right now.")
+    decisions: list[Decision] = Field(
+        default_factory=list, description="How each approval and diff review was answered, in the order answered."
+    )
+    calls: dict[str, CallSummary] = Field(
+        default_factory=dict, description="By tool_use id: the one-line summaries its card showed live."
+    )
 
 
 class ChatEventParams(WireModel):

@@ -1,0 +1,173 @@
+/**
+ * A stored session as the actions its live turns dispatched: `itemsFromHistory` (chatModel.ts) feeds them to the same
+ * `reduce`, so a reopened session's cards, outcomes and summaries are drawn exactly as they were live. Pure.
+ */
+
+import type {
+  ApprovalRecord,
+  CallSummary,
+  ChatEvent,
+  ChatMessage,
+  ReviewRecord,
+  ToolResult,
+} from '../protocol';
+import type { ChatAction, ChatState } from './chatModel';
+import {
+  ALLOWED_ONCE,
+  UNANSWERED,
+  WITHDRAWN,
+  acceptedOutcome,
+  deniedOutcome,
+  displayPath,
+  rejectedOutcome,
+} from './outcomes';
+
+/** What a stored session adds to its messages: the answers people gave, and each card's summaries. */
+export interface HistoryRecords {
+  decisions: readonly (ApprovalRecord | ReviewRecord)[];
+  calls: Readonly<Record<string, CallSummary>>;
+}
+
+export function historyActions(
+  state: ChatState,
+  messages: readonly ChatMessage[],
+  records: HistoryRecords,
+): ChatAction[] {
+  const workspace = state.sessions.find((session) => session.sessionId === state.sessionId)?.workspace;
+  const actions: ChatAction[] = [];
+  const event = (e: ChatEvent): void => void actions.push({ type: 'event', event: e, at: 0 });
+  const answered = new Set<string>();
+  let decisionNumber = 0;
+  for (const message of messages) {
+    const blocks = message.content;
+    if (message.role === 'assistant') {
+      // Live, a reply streams its text first, and its calls' cards start once the whole reply is in.
+      for (const block of blocks) {
+        if (block.type === 'text' && block.text.trim() !== '') event({ type: 'text_delta', text: block.text });
+      }
+      actions.push({ type: 'busy', busy: false }); // the reply is complete: what follows is a new item
+    }
+    const uses = new Set<string>();
+    for (const block of blocks) {
+      if (block.type === 'text' && block.text.trim() !== '' && message.role === 'user') {
+        actions.push({ type: 'userMessage', text: block.text });
+      } else if (block.type === 'tool_use') {
+        uses.add(block.id);
+        const summary = records.calls[block.id]?.summary ?? summarizeInput(block.input);
+        event({ type: 'tool_call_started', tool_use_id: block.id, name: block.name, input: block.input, summary });
+      } else if (block.type === 'tool_result') {
+        answered.add(block.tool_use_id);
+        const text = resultText(block);
+        const summary = records.calls[block.tool_use_id]?.result_summary ?? firstLine(text);
+        event({
+          type: 'tool_call_finished',
+          tool_use_id: block.tool_use_id,
+          name: '',
+          is_error: block.is_error,
+          summary,
+          result: block,
+        });
+      }
+    }
+    // Live, the cards of a reply's calls come first, then each approval or review as it is asked.
+    for (const decision of records.decisions) {
+      if (uses.has(decision.tool_use_id)) actions.push(...decisionActions(decision, `h${++decisionNumber}`, workspace));
+    }
+  }
+  return [...actions, ...unansweredCalls(messages, answered)];
+}
+
+function decisionActions(
+  decision: ApprovalRecord | ReviewRecord,
+  id: string,
+  workspace: string | undefined,
+): ChatAction[] {
+  const unanswered = decision.answered_by === 'withdrawn' ? WITHDRAWN : UNANSWERED;
+  const byPerson = decision.answered_by === 'user';
+  if (decision.kind === 'approval') {
+    const state = !byPerson ? 'cancelled' : decision.decision === 'allow' ? 'allowed' : 'denied';
+    const outcome = !byPerson
+      ? unanswered
+      : decision.decision === 'allow'
+        ? ALLOWED_ONCE
+        : deniedOutcome(decision.feedback ?? '');
+    return [
+      {
+        type: 'approvalRequested',
+        id,
+        toolUseId: decision.tool_use_id,
+        toolName: decision.tool_name,
+        summary: decision.summary,
+        reason: decision.reason,
+        suggestions: [],
+      },
+      { type: 'approvalResolved', id, state, outcome },
+    ];
+  }
+  const state = !byPerson ? 'cancelled' : decision.decision === 'accept' ? 'accepted' : 'rejected';
+  const outcome = !byPerson
+    ? unanswered
+    : decision.decision === 'accept'
+      ? acceptedOutcome(decision.edited)
+      : rejectedOutcome(decision.feedback ?? '');
+  return [
+    {
+      type: 'reviewRequested',
+      id,
+      toolUseId: decision.tool_use_id,
+      title: decision.title,
+      reason: decision.reason,
+      files: decision.files.map((file) => ({ ...file, label: displayPath(file.path, workspace) })),
+    },
+    { type: 'reviewResolved', id, state, outcome },
+  ];
+}
+
+/** A call whose result was never recorded (a crash mid-call) ends as such. */
+function unansweredCalls(messages: readonly ChatMessage[], answered: ReadonlySet<string>): ChatAction[] {
+  const actions: ChatAction[] = [];
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type !== 'tool_use' || answered.has(block.id)) continue;
+      const result: ToolResult = { type: 'tool_result', tool_use_id: block.id, content: '', is_error: true };
+      actions.push({
+        type: 'event',
+        at: 0,
+        event: {
+          type: 'tool_call_finished',
+          tool_use_id: block.id,
+          name: block.name,
+          is_error: true,
+          summary: NO_RESULT,
+          result,
+        },
+      });
+    }
+  }
+  return actions;
+}
+
+const NO_RESULT = 'No result was recorded for this call.';
+
+/** A one-line description of a tool call's input, for a card drawn from history (the live summary is not saved). */
+export function summarizeInput(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const record = input as Record<string, unknown>;
+  for (const key of ['command', 'file_path', 'path', 'pattern', 'url', 'description']) {
+    const value = record[key];
+    if (typeof value === 'string' && value) return firstLine(value);
+  }
+  return firstLine(JSON.stringify(input));
+}
+
+function firstLine(text: string, max = 160): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** A tool_result's text for its card; images are named, not drawn. */
+export function resultText(result: ToolResult | undefined): string {
+  if (!result) return '';
+  if (typeof result.content === 'string') return result.content;
+  return result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.source.media_type}]`)).join('\n');
+}

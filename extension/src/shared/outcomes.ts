@@ -1,0 +1,38 @@
+/**
+ * What an answered approval or review card says, in one place: the live answer (approvals.ts, reviews.ts) and a
+ * reopened session's history (chatModel.ts) use the same words. Pure.
+ */
+
+export const WITHDRAWN = 'Withdrawn: the turn ended before an answer.';
+export const UNANSWERED = 'Not answered: the editor gave no usable answer, so the call did not run.';
+export const ALLOWED_ONCE = 'Allowed once.';
+
+export function deniedOutcome(feedback: string): string {
+  const trimmed = feedback.trim();
+  return trimmed ? `Denied, with feedback: ${trimmed}` : 'Denied.';
+}
+
+export function acceptedOutcome(editedPaths: readonly string[]): string {
+  return editedPaths.length > 0
+    ? `Accepted with your edits to ${editedPaths.map(basename).join(', ')}.`
+    : 'Accepted as proposed.';
+}
+
+export function rejectedOutcome(feedback: string): string {
+  const trimmed = feedback.trim();
+  return trimmed ? `Rejected, with feedback: ${trimmed}` : 'Rejected.';
+}
+
+export function basename(path: string): string {
+  const parts = path.replaceAll('\\', '/').split('/');
+  return parts[parts.length - 1] || path;
+}
+
+/** A path relative to the workspace folder when it is inside it, else as given. */
+export function displayPath(path: string, workspaceFolder: string | undefined): string {
+  if (!workspaceFolder) return path;
+  const root = workspaceFolder.replace(/[\\/]+$/, '');
+  const normalised = path.replaceAll('\\', '/');
+  const prefix = `${root.replaceAll('\\', '/')}/`;
+  return normalised.startsWith(prefix) ? normalised.slice(prefix.length) : path;
+}

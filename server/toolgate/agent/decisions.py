@@ -1,0 +1,139 @@
+"""What people decided during a session — approvals and diff reviews — kept so a reopened session shows them.
+
+The chat view draws an answered approval card ("Denied, with feedback: …") and an answered review card
+("Accepted with your edits to …") live; the transcript keeps the same facts as structured records, and
+`toolgate/chat/history` hands them back so the view can draw the cards again the same way. The recording is
+done by wrapping the session's Approver: every answer (or withdrawal) passes through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolgate.core.context import ToolContext
+from toolgate.core.permission import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    FileProposal,
+    ReviewAnswer,
+    ReviewRequest,
+)
+
+AnsweredBy = Literal["user", "non_interactive", "unavailable", "withdrawn"]
+"""Who settled it: a person; nobody could be asked (headless); the editor gave no usable answer; or the turn
+ended while it waited (interrupted, the sidecar stopping)."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tool_use_id: str
+    tool_name: str
+    reason: str
+    answered_by: AnsweredBy
+    feedback: str | None = None
+
+
+class ApprovalRecord(_Record):
+    kind: Literal["approval"] = "approval"
+    summary: str
+    decision: Literal["allow", "deny"]
+
+
+class ReviewedPath(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    change: Literal["create", "modify", "delete"]
+
+
+class ReviewRecord(_Record):
+    kind: Literal["review"] = "review"
+    title: str
+    files: list[ReviewedPath]
+    decision: Literal["accept", "reject"]
+    edited: list[str] = Field(default_factory=list)  # paths the person changed before accepting
+
+
+Decision = Annotated[ApprovalRecord | ReviewRecord, Field(discriminator="kind")]
+
+
+def _change(proposal: FileProposal) -> Literal["create", "modify", "delete"]:
+    if proposal.original is None:
+        return "create"
+    return "delete" if proposal.proposed is None else "modify"
+
+
+def approval_record(request: ApprovalRequest, answer: ApprovalAnswer | None) -> ApprovalRecord:
+    """`answer` None: the request was withdrawn before anyone answered."""
+    if answer is None:
+        return ApprovalRecord(
+            tool_use_id=request.tool_use_id,
+            tool_name=request.tool_name,
+            summary=request.summary,
+            reason=request.reason,
+            answered_by="withdrawn",
+            decision="deny",
+        )
+    return ApprovalRecord(
+        tool_use_id=request.tool_use_id,
+        tool_name=request.tool_name,
+        summary=request.summary,
+        reason=request.reason,
+        answered_by=answer.reason,
+        decision=answer.decision,
+        feedback=(answer.feedback or "").strip() or None,
+    )
+
+
+def review_record(request: ReviewRequest, answer: ReviewAnswer | None) -> ReviewRecord:
+    files = [ReviewedPath(path=f.path, change=_change(f)) for f in request.files]
+    base = {
+        "tool_use_id": request.tool_use_id,
+        "tool_name": request.tool_name,
+        "reason": request.reason,
+        "title": request.title,
+        "files": files,
+    }
+    if answer is None:
+        return ReviewRecord(**base, answered_by="withdrawn", decision="reject")
+    proposed = {f.path: f.proposed for f in request.files}
+    edited = [f.path for f in answer.files or [] if f.path in proposed and f.content != proposed[f.path]]
+    return ReviewRecord(
+        **base,
+        answered_by=answer.reason,
+        decision=answer.decision,
+        feedback=(answer.feedback or "").strip() or None,
+        edited=edited if answer.decision == "accept" else [],
+    )
+
+
+class RecordingApprover:
+    """An Approver that asks `inner` and hands every outcome to `record` (which must not raise)."""
+
+    def __init__(self, inner: Approver, record: Callable[[ApprovalRecord | ReviewRecord], None]) -> None:
+        self.inner = inner
+        self._record = record
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        try:
+            answer = await self.inner.request(request, ctx)
+        except anyio.get_cancelled_exc_class():
+            self._record(approval_record(request, None))
+            raise
+        self._record(approval_record(request, answer))
+        return answer
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        try:
+            answer = await self.inner.review(request, ctx)
+        except anyio.get_cancelled_exc_class():
+            self._record(review_record(request, None))
+            raise
+        self._record(review_record(request, answer))
+        return answer

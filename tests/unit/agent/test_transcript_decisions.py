@@ -1,0 +1,127 @@
+"""Approval and review outcomes in the transcript: recorded as answered, read back in order, old files still load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+
+from toolgate.agent.conversation import ChatMessage
+from toolgate.agent.decisions import ApprovalRecord, RecordingApprover, ReviewRecord
+from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
+from toolgate.core.context import ToolContext
+from toolgate.core.permission import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    FileProposal,
+    ReviewAnswer,
+    ReviewedFile,
+    ReviewRequest,
+)
+
+APPROVAL = ApprovalRequest(
+    session_id="s", tool_use_id="t1", tool_name="Bash", input={"command": "rm x"}, summary="rm x", reason="deletes"
+)
+REVIEW = ReviewRequest(
+    session_id="s",
+    tool_use_id="t2",
+    tool_name="Edit",
+    title="Edit a.py",
+    reason="edits need approval",
+    files=[
+        FileProposal(path="/w/a.py", original="a\n", proposed="b\n"),
+        FileProposal(path="/w/new.py", original=None, proposed="n\n"),
+    ],
+)
+
+
+class Answers:
+    """An Approver with fixed answers; `block` makes it wait until the turn is cancelled."""
+
+    def __init__(self, approval: ApprovalAnswer, review: ReviewAnswer, block: bool = False) -> None:
+        self.approval, self.review_answer, self.block = approval, review, block
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        if self.block:
+            await anyio.sleep_forever()
+        return self.approval
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        if self.block:
+            await anyio.sleep_forever()
+        return self.review_answer
+
+
+def recorder(path: Path, inner: Answers) -> tuple[Transcript, RecordingApprover]:
+    transcript = Transcript(path)
+    return transcript, RecordingApprover(inner, transcript.record_decision)
+
+
+CTX = ToolContext.__new__(ToolContext)  # the recorder never looks at the context; it only passes it on
+
+
+async def test_answers_are_recorded_and_read_back_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    edited = [ReviewedFile(path="/w/a.py", content="mine\n"), ReviewedFile(path="/w/new.py", content="n\n")]
+    inner = Answers(
+        ApprovalAnswer(decision="deny", feedback="  use make clean "), ReviewAnswer(decision="accept", files=edited)
+    )
+    transcript, approver = recorder(path, inner)
+    transcript.append(MessageEntry(message=ChatMessage.model_validate({"role": "user", "content": []})))
+    assert (await approver.request(APPROVAL, CTX)).decision == "deny"
+    assert (await approver.review(REVIEW, CTX)).decision == "accept"
+    transcript.close()
+
+    loaded = load_transcript(path)
+    approval, review = loaded.decisions
+    assert isinstance(approval, ApprovalRecord) and isinstance(review, ReviewRecord)
+    assert (approval.tool_use_id, approval.decision, approval.answered_by) == ("t1", "deny", "user")
+    assert approval.feedback == "use make clean" and approval.summary == "rm x"
+    assert [(f.path, f.change) for f in review.files] == [("/w/a.py", "modify"), ("/w/new.py", "create")]
+    assert review.edited == ["/w/a.py"]  # new.py was accepted as proposed
+    assert loaded.unreadable_lines == []
+
+
+async def test_a_question_withdrawn_by_cancelling_the_turn_is_recorded_as_withdrawn(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    transcript, approver = recorder(
+        path, Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"), block=True)
+    )
+    async with anyio.create_task_group() as group:
+
+        async def ask() -> None:
+            await approver.request(APPROVAL, CTX)
+            pytest.fail("the question was answered though nobody answered it")
+
+        group.start_soon(ask)
+        await anyio.wait_all_tasks_blocked()
+        group.cancel_scope.cancel()
+    transcript.close()
+    [record] = load_transcript(path).decisions
+    assert isinstance(record, ApprovalRecord) and record.answered_by == "withdrawn"
+
+
+async def test_a_rejection_records_no_edits_and_the_reason_nobody_answered(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    inner = Answers(
+        ApprovalAnswer(decision="deny", reason="unavailable"),
+        ReviewAnswer(decision="reject", feedback="no", files=[ReviewedFile(path="/w/a.py", content="x\n")]),
+    )
+    transcript, approver = recorder(path, inner)
+    await approver.request(APPROVAL, CTX)
+    await approver.review(REVIEW, CTX)
+    transcript.close()
+    approval, review = load_transcript(path).decisions
+    assert approval.answered_by == "unavailable"
+    assert isinstance(review, ReviewRecord) and review.edited == [] and review.feedback == "no"
+
+
+def test_a_transcript_from_before_decisions_were_recorded_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    hello = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+    old = {"type": "message", "at": "2026-01-01T00:00:00Z", "message": hello}
+    path.write_text(json.dumps(old) + "\n")
+    loaded = load_transcript(path)
+    assert loaded.decisions == [] and len(loaded.messages) == 1 and loaded.unreadable_lines == []
