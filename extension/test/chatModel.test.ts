@@ -60,6 +60,25 @@ describe('chat state', () => {
     ).toBe('a\n[image image/png]');
   });
 
+  it('shows a failed call\'s message without the model-facing <tool_error> markup', () => {
+    const content = '<tool_error kind="state">\nsrc/a.py has not been read yet.\nRead it first.\n</tool_error>';
+    const state = run([
+      { type: 'event', at: 1, event: { type: 'tool_call_started', tool_use_id: 't1', name: 'Edit', input: {}, summary: 'a.py' } },
+      { type: 'event', at: 2, event: {
+          type: 'tool_call_finished',
+          tool_use_id: 't1',
+          name: 'Edit',
+          is_error: true,
+          summary: 'src/a.py has not been read yet.',
+          result: { type: 'tool_result', tool_use_id: 't1', content, is_error: true },
+        }, },
+    ]);
+    expect(state.items[0]).toMatchObject({ status: 'error', result: 'src/a.py has not been read yet.\nRead it first.' });
+    expect(resultText({ type: 'tool_result', tool_use_id: 't', content: 'ok\n</tool_error>x', is_error: false })).toBe(
+      'ok\n</tool_error>x', // only whole markup lines go
+    );
+  });
+
   it('keeps only the tail of a long live output, and says it did', () => {
     const big = 'x'.repeat(TOOL_OUTPUT_CAP);
     const state = run([

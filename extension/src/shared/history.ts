@@ -165,9 +165,20 @@ function firstLine(text: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** A tool_result's text for its card; images are named, not drawn. */
+/** A tool_result's text for its card; images are named, not drawn, and the model's error markup is left out. */
 export function resultText(result: ToolResult | undefined): string {
   if (!result) return '';
-  if (typeof result.content === 'string') return result.content;
-  return result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.source.media_type}]`)).join('\n');
+  const text =
+    typeof result.content === 'string'
+      ? result.content
+      : result.content.map((block) => (block.type === 'text' ? block.text : `[image ${block.source.media_type}]`)).join('\n');
+  return withoutErrorMarkup(text);
+}
+
+/**
+ * The sidecar wraps an error for the model in `<tool_error kind="…">` … `</tool_error>` lines (core/errors.py); people
+ * read the message inside, and the card's colour already says it failed.
+ */
+export function withoutErrorMarkup(text: string): string {
+  return text.replace(/^<tool_error kind="[^"]*">\n?/gm, '').replace(/\n?^<\/tool_error>$/gm, '');
 }
