@@ -79,6 +79,33 @@ describe('chat state', () => {
     );
   });
 
+  it('drops the retry notices once the model answers after all, and keeps them when it never does', () => {
+    const retrying = {
+      type: 'retrying' as const,
+      attempt: 1,
+      max_attempts: 3,
+      delay_seconds: 1,
+      kind: 'overloaded' as const,
+      message: 'overloaded',
+      discard_partial: false,
+    };
+    const waiting = run([
+      { type: 'userMessage', text: 'hi' },
+      { type: 'event', at: 1, event: retrying },
+      { type: 'event', at: 2, event: { ...retrying, attempt: 2 } },
+    ]);
+    expect(waiting.items.map((item) => item.kind)).toEqual(['user', 'notice', 'notice']);
+    const answered = run([{ type: 'event', at: 3, event: { type: 'text_delta', text: 'Hello' } }], waiting);
+    expect(answered.items.map((item) => item.kind)).toEqual(['user', 'assistant']);
+    const called = run(
+      [{ type: 'event', at: 3, event: { type: 'tool_call_started', tool_use_id: 't', name: 'Read', input: {}, summary: 'a' } }],
+      waiting,
+    );
+    expect(called.items.map((item) => item.kind)).toEqual(['user', 'tool']);
+    const failed = run([{ type: 'event', at: 3, event: { type: 'error', kind: 'overloaded', message: 'gave up' } }], waiting);
+    expect(failed.items.map((item) => item.kind)).toEqual(['user', 'notice', 'notice', 'notice']);
+  });
+
   it('keeps only the tail of a long live output, and says it did', () => {
     const big = 'x'.repeat(TOOL_OUTPUT_CAP);
     const state = run([
@@ -189,12 +216,13 @@ describe('chat state', () => {
           discard_partial: true,
         },
       },
-      { type: 'event', at: 3, event: { type: 'text_delta', text: 'A whole sentence.' } },
     ]);
-    expect(state.items.map((item) => item.kind)).toEqual(['notice', 'assistant']);
+    expect(state.items.map((item) => item.kind)).toEqual(['notice']);
     expect(state.items[0]).toMatchObject({ level: 'warning' });
     expect(state.items[0]?.kind === 'notice' && state.items[0].text).toContain('Trying again in 2.0 s (attempt 1 of 4)');
-    expect(state.items[1]).toMatchObject({ text: 'A whole sentence.' });
+    const answered = run([{ type: 'event', at: 3, event: { type: 'text_delta', text: 'A whole sentence.' } }], state);
+    expect(answered.items.map((item) => item.kind)).toEqual(['assistant']);
+    expect(answered.items[0]).toMatchObject({ text: 'A whole sentence.' });
   });
 
   it('says when older tool outputs were cleared to fit the context window', () => {

@@ -107,7 +107,8 @@ export type Item =
       state: ReviewState;
       outcome: string;
     }
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string };
+  /** `retry`: says the model API is being asked again; it goes once the answer comes after all. */
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean };
 
 export interface ChatState {
   sessionId: string | null;
@@ -284,6 +285,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
 function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
   switch (event.type) {
     case 'text_delta': {
+      state = withoutRetryNotices(state);
       const last = state.items[state.items.length - 1];
       if (last && last.kind === 'assistant' && last.streaming) {
         return { ...state, items: [...state.items.slice(0, -1), { ...last, text: last.text + event.text }] };
@@ -291,7 +293,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       return appendWithId(state, (id) => ({ kind: 'assistant', id, text: event.text, streaming: true }));
     }
     case 'tool_call_started':
-      return append(finishStreaming(state), {
+      return append(finishStreaming(withoutRetryNotices(state)), {
         kind: 'tool',
         id: event.tool_use_id,
         toolName: event.name,
@@ -326,7 +328,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       const text =
         `The model API did not answer (${event.message}). ` +
         `Trying again in ${event.delay_seconds.toFixed(1)} s (attempt ${event.attempt} of ${event.max_attempts}).`;
-      return appendWithId(kept, (id) => ({ kind: 'notice', id, level: 'warning', text }));
+      return appendWithId(kept, (id) => ({ kind: 'notice', id, level: 'warning', text, retry: true }));
     }
     case 'context_cleared':
       // The sidecar made room and sent the request again: worth knowing, nothing to do.
@@ -380,6 +382,13 @@ function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool
   const output = tool.output + text;
   if (output.length <= TOOL_OUTPUT_CAP) return { ...tool, output };
   return { ...tool, output: output.slice(output.length - TOOL_OUTPUT_CAP), outputTrimmed: true };
+}
+
+/** The answer came after all: the notices that said it was being asked for again have done their job. */
+function withoutRetryNotices(state: ChatState): ChatState {
+  let end = state.items.length;
+  for (let last = state.items[end - 1]; last?.kind === 'notice' && last.retry; last = state.items[end - 1]) end--;
+  return end === state.items.length ? state : { ...state, items: state.items.slice(0, end) };
 }
 
 /** The assistant message that was streaming is complete once anything else happens in the turn. */
