@@ -106,6 +106,24 @@ describe('chat state', () => {
     expect(failed.items.map((item) => item.kind)).toEqual(['user', 'notice', 'notice', 'notice']);
   });
 
+  it('is thinking from each model request until anything of its answer arrives', () => {
+    const sent = run([
+      { type: 'busy', busy: true },
+      { type: 'userMessage', text: 'hi' },
+      { type: 'event', at: 1, event: { type: 'message', message: { role: 'user', content: [{ type: 'text', text: 'hi' }] } } },
+    ]);
+    expect(sent.thinking).toBe(false);
+    const asked = run([{ type: 'event', at: 2, event: { type: 'request_started', request: 1 } }], sent);
+    expect(asked.thinking).toBe(true);
+    expect(run([{ type: 'event', at: 3, event: { type: 'todo_update', todos: [] } }], asked).thinking).toBe(true);
+    expect(run([{ type: 'event', at: 3, event: { type: 'text_delta', text: 'H' } }], asked).thinking).toBe(false);
+    const tool = { type: 'tool_call_started' as const, tool_use_id: 't', name: 'Read', input: {}, summary: 'a' };
+    expect(run([{ type: 'event', at: 3, event: tool }], asked).thinking).toBe(false);
+    expect(run([{ type: 'event', at: 3, event: { type: 'error', kind: 'auth', message: 'no key' } }], asked).thinking).toBe(false);
+    expect(run([{ type: 'turnAborted', reason: 'the sidecar stopped', at: 3 }], asked).thinking).toBe(false);
+    expect(run([{ type: 'busy', busy: false }], asked).thinking).toBe(false);
+  });
+
   it('keeps only the tail of a long live output, and says it did', () => {
     const big = 'x'.repeat(TOOL_OUTPUT_CAP);
     const state = run([
@@ -238,10 +256,7 @@ describe('chat state', () => {
   it('ignores the events that only repeat what was drawn', () => {
     const before = run([{ type: 'event', at: 1, event: { type: 'text_delta', text: 'x' } }]);
     const after = run(
-      [
-        { type: 'event', at: 2, event: { type: 'request_started', request: 2 } },
-        { type: 'event', at: 3, event: { type: 'message', message: { role: 'assistant', content: [] } } },
-      ],
+      [{ type: 'event', at: 3, event: { type: 'message', message: { role: 'assistant', content: [] } } }],
       before,
     );
     expect(after).toBe(before);

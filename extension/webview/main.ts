@@ -82,6 +82,7 @@ const jumpButton = h(
   'Jump to latest ↓',
 );
 const emptyState = h('div', { class: 'empty' });
+const thinking = h('div', { class: 'thinking', role: 'status', hidden: true }, 'Thinking…');
 // A <details>: the person may fold the list away (it keeps its state across redraws), its title still counting.
 const todos = h('details', { class: 'todos', 'aria-label': 'Todo list', open: true, hidden: true });
 const composer = h('textarea', {
@@ -105,7 +106,7 @@ app.append(
     bypassWarning,
     settingsProblems,
   ),
-  h('div', { class: 'transcript-area' }, transcript, jumpButton),
+  h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton),
   todos,
   h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stopButton, sendButton)),
 );
@@ -140,6 +141,7 @@ function draw(): void {
   stopButton.hidden = !busy;
   sendButton.hidden = busy;
   document.body.dataset.busy = String(busy);
+  thinking.hidden = !state.thinking;
   // Decided after everything that takes height from the transcript has been drawn (the todo list above all).
   follower.follow();
   keyboard.focusNewPendingCard();

@@ -117,6 +117,8 @@ export interface ChatState {
   sessionsAvailable: boolean;
   mode: PermissionMode;
   busy: boolean;
+  /** A request is with the model and nothing of its answer has come yet. */
+  thinking: boolean;
   items: Item[];
   todos: TodoItem[];
   sidecar: SidecarStatus;
@@ -187,6 +189,7 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     sessionsAvailable: false,
     mode,
     busy: false,
+    thinking: false,
     items: [],
     todos: [],
     sidecar: { state: 'stopped' },
@@ -209,15 +212,16 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessionOpened': {
       const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [] };
       const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
-      return { ...itemsFromHistory(opened, action.messages, history), todos: action.todos, busy: action.busy };
+      const drawn = itemsFromHistory(opened, action.messages, history);
+      return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
     }
     case 'sessionClosed':
       // The transcript stays on screen; the next message starts a new session.
-      return finishStreaming({ ...state, sessionId: null, busy: false });
+      return finishStreaming({ ...state, sessionId: null, busy: false, thinking: false });
     case 'mode':
       return { ...state, mode: action.mode };
     case 'busy':
-      return action.busy ? { ...state, busy: true } : finishStreaming({ ...state, busy: false });
+      return action.busy ? { ...state, busy: true } : finishStreaming({ ...state, busy: false, thinking: false });
     case 'userMessage':
       return appendWithId(finishStreaming(state), (id) => ({
         kind: 'user',
@@ -232,8 +236,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       };
     case 'turnAborted':
       return abortTurn(state, action.reason, action.at);
-    case 'event':
-      return applyEvent(state, action.event, action.at);
+    case 'event': {
+      const next = applyEvent(state, action.event, action.at);
+      // Waiting for the model from the moment a request goes out until anything of the answer (or a failure) arrives.
+      const thinking = action.event.type === 'request_started' || (state.thinking && isQuiet(action.event));
+      return thinking === next.thinking ? next : { ...next, thinking };
+    }
     case 'toolProgress':
       return updateItem(state, action.toolUseId, 'tool', (tool) => appendOutput(tool, action.text));
     case 'approvalRequested':
@@ -375,7 +383,12 @@ function abortTurn(state: ChatState, reason: string, at: number): ChatState {
         return item;
     }
   });
-  return { ...state, items, busy: false };
+  return { ...state, items, busy: false, thinking: false };
+}
+
+/** Events that say nothing about the answer: while only these arrive, the model is still thinking. */
+function isQuiet(event: ChatEvent): boolean {
+  return event.type === 'message' || event.type === 'tool_call_progress' || event.type === 'todo_update';
 }
 
 function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool: T, text: string): T {
