@@ -88,6 +88,11 @@ describe('a reopened session', () => {
     expect(drawnAgain.items.find((item) => item.kind === 'review')).toMatchObject({ outcome: 'Accepted with your edits to a.py.' });
   });
 
+  it('says an allowed call was allowed, and no more than the record knows', () => {
+    const state = reopen({ decisions: [{ ...approval, decision: 'allow', feedback: null }], calls });
+    expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({ state: 'allowed', outcome: 'Allowed.' });
+  });
+
   it('says a call whose approval was withdrawn was not answered', () => {
     const state = reopen({ decisions: [{ ...approval, answered_by: 'withdrawn', feedback: null }], calls });
     expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({

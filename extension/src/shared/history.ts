@@ -13,7 +13,7 @@ import type {
 } from '../protocol';
 import type { ChatAction, ChatState } from './chatModel';
 import {
-  ALLOWED_ONCE,
+  ALLOWED,
   UNANSWERED,
   WITHDRAWN,
   acceptedOutcome,
@@ -89,7 +89,7 @@ function decisionActions(
     const outcome = !byPerson
       ? unanswered
       : decision.decision === 'allow'
-        ? ALLOWED_ONCE
+        ? ALLOWED
         : deniedOutcome(decision.feedback ?? '');
     return [
       {

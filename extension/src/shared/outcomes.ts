@@ -6,6 +6,11 @@
 export const WITHDRAWN = 'Withdrawn: the turn ended before an answer.';
 export const UNANSWERED = 'Not answered: the editor gave no usable answer, so the call did not run.';
 export const ALLOWED_ONCE = 'Allowed once.';
+/**
+ * An allow in a stored session: the transcript does not (yet) say whether an "always allow" rule was saved with it,
+ * so history says no more than it knows rather than "once".
+ */
+export const ALLOWED = 'Allowed.';
 
 export function deniedOutcome(feedback: string): string {
   const trimmed = feedback.trim();
