@@ -174,6 +174,17 @@ async def test_live_output_of_a_chat_call_is_reported_once_as_a_chat_event(
     assert sidecar.progress_events == []  # not also sent as toolgate/tools/progress
 
 
+async def history_in_a_new_sidecar(storage: Path, workspace: Path, session_id: str) -> dict[str, Any]:
+    """The session's history as a second sidecar over the same storage reads it: from the transcript alone."""
+    second = await start_client(TEST_SERVER)
+    try:
+        await initialize(second, storage, workspace)
+        await second.call(p.SESSION_LOAD, {"sessionId": session_id})
+        return dict(await second.call(p.CHAT_HISTORY, {"sessionId": session_id}))
+    finally:
+        await stop_client(second)
+
+
 async def test_history_of_a_reopened_session_comes_from_its_transcript(
     sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
 ) -> None:
@@ -182,13 +193,7 @@ async def test_history_of_a_reopened_session_comes_from_its_transcript(
     session_id = await sidecar.new_session(workspace)
     await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "hi"})
 
-    second = await start_client(TEST_SERVER)
-    try:
-        await initialize(second, storage, workspace)
-        await second.call(p.SESSION_LOAD, {"sessionId": session_id})
-        history = await second.call(p.CHAT_HISTORY, {"sessionId": session_id})
-    finally:
-        await stop_client(second)
+    history = await history_in_a_new_sidecar(storage, workspace, session_id)
     assert [(m["role"], m["content"][0]["text"]) for m in history["messages"]] == [
         ("user", "hi"),
         ("assistant", "Hello there."),
@@ -229,13 +234,7 @@ async def test_a_reopened_session_keeps_its_answers_and_card_summaries(
     live = {e["tool_use_id"]: e["summary"] for e in events_of(sidecar) if e["type"] == "tool_call_started"}
     finished = {e["tool_use_id"]: e["summary"] for e in events_of(sidecar) if e["type"] == "tool_call_finished"}
 
-    second = await start_client(TEST_SERVER)
-    try:
-        await initialize(second, storage, workspace)
-        await second.call(p.SESSION_LOAD, {"sessionId": session_id})
-        history = await second.call(p.CHAT_HISTORY, {"sessionId": session_id})
-    finally:
-        await stop_client(second)
+    history = await history_in_a_new_sidecar(storage, workspace, session_id)
 
     # The cards' lines are the ones shown live, not the raw input.
     assert {k: v["summary"] for k, v in history["calls"].items()} == live

@@ -71,24 +71,18 @@ def _change(proposal: FileProposal) -> Literal["create", "modify", "delete"]:
 
 def approval_record(request: ApprovalRequest, answer: ApprovalAnswer | None) -> ApprovalRecord:
     """`answer` None: the request was withdrawn before anyone answered."""
-    if answer is None:
-        return ApprovalRecord(
-            tool_use_id=request.tool_use_id,
-            tool_name=request.tool_name,
-            summary=request.summary,
-            reason=request.reason,
-            answered_by="withdrawn",
-            decision="deny",
-        )
-    return ApprovalRecord(
+    asked = ApprovalRecord(
         tool_use_id=request.tool_use_id,
         tool_name=request.tool_name,
         summary=request.summary,
         reason=request.reason,
-        answered_by=answer.reason,
-        decision=answer.decision,
-        feedback=(answer.feedback or "").strip() or None,
+        answered_by="withdrawn",
+        decision="deny",
     )
+    if answer is None:
+        return asked
+    feedback = (answer.feedback or "").strip() or None
+    return asked.model_copy(update={"answered_by": answer.reason, "decision": answer.decision, "feedback": feedback})
 
 
 def review_record(request: ReviewRequest, answer: ReviewAnswer | None) -> ReviewRecord:
