@@ -17,7 +17,7 @@ import { RULE_SCOPES } from './protocol';
 import { SCOPE_LABELS } from './scopes';
 import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
-import { ALLOWED_ONCE, WITHDRAWN, deniedOutcome } from './shared/outcomes';
+import { ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from './shared/outcomes';
 
 /** The answer the sidecar gets for a choice ("always" saved its rule first). Feedback is trimmed; empty is left out. */
 export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
@@ -49,15 +49,8 @@ export function outcomeForChoice(
   switch (choice.kind) {
     case 'once':
       return ALLOWED_ONCE;
-    case 'always': {
-      const where = SCOPE_LABELS[choice.scope].split(' (')[0]?.toLowerCase();
-      const parts = [`Allowed. From now on ${choice.rule} is allowed (${where}).`];
-      if (saved.coversCall === false) {
-        parts.push('That rule does not cover this call itself, so a call like it will be asked about again.');
-      }
-      parts.push(...saved.warnings);
-      return parts.join(' ');
-    }
+    case 'always':
+      return alwaysAllowedOutcome(choice.rule, choice.scope, saved.coversCall, saved.warnings);
     case 'deny':
       return deniedOutcome(choice.feedback);
   }

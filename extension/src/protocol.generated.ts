@@ -25,6 +25,7 @@ export interface ApprovalRecord {
   kind: "approval";
   summary: string;
   decision: "allow" | "deny";
+  saved_rule: SavedRule | null;
 }
 
 export interface ApprovalResult {
@@ -278,6 +279,13 @@ export interface RuleEntry {
 export interface RuleSuggestion {
   rule: string;
   scope: "session" | "local" | "project" | "user";
+}
+
+/** The "always allow" rule a person saved while the call waited (settings/addRule naming the call). */
+export interface SavedRule {
+  rule: string;
+  scope: "session" | "local" | "project" | "user";
+  covers_call: boolean | null;
 }
 
 export interface SessionInfo {

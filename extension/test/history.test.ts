@@ -64,7 +64,7 @@ const messages: ChatMessage[] = [
 
 const approval: ApprovalRecord = {
   kind: 'approval', tool_use_id: 'b1', tool_name: 'Bash', summary: 'rm -rf build', reason: 'Deletes files.',
-  answered_by: 'user', decision: 'deny', feedback: 'use make clean',
+  answered_by: 'user', decision: 'deny', feedback: 'use make clean', saved_rule: null,
 };
 const review: ReviewRecord = {
   kind: 'review', tool_use_id: 'e1', tool_name: 'Edit', title: 'Edit a.py', reason: 'Edits need approval.',
@@ -91,6 +91,17 @@ describe('a reopened session', () => {
   it('says an allowed call was allowed, and no more than the record knows', () => {
     const state = reopen({ decisions: [{ ...approval, decision: 'allow', feedback: null }], calls });
     expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({ state: 'allowed', outcome: 'Allowed.' });
+  });
+
+  it('says which rule an "always allow" saved, as the live card did', () => {
+    const saved_rule = { rule: 'Bash(rm:*)', scope: 'local' as const, covers_call: false };
+    const state = reopen({ decisions: [{ ...approval, decision: 'allow', feedback: null, saved_rule }], calls });
+    expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({
+      state: 'allowed',
+      outcome:
+        'Allowed. From now on Bash(rm:*) is allowed (this project, just for me). ' +
+        'That rule does not cover this call itself, so a call like it will be asked about again.',
+    });
   });
 
   it('says a call whose approval was withdrawn was not answered', () => {

@@ -11,6 +11,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initialize, start_client, stop_client
+from tests.integration.test_sidecar_approvals import always_allow
 
 from toolgate.mockmodel import MockModelServer
 from toolgate.sidecar import protocol as p
@@ -246,3 +247,18 @@ async def test_a_reopened_session_keeps_its_answers_and_card_summaries(
     target = str(workspace / "notes.txt")
     assert review["files"] == [{"path": target, "change": "create"}] and review["edited"] == [target]
     assert history["todos"][0]["content"] == "write notes"
+
+
+async def test_a_reopened_session_knows_which_rule_an_always_allow_saved(
+    sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(mock_model, [{"tool_uses": [{"name": "Gate", "input": {"label": "x"}}]}, {"text": "Done."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    covered: list[bool | None] = []
+    sidecar.answer_approval = always_allow(sidecar, "Gate", "session", covered)
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "open the gate"})
+    history = await history_in_a_new_sidecar(storage, workspace, session_id)
+    [approval] = history["decisions"]
+    assert approval["decision"] == "allow"
+    assert approval["saved_rule"] == {"rule": "Gate", "scope": "session", "covers_call": covered[0]}

@@ -17,6 +17,7 @@ import {
   UNANSWERED,
   WITHDRAWN,
   acceptedOutcome,
+  alwaysAllowedOutcome,
   deniedOutcome,
   displayPath,
   rejectedOutcome,
@@ -88,9 +89,11 @@ function decisionActions(
     const state = !byPerson ? 'cancelled' : decision.decision === 'allow' ? 'allowed' : 'denied';
     const outcome = !byPerson
       ? unanswered
-      : decision.decision === 'allow'
-        ? ALLOWED
-        : deniedOutcome(decision.feedback ?? '');
+      : decision.decision === 'deny'
+        ? deniedOutcome(decision.feedback ?? '')
+        : decision.saved_rule
+          ? alwaysAllowedOutcome(decision.saved_rule.rule, decision.saved_rule.scope, decision.saved_rule.covers_call)
+          : ALLOWED;
     return [
       {
         type: 'approvalRequested',

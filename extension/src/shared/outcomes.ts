@@ -3,6 +3,9 @@
  * reopened session's history (chatModel.ts) use the same words. Pure.
  */
 
+import type { RuleScope } from '../protocol';
+import { SCOPE_LABELS } from '../scopes';
+
 export const WITHDRAWN = 'Withdrawn: the turn ended before an answer.';
 export const UNANSWERED = 'Not answered: the editor gave no usable answer, so the call did not run.';
 export const ALLOWED_ONCE = 'Allowed once.';
@@ -11,6 +14,22 @@ export const ALLOWED_ONCE = 'Allowed once.';
  * so history says no more than it knows rather than "once".
  */
 export const ALLOWED = 'Allowed.';
+
+/** An "always allow": the rule saved, where, and whether it covers the very call it was written for. */
+export function alwaysAllowedOutcome(
+  rule: string,
+  scope: RuleScope,
+  coversCall: boolean | null | undefined,
+  warnings: readonly string[] = [],
+): string {
+  const where = SCOPE_LABELS[scope].split(' (')[0]?.toLowerCase();
+  const parts = [`Allowed. From now on ${rule} is allowed (${where}).`];
+  if (coversCall === false) {
+    parts.push('That rule does not cover this call itself, so a call like it will be asked about again.');
+  }
+  parts.push(...warnings);
+  return parts.join(' ');
+}
 
 export function deniedOutcome(feedback: string): string {
   const trimmed = feedback.trim();

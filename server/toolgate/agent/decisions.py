@@ -8,8 +8,9 @@ done by wrapping the session's Approver: every answer (or withdrawal) passes thr
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Literal
+import json
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +23,7 @@ from toolgate.core.permission import (
     FileProposal,
     ReviewAnswer,
     ReviewRequest,
+    RuleScope,
 )
 
 AnsweredBy = Literal["user", "non_interactive", "unavailable", "withdrawn"]
@@ -39,10 +41,21 @@ class _Record(BaseModel):
     feedback: str | None = None
 
 
+class SavedRule(BaseModel):
+    """The "always allow" rule a person saved while the call waited (settings/addRule naming the call)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    scope: RuleScope
+    covers_call: bool | None = None  # whether the rules in force then allowed the call itself
+
+
 class ApprovalRecord(_Record):
     kind: Literal["approval"] = "approval"
     summary: str
     decision: Literal["allow", "deny"]
+    saved_rule: SavedRule | None = None
 
 
 class ReviewedPath(BaseModel):
@@ -107,20 +120,36 @@ def review_record(request: ReviewRequest, answer: ReviewAnswer | None) -> Review
     )
 
 
+def _call_key(tool_name: str, tool_input: Mapping[str, Any]) -> str:
+    return json.dumps([tool_name, tool_input], sort_keys=True, default=str)
+
+
 class RecordingApprover:
     """An Approver that asks `inner` and hands every outcome to `record` (which must not raise)."""
 
     def __init__(self, inner: Approver, record: Callable[[ApprovalRecord | ReviewRecord], None]) -> None:
         self.inner = inner
         self._record = record
+        self._saved: dict[str, SavedRule] = {}
+
+    def rule_saved(self, tool_name: str, tool_input: Mapping[str, Any], rule: SavedRule) -> None:
+        """An "always allow" rule was saved for a waiting call; the allow that follows is recorded with it."""
+        self._saved[_call_key(tool_name, tool_input)] = rule
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        key = _call_key(request.tool_name, request.input)
+        self._saved.pop(key, None)  # a rule saved for an earlier, identical call is not this one's
         try:
             answer = await self.inner.request(request, ctx)
         except anyio.get_cancelled_exc_class():
+            self._saved.pop(key, None)
             self._record(approval_record(request, None))
             raise
-        self._record(approval_record(request, answer))
+        record = approval_record(request, answer)
+        saved = self._saved.pop(key, None)
+        if saved is not None and answer.decision == "allow":
+            record = record.model_copy(update={"saved_rule": saved})
+        self._record(record)
         return answer
 
     async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:

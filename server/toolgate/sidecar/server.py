@@ -31,6 +31,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from toolgate import __version__
+from toolgate.agent.decisions import RecordingApprover, SavedRule
 from toolgate.agent.loop import ChatBusy
 from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.orchestrator import CancelToken
@@ -264,11 +265,15 @@ class ToolgateServer(LanguageServer):
             raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
         # An edited "always allow" rule may not match the call it was written for; the person should know.
         covers = None if params.call is None else await live.runtime.check(params.call.tool, params.call.input)
+        covered = None if covers is None else covers.decision == "allow"
+        if add and params.call is not None and isinstance(approver := live.runtime.session.approver, RecordingApprover):
+            saved = SavedRule(rule=params.rule, scope=params.scope, covers_call=covered)
+            approver.rule_saved(params.call.tool, params.call.input, saved)  # for the session's record
         return p.RuleChangeResult(
             changed=change.changed,
             file=change.file,
             warnings=change.warnings,
-            covers_call=None if covers is None else covers.decision == "allow",
+            covers_call=covered,
             settings=live.settings(),
         )
 

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from toolgate.agent.conversation import ChatMessage
-from toolgate.agent.decisions import ApprovalRecord, RecordingApprover, ReviewRecord
+from toolgate.agent.decisions import ApprovalRecord, RecordingApprover, ReviewRecord, SavedRule
 from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
 from toolgate.core.context import ToolContext
 from toolgate.core.permission import (
@@ -125,3 +125,26 @@ def test_a_transcript_from_before_decisions_were_recorded_still_loads(tmp_path: 
     path.write_text(json.dumps(old) + "\n")
     loaded = load_transcript(path)
     assert loaded.decisions == [] and len(loaded.messages) == 1 and loaded.unreadable_lines == []
+
+
+async def test_an_allow_after_a_rule_was_saved_for_the_call_records_the_rule(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"))
+    transcript, approver = recorder(path, inner)
+    saved = SavedRule(rule="Bash(rm:*)", scope="local", covers_call=True)
+
+    approver.rule_saved("Bash", {"command": "rm x"}, saved)  # before the call was asked: not its rule
+    await approver.request(APPROVAL, CTX)
+
+    async def answer_after_saving(request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        # The editor saves the rule (settings/addRule names the waiting call), then answers the request.
+        approver.rule_saved("Bash", {"command": "other"}, saved)  # another call's
+        approver.rule_saved("Bash", {"command": "rm x"}, saved)
+        return ApprovalAnswer(decision="allow")
+
+    inner.request = answer_after_saving  # type: ignore[method-assign]
+    await approver.request(APPROVAL.model_copy(update={"tool_use_id": "t3"}), CTX)
+    transcript.close()
+    first, second = load_transcript(path).decisions
+    assert isinstance(first, ApprovalRecord) and first.saved_rule is None
+    assert isinstance(second, ApprovalRecord) and second.saved_rule == saved
