@@ -1,0 +1,152 @@
+"""The real `git` binary, pointed at a shadow repository and never at the user's.
+
+Every call gets its own GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE, no system or global config, no hooks and no
+automatic gc, so nothing the user configured (aliases, hooks, fsmonitor, `gc.auto`) runs, and nothing the
+user's repository holds (its index, refs, stash, config) is read as ours or written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgate.checkpoints.models import CheckpointError
+
+MIN_VERSION = (2, 25)
+# `-c` settings that beat anything in the shadow repo's own config file too.
+_SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "core.fsmonitor=false",
+    "core.untrackedCache=false",
+    "core.quotePath=false",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "core.symlinks=true",
+    "core.filemode=true",
+    "commit.gpgSign=false",
+    "advice.detachedHead=false",
+)
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "toolgate",
+    "GIT_AUTHOR_EMAIL": "checkpoints@toolgate.invalid",
+    "GIT_COMMITTER_NAME": "toolgate",
+    "GIT_COMMITTER_EMAIL": "checkpoints@toolgate.invalid",
+}
+# Variables that would point git somewhere else than we say, or change what it does.
+_DROPPED_PREFIXES = ("GIT_",)
+
+
+def git_version(binary: str = "git") -> tuple[int, ...] | str:
+    """The version of `git` on PATH, or a sentence saying why checkpoints cannot use it."""
+    found = shutil.which(binary)
+    if found is None:
+        return "git is not installed (no `git` on PATH); install git to turn checkpoints on"
+    try:
+        out = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"`git --version` failed ({exc}); checkpoints are off until git works"
+    match = re.search(r"(\d+)\.(\d+)", out)
+    if match is None:
+        return f"`git --version` printed {out.strip()!r}, which is not a version; checkpoints are off"
+    version = (int(match.group(1)), int(match.group(2)))
+    if version < MIN_VERSION:
+        wanted = ".".join(map(str, MIN_VERSION))
+        return f"git {out.split()[-1]} is too old for checkpoints (they need {wanted} or newer); upgrade git"
+    return version
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowGit:
+    """One shadow repository (`git_dir`) over one captured root (`work_tree`)."""
+
+    binary: str
+    git_dir: Path
+    work_tree: Path
+    excludes_file: Path | None = None  # the user's `.git/info/exclude`, read (never written)
+    timeout: float = 60.0
+
+    def environment(self, index: Path | None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED_PREFIXES)}
+        env.update(_IDENTITY)
+        env.update(
+            GIT_DIR=str(self.git_dir),
+            GIT_WORK_TREE=str(self.work_tree),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL="/dev/null",
+            GIT_TERMINAL_PROMPT="0",
+            GIT_OPTIONAL_LOCKS="0",
+            LC_ALL="C",
+        )
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(index)
+        return env
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        index: Path | None = None,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[bytes]:
+        config: list[str] = []
+        for item in _SAFE_CONFIG:
+            config += ["-c", item]
+        if self.excludes_file is not None:
+            config += ["-c", f"core.excludesFile={self.excludes_file}"]
+        limit = self.timeout if timeout is None else timeout
+        try:
+            done = subprocess.run(
+                [self.binary, *config, *args],
+                input=stdin if stdin is not None else b"",
+                capture_output=True,
+                env=self.environment(index),
+                cwd=self.work_tree,
+                timeout=limit,
+            )
+        except subprocess.TimeoutExpired:
+            raise CheckpointError(
+                f"git {args[0]} took longer than {limit:g} s (the checkpoint time cap); "
+                "add large generated folders to the checkpoint ignore list or raise the cap"
+            ) from None
+        except OSError as exc:
+            raise CheckpointError(f"git could not be started ({exc}); checkpoints need a working git") from None
+        if check and done.returncode != 0:
+            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise CheckpointError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
+        return done
+
+    def initialise(self) -> None:
+        """Create the shadow repository (bare: it has no work tree of its own; each call names one)."""
+        env = self.environment(None)
+        del env["GIT_DIR"], env["GIT_WORK_TREE"]
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [self.binary, "init", "-q", "--bare", str(self.git_dir)],
+            capture_output=True,
+            env=env,
+            cwd=self.git_dir.parent,
+            timeout=self.timeout,
+        )
+        if done.returncode != 0:
+            raise CheckpointError(
+                f"the checkpoint store {self.git_dir} could not be created: {done.stderr.decode(errors='replace')}"
+            )
+        self.run(["config", "core.bare", "false"])
+        self.run(["config", "core.logAllRefUpdates", "false"])
+
+    def output(self, args: Sequence[str], *, index: Path | None = None, stdin: bytes | None = None) -> bytes:
+        return self.run(args, index=index, stdin=stdin).stdout
+
+
+def split_z(data: bytes) -> list[bytes]:
+    """NUL-separated git output (`-z`) as raw path bytes."""
+    return [part for part in data.split(b"\0") if part]

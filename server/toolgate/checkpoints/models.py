@@ -1,0 +1,62 @@
+"""What a checkpoint is, as stored in its commit and as shown on the wire and in `toolgate checkpoints list`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CheckpointKind = Literal["turn", "tool", "restore"]
+ChangeAction = Literal["write", "remove", "link"]
+SkipReason = Literal["too_large", "unreadable", "not_a_file", "vanished"]
+
+
+class CheckpointError(Exception):
+    """A checkpoint or a restore could not be made; the message says why and what to do."""
+
+
+class SkippedFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    reason: SkipReason
+    size: int | None = None
+
+
+class Checkpoint(BaseModel):
+    """One checkpoint. Kept as one line of JSON in its commit's message, so a list needs no other file."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    session: str
+    turn: int
+    tool_use_id: str | None = None
+    kind: CheckpointKind = "tool"
+    time: dt.datetime
+    changed: list[str] = Field(default_factory=list)  # files changed since the session's previous checkpoint
+    skipped: list[SkippedFile] = Field(default_factory=list)
+    note: str | None = None  # e.g. "before restoring to 000004"
+    commit: str = ""  # filled from the ref when read back; not stored in the message
+
+    def summary(self) -> dict[str, object]:
+        """The JSON line `toolgate checkpoints list` prints."""
+        return self.model_dump(mode="json", exclude={"commit", "session"})
+
+
+class FileChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    action: ChangeAction
+
+
+class RestoreReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target: str
+    redo: str | None  # the checkpoint taken just before, to undo this restore; None for a dry run
+    changes: list[FileChange]
+    diff: str = ""  # a unified diff of what the restore does (dry runs)
+    dry_run: bool = False

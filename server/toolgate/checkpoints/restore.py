@@ -1,0 +1,195 @@
+"""Put a checkpoint's files back: changed files get their old bytes and mode, files created since go, files
+deleted since come back.
+
+A restore first checkpoints the current tree (its redo point), then applies the difference between that tree
+and the target's. Applying is idempotent, so a restore that was killed half-way is finished by running it
+again. Paths come from git trees (no `..`, no `.git`), and every directory on the way is checked with lstat, so
+a restore never follows a symlink that was swapped in and never leaves the captured root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgate.checkpoints.git import split_z
+from toolgate.checkpoints.models import ChangeAction, Checkpoint, CheckpointError, FileChange, RestoreReport
+from toolgate.checkpoints.store import CheckpointStore
+from toolgate.core.atomic_file import write_file_atomically
+
+_LINK = "120000"
+_EXECUTABLE = "100755"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: bytes
+    mode: str  # the target's mode; "000000" when the target has no such file
+    blob: str
+
+
+def _plan(store: CheckpointStore, current_tree: str, target: Checkpoint) -> list[_Entry]:
+    raw = store.git.output(["diff-tree", "-r", "-z", "--no-renames", current_tree, target.commit])
+    parts = raw.split(b"\0")
+    entries: list[_Entry] = []
+    for header, path in zip(parts[0::2], parts[1::2], strict=False):
+        if not header.startswith(b":"):
+            continue
+        _old_mode, new_mode, _old_blob, new_blob, _status = header[1:].decode().split(" ")
+        entries.append(_Entry(path, new_mode, new_blob))
+    return entries
+
+
+def _action(entry: _Entry) -> FileChange:
+    action: ChangeAction = "remove" if entry.mode == "000000" else "link" if entry.mode == _LINK else "write"
+    return FileChange(path=os.fsdecode(entry.path), action=action)
+
+
+def _blobs(store: CheckpointStore, shas: list[str]) -> dict[str, bytes]:
+    if not shas:
+        return {}
+    out = store.git.output(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
+    found: dict[str, bytes] = {}
+    at = 0
+    while at < len(out):
+        end = out.index(b"\n", at)
+        sha, _kind, size = out[at:end].decode().split(" ")
+        start = end + 1
+        found[sha] = out[start : start + int(size)]
+        at = start + int(size) + 1
+    return found
+
+
+def _safe_parent(root: bytes, relative: bytes, create: bool) -> bytes:
+    """The parent directory of `relative` under `root`, made of real directories only: a symlink or a file in
+    the way is removed (it was not there at the checkpoint, or git would have listed it)."""
+    parts = relative.split(b"/")[:-1]
+    current = root
+    for part in parts:
+        if part in (b"", b".", b".."):
+            raise CheckpointError(f"the checkpoint holds a path that leaves the workspace ({os.fsdecode(relative)})")
+        current = os.path.join(current, part)
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            if not create:
+                return current
+            os.mkdir(current)
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            if not create:
+                return current
+            os.unlink(current)
+            os.mkdir(current)
+    return current
+
+
+def _remove(root: bytes, entry: _Entry, kept_dirs: set[bytes]) -> None:
+    path = os.path.join(root, entry.path)
+    parent = _safe_parent(root, entry.path, create=False)
+    if os.path.dirname(path) != parent:
+        return  # a parent is no longer a directory: the file is already gone
+    with contextlib.suppress(FileNotFoundError):
+        if os.path.isdir(path) and not os.path.islink(path):
+            return  # a directory took its place; it holds files of its own
+        os.unlink(path)
+    # Directories that only held files created since go with them.
+    directory = os.path.dirname(entry.path)
+    while directory and directory not in kept_dirs:
+        try:
+            os.rmdir(os.path.join(root, directory))
+        except OSError:
+            break
+        directory = os.path.dirname(directory)
+
+
+def _write(root: bytes, entry: _Entry, data: bytes) -> None:
+    parent = _safe_parent(root, entry.path, create=True)
+    path = os.path.join(parent, os.path.basename(entry.path))
+    with contextlib.suppress(FileNotFoundError):
+        info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode):
+            os.rmdir(path)  # only empty directories: one with files is refused by the OSError
+        elif stat.S_ISLNK(info.st_mode) or entry.mode == _LINK:
+            os.unlink(path)  # never write through a link; a link is replaced by a fresh one
+    if entry.mode == _LINK:
+        temp = os.path.join(parent, b".toolgate-restore-link")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        os.symlink(data, temp)
+        os.replace(temp, path)
+        return
+    executable = entry.mode == _EXECUTABLE
+    write_file_atomically(Path(os.fsdecode(path)), data)  # a new file: 0o666 minus the umask, like open()
+    mode = stat.S_IMODE(os.lstat(path).st_mode)
+    wanted = mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
+    if wanted != mode:
+        os.chmod(path, wanted)
+
+
+def restore(
+    store: CheckpointStore,
+    session: str,
+    target_id: str,
+    *,
+    turn: int,
+    dry_run: bool = False,
+    is_dirty: Callable[[Path], bool] = lambda _p: False,
+    before_apply: Callable[[FileChange], None] | None = None,
+) -> RestoreReport:
+    """Restore the files of checkpoint `target_id`. `is_dirty` names files with unsaved editor changes: if any
+    file the restore would touch is one, nothing is done. `before_apply` is called before each file (tests)."""
+    target = store.get(session, target_id)
+    with store.locked():
+        current_tree = store.capture(session).tree
+        entries = _plan(store, current_tree, target)
+    skipped_at_target = {os.fsencode(s.path) for s in target.skipped}
+    entries = [e for e in entries if not (e.mode == "000000" and e.path in skipped_at_target)]
+    changes = [_action(e) for e in entries]
+    root = os.fsencode(store.workspace)
+    dirty = [c.path for c in changes if is_dirty(Path(os.fsdecode(os.path.join(root, os.fsencode(c.path)))))]
+    if dirty:
+        raise CheckpointError(
+            "these files have unsaved changes in the editor, and a restore would overwrite them: "
+            + ", ".join(dirty[:10])
+            + ("…" if len(dirty) > 10 else "")
+            + "; save or revert them, then restore again"
+        )
+    if dry_run:
+        patch = store.git.output(["diff", "--no-renames", "--no-color", "--binary", current_tree, target.commit])
+        return RestoreReport(
+            target=target.id, redo=None, changes=changes, diff=patch.decode("utf-8", "replace"), dry_run=True
+        )
+    redo = store.create(session, turn=turn, kind="restore", note=f"before restoring to {target.id}")
+    target_paths = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.commit])
+    kept_dirs = {os.path.dirname(p) for p in split_z(target_paths)}
+    kept_dirs |= {d for p in list(kept_dirs) for d in _ancestors(p)}
+    blobs = _blobs(store, [e.blob for e in entries if e.mode != "000000"])
+    removals = sorted((e for e in entries if e.mode == "000000"), key=lambda e: -e.path.count(b"/"))
+    writes = [e for e in entries if e.mode != "000000"]
+    try:
+        for entry in [*removals, *writes]:
+            if before_apply is not None:
+                before_apply(_action(entry))
+            if entry.mode == "000000":
+                _remove(root, entry, kept_dirs)
+            else:
+                _write(root, entry, blobs[entry.blob])
+    except OSError as exc:
+        raise CheckpointError(
+            f"the restore to {target.id} stopped part-way ({exc}); the state before it is checkpoint {redo.id}. "
+            "Fix the cause and run the same restore again to finish it"
+        ) from None
+    return RestoreReport(target=target.id, redo=redo.id, changes=changes)
+
+
+def _ancestors(path: bytes) -> list[bytes]:
+    found: list[bytes] = []
+    while path:
+        found.append(path)
+        path = os.path.dirname(path)
+    return found

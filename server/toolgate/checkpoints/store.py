@@ -1,0 +1,261 @@
+"""The checkpoint store: one shadow repository per workspace under the data dir, shared by its sessions.
+
+    <data>/checkpoints/<workspace-id>.git/                 the shadow repository (objects shared by sessions)
+    <data>/checkpoints/<workspace-id>.git/toolgate/index-<session>   each session's own index
+    <data>/checkpoints/<workspace-id>.git/toolgate/lock    taken around every change to the store
+    <data>/checkpoints/sessions/<session>.json             which workspace a session's checkpoints belong to
+    refs/toolgate/<session>/<NNNNNN>                       one ref per checkpoint, pointing at its commit
+
+A checkpoint is a parentless commit whose message is the checkpoint's JSON, so dropping its ref (retention)
+really frees it at the next gc.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from toolgate.checkpoints.capture import Captured, capture
+from toolgate.checkpoints.git import ShadowGit, git_version, split_z
+from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind
+from toolgate.checkpoints.settings import CheckpointSettings
+
+_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_REF_ROOT = "refs/toolgate"
+
+
+def workspace_id(workspace: Path) -> str:
+    resolved = str(workspace.resolve())
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", workspace.resolve().name)[:40] or "root"
+    return f"{name}-{digest}"
+
+
+def _check_session(session: str) -> str:
+    if not _SESSION.match(session):
+        raise CheckpointError(f"{session!r} is not a session id (letters, digits, '_', '-', '.'; at most 128)")
+    return session
+
+
+def user_excludes(workspace: Path) -> Path | None:
+    """The user's `info/exclude` for the workspace's repository (also for a worktree or submodule, where `.git`
+    is a file naming the real git dir). Only ever read."""
+    dot_git = workspace / ".git"
+    git_dir: Path | None = None
+    if dot_git.is_dir():
+        git_dir = dot_git
+    elif dot_git.is_file():
+        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            git_dir = (workspace / text.removeprefix("gitdir:").strip()).resolve()
+            common = git_dir / "commondir"
+            if common.is_file():
+                git_dir = (git_dir / common.read_text().strip()).resolve()
+    exclude = git_dir / "info" / "exclude" if git_dir is not None else None
+    return exclude if exclude is not None and exclude.is_file() else None
+
+
+class CheckpointStore:
+    def __init__(self, data_root: Path, workspace: Path, settings: CheckpointSettings | None = None) -> None:
+        """Opens (creating if needed) the workspace's store. Raises CheckpointError when checkpoints cannot work
+        here (no git, an unwritable data dir), with a sentence that says why."""
+        self.settings = settings or CheckpointSettings()
+        self.workspace = workspace.resolve()
+        self.data_root = data_root
+        self.root = data_root / "checkpoints"
+        version = git_version()
+        if isinstance(version, str):
+            raise CheckpointError(version)
+        binary = shutil.which("git") or "git"
+        self.git = ShadowGit(
+            binary,
+            self.root / f"{workspace_id(self.workspace)}.git",
+            self.workspace,
+            user_excludes(self.workspace),
+            self.settings.time_cap_seconds,
+        )
+        try:
+            self._initialise()
+        except OSError as exc:
+            raise CheckpointError(
+                f"the checkpoint store {self.git.git_dir} cannot be written ({exc.strerror or exc}); "
+                "free some space or point --data-dir at a writable directory"
+            ) from None
+
+    # --- layout -----------------------------------------------------------------------------------------
+    @property
+    def private(self) -> Path:
+        return self.git.git_dir / "toolgate"
+
+    def index(self, session: str) -> Path:
+        return self.private / f"index-{_check_session(session)}"
+
+    def _initialise(self) -> None:
+        if not (self.git.git_dir / "HEAD").is_file():
+            self.git.initialise()
+        self.private.mkdir(exist_ok=True)
+        exclude = self.git.git_dir / "info" / "exclude"
+        exclude.parent.mkdir(exist_ok=True)
+        wanted = "".join(f"{pattern}\n" for pattern in self.settings.ignore)
+        if not exclude.is_file() or exclude.read_text(encoding="utf-8") != wanted:
+            exclude.write_text(wanted, encoding="utf-8")
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Sessions of one workspace share the object store; one of them changes it at a time."""
+        with open(self.private / "lock", "a+b") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def remember_session(self, session: str) -> None:
+        """Let `toolgate checkpoints list --session ID` find this store from the session id alone."""
+        sessions = self.root / "sessions"
+        sessions.mkdir(parents=True, exist_ok=True)
+        record = {"workspace": os.fsdecode(self.workspace), "store": self.git.git_dir.name}
+        path = sessions / f"{_check_session(session)}.json"
+        if not path.is_file() or json.loads(path.read_text(encoding="utf-8")) != record:
+            path.write_text(json.dumps(record), encoding="utf-8")
+
+    @classmethod
+    def for_session(cls, data_root: Path, session: str, settings: CheckpointSettings | None = None) -> CheckpointStore:
+        path = data_root / "checkpoints" / "sessions" / f"{_check_session(session)}.json"
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CheckpointError(
+                f"session {session!r} has no checkpoints under {data_root}; check the id "
+                "(`toolgate checkpoints list` needs the --data-dir the session ran with)"
+            ) from None
+        return cls(data_root, Path(record["workspace"]), settings)
+
+    # --- reading ----------------------------------------------------------------------------------------
+    def checkpoints(self, session: str) -> list[Checkpoint]:
+        prefix = f"{_REF_ROOT}/{_check_session(session)}/"
+        out = self.git.output(["for-each-ref", "--format=%(objectname) %(contents:subject)", prefix])
+        found: list[Checkpoint] = []
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            commit, _, message = line.partition(" ")
+            # json.loads, not pydantic's parser: a path that is not UTF-8 is a lone surrogate in the JSON.
+            with contextlib.suppress(ValueError):
+                found.append(Checkpoint.model_validate(json.loads(message)).model_copy(update={"commit": commit}))
+        return sorted(found, key=lambda c: c.id)
+
+    def get(self, session: str, checkpoint_id: str) -> Checkpoint:
+        for checkpoint in self.checkpoints(session):
+            if checkpoint.id == checkpoint_id:
+                return checkpoint
+        known = [c.id for c in self.checkpoints(session)]
+        hint = f"its checkpoints are {known[0]} … {known[-1]}" if known else "it has no checkpoints"
+        raise CheckpointError(
+            f"there is no checkpoint {checkpoint_id!r} in session {session!r} ({hint}); "
+            "run `toolgate checkpoints list --session ID` to see them"
+        )
+
+    # --- writing ----------------------------------------------------------------------------------------
+    def capture(self, session: str) -> Captured:
+        return capture(self.git, self.index(session), self.settings.max_file_bytes)
+
+    def create(
+        self,
+        session: str,
+        *,
+        turn: int,
+        tool_use_id: str | None = None,
+        kind: CheckpointKind = "tool",
+        note: str | None = None,
+    ) -> Checkpoint:
+        """Capture the work tree as a new checkpoint. A tool checkpoint of a tree that has not changed since the
+        session's last checkpoint is that checkpoint (no new entry)."""
+        with self.locked():
+            self.remember_session(session)
+            existing = self.checkpoints(session)
+            captured = self.capture(session)
+            previous = existing[-1] if existing else None
+            changed: list[str] = []
+            if previous is not None:
+                names = self.git.output(
+                    ["diff-tree", "-r", "-z", "--name-only", "--no-renames", previous.commit, captured.tree]
+                )
+                changed = [os.fsdecode(p) for p in split_z(names)]
+                if kind == "tool" and not changed and not captured.skipped:
+                    return previous
+            else:
+                names = self.git.output(["ls-tree", "-r", "-z", "--name-only", captured.tree])
+                changed = [os.fsdecode(p) for p in split_z(names)]
+            number = int(previous.id) + 1 if previous is not None else 1
+            checkpoint = Checkpoint(
+                id=f"{number:06d}",
+                session=session,
+                turn=turn,
+                tool_use_id=tool_use_id,
+                kind=kind,
+                time=dt.datetime.now(dt.UTC),
+                changed=changed,
+                skipped=captured.skipped,
+                note=note,
+            )
+            message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit"}), ensure_ascii=True)
+            commit = self.git.output(["commit-tree", captured.tree], stdin=message.encode()).decode().strip()
+            self.git.run(["update-ref", self.ref(session, checkpoint.id), commit])
+            self._retain(session, [*existing, checkpoint])
+            return checkpoint.model_copy(update={"commit": commit})
+
+    def ref(self, session: str, checkpoint_id: str) -> str:
+        return f"{_REF_ROOT}/{_check_session(session)}/{checkpoint_id}"
+
+    def _retain(self, session: str, checkpoints: list[Checkpoint]) -> None:
+        extra = len(checkpoints) - self.settings.keep_per_session
+        if extra > 0:
+            self._drop(session, [c.id for c in checkpoints[:extra]])
+
+    def _drop(self, session: str, ids: list[str]) -> None:
+        commands = "".join(f"delete {self.ref(session, i)}\n" for i in ids)
+        self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
+
+    def delete_session(self, session: str) -> None:
+        with self.locked():
+            self._drop(session, [c.id for c in self.checkpoints(session)])
+            with contextlib.suppress(FileNotFoundError):
+                self.index(session).unlink()
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / "sessions" / f"{session}.json").unlink()
+
+    def size(self) -> int:
+        total = 0
+        for top, _dirs, files in os.walk(self.git.git_dir / "objects"):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(top, name)).st_size
+        return total
+
+    def gc(self) -> dict[str, int]:
+        """Apply retention, pack what is kept, free what is not; then drop the oldest checkpoints (of any
+        session) until the store is under its size cap."""
+        with self.locked():
+            refs = self.git.output(["for-each-ref", "--format=%(refname)", f"{_REF_ROOT}/"]).decode().split()
+            sessions = sorted({ref.split("/")[2] for ref in refs})
+            for session in sessions:
+                self._retain(session, self.checkpoints(session))
+            self.git.run(["gc", "-q", "--prune=now"], timeout=max(self.settings.time_cap_seconds, 600))
+            dropped = 0
+            while self.size() > self.settings.max_store_bytes:
+                everything = sorted((c for s in sessions for c in self.checkpoints(s)), key=lambda c: c.time)
+                if not everything:
+                    break
+                batch = everything[: max(1, len(everything) // 10)]
+                for checkpoint in batch:
+                    self._drop(checkpoint.session, [checkpoint.id])
+                dropped += len(batch)
+                self.git.run(["gc", "-q", "--prune=now"], timeout=max(self.settings.time_cap_seconds, 600))
+            return {"dropped": dropped, "bytes": self.size()}
