@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--remove", action="store_true", help="stop trusting the folder")
     what.add_argument("--list", action="store_true", help="print the trusted folders")
 
+    from toolgate.cli.checkpoints import add_checkpoint_commands
+
+    add_checkpoint_commands(commands)
+
     protocol = commands.add_parser("protocol", help="print the sidecar's wire protocol")
     protocol.add_argument("what", choices=["schema", "typescript"], help="JSON Schema, or TypeScript types from it")
     protocol.add_argument("--out", type=Path, default=None, help="typescript: write to this file instead of stdout")
@@ -153,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.trust import trust_command
 
             return trust_command(args)
+        if args.command in ("checkpoints", "rewind"):
+            from toolgate.cli.checkpoints import checkpoints_command, rewind_command
+
+            return checkpoints_command(args) if args.command == "checkpoints" else rewind_command(args)
         if args.command == "protocol":
             from toolgate.cli.protocol import protocol_command
 

@@ -1,0 +1,64 @@
+"""`toolgate checkpoints list` and `toolgate rewind`, run as real processes against a real store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from toolgate.checkpoints.store import CheckpointStore
+
+
+def _toolgate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolgate", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _session(tmp_path: Path, workspace: Path) -> tuple[Path, str]:
+    data = tmp_path / "data"
+    store = CheckpointStore(data, workspace)
+    (workspace / "f.txt").write_text("one\n")
+    store.create("s1", turn=1, kind="turn")
+    (workspace / "f.txt").write_text("two\n")
+    (workspace / "g.txt").write_text("g\n")
+    store.create("s1", turn=1, tool_use_id="toolu_1")
+    return data, "s1"
+
+
+def test_list_prints_one_json_line_per_checkpoint(tmp_path: Path, workspace: Path) -> None:
+    data, session = _session(tmp_path, workspace)
+    done = _toolgate("checkpoints", "list", "--session", session, "--data-dir", str(data))
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(c["id"], c["turn"], c["tool_use_id"], c["kind"]) for c in lines] == [
+        ("000001", 1, None, "turn"),
+        ("000002", 1, "toolu_1", "tool"),
+    ]
+    assert lines[1]["changed"] == ["f.txt", "g.txt"] and lines[1]["skipped"] == []
+    assert {"time"} <= lines[0].keys()
+
+
+def test_rewind_dry_run_then_rewind_then_undo(tmp_path: Path, workspace: Path) -> None:
+    data, session = _session(tmp_path, workspace)
+    common = ("--session", session, "--data-dir", str(data))
+    dry = _toolgate("rewind", *common, "--to", "000001", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would restore 2 file(s)" in dry.stdout and "-two\n+one\n" in dry.stdout
+    assert (workspace / "f.txt").read_text() == "two\n"
+    done = _toolgate("rewind", *common, "--to", "000001", "--code")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "f.txt").read_text() == "one\n" and not (workspace / "g.txt").exists()
+    undo = done.stdout.splitlines()[-1]
+    assert undo == f"undo this with: toolgate rewind --session {session} --to 000003"
+    assert _toolgate("rewind", *common, "--to", "000003").returncode == 0
+    assert (workspace / "f.txt").read_text() == "two\n" and (workspace / "g.txt").read_text() == "g\n"
+
+
+def test_rewind_fails_with_a_reason(tmp_path: Path, workspace: Path) -> None:
+    data, session = _session(tmp_path, workspace)
+    unknown = _toolgate("rewind", "--session", session, "--data-dir", str(data), "--to", "000042")
+    assert unknown.returncode == 1 and "no checkpoint '000042'" in unknown.stderr
+    nobody = _toolgate("checkpoints", "list", "--session", "nobody", "--data-dir", str(data))
+    assert nobody.returncode == 1 and "session 'nobody' has no checkpoints" in nobody.stderr
