@@ -1,0 +1,100 @@
+"""Checkpoints: capturing an 8,000-file tree, unchanged and with one changed file, each against
+`git status --porcelain` on the same tree (the goal is at most 2×); restoring 100 changed files against copying
+them with shutil."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from bench.report import Figure, Report, median_us, time_sync
+from toolgate.checkpoints.restore import restore
+from toolgate.checkpoints.store import CheckpointStore
+
+FILES = 8000
+RESTORED = 100
+REPEAT = 7
+
+
+def _tree(root: Path) -> list[Path]:
+    paths = []
+    for i in range(FILES):
+        path = root / f"pkg{i // 200:02d}" / f"mod{i % 200:03d}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# module {i}\n" + "value = 1\n" * 20)
+        paths.append(path)
+    return paths
+
+
+def _git_status(root: Path) -> None:
+    subprocess.run(["git", "status", "--porcelain"], cwd=root, check=True, capture_output=True)
+
+
+def run(report: Report, workdir: Path) -> None:
+    root = workdir / "ws"
+    paths = _tree(root)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    status = time_sync(lambda: _git_status(root), REPEAT)
+    store = CheckpointStore(workdir / "data", root)
+    first = store.create("bench", turn=0, kind="turn")
+
+    unchanged = time_sync(lambda: store.create("bench", turn=0), REPEAT)
+    report.add(
+        Figure(
+            "checkpoints",
+            f"checkpoint, {FILES} files unchanged",
+            median_us(unchanged) / 1000,
+            "ms",
+            "git status --porcelain",
+            median_us(status) / 1000,
+            "goal ≤ 2×",
+        )
+    )
+    counter = iter(range(10**9))
+
+    def one_change() -> None:
+        paths[0].write_text(f"changed {next(counter)}\n")
+        store.create("bench", turn=0)
+
+    changed = time_sync(one_change, REPEAT)
+    report.add(
+        Figure(
+            "checkpoints",
+            f"checkpoint, {FILES} files, one changed",
+            median_us(changed) / 1000,
+            "ms",
+            "git status --porcelain",
+            median_us(status) / 1000,
+            "goal ≤ 2×",
+        )
+    )
+
+    copies = workdir / "copies"
+    copies.mkdir()
+    for path in paths[:RESTORED]:
+        shutil.copy2(path, copies / path.name)
+
+    def copy_back() -> None:
+        for path in paths[:RESTORED]:
+            shutil.copy2(copies / path.name, path)
+
+    def restore_hundred() -> None:
+        for path in paths[:RESTORED]:
+            path.write_text("edited\n")
+        restore(store, "bench", first.id, turn=0)
+
+    copy = time_sync(copy_back, REPEAT)
+    restored = time_sync(restore_hundred, REPEAT)
+    report.add(
+        Figure(
+            "checkpoints",
+            f"restore {RESTORED} changed files (incl. the redo checkpoint)",
+            median_us(restored) / 1000,
+            "ms",
+            "shutil.copy2 of the files",
+            median_us(copy) / 1000,
+            "the restore also fsyncs each file and takes a checkpoint first",
+        )
+    )
