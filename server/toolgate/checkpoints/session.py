@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import anyio
 
@@ -17,15 +18,25 @@ from toolgate.checkpoints.models import Checkpoint, CheckpointError, RestoreRepo
 from toolgate.checkpoints.restore import restore
 from toolgate.checkpoints.settings import CheckpointSettings
 from toolgate.checkpoints.store import CheckpointStore
+from toolgate.core.change_guard import CHANGE_GUARD
+from toolgate.core.deps import Dep, Dependencies
 
 CANNOT_REWIND = "this change cannot be rewound"
 
 
 class SessionCheckpoints:
     def __init__(
-        self, data_root: Path, workspace: Path, session_id: str, settings: CheckpointSettings | None = None
+        self,
+        data_root: Path,
+        workspace: Path,
+        session_id: str,
+        settings: CheckpointSettings | None = None,
+        forget: Callable[[Path], None] = lambda _p: None,
     ) -> None:
+        """`forget` drops a file's readFileState: a restored file must be Read again before it is edited."""
         self.data_root = data_root
+        self._forget = forget
+        self._restore_notice: str | None = None
         self.workspace = workspace
         self.session_id = session_id
         self.settings = settings or CheckpointSettings()
@@ -80,8 +91,53 @@ class SessionCheckpoints:
     def restore(
         self, target: str, *, dry_run: bool = False, is_dirty: Callable[[Path], bool] = lambda _p: False
     ) -> tuple[RestoreReport, list[Path]]:
-        """Restore the files of `target`; also returns the absolute paths it touched (their readFileState must
-        be dropped)."""
+        """Restore the files of `target` (their readFileState is dropped); also returns the paths it touched."""
         report = restore(self.store(), self.session_id, target, turn=self.turn, dry_run=dry_run, is_dirty=is_dirty)
         touched = [self.workspace / change.path for change in report.changes]
+        if not dry_run:
+            for path in touched:
+                self._forget(path)
+            if touched:
+                names = ", ".join(c.path for c in report.changes[:20]) + ("…" if len(touched) > 20 else "")
+                self._restore_notice = (
+                    f"The user restored {len(touched)} file(s) to checkpoint {report.target} (turn "
+                    f"{self.store().get(self.session_id, report.target).turn}): {names}. Their contents may differ "
+                    "from what you saw; Read a file again before editing it."
+                )
         return report, touched
+
+    def take_restore_notice(self) -> str | None:
+        """What the next model request must be told about files the user restored (once)."""
+        notice, self._restore_notice = self._restore_notice, None
+        return notice
+
+
+CHECKPOINTS: Dep[SessionCheckpoints | None] = Dep("checkpoints", lambda _r: None)
+
+
+class _Checkpointable(Protocol):
+    """What a tool session offers that checkpoints need."""
+
+    @property
+    def workspace(self) -> Path: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def deps(self) -> Dependencies: ...
+    @property
+    def file_state(self) -> _FileState: ...
+
+
+class _FileState(Protocol):
+    def forget(self, path: Path | str) -> None: ...
+
+
+def attach_checkpoints(
+    session: _Checkpointable, data_root: Path, settings: CheckpointSettings | None = None
+) -> SessionCheckpoints:
+    """Give `session` checkpoints under `data_root`: before every call that may change files (CHANGE_GUARD),
+    and for whoever starts turns and restores (CHECKPOINTS)."""
+    checkpoints = SessionCheckpoints(data_root, session.workspace, session.id, settings, session.file_state.forget)
+    session.deps.override(CHANGE_GUARD, checkpoints)
+    session.deps.override(CHECKPOINTS, checkpoints)
+    return checkpoints

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from toolgate.core.change_guard import CHANGE_GUARD, with_warning
 from toolgate.core.child_env import secret_values
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.errors import ErrorKind, ToolError, format_error
@@ -163,8 +164,28 @@ class ToolRunner:
             return gate
         tool_input = gate
 
+        warning = await self._before_change(tool, tool_input, ctx)
         result = await self._call(tool, tool_input, ctx)
+        if warning is not None:
+            result = with_warning(result, warning)
         return await self._after_call(tool, tool_input, result, ctx)
+
+    async def _before_change(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> str | None:
+        """A call that may change files is checkpointed first (when a guard is wired in); a classifier that
+        throws counts as "may change files"."""
+        try:
+            if tool.is_read_only(tool_input):
+                return None
+        except Exception:
+            pass
+        guard = ctx.get(CHANGE_GUARD)
+        if guard is None:
+            return None
+        try:
+            return await guard.before_change(ctx.tool_use_id)
+        except Exception as exc:
+            ctx.logger.exception("%s: the checkpoint before the call raised", tool.name)
+            return f"this change cannot be rewound: the checkpoint before it failed ({exc})"
 
     async def _call(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolResult:
         use_id = ctx.tool_use_id

@@ -1,0 +1,78 @@
+"""Checkpoints through the real runner: before each call that may change files, none before read-only calls,
+and a call whose checkpoint fails still runs, with the warning in its result."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from toolgate.checkpoints.session import CHECKPOINTS, SessionCheckpoints, attach_checkpoints
+from toolgate.core.messages import ToolUse
+from toolgate.core.permission import PermissionMode
+from toolgate.runtime import Runtime, build_runtime
+from toolgate.testing import AllowingApprover
+
+
+@pytest.fixture
+async def runtime(workspace: Path) -> AsyncIterator[Runtime]:
+    rt = build_runtime(workspace, AllowingApprover(), mode=PermissionMode.BYPASS, read_settings=False)
+    yield rt
+    await rt.aclose()
+
+
+def _checkpoints(runtime: Runtime) -> SessionCheckpoints:
+    found = runtime.session.deps.get(CHECKPOINTS)
+    assert found is not None
+    return found
+
+
+async def _call(runtime: Runtime, name: str, **tool_input: object) -> str:
+    [result] = await runtime.run_turn([ToolUse(id=f"toolu_{name}_{len(tool_input)}", name=name, input=tool_input)])
+    assert not result.is_error, result.text()
+    return result.text()
+
+
+async def test_calls_that_may_change_files_are_checkpointed_first(
+    tmp_path: Path, workspace: Path, runtime: Runtime
+) -> None:
+    checkpoints = attach_checkpoints(runtime.session, tmp_path / "data")
+    (workspace / "a.txt").write_text("before\n")
+    assert await checkpoints.begin_turn() is None
+    await _call(runtime, "Read", file_path=str(workspace / "a.txt"))
+    await _call(runtime, "Bash", command="ls")
+    assert [c.kind for c in checkpoints.checkpoints()] == ["turn"]  # read-only calls take none
+
+    await _call(runtime, "Bash", command="echo later > a.txt && echo new > b.txt")
+    await _call(runtime, "Write", file_path=str(workspace / "c.txt"), content="c\n")
+    listed = checkpoints.checkpoints()
+    # The Bash checkpoint is the turn's tree unchanged (no new one); the Write's sees Bash's changes.
+    assert [(c.kind, c.tool_use_id, sorted(c.changed)) for c in listed] == [
+        ("turn", None, ["a.txt"]),
+        ("tool", "toolu_Write_2", ["a.txt", "b.txt"]),
+    ]
+    report, touched = checkpoints.restore(listed[0].id)
+    assert (workspace / "a.txt").read_text() == "before\n"
+    assert not (workspace / "b.txt").exists() and not (workspace / "c.txt").exists()
+    assert workspace / "a.txt" in touched and report.redo is not None
+    assert str(workspace / "a.txt") not in runtime.session.file_state  # must be Read again
+    notice = checkpoints.take_restore_notice()
+    assert notice is not None and "a.txt" in notice and listed[0].id in notice
+    assert checkpoints.take_restore_notice() is None
+
+
+async def test_a_failed_checkpoint_warns_in_the_result_and_the_call_still_runs(
+    tmp_path: Path, workspace: Path, runtime: Runtime
+) -> None:
+    (tmp_path / "data").write_text("not a directory")
+    attach_checkpoints(runtime.session, tmp_path / "data")
+    text = await _call(runtime, "Write", file_path=str(workspace / "new.txt"), content="x\n")
+    assert (workspace / "new.txt").read_text() == "x\n"
+    assert "this change cannot be rewound: the checkpoint store" in text
+    assert _checkpoints(runtime).off_reason is not None
+
+
+async def test_without_checkpoints_nothing_is_added(workspace: Path, runtime: Runtime) -> None:
+    text = await _call(runtime, "Write", file_path=str(workspace / "new.txt"), content="x\n")
+    assert "rewound" not in text
