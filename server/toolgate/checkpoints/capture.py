@@ -7,6 +7,7 @@ newline or bytes that are not UTF-8 are captured like any other.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -90,8 +91,13 @@ def _forget(git: ShadowGit, index: Path, paths: list[bytes]) -> None:
         git.output(["update-index", "--force-remove", "-z", "--stdin"], index=index, stdin=b"\0".join(paths) + b"\0")
 
 
-def capture(git: ShadowGit, index: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Captured:
-    """Update `index` from the work tree and return the tree it describes, with what could not be captured."""
+def capture(
+    git: ShadowGit, index: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, index_tree: str | None = None
+) -> Captured:
+    """Update `index` from the work tree and return the tree it describes, with what could not be captured.
+    `index_tree`: the tree the index held when it was last written; when nothing changed, that is the answer
+    and no tree is written."""
+    # The two passes `git status` makes: untracked files, then the stat cache of tracked ones.
     others = git.run(["ls-files", "-z", "--others", "--exclude-standard"], index=index, check=False)
     if others.returncode != 0:
         detail = others.stderr.decode("utf-8", "replace").strip()
@@ -106,7 +112,8 @@ def capture(git: ShadowGit, index: Path, max_file_bytes: int = DEFAULT_MAX_FILE_
             candidates += _nested_repository_files(git, index, path)
         else:
             candidates.append(path)
-    candidates += split_z(git.output(["diff-files", "-z", "--name-only", "--no-renames"], index=index))
+    changed_tracked = set(split_z(git.output(["diff-files", "-z", "--name-only", "--no-renames"], index=index)))
+    candidates += changed_tracked
 
     keep: list[bytes] = []
     drop: list[bytes] = []
@@ -116,8 +123,46 @@ def capture(git: ShadowGit, index: Path, max_file_bytes: int = DEFAULT_MAX_FILE_
             keep.append(path)
         else:
             skipped.append(problem)
-            drop.append(path)
+            if path in changed_tracked:
+                drop.append(path)  # it was captured before; it is not now
     _forget(git, index, drop)
     skipped += _update(git, index, keep)
-    tree = git.output(["write-tree"], index=index).decode().strip()
-    return Captured(tree=tree, skipped=skipped)
+    if index_tree is None or len(keep) > 100:
+        # Fresh stat data after a large update: files written in the same second as the index are "racily
+        # clean", and every later listing would read them all again (a few just written by a tool cost little).
+        git.run(["update-index", "-q", "--refresh"], index=index, check=False)
+    if keep or drop or index_tree is None:
+        index_tree = git.output(["write-tree"], index=index).decode().strip()
+    skipped += _special_files(git, index, _directories(git, index_tree))
+    return Captured(tree=index_tree, skipped=skipped)
+
+
+@functools.lru_cache(maxsize=64)
+def _directories(git: ShadowGit, tree: str) -> tuple[bytes, ...]:
+    """The directories a tree holds files in (cached per tree: an unchanged tree costs nothing here)."""
+    listing = git.output(["ls-tree", "-r", "-d", "-z", "--name-only", tree])
+    return (b"", *split_z(listing))
+
+
+def _special_files(git: ShadowGit, index: Path, directories: tuple[bytes, ...]) -> list[SkippedFile]:
+    """FIFOs, sockets and devices beside captured files. git passes over them in silence; we say so. Only the
+    directories that hold captured files are looked at (a few scandir calls: no stat per file)."""
+    root = os.fsencode(git.work_tree)
+    found: list[bytes] = []
+    for directory in directories:
+        try:
+            with os.scandir(os.path.join(root, directory) if directory else root) as entries:
+                for entry in entries:
+                    if not (entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)) and not (
+                        entry.is_symlink()
+                    ):
+                        found.append(os.path.join(directory, entry.name) if directory else entry.name)
+        except OSError:
+            continue
+    if not found:
+        return []
+    ignored = git.run(
+        ["check-ignore", "-z", "--stdin", "--no-index"], index=index, stdin=b"\0".join(found) + b"\0", check=False
+    )
+    dropped = set(split_z(ignored.stdout))
+    return [SkippedFile(path=_display(path), reason="not_a_file") for path in sorted(found) if path not in dropped]

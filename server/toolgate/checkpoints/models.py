@@ -39,10 +39,11 @@ class Checkpoint(BaseModel):
     skipped: list[SkippedFile] = Field(default_factory=list)
     note: str | None = None  # e.g. "before restoring to 000004"
     commit: str = ""  # filled from the ref when read back; not stored in the message
+    tree: str = ""  # the commit's tree, likewise
 
     def summary(self) -> dict[str, object]:
         """The JSON line `toolgate checkpoints list` prints."""
-        return self.model_dump(mode="json", exclude={"commit", "session"})
+        return self.model_dump(mode="json", exclude={"commit", "tree", "session"})
 
 
 class FileChange(BaseModel):

@@ -142,13 +142,14 @@ class CheckpointStore:
     # --- reading ----------------------------------------------------------------------------------------
     def checkpoints(self, session: str) -> list[Checkpoint]:
         prefix = f"{_REF_ROOT}/{_check_session(session)}/"
-        out = self.git.output(["for-each-ref", "--format=%(objectname) %(contents:subject)", prefix])
+        out = self.git.output(["for-each-ref", "--format=%(objectname) %(tree) %(contents:subject)", prefix])
         found: list[Checkpoint] = []
         for line in out.decode("utf-8", "surrogateescape").splitlines():
-            commit, _, message = line.partition(" ")
+            commit, tree, message = line.split(" ", 2)
             # json.loads, not pydantic's parser: a path that is not UTF-8 is a lone surrogate in the JSON.
             with contextlib.suppress(ValueError):
-                found.append(Checkpoint.model_validate(json.loads(message)).model_copy(update={"commit": commit}))
+                loaded = Checkpoint.model_validate(json.loads(message))
+                found.append(loaded.model_copy(update={"commit": commit, "tree": tree}))
         return sorted(found, key=lambda c: c.id)
 
     def get(self, session: str, checkpoint_id: str) -> Checkpoint:
@@ -164,7 +165,23 @@ class CheckpointStore:
 
     # --- writing ----------------------------------------------------------------------------------------
     def capture(self, session: str) -> Captured:
-        return capture(self.git, self.index(session), self.settings.max_file_bytes)
+        """Bring the session's index up to date (under the lock). Remembers the index's tree, so that an
+        unchanged work tree costs one listing and no tree write."""
+        known = self.private / f"index-{_check_session(session)}.tree"
+        index_tree = known.read_text().strip() if known.is_file() and self.index(session).is_file() else None
+        captured = capture(self.git, self.index(session), self.settings.max_file_bytes, index_tree)
+        if captured.tree != index_tree:
+            known.write_text(captured.tree)
+        return captured
+
+    def _last(self, session: str) -> Checkpoint | None:
+        """The session's newest checkpoint: from its small file when there, else from the refs."""
+        with contextlib.suppress(OSError, ValueError):
+            last = Checkpoint.model_validate(json.loads(self._last_file(session).read_text(encoding="utf-8")))
+            if last.tree:
+                return last
+        found = self.checkpoints(session)
+        return found[-1] if found else None
 
     def create(
         self,
@@ -179,20 +196,18 @@ class CheckpointStore:
         session's last checkpoint is that checkpoint (no new entry)."""
         with self.locked():
             self.remember_session(session)
-            existing = self.checkpoints(session)
+            previous = self._last(session)
             captured = self.capture(session)
-            previous = existing[-1] if existing else None
-            changed: list[str] = []
-            if previous is not None:
-                names = self.git.output(
-                    ["diff-tree", "-r", "-z", "--name-only", "--no-renames", previous.commit, captured.tree]
-                )
-                changed = [os.fsdecode(p) for p in split_z(names)]
-                if kind == "tool" and not changed and not captured.skipped:
-                    return previous
-            else:
+            if previous is None:
                 names = self.git.output(["ls-tree", "-r", "-z", "--name-only", captured.tree])
-                changed = [os.fsdecode(p) for p in split_z(names)]
+            elif captured.tree == previous.tree:
+                if kind == "tool" and captured.skipped == previous.skipped:
+                    return previous
+                names = b""
+            else:
+                names = self.git.output(
+                    ["diff-tree", "-r", "-z", "--name-only", "--no-renames", previous.tree, captured.tree]
+                )
             number = int(previous.id) + 1 if previous is not None else 1
             checkpoint = Checkpoint(
                 id=f"{number:06d}",
@@ -201,15 +216,24 @@ class CheckpointStore:
                 tool_use_id=tool_use_id,
                 kind=kind,
                 time=dt.datetime.now(dt.UTC),
-                changed=changed,
+                changed=[os.fsdecode(p) for p in split_z(names)],
                 skipped=captured.skipped,
                 note=note,
             )
-            message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit"}), ensure_ascii=True)
+            message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
             commit = self.git.output(["commit-tree", captured.tree], stdin=message.encode()).decode().strip()
-            self.git.run(["update-ref", self.ref(session, checkpoint.id), commit])
-            self._retain(session, [*existing, checkpoint])
-            return checkpoint.model_copy(update={"commit": commit})
+            # One transaction: the new ref, and the one that falls out of retention (when it still exists).
+            commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
+            if number > self.settings.keep_per_session:
+                commands += f"delete {self.ref(session, f'{number - self.settings.keep_per_session:06d}')}\n"
+            self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
+            checkpoint = checkpoint.model_copy(update={"commit": commit, "tree": captured.tree})
+            last = json.dumps(checkpoint.model_dump(mode="json"), ensure_ascii=True)  # paths may not be UTF-8
+            self._last_file(session).write_text(last, encoding="utf-8")
+            return checkpoint
+
+    def _last_file(self, session: str) -> Path:
+        return self.private / f"last-{_check_session(session)}.json"
 
     def ref(self, session: str, checkpoint_id: str) -> str:
         return f"{_REF_ROOT}/{_check_session(session)}/{checkpoint_id}"
@@ -222,12 +246,17 @@ class CheckpointStore:
     def _drop(self, session: str, ids: list[str]) -> None:
         commands = "".join(f"delete {self.ref(session, i)}\n" for i in ids)
         self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
+        with contextlib.suppress(OSError, ValueError):
+            last = json.loads(self._last_file(session).read_text(encoding="utf-8"))
+            if last.get("id") in ids:
+                self._last_file(session).unlink()
 
     def delete_session(self, session: str) -> None:
         with self.locked():
             self._drop(session, [c.id for c in self.checkpoints(session)])
-            with contextlib.suppress(FileNotFoundError):
-                self.index(session).unlink()
+            for leftover in (self.index(session), self.private / f"index-{session}.tree", self._last_file(session)):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
             with contextlib.suppress(FileNotFoundError):
                 (self.root / "sessions" / f"{session}.json").unlink()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -123,8 +124,16 @@ def test_large_files_and_fifos_are_skipped_recorded_and_never_deleted(tmp_path: 
     (workspace / "small").write_text("s")
     store = _store(tmp_path, workspace, max_file_bytes=10)
     (workspace / "big").write_bytes(b"x" * 11)
+    os.mkfifo(workspace / "pipe")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(workspace / "sock"))
     first = store.create("s1", turn=1, kind="turn")
-    assert [(s.path, s.reason, s.size) for s in first.skipped] == [("big", "too_large", 11)]
+    listener.close()
+    assert sorted((s.path, s.reason, s.size) for s in first.skipped) == [
+        ("big", "too_large", 11),
+        ("pipe", "not_a_file", None),
+        ("sock", "not_a_file", None),
+    ]
     (workspace / "big").write_bytes(b"y" * 20)
     (workspace / "small").write_text("changed")
     restore(store, "s1", first.id, turn=2)
