@@ -78,6 +78,66 @@ export interface ChatSendResult {
   stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
 }
 
+export interface CheckpointFile {
+  path: string;
+  action: "write" | "remove" | "link";
+}
+
+export interface CheckpointInfo {
+  id: string;
+  turn: number;
+  toolUseId: string | null;
+  kind: "turn" | "tool" | "restore";
+  time: string;
+  /** Files changed since the session's previous checkpoint. */
+  changed: string[];
+  /** Files that could not be captured, and why. */
+  skipped: CheckpointSkipped[];
+  note: string | null;
+}
+
+export interface CheckpointRef {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  checkpointId: string;
+}
+
+export interface CheckpointSkipped {
+  path: string;
+  reason: "too_large" | "unreadable" | "not_a_file" | "vanished";
+  size: number | null;
+}
+
+export interface CheckpointsDiffResult {
+  /** What restoring this checkpoint's files would do. */
+  files: CheckpointFile[];
+  /** A unified diff from the files now to the checkpoint's. */
+  diff: string;
+}
+
+export interface CheckpointsListResult {
+  enabled: boolean;
+  /** Why checkpoints are off for this session (when they are). */
+  reason: string | null;
+  checkpoints: CheckpointInfo[];
+}
+
+export interface CheckpointsRestoreParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  checkpointId: string;
+  what?: "code" | "conversation" | "both";
+}
+
+export interface CheckpointsRestoreResult {
+  restored: boolean;
+  /** Why nothing was restored (unsaved editor changes, …). */
+  reason: string | null;
+  /** The checkpoint taken just before: restore it to undo this. */
+  redo: string | null;
+  files: CheckpointFile[];
+}
+
 /**
  * The request did not fit the context window: the outputs of `cleared` older tool calls were cleared (see
  * `context_relief`) and the request is sent again.
@@ -505,6 +565,9 @@ export const Methods = {
   chatEvent: "toolgate/chat/event",
   approvalRequest: "toolgate/approval/request",
   diffReview: "toolgate/diff/review",
+  checkpointsList: "toolgate/checkpoints/list",
+  checkpointsDiff: "toolgate/checkpoints/diff",
+  checkpointsRestore: "toolgate/checkpoints/restore",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -545,6 +608,12 @@ export interface ClientRequests {
   "toolgate/chat/interrupt": { params: SessionRef; result: ChatInterruptResult };
   /** A session's conversation so far. */
   "toolgate/chat/history": { params: SessionRef; result: ChatHistoryResult };
+  /** A session's checkpoints. */
+  "toolgate/checkpoints/list": { params: SessionRef; result: CheckpointsListResult };
+  /** What a restore would do. */
+  "toolgate/checkpoints/diff": { params: CheckpointRef; result: CheckpointsDiffResult };
+  /** Restore a checkpoint's files (a redo checkpoint is taken first). */
+  "toolgate/checkpoints/restore": { params: CheckpointsRestoreParams; result: CheckpointsRestoreResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

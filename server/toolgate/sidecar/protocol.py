@@ -23,6 +23,7 @@ from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.decisions import Decision
 from toolgate.agent.events import ChatEvent, StopReason
+from toolgate.checkpoints.models import ChangeAction, CheckpointKind, SkipReason
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
 from toolgate.core.tool import ToolDefinition
@@ -335,6 +336,55 @@ class ChatEventParams(WireModel):
 
 
 # --- the method table --------------------------------------------------------------------------------------
+class CheckpointSkipped(WireModel):
+    path: str
+    reason: SkipReason
+    size: int | None = None
+
+
+class CheckpointInfo(WireModel):
+    id: str
+    turn: int
+    tool_use_id: str | None
+    kind: CheckpointKind
+    time: str
+    changed: list[str] = Field(description="Files changed since the session's previous checkpoint.")
+    skipped: list[CheckpointSkipped] = Field(description="Files that could not be captured, and why.")
+    note: str | None = None
+
+
+class CheckpointsListResult(WireModel):
+    enabled: bool
+    reason: str | None = Field(None, description="Why checkpoints are off for this session (when they are).")
+    checkpoints: list[CheckpointInfo]
+
+
+class CheckpointRef(WireModel):
+    session_id: SessionId
+    checkpoint_id: str = Field(pattern=r"^[0-9]{6}$")
+
+
+class CheckpointFile(WireModel):
+    path: str
+    action: ChangeAction
+
+
+class CheckpointsDiffResult(WireModel):
+    files: list[CheckpointFile] = Field(description="What restoring this checkpoint's files would do.")
+    diff: str = Field(description="A unified diff from the files now to the checkpoint's.")
+
+
+class CheckpointsRestoreParams(CheckpointRef):
+    what: Literal["code", "conversation", "both"] = "code"
+
+
+class CheckpointsRestoreResult(WireModel):
+    restored: bool
+    reason: str | None = Field(None, description="Why nothing was restored (unsaved editor changes, …).")
+    redo: str | None = Field(None, description="The checkpoint taken just before: restore it to undo this.")
+    files: list[CheckpointFile] = Field(default_factory=list)
+
+
 PING = "toolgate/ping"
 TOOLS_LIST = "toolgate/tools/list"
 TOOLS_RUN = "toolgate/tools/run"
@@ -357,6 +407,9 @@ CHAT_HISTORY = "toolgate/chat/history"
 CHAT_EVENT = "toolgate/chat/event"
 APPROVAL_REQUEST = "toolgate/approval/request"
 DIFF_REVIEW = "toolgate/diff/review"
+CHECKPOINTS_LIST = "toolgate/checkpoints/list"
+CHECKPOINTS_DIFF = "toolgate/checkpoints/diff"
+CHECKPOINTS_RESTORE = "toolgate/checkpoints/restore"
 
 Direction = Literal["clientToServer", "serverToClient"]
 
@@ -407,6 +460,15 @@ METHODS: tuple[Method, ...] = (
     Method(CHAT_EVENT, "serverToClient", ChatEventParams, None, "What a chat is doing, as it happens."),
     Method(APPROVAL_REQUEST, "serverToClient", ApprovalParams, ApprovalResult, "Ask the user to allow a call."),
     Method(DIFF_REVIEW, "serverToClient", DiffReviewParams, DiffReviewResult, "Show a proposed change for review."),
+    Method(CHECKPOINTS_LIST, "clientToServer", SessionRef, CheckpointsListResult, "A session's checkpoints."),
+    Method(CHECKPOINTS_DIFF, "clientToServer", CheckpointRef, CheckpointsDiffResult, "What a restore would do."),
+    Method(
+        CHECKPOINTS_RESTORE,
+        "clientToServer",
+        CheckpointsRestoreParams,
+        CheckpointsRestoreResult,
+        "Restore a checkpoint's files (a redo checkpoint is taken first).",
+    ),
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

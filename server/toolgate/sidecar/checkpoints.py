@@ -1,0 +1,69 @@
+"""toolgate/checkpoints/list|diff|restore: the editor's view of a session's checkpoints.
+
+The store does the work (toolgate.checkpoints); this module only maps it to the wire models. A restore is
+refused, with the files named, when the editor holds unsaved changes for any file it would touch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+
+from toolgate.checkpoints.models import Checkpoint, CheckpointError, FileChange
+from toolgate.checkpoints.session import SessionCheckpoints
+from toolgate.sidecar import protocol as p
+
+_OFF = "checkpoints are not set up for this session"
+
+
+def _info(checkpoint: Checkpoint) -> p.CheckpointInfo:
+    return p.CheckpointInfo(
+        id=checkpoint.id,
+        turn=checkpoint.turn,
+        tool_use_id=checkpoint.tool_use_id,
+        kind=checkpoint.kind,
+        time=checkpoint.time.isoformat(),
+        changed=checkpoint.changed,
+        skipped=[p.CheckpointSkipped(path=s.path, reason=s.reason, size=s.size) for s in checkpoint.skipped],
+        note=checkpoint.note,
+    )
+
+
+def _files(changes: list[FileChange]) -> list[p.CheckpointFile]:
+    return [p.CheckpointFile(path=c.path, action=c.action) for c in changes]
+
+
+async def list_checkpoints(checkpoints: SessionCheckpoints | None) -> p.CheckpointsListResult:
+    if checkpoints is None:
+        return p.CheckpointsListResult(enabled=False, reason=_OFF, checkpoints=[])
+    try:
+        found = await anyio.to_thread.run_sync(checkpoints.checkpoints)
+    except CheckpointError as exc:
+        return p.CheckpointsListResult(enabled=False, reason=str(exc), checkpoints=[])
+    return p.CheckpointsListResult(enabled=True, checkpoints=[_info(c) for c in found])
+
+
+async def diff_checkpoint(checkpoints: SessionCheckpoints | None, checkpoint_id: str) -> p.CheckpointsDiffResult:
+    """Raises CheckpointError (an unknown id, checkpoints off) for the caller to turn into a JSON-RPC error."""
+    if checkpoints is None:
+        raise CheckpointError(_OFF)
+    report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(checkpoint_id, dry_run=True))
+    return p.CheckpointsDiffResult(files=_files(report.changes), diff=report.diff)
+
+
+async def restore_checkpoint(
+    checkpoints: SessionCheckpoints | None, params: p.CheckpointsRestoreParams, is_dirty: Callable[[Path], bool]
+) -> p.CheckpointsRestoreResult:
+    if checkpoints is None:
+        return p.CheckpointsRestoreResult(restored=False, reason=_OFF)
+    if params.what != "code":
+        return p.CheckpointsRestoreResult(
+            restored=False, reason="only files can be restored so far (what: code); the conversation is unchanged"
+        )
+    try:
+        report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(params.checkpoint_id, is_dirty=is_dirty))
+    except CheckpointError as exc:
+        return p.CheckpointsRestoreResult(restored=False, reason=str(exc))
+    return p.CheckpointsRestoreResult(restored=True, redo=report.redo, files=_files(report.changes))
