@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -279,3 +281,34 @@ def test_gc_drops_the_oldest_checkpoints_to_meet_the_size_cap(tmp_path: Path, wo
         store.create("s", turn=i, kind="turn")
     assert store.gc()["dropped"] == 3
     assert store.checkpoints("s") == []
+
+
+def test_the_time_cap_is_announced(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "f").write_text("f")
+    store = _store(tmp_path, workspace)
+    store.git = dataclasses.replace(store.git, timeout=0.000001)
+    with pytest.raises(CheckpointError, match=r"longer than .* s \(the checkpoint time cap\)"):
+        store.create("s1", turn=1, kind="turn")
+
+
+def test_two_sessions_checkpoint_at_once_without_losing_any(tmp_path: Path, workspace: Path) -> None:
+    for i in range(20):
+        (workspace / f"f{i}").write_text(str(i))
+    stores = [_store(tmp_path, workspace), _store(tmp_path, workspace)]  # as two processes would open it
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        try:
+            for turn in range(5):
+                stores[index].create(f"s{index}", turn=turn, kind="turn")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    for index in range(2):
+        assert [c.id for c in stores[0].checkpoints(f"s{index}")] == [f"{n:06d}" for n in range(1, 6)]
