@@ -41,6 +41,7 @@ class SessionCheckpoints:
         self.session_id = session_id
         self.settings = settings or CheckpointSettings()
         self.turn = 0
+        self._resumed = False
         self._store: CheckpointStore | None = None
         self._off_reason: str | None = None if self.settings.enabled else "checkpoints are turned off in settings"
         self._lock = threading.Lock()
@@ -70,12 +71,21 @@ class SessionCheckpoints:
 
     async def begin_turn(self) -> str | None:
         """A new turn (a user message, a run-tools input line): its checkpoint. Returns a warning or None."""
-        self.turn += 1
         try:
-            await anyio.to_thread.run_sync(self._create, None, "turn")
+            await anyio.to_thread.run_sync(self._start_turn)
         except CheckpointError as exc:
             return f"no checkpoint was taken at the start of this turn: {exc}"
         return None
+
+    def _start_turn(self) -> None:
+        store = self.store()
+        if not self._resumed:
+            # A resumed session goes on counting from its last checkpoint.
+            self._resumed = True
+            listed = store.checkpoints(self.session_id)
+            self.turn = max(self.turn, listed[-1].turn if listed else 0)
+        self.turn += 1
+        self._create(None, "turn")
 
     async def before_change(self, tool_use_id: str) -> str | None:
         """Right before a call that may change files. Returns the warning its result must carry, or None."""

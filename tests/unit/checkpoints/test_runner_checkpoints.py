@@ -76,3 +76,12 @@ async def test_a_failed_checkpoint_warns_in_the_result_and_the_call_still_runs(
 async def test_without_checkpoints_nothing_is_added(workspace: Path, runtime: Runtime) -> None:
     text = await _call(runtime, "Write", file_path=str(workspace / "new.txt"), content="x\n")
     assert "rewound" not in text
+
+
+async def test_a_resumed_session_goes_on_counting_turns(tmp_path: Path, workspace: Path) -> None:
+    first = SessionCheckpoints(tmp_path / "data", workspace, "s1")
+    await first.begin_turn()
+    await first.begin_turn()
+    again = SessionCheckpoints(tmp_path / "data", workspace, "s1")
+    await again.begin_turn()
+    assert [c.turn for c in again.checkpoints()] == [1, 2, 3]
