@@ -78,21 +78,15 @@ export interface ChatSendResult {
   stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
 }
 
-export interface CheckpointFile {
-  path: string;
-  action: "write" | "remove" | "link";
-}
-
+/** One checkpoint; `changed`: files changed since the session's previous one; `skipped`: not captured. */
 export interface CheckpointInfo {
   id: string;
   turn: number;
   toolUseId: string | null;
   kind: "turn" | "tool" | "restore";
   time: string;
-  /** Files changed since the session's previous checkpoint. */
   changed: string[];
-  /** Files that could not be captured, and why. */
-  skipped: CheckpointSkipped[];
+  skipped: SkippedFile[];
   note: string | null;
 }
 
@@ -102,22 +96,13 @@ export interface CheckpointRef {
   checkpointId: string;
 }
 
-export interface CheckpointSkipped {
-  path: string;
-  reason: "too_large" | "unreadable" | "not_a_file" | "vanished";
-  size: number | null;
-}
-
 export interface CheckpointsDiffResult {
-  /** What restoring this checkpoint's files would do. */
-  files: CheckpointFile[];
-  /** A unified diff from the files now to the checkpoint's. */
+  files: FileChange[];
   diff: string;
 }
 
 export interface CheckpointsListResult {
   enabled: boolean;
-  /** Why checkpoints are off for this session (when they are). */
   reason: string | null;
   checkpoints: CheckpointInfo[];
 }
@@ -131,11 +116,9 @@ export interface CheckpointsRestoreParams {
 
 export interface CheckpointsRestoreResult {
   restored: boolean;
-  /** Why nothing was restored (unsaved editor changes, …). */
   reason: string | null;
-  /** The checkpoint taken just before: restore it to undo this. */
   redo: string | null;
-  files: CheckpointFile[];
+  files: FileChange[];
 }
 
 /**
@@ -173,6 +156,11 @@ export interface ErrorEvent {
   type: "error";
   kind: "rate_limit" | "overloaded" | "server" | "connection" | "auth" | "context_too_long" | "bad_request" | "not_found" | "config";
   message: string;
+}
+
+export interface FileChange {
+  path: string;
+  action: "write" | "remove" | "link";
 }
 
 /** One file a call proposes to change: `original` None = a new file; `proposed` None = a deletion. */
@@ -417,6 +405,12 @@ export interface SettingsProblem {
   rule: string | null;
   /** The problem in words, as the command line prints it. */
   message: string;
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: "too_large" | "unreadable" | "not_a_file" | "vanished";
+  size: number | null;
 }
 
 export interface TextBlock {

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import anyio
 
-from toolgate.checkpoints.models import Checkpoint, CheckpointError, FileChange
+from toolgate.checkpoints.models import Checkpoint, CheckpointError
 from toolgate.checkpoints.session import SessionCheckpoints
-from toolgate.sidecar import protocol as p
+from toolgate.sidecar import protocol_checkpoints as p
 
 _OFF = "checkpoints are not set up for this session"
 
@@ -26,13 +26,9 @@ def _info(checkpoint: Checkpoint) -> p.CheckpointInfo:
         kind=checkpoint.kind,
         time=checkpoint.time.isoformat(),
         changed=checkpoint.changed,
-        skipped=[p.CheckpointSkipped(path=s.path, reason=s.reason, size=s.size) for s in checkpoint.skipped],
+        skipped=checkpoint.skipped,
         note=checkpoint.note,
     )
-
-
-def _files(changes: list[FileChange]) -> list[p.CheckpointFile]:
-    return [p.CheckpointFile(path=c.path, action=c.action) for c in changes]
 
 
 async def list_checkpoints(checkpoints: SessionCheckpoints | None) -> p.CheckpointsListResult:
@@ -50,7 +46,7 @@ async def diff_checkpoint(checkpoints: SessionCheckpoints | None, checkpoint_id:
     if checkpoints is None:
         raise CheckpointError(_OFF)
     report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(checkpoint_id, dry_run=True))
-    return p.CheckpointsDiffResult(files=_files(report.changes), diff=report.diff)
+    return p.CheckpointsDiffResult(files=report.changes, diff=report.diff)
 
 
 async def restore_checkpoint(
@@ -66,4 +62,4 @@ async def restore_checkpoint(
         report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(params.checkpoint_id, is_dirty=is_dirty))
     except CheckpointError as exc:
         return p.CheckpointsRestoreResult(restored=False, reason=str(exc))
-    return p.CheckpointsRestoreResult(restored=True, redo=report.redo, files=_files(report.changes))
+    return p.CheckpointsRestoreResult(restored=True, redo=report.redo, files=report.changes)

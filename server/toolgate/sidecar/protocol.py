@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal, Self
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, models_json_schema
 from pydantic_core import core_schema
 
@@ -23,42 +22,23 @@ from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.decisions import Decision
 from toolgate.agent.events import ChatEvent, StopReason
-from toolgate.checkpoints.models import ChangeAction, CheckpointKind, SkipReason
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
 from toolgate.core.tool import ToolDefinition
+from toolgate.sidecar.protocol_checkpoints import (
+    CheckpointRef,
+    CheckpointsDiffResult,
+    CheckpointsListResult,
+    CheckpointsRestoreParams,
+    CheckpointsRestoreResult,
+)
+from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
+from toolgate.sidecar.wire_model import WireModel as WireModel
 from toolgate.tools.todo_write import TodoItem
 
 PROTOCOL_VERSION = 1
 
 
-class WireModel(BaseModel):
-    """Base of every protocol model: camelCase on the wire, unknown keys refused (a typo is an error)."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-    )
-
-    def wire(self) -> dict[str, Any]:
-        """The JSON object sent on the wire."""
-        return self.model_dump(mode="json", by_alias=True)
-
-    @classmethod
-    def from_wire(cls, raw: Any) -> Self:
-        """Validate a JSON value received on the wire: camelCase names only (Python code may use either)."""
-        return cls.model_validate(raw, by_alias=True, by_name=False)
-
-
-# A session id names a directory under the data root, so it must never be able to climb out of it.
-SessionId = Annotated[
-    str,
-    Field(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
-        description="A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters.",
-    ),
-]
 ReviewEdits = Literal["when_asking", "always"]
 
 
@@ -336,55 +316,6 @@ class ChatEventParams(WireModel):
 
 
 # --- the method table --------------------------------------------------------------------------------------
-class CheckpointSkipped(WireModel):
-    path: str
-    reason: SkipReason
-    size: int | None = None
-
-
-class CheckpointInfo(WireModel):
-    id: str
-    turn: int
-    tool_use_id: str | None
-    kind: CheckpointKind
-    time: str
-    changed: list[str] = Field(description="Files changed since the session's previous checkpoint.")
-    skipped: list[CheckpointSkipped] = Field(description="Files that could not be captured, and why.")
-    note: str | None = None
-
-
-class CheckpointsListResult(WireModel):
-    enabled: bool
-    reason: str | None = Field(None, description="Why checkpoints are off for this session (when they are).")
-    checkpoints: list[CheckpointInfo]
-
-
-class CheckpointRef(WireModel):
-    session_id: SessionId
-    checkpoint_id: str = Field(pattern=r"^[0-9]{6}$")
-
-
-class CheckpointFile(WireModel):
-    path: str
-    action: ChangeAction
-
-
-class CheckpointsDiffResult(WireModel):
-    files: list[CheckpointFile] = Field(description="What restoring this checkpoint's files would do.")
-    diff: str = Field(description="A unified diff from the files now to the checkpoint's.")
-
-
-class CheckpointsRestoreParams(CheckpointRef):
-    what: Literal["code", "conversation", "both"] = "code"
-
-
-class CheckpointsRestoreResult(WireModel):
-    restored: bool
-    reason: str | None = Field(None, description="Why nothing was restored (unsaved editor changes, …).")
-    redo: str | None = Field(None, description="The checkpoint taken just before: restore it to undo this.")
-    files: list[CheckpointFile] = Field(default_factory=list)
-
-
 PING = "toolgate/ping"
 TOOLS_LIST = "toolgate/tools/list"
 TOOLS_RUN = "toolgate/tools/run"
