@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgate.checkpoints.session import CHECKPOINTS, SessionCheckpoints, attach_checkpoints
 from toolgate.core.child_env import PASS_THROUGH
 from toolgate.core.deps import Dep
 from toolgate.core.messages import ToolUse
@@ -69,6 +70,11 @@ class Runtime:
         result = await self.evaluate_call(tool_name, tool_input)
         return CheckResult(decision=result.behavior, read_only=result.read_only, reason=result.reason, rule=result.rule)
 
+    @property
+    def checkpoints(self) -> SessionCheckpoints | None:
+        """The session's checkpoints, when it has them (see toolgate.checkpoints)."""
+        return self.session.deps.get(CHECKPOINTS)
+
     async def aclose(self) -> None:
         await self.session.aclose()
 
@@ -86,6 +92,8 @@ class RuntimeOptions:
     `progress`: who hears live output (see ToolSession.progress); `dependencies`: values that replace the
     default ones (the editor's open documents, for example). `sandbox`: None runs Bash without a sandbox and
     reads no sandbox settings (library callers, tests); otherwise as the request and the settings files say.
+    `checkpoints_root`: the data root whose checkpoint store records the workspace before each turn and each
+    call that may change files (None: no checkpoints).
     """
 
     mode: PermissionMode | None = None
@@ -103,6 +111,7 @@ class RuntimeOptions:
     progress: Sequence[ProgressListener] = ()
     dependencies: Mapping[Dep[Any], Any] = field(default_factory=dict)
     sandbox: SandboxRequest | None = None
+    checkpoints_root: Path | None = None
 
 
 def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions | None = None) -> Runtime:
@@ -141,6 +150,8 @@ def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions |
         flags = tuple(engine.book.flag_files) if engine is not None else ()
         chosen, problems = load_sandbox_settings(files, flags, o.sandbox)
         session.deps.override(SANDBOX, Sandbox(chosen, problems=problems))
+    if o.checkpoints_root is not None:
+        attach_checkpoints(session, o.checkpoints_root)
     registry = ToolRegistry(builtin_tools() if o.tools is None else o.tools)
     runner = ToolRunner(registry, session)
     if engine is not None:

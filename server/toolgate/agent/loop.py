@@ -168,7 +168,7 @@ class AgentChat:
         totals = _Totals()
         stop: StopReason = "error"
         try:
-            self._add(user_text(text))
+            self._add(user_text(await self._begin_turn(text)))
             stop = await self._run(token, totals)
         finally:
             self._cancel = None
@@ -182,6 +182,18 @@ class AgentChat:
         if self._after_send is not None:
             self._after_send(text, stop)
         return stop
+
+    async def _begin_turn(self, text: str) -> str:
+        """A user message starts a turn: its checkpoint first. Files the user restored since the last message
+        are announced with this one, so the model does not trust what it read before."""
+        checkpoints = self.runtime.checkpoints
+        if checkpoints is None:
+            return text
+        warning = await checkpoints.begin_turn()
+        if warning is not None:
+            log.warning("%s", warning)
+        notice = checkpoints.take_restore_notice()
+        return f"[{notice}]\n\n{text}" if notice else text
 
     async def aclose(self) -> None:
         """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away."""

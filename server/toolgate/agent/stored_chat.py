@@ -52,7 +52,9 @@ def open_chat(
         if workspace is None:
             raise ValueError("a new session needs a workspace")
         meta = store.create(workspace, mode or PermissionMode.DEFAULT, session_id=session_id)
-    options = replace(options, mode=meta.mode, session_id=meta.id, data_dir=store.session_dir(meta.id))
+    options = replace(
+        options, mode=meta.mode, session_id=meta.id, data_dir=store.session_dir(meta.id), checkpoints_root=store.root
+    )
     chat = attach_chat(
         build_runtime(Path(meta.workspace), approver, options),
         provider,

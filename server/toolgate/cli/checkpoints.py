@@ -10,7 +10,7 @@ from pathlib import Path
 from toolgate.checkpoints.models import CheckpointError
 from toolgate.checkpoints.restore import restore
 from toolgate.checkpoints.store import CheckpointStore
-from toolgate.session_store import default_data_root
+from toolgate.session_files import default_data_root
 
 
 def _data_option(parser: argparse.ArgumentParser) -> None:

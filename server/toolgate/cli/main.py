@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     run_tools.add_argument(
         "--mcp", action="store_true", help="also offer the tools of the approved MCP servers (`toolgate mcp list`)"
     )
+    run_tools.add_argument(
+        "--session-id", default=None, help="name the session, to list its checkpoints or rewind it later"
+    )
+    run_tools.add_argument(
+        "--data-dir", type=Path, default=None, help="where checkpoints are kept (default: $XDG_DATA_HOME/toolgate)"
+    )
 
     from toolgate.cli.chat import add_chat_options
 

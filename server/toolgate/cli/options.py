@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from toolgate.cli.errors import UsageError
 from toolgate.core.permission import Approver, PermissionMode
@@ -16,6 +17,7 @@ from toolgate.permissions.rules import Behavior, RuleError, parse_rule
 from toolgate.permissions.settings import SettingsError, read_settings
 from toolgate.permissions.sources import load_rule_book
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
+from toolgate.session_files import default_data_root
 from toolgate.shell.sandbox.runtime import SANDBOX
 from toolgate.shell.sandbox.settings import SandboxRequest
 
@@ -66,6 +68,17 @@ def report_problems(engine: PermissionEngine) -> None:
         print(f"toolgate: warning: {warning}", file=sys.stderr)
 
 
+def checkpoint_options(args: argparse.Namespace) -> dict[str, Any]:
+    """A command with `--session-id`/`--data-dir` (run-tools) names a session a script can rewind later: it gets
+    checkpoints under the data dir. Without either, a headless run leaves nothing behind."""
+    session_id = getattr(args, "session_id", None)
+    data_dir = getattr(args, "data_dir", None)
+    if session_id is None and data_dir is None:
+        return {}
+    root = data_dir.expanduser().resolve() if data_dir is not None else default_data_root()
+    return {"session_id": session_id, "checkpoints_root": root}
+
+
 def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
     workspace = (args.workspace or Path.cwd()).expanduser()
     if not workspace.is_dir():
@@ -83,6 +96,7 @@ def runtime_from_args(args: argparse.Namespace, approver: Approver) -> Runtime:
             settings_files=settings_files(args),
             trust_workspace=workspace_trust(args),
             sandbox=SandboxRequest(args.sandbox),
+            **checkpoint_options(args),
         ),
     )
     report_problems(runtime.permissions)

@@ -83,6 +83,7 @@ async def serve_lines(runtime: Runtime, lines: AsyncIterator[str], write: Callab
                 for problem in problems:
                     _emit(write, {"type": "error", "message": problem})
                 if uses:
+                    await _begin_turn(runtime)
                     token = CancelToken()
                     running.append(token)
                     try:
@@ -97,6 +98,15 @@ async def serve_lines(runtime: Runtime, lines: AsyncIterator[str], write: Callab
             group.cancel_scope.cancel()
     if interrupted.is_set():
         raise Interrupted
+
+
+async def _begin_turn(runtime: Runtime) -> None:
+    """Each input line is a turn: its checkpoint first (a failure is said on stderr; the turn still runs)."""
+    checkpoints = runtime.checkpoints
+    if checkpoints is not None:
+        warning = await checkpoints.begin_turn()
+        if warning is not None:
+            print(f"toolgate: warning: {warning}", file=sys.stderr)
 
 
 def run_tools_command(args: argparse.Namespace) -> int:

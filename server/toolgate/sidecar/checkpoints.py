@@ -6,14 +6,20 @@ refused, with the files named, when the editor holds unsaved changes for any fil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
+from pygls.exceptions import JsonRpcInvalidParams
 
 from toolgate.checkpoints.models import Checkpoint, CheckpointError
 from toolgate.checkpoints.session import SessionCheckpoints
+from toolgate.checkpoints.store import CheckpointStore
+from toolgate.runtime import Runtime
 from toolgate.sidecar import protocol_checkpoints as p
+from toolgate.sidecar.protocol import CHECKPOINTS_DIFF, CHECKPOINTS_LIST, CHECKPOINTS_RESTORE, SessionRef
+from toolgate.sidecar.wire_model import WireModel
 
 _OFF = "checkpoints are not set up for this session"
 
@@ -29,6 +35,35 @@ def _info(checkpoint: Checkpoint) -> p.CheckpointInfo:
         skipped=checkpoint.skipped,
         note=checkpoint.note,
     )
+
+
+def checkpoint_handlers(
+    runtime_of: Callable[[str], Runtime], is_dirty: Callable[[Path], bool]
+) -> dict[str, Callable[[Any], Awaitable[WireModel]]]:
+    """The three methods, for the server's handler table. `runtime_of` finds a live session's runtime (and
+    raises the server's error for an unknown one)."""
+
+    async def listing(params: SessionRef) -> p.CheckpointsListResult:
+        return await list_checkpoints(runtime_of(params.session_id).checkpoints)
+
+    async def diff(params: p.CheckpointRef) -> p.CheckpointsDiffResult:
+        try:
+            return await diff_checkpoint(runtime_of(params.session_id).checkpoints, params.checkpoint_id)
+        except CheckpointError as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from None
+
+    async def restore(params: p.CheckpointsRestoreParams) -> p.CheckpointsRestoreResult:
+        return await restore_checkpoint(runtime_of(params.session_id).checkpoints, params, is_dirty)
+
+    return {CHECKPOINTS_LIST: listing, CHECKPOINTS_DIFF: diff, CHECKPOINTS_RESTORE: restore}
+
+
+def forget_checkpoints(data_root: Path, session_id: str) -> None:
+    """A deleted session's checkpoints go with it (the shared objects are freed by the next gc)."""
+    try:
+        CheckpointStore.for_session(data_root, session_id).delete_session(session_id)
+    except CheckpointError:
+        return  # it never had any, or git is gone: nothing to delete
 
 
 async def list_checkpoints(checkpoints: SessionCheckpoints | None) -> p.CheckpointsListResult:

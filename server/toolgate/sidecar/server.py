@@ -48,6 +48,7 @@ from toolgate.shell.sandbox.settings import SandboxRequest
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.chat import ChatHost
+from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.editor_sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
@@ -87,6 +88,7 @@ class ToolgateServer(LanguageServer):
         self.approver = EditorApprover(self.channel)
         self.workspace_folders: list[Path] = []
         self._sessions: SessionManager | None = None
+        self.checkpoints_root: Path | None = None  # the data root, once initialized
         self.chats = ChatHost(lambda: self.sessions, self.protocol.notify)
         self._turns: set[asyncio.Future[Any]] = set()
         self._register_lsp_features()
@@ -140,6 +142,7 @@ class ToolgateServer(LanguageServer):
             p.CHAT_SEND: self._chat_send,
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
+            **checkpoint_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.documents.is_dirty),
         }
 
     def _register_lsp_features(self) -> None:
@@ -156,6 +159,7 @@ class ToolgateServer(LanguageServer):
             root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
             folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
             self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
+            self.checkpoints_root = root
             self._sessions = SessionManager(SessionFiles(root), self._build_runtime)
             logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
 
@@ -203,6 +207,7 @@ class ToolgateServer(LanguageServer):
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
                 sandbox=SandboxRequest(default="off"),  # opt-in (sandbox.enabled) until the panel shows it
+                checkpoints_root=self.checkpoints_root,
             ),
         )
 
@@ -317,6 +322,8 @@ class ToolgateServer(LanguageServer):
 
     async def _session_delete(self, params: p.SessionRef) -> p.Empty:
         await self.sessions.delete(params.session_id)
+        if self.checkpoints_root is not None:
+            forget_checkpoints(self.checkpoints_root, params.session_id)
         return p.Empty()
 
     async def _settings_get(self, params: p.SessionRef) -> p.Settings:

@@ -1,0 +1,100 @@
+"""Checkpoints through the real interfaces: `run-tools --session-id` then `checkpoints list` and `rewind` as
+processes, and the sidecar's toolgate/checkpoints/list|diff|restore over stdio (unsaved buffers refuse)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from tests.integration.sidecar_client import SidecarClient, use
+
+from toolgate.sidecar import protocol as p
+
+TOOLGATE = [sys.executable, "-m", "toolgate"]
+
+
+def _toolgate(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TOOLGATE, *args], input=stdin, capture_output=True, text=True, timeout=120, start_new_session=True
+    )
+
+
+def _line(*uses: dict[str, Any]) -> str:
+    return json.dumps([{"type": "tool_use", **u} for u in uses])
+
+
+def test_a_script_names_its_session_lists_its_checkpoints_and_rewinds_it(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "kept.txt").write_text("original\n")
+    data = tmp_path / "data"
+    session = ("--session-id", "script-1", "--data-dir", str(data))
+    lines = [
+        _line(use("Write", file_path="made.txt", content="new\n")),
+        _line(use("Bash", command="rm kept.txt && mkdir -p out && printf x > out/y")),
+    ]
+    run = _toolgate(
+        "run-tools", "--workspace", str(workspace), "--permission-mode", "bypassPermissions", *session,
+        stdin="\n".join(lines) + "\n",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert all(not json.loads(line)["is_error"] for line in run.stdout.splitlines())
+
+    listed = _toolgate("checkpoints", "list", "--session", "script-1", "--data-dir", str(data))
+    assert listed.returncode == 0, listed.stderr
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [(r["turn"], r["kind"]) for r in rows] == [(1, "turn"), (2, "turn")]  # each call saw its turn's tree
+    assert rows[1]["changed"] == ["made.txt"]
+
+    back = _toolgate("rewind", "--session", "script-1", "--data-dir", str(data), "--to", rows[0]["id"])
+    assert back.returncode == 0, back.stderr
+    assert (workspace / "kept.txt").read_text() == "original\n"
+    assert not (workspace / "made.txt").exists() and not (workspace / "out").exists()
+    assert "conversation" in _toolgate("rewind", "--session", "script-1", "--data-dir", str(data), "--to",
+                                       rows[0]["id"], "--both").stderr  # fmt: skip
+
+
+async def test_the_sidecar_lists_diffs_and_restores_and_refuses_over_unsaved_buffers(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    target = workspace / "notes.txt"
+    target.write_text("first\n")
+    session_id = await sidecar.new_session(workspace, mode="bypassPermissions")
+    await sidecar.run(session_id, use("Bash", command="printf 'second\\n' > notes.txt && printf n > new.txt"))
+    await sidecar.run(session_id, use("Write", file_path="other.txt", content="o\n"))
+
+    listing = await sidecar.call(p.CHECKPOINTS_LIST, {"sessionId": session_id})
+    assert listing["enabled"] is True and listing["reason"] is None
+    first = listing["checkpoints"][0]
+    assert first["toolUseId"] is not None and first["kind"] == "tool" and "notes.txt" in first["changed"]
+
+    ref = {"sessionId": session_id, "checkpointId": first["id"]}
+    diff = await sidecar.call(p.CHECKPOINTS_DIFF, ref)
+    assert {(f["path"], f["action"]) for f in diff["files"]} == {
+        ("notes.txt", "write"),
+        ("new.txt", "remove"),
+        ("other.txt", "remove"),
+    }
+    assert "-second\n+first\n" in diff["diff"]
+
+    uri = target.as_uri()
+    item = types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="second\n")
+    sidecar.text_document_did_open(types.DidOpenTextDocumentParams(item))
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 0), types.Position(0, 6)), text="edited"
+    )
+    sidecar.text_document_did_change(
+        types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), [change])
+    )
+    refused = await sidecar.call(p.CHECKPOINTS_RESTORE, ref)
+    assert refused["restored"] is False and "notes.txt" in refused["reason"] and "unsaved" in refused["reason"]
+    assert target.read_text() == "second\n"
+
+    sidecar.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    done = await sidecar.call(p.CHECKPOINTS_RESTORE, ref)
+    assert done["restored"] is True and done["redo"] is not None
+    assert target.read_text() == "first\n" and not (workspace / "new.txt").exists()
+    unknown = await sidecar.call(p.CHECKPOINTS_RESTORE, {**ref, "checkpointId": "999999"})
+    assert unknown["restored"] is False and "no checkpoint '999999'" in unknown["reason"]
