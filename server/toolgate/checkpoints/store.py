@@ -39,7 +39,7 @@ def workspace_id(workspace: Path) -> str:
     return f"{name}-{digest}"
 
 
-def _check_session(session: str) -> str:
+def check_session_id(session: str) -> str:
     if not _SESSION.match(session):
         raise CheckpointError(f"{session!r} is not a session id (letters, digits, '_', '-', '.'; at most 128)")
     return session
@@ -96,7 +96,7 @@ class CheckpointStore:
         return self.git.git_dir / "toolgate"
 
     def index(self, session: str) -> Path:
-        return self.private / f"index-{_check_session(session)}"
+        return self.private / f"index-{check_session_id(session)}"
 
     def _initialise(self) -> None:
         if not (self.git.git_dir / "HEAD").is_file():
@@ -123,13 +123,13 @@ class CheckpointStore:
         sessions = self.root / "sessions"
         sessions.mkdir(parents=True, exist_ok=True)
         record = {"workspace": os.fsdecode(self.workspace), "store": self.git.git_dir.name}
-        path = sessions / f"{_check_session(session)}.json"
+        path = sessions / f"{check_session_id(session)}.json"
         if not path.is_file() or json.loads(path.read_text(encoding="utf-8")) != record:
             path.write_text(json.dumps(record), encoding="utf-8")
 
     @classmethod
     def for_session(cls, data_root: Path, session: str, settings: CheckpointSettings | None = None) -> CheckpointStore:
-        path = data_root / "checkpoints" / "sessions" / f"{_check_session(session)}.json"
+        path = data_root / "checkpoints" / "sessions" / f"{check_session_id(session)}.json"
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -141,7 +141,7 @@ class CheckpointStore:
 
     # --- reading ----------------------------------------------------------------------------------------
     def checkpoints(self, session: str) -> list[Checkpoint]:
-        prefix = f"{_REF_ROOT}/{_check_session(session)}/"
+        prefix = f"{_REF_ROOT}/{check_session_id(session)}/"
         out = self.git.output(["for-each-ref", "--format=%(objectname) %(tree) %(contents:subject)", prefix])
         found: list[Checkpoint] = []
         for line in out.decode("utf-8", "surrogateescape").splitlines():
@@ -167,7 +167,7 @@ class CheckpointStore:
     def capture(self, session: str) -> Captured:
         """Bring the session's index up to date (under the lock). Remembers the index's tree, so that an
         unchanged work tree costs one listing and no tree write."""
-        known = self.private / f"index-{_check_session(session)}.tree"
+        known = self.private / f"index-{check_session_id(session)}.tree"
         index_tree = known.read_text().strip() if known.is_file() and self.index(session).is_file() else None
         captured = capture(self.git, self.index(session), self.settings.max_file_bytes, index_tree)
         if captured.tree != index_tree:
@@ -233,10 +233,10 @@ class CheckpointStore:
             return checkpoint
 
     def _last_file(self, session: str) -> Path:
-        return self.private / f"last-{_check_session(session)}.json"
+        return self.private / f"last-{check_session_id(session)}.json"
 
     def ref(self, session: str, checkpoint_id: str) -> str:
-        return f"{_REF_ROOT}/{_check_session(session)}/{checkpoint_id}"
+        return f"{_REF_ROOT}/{check_session_id(session)}/{checkpoint_id}"
 
     def _retain(self, session: str, checkpoints: list[Checkpoint]) -> None:
         extra = len(checkpoints) - self.settings.keep_per_session

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from toolgate.checkpoints.models import CheckpointError
+from toolgate.checkpoints.store import check_session_id
 from toolgate.cli.errors import UsageError
 from toolgate.core.permission import Approver, PermissionMode
 from toolgate.permissions.decide import PermissionEngine
@@ -75,6 +77,11 @@ def checkpoint_options(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = getattr(args, "data_dir", None)
     if session_id is None and data_dir is None:
         return {}
+    if session_id is not None:
+        try:
+            check_session_id(session_id)
+        except CheckpointError as exc:
+            raise UsageError(f"--session-id: {exc}") from None
     root = data_dir.expanduser().resolve() if data_dir is not None else default_data_root()
     return {"session_id": session_id, "checkpoints_root": root}
 
