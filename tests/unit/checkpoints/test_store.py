@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
-import subprocess
 import threading
 from pathlib import Path
 
@@ -16,24 +15,11 @@ from toolgate.checkpoints.restore import restore
 from toolgate.checkpoints.settings import CheckpointSettings
 from toolgate.checkpoints.store import CheckpointStore
 
-from .trees import directories, snapshot
+from .trees import directories, git, snapshot
 
 
 def _store(tmp_path: Path, workspace: Path, **settings: object) -> CheckpointStore:
     return CheckpointStore(tmp_path / "data", workspace, CheckpointSettings.model_validate(settings))
-
-
-def _git(cwd: Path, *args: str) -> bytes:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_CONFIG_GLOBAL="/dev/null",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@t",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@t",
-    )
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True).stdout
 
 
 def test_restore_puts_back_bytes_modes_links_and_removes_what_was_created(tmp_path: Path, workspace: Path) -> None:
@@ -75,7 +61,7 @@ def test_an_unchanged_tree_makes_no_new_tool_checkpoint(tmp_path: Path, workspac
 
 
 def test_ignored_files_are_neither_captured_nor_touched(tmp_path: Path, workspace: Path) -> None:
-    _git(workspace, "init", "-q")
+    git(workspace, "init", "-q")
     (workspace / ".gitignore").write_text("*.log\n")
     (workspace / ".git" / "info" / "exclude").write_text("secret/\n")
     for name in ("app.log", "secret/key", "node_modules/pkg/index.js", "src/main.py"):
@@ -91,9 +77,9 @@ def test_ignored_files_are_neither_captured_nor_touched(tmp_path: Path, workspac
 
 
 def test_nested_repositories_are_captured_as_files(tmp_path: Path, workspace: Path) -> None:
-    _git(workspace, "init", "-q")
+    git(workspace, "init", "-q")
     (workspace / "vendor" / "lib").mkdir(parents=True)
-    _git(workspace / "vendor" / "lib", "init", "-q")
+    git(workspace / "vendor" / "lib", "init", "-q")
     (workspace / "vendor" / "lib" / "code.c").write_text("int x;\n")
     store = _store(tmp_path, workspace)
     first = store.create("s1", turn=1, kind="turn")

@@ -4,27 +4,12 @@ are byte-identical before and after; only the files themselves change where the 
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
 from pathlib import Path
 
 from toolgate.checkpoints.restore import restore
 from toolgate.checkpoints.store import CheckpointStore
 
-from .trees import snapshot
-
-
-def _git(cwd: Path, *args: str) -> bytes:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_CONFIG_GLOBAL="/dev/null",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@t",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@t",
-    )
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True).stdout
+from .trees import git, snapshot
 
 
 def _fingerprint(repo: Path) -> dict[str, bytes]:
@@ -38,25 +23,25 @@ def _fingerprint(repo: Path) -> dict[str, bytes]:
     return {
         **files,
         "listing": hashlib.sha256("\n".join(listing).encode()).digest(),
-        "refs": _git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
-        "stash": _git(repo, "stash", "list"),
-        "worktrees": _git(repo, "worktree", "list", "--porcelain"),
-        "status": _git(repo, "--no-optional-locks", "status", "--porcelain=v2", "--untracked-files=all"),
+        "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "stash": git(repo, "stash", "list"),
+        "worktrees": git(repo, "worktree", "list", "--porcelain"),
+        "status": git(repo, "--no-optional-locks", "status", "--porcelain=v2", "--untracked-files=all"),
     }
 
 
 def _busy_repository(tmp_path: Path, workspace: Path) -> None:
-    _git(workspace, "init", "-q", "-b", "main")
+    git(workspace, "init", "-q", "-b", "main")
     (workspace / "tracked.txt").write_text("committed\n")
     (workspace / "staged.txt").write_text("committed\n")
-    _git(workspace, "add", ".")
-    _git(workspace, "commit", "-q", "-m", "first")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-q", "-m", "first")
     (workspace / "stashed.txt").write_text("stash me\n")
-    _git(workspace, "add", "stashed.txt")
-    _git(workspace, "stash", "-q")
-    _git(workspace, "worktree", "add", "-q", str(tmp_path / "other-tree"))
+    git(workspace, "add", "stashed.txt")
+    git(workspace, "stash", "-q")
+    git(workspace, "worktree", "add", "-q", str(tmp_path / "other-tree"))
     (workspace / "staged.txt").write_text("staged change\n")
-    _git(workspace, "add", "staged.txt")
+    git(workspace, "add", "staged.txt")
     (workspace / "tracked.txt").write_text("unstaged change\n")
     (workspace / "untracked.txt").write_text("new\n")
 
@@ -91,20 +76,20 @@ def test_a_workspace_that_is_a_submodule_or_worktree_reads_but_never_writes_its_
 ) -> None:
     library = tmp_path / "library"
     library.mkdir()
-    _git(library, "init", "-q", "-b", "main")
+    git(library, "init", "-q", "-b", "main")
     (library / "lib.c").write_text("int lib;\n")
-    _git(library, "add", ".")
-    _git(library, "commit", "-q", "-m", "lib")
-    _git(workspace, "init", "-q", "-b", "main")
-    _git(workspace, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
-    _git(workspace, "commit", "-q", "-m", "with submodule")
+    git(library, "add", ".")
+    git(library, "commit", "-q", "-m", "lib")
+    git(workspace, "init", "-q", "-b", "main")
+    git(workspace, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
+    git(workspace, "commit", "-q", "-m", "with submodule")
     submodule = workspace / "lib"
     assert (submodule / ".git").is_file()
     (workspace / ".git" / "modules" / "lib" / "info").mkdir(parents=True, exist_ok=True)
     (workspace / ".git" / "modules" / "lib" / "info" / "exclude").write_text("*.o\n")
     (submodule / "lib.o").write_text("object")
     before = _fingerprint(workspace)
-    sub_before = _git(submodule, "--no-optional-locks", "status", "--porcelain=v2")
+    sub_before = git(submodule, "--no-optional-locks", "status", "--porcelain=v2")
     store = CheckpointStore(tmp_path / "data", submodule)
     first = store.create("s1", turn=1, kind="turn")
     assert sorted(first.changed) == ["lib.c"]  # the submodule's own info/exclude hides lib.o
@@ -112,7 +97,7 @@ def test_a_workspace_that_is_a_submodule_or_worktree_reads_but_never_writes_its_
     restore(store, "s1", first.id, turn=2)
     assert (submodule / "lib.c").read_text() == "int lib;\n"
     assert _fingerprint(workspace) == before
-    assert _git(submodule, "--no-optional-locks", "status", "--porcelain=v2") == sub_before
+    assert git(submodule, "--no-optional-locks", "status", "--porcelain=v2") == sub_before
 
 
 def test_a_workspace_that_is_not_a_repository(tmp_path: Path, workspace: Path) -> None:

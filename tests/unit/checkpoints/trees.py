@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 Snapshot = dict[bytes, tuple[str, bytes, bool]]
@@ -36,3 +37,17 @@ def directories(root: Path) -> set[bytes]:
         for d in dirs
         if not os.path.islink(os.path.join(top, d)) and b".git" not in os.path.join(top, d).split(b"/")
     }
+
+
+def git(cwd: Path, *args: str) -> bytes:
+    """The user's own git, as a person would run it (no config of the machine's user, a fixed identity)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_GLOBAL="/dev/null",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@t",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@t",
+    )
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True).stdout
