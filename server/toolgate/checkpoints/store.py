@@ -150,7 +150,7 @@ class CheckpointStore:
             with contextlib.suppress(ValueError):
                 loaded = Checkpoint.model_validate(json.loads(message))
                 found.append(loaded.model_copy(update={"commit": commit, "tree": tree}))
-        return sorted(found, key=lambda c: c.id)
+        return sorted(found, key=lambda c: int(c.id))  # ids outgrow six digits
 
     def get(self, session: str, checkpoint_id: str) -> Checkpoint:
         for checkpoint in self.checkpoints(session):
@@ -169,7 +169,17 @@ class CheckpointStore:
         unchanged work tree costs one listing and no tree write."""
         known = self.private / f"index-{check_session_id(session)}.tree"
         index_tree = known.read_text().strip() if known.is_file() and self.index(session).is_file() else None
-        captured = capture(self.git, self.index(session), self.settings.max_file_bytes, index_tree)
+        try:
+            captured = capture(self.git, self.index(session), self.settings.max_file_bytes, index_tree)
+        except CheckpointError:
+            if not self.index(session).is_file():
+                raise
+            # The index may name objects a gc freed (they were captured, never committed): start it afresh.
+            for stale in (self.index(session), known):
+                with contextlib.suppress(FileNotFoundError):
+                    stale.unlink()
+            index_tree = None
+            captured = capture(self.git, self.index(session), self.settings.max_file_bytes)
         if captured.tree != index_tree:
             known.write_text(captured.tree)
         return captured
@@ -276,6 +286,10 @@ class CheckpointStore:
             sessions = sorted({ref.split("/")[2] for ref in refs})
             for session in sessions:
                 self._retain(session, self.checkpoints(session))
+            # A session's index may hold objects no commit names (a dry run's capture): the prune frees them,
+            # so every index starts afresh after it (the next checkpoint hashes the tree once more).
+            for stale in self.private.glob("index-*"):
+                stale.unlink()
             self.git.run(["gc", "-q", "--prune=now"], timeout=max(self.settings.time_cap_seconds, 600))
             dropped = 0
             while self.size() > self.settings.max_store_bytes:

@@ -31,7 +31,7 @@ class CheckpointsListResult(WireModel):
 
 class CheckpointRef(WireModel):
     session_id: SessionId
-    checkpoint_id: str = Field(pattern=r"^[0-9]{6}$")
+    checkpoint_id: str = Field(pattern=r"^[0-9]{6,}$")
 
 
 class CheckpointsDiffResult(WireModel):

@@ -298,3 +298,17 @@ def test_two_sessions_checkpoint_at_once_without_losing_any(tmp_path: Path, work
     assert errors == []
     for index in range(2):
         assert [c.id for c in stores[0].checkpoints(f"s{index}")] == [f"{n:06d}" for n in range(1, 6)]
+
+
+def test_a_gc_after_a_dry_run_does_not_break_the_next_checkpoint(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "f").write_text("one")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn")
+    (workspace / "f").write_text("captured by the dry run only")
+    restore(store, "s1", first.id, turn=1, dry_run=True)  # its blob is in the index, in no commit
+    store.gc()
+    second = store.create("s1", turn=2, kind="turn")
+    assert second.changed == ["f"]
+    restore(store, "s1", first.id, turn=2)
+    restore(store, "s1", second.id, turn=2)
+    assert (workspace / "f").read_text() == "captured by the dry run only"
