@@ -7,7 +7,6 @@ user's repository holds (its index, refs, stash, config) is read as ours or writ
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolgate.checkpoints.models import CheckpointError
+from toolgate.core.child_env import child_environment
 
 MIN_VERSION = (2, 25)
 # `-c` settings that beat anything in the shadow repo's own config file too.
@@ -73,7 +73,8 @@ class ShadowGit:
     timeout: float = 60.0
 
     def environment(self, index: Path | None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED_PREFIXES)}
+        # Secrets scrubbed as for every child (git needs none), and no GIT_* of ours or the user's leaks in.
+        env = {k: v for k, v in child_environment().items() if not k.startswith(_DROPPED_PREFIXES)}
         env.update(_IDENTITY)
         env.update(
             GIT_DIR=str(self.git_dir),
