@@ -8,15 +8,15 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from toolgate.agent.providers import ModelConfig, make_provider
-from toolgate.agent.sessions import open_chat
+from toolgate.agent.stored_chat import open_chat
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mockmodel import MockModelServer
-from toolgate.session_store import SessionStore
+from toolgate.session_files import SessionFiles
 
 
 async def test_each_message_is_a_turn_and_a_restore_is_announced_to_the_model(tmp_path: Path, workspace: Path) -> None:
     (workspace / "app.py").write_text("v1\n")
-    store = SessionStore(tmp_path / "data")
+    store = SessionFiles(tmp_path / "data")
     with MockModelServer([{"text": "One."}, {"text": "Two."}]) as mock:
         config = ModelConfig(provider="anthropic", model="m", api_key=SecretStr("k"), base_url=mock.url)
         chat, _ = open_chat(store, make_provider(config), NonInteractiveApprover(), workspace=workspace)

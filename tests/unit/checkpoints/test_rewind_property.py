@@ -16,7 +16,7 @@ from tests.properties import examples
 from toolgate.checkpoints.session import attach_checkpoints
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
-from toolgate.runtime import build_runtime
+from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
 from .trees import Snapshot, snapshot
@@ -91,7 +91,9 @@ def _session(turns: list[list[tuple[object, ...]]]) -> tuple[dict[str, Snapshot]
         with tempfile.TemporaryDirectory() as temp:
             root = Path(temp) / "ws"
             root.mkdir()
-            runtime = build_runtime(root, AllowingApprover(), mode=PermissionMode.BYPASS, read_settings=False)
+            runtime = build_runtime(
+                root, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS, read_settings=False)
+            )
             checkpoints = attach_checkpoints(runtime.session, Path(temp) / "data")
             recorded: dict[str, Snapshot] = {}
 
@@ -107,7 +109,7 @@ def _session(turns: list[list[tuple[object, ...]]]) -> tuple[dict[str, Snapshot]
                 for operation in turn:
                     for use in _uses(operation, root, number):
                         before = snapshot(root)
-                        [result] = await runtime.run_turn([use])
+                        [result] = await runtime.orchestrator.run_turn([use])
                         assert "cannot be rewound" not in result.text()
                         note(before)
                     number += 1

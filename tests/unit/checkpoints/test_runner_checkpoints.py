@@ -11,13 +11,13 @@ import pytest
 from toolgate.checkpoints.session import CHECKPOINTS, SessionCheckpoints, attach_checkpoints
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
-from toolgate.runtime import Runtime, build_runtime
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
 
 @pytest.fixture
 async def runtime(workspace: Path) -> AsyncIterator[Runtime]:
-    rt = build_runtime(workspace, AllowingApprover(), mode=PermissionMode.BYPASS, read_settings=False)
+    rt = build_runtime(workspace, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS, read_settings=False))
     yield rt
     await rt.aclose()
 
@@ -29,7 +29,9 @@ def _checkpoints(runtime: Runtime) -> SessionCheckpoints:
 
 
 async def _call(runtime: Runtime, name: str, **tool_input: object) -> str:
-    [result] = await runtime.run_turn([ToolUse(id=f"toolu_{name}_{len(tool_input)}", name=name, input=tool_input)])
+    [result] = await runtime.orchestrator.run_turn(
+        [ToolUse(id=f"toolu_{name}_{len(tool_input)}", name=name, input=tool_input)]
+    )
     assert not result.is_error, result.text()
     return result.text()
 
