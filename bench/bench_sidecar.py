@@ -1,5 +1,6 @@
 """The sidecar over real stdio: round trips of tools/run (one Read of 1 KiB) against a no-op request, and
-the time from spawning `toolgate serve` to its answer to initialize against a bare interpreter start; and the
+the time from spawning `toolgate serve` to its answer to initialize against a bare interpreter start and an
+import of pydantic, with the five slowest imports on that path (`-X importtime`); and the
 envelope check every message passes (UTF-8, depth, JSON-RPC shape) against the bare `json.loads` it wraps."""
 
 from __future__ import annotations
@@ -130,12 +131,17 @@ async def _round_trips(report: Report, workdir: Path) -> None:
 
 async def _spawn(report: Report, workdir: Path) -> None:
     bare: list[float] = []
+    pydantic: list[float] = []
     served: list[float] = []
-    for n in range(SPAWNS):
+    for n in range(SPAWNS):  # interleaved, so all three see the same machine load
         start = time.perf_counter()
         process = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
         await process.wait()
         bare.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        process = await asyncio.create_subprocess_exec(sys.executable, "-c", "import pydantic")
+        await process.wait()
+        pydantic.append(time.perf_counter() - start)
 
         workspace = workdir / f"spawn{n}"
         workspace.mkdir()
@@ -152,6 +158,17 @@ async def _spawn(report: Report, workdir: Path) -> None:
             "ms",
             "spawn a bare python to exit",
             statistics.median(bare) * 1000,
+            note=f"median of {SPAWNS}",
+        )
+    )
+    report.add(
+        Figure(
+            "sidecar",
+            "spawn `toolgate serve` to initialize answered",
+            statistics.median(served) * 1000,
+            "ms",
+            "spawn python -c 'import pydantic'",
+            statistics.median(pydantic) * 1000,
             note=f"median of {SPAWNS}",
         )
     )
@@ -193,7 +210,30 @@ def _envelope(report: Report) -> None:
         )
 
 
+IMPORT_PATH = "import toolgate.cli.main, toolgate.cli.serve"  # what `toolgate serve` imports before initialize
+
+
+def slowest_imports(count: int = 5) -> list[tuple[str, float]]:
+    """The modules whose own import time (`python -X importtime`, self time) is largest on the serve path."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", IMPORT_PATH], capture_output=True, text=True)
+    own: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        self_us, _cumulative, name = line.removeprefix("import time:").split("|")
+        own[name.strip()] = int(self_us) / 1000
+    return sorted(own.items(), key=lambda item: item[1], reverse=True)[:count]
+
+
+def _import_time(report: Report) -> None:
+    slowest = slowest_imports()
+    print("  slowest imports before initialize (self time): " + ", ".join(f"{n} {ms:.0f} ms" for n, ms in slowest))
+    for name, ms in slowest:
+        report.add(Figure("sidecar", f"import {name} (self, -X importtime)", ms, "ms", note="serve path"))
+
+
 def run(report: Report, workdir: Path) -> None:
+    _import_time(report)
     _envelope(report)
     asyncio.run(_round_trips(report, workdir))
     asyncio.run(_spawn(report, workdir))

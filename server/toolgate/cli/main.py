@@ -41,7 +41,9 @@ def _add_trust_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(chat_options: bool = True) -> argparse.ArgumentParser:
+    """The whole command line. `chat_options=False` leaves out the chat command's own options, whose module
+    imports the agent and its providers: `toolgate serve` (every editor window's start) need not pay for them."""
     parser = argparse.ArgumentParser(prog="toolgate", description="The tool layer of a coding agent.")
     parser.add_argument("--version", action="version", version=f"toolgate {__version__}")
     parser.add_argument("--log-level", default="WARNING", help="log level for stderr (default: WARNING)")
@@ -63,15 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir", type=Path, default=None, help="where checkpoints are kept (default: $XDG_DATA_HOME/toolgate)"
     )
 
-    from toolgate.cli.chat import add_chat_options
-
     chat = commands.add_parser(
         "chat",
         help="let a model use the tools: `chat --print PROMPT` answers one message headless",
         description="Headless agent run, saved as a session (continue it with --resume SESSION_ID).",
     )
     _add_session_options(chat)
-    add_chat_options(chat)
+    if chat_options:
+        from toolgate.cli.chat import add_chat_options
+
+        add_chat_options(chat)
 
     serve = commands.add_parser(
         "serve",
@@ -141,8 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # Only a command line that names `chat` can reach the chat parser's options.
+    parser = build_parser(chat_options="chat" in arguments)
+    args = parser.parse_args(arguments)
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level.upper(), format="toolgate %(levelname)s %(name)s: %(message)s"
     )

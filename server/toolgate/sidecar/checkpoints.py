@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from pygls.exceptions import JsonRpcInvalidParams
@@ -16,10 +16,12 @@ from pygls.exceptions import JsonRpcInvalidParams
 from toolgate.checkpoints.models import Checkpoint, CheckpointError
 from toolgate.checkpoints.session import SessionCheckpoints
 from toolgate.checkpoints.store import CheckpointStore
-from toolgate.runtime import Runtime
 from toolgate.sidecar import protocol_checkpoints as p
 from toolgate.sidecar.protocol import CHECKPOINTS_DIFF, CHECKPOINTS_LIST, CHECKPOINTS_RESTORE, SessionRef
 from toolgate.sidecar.wire_model import WireModel
+
+if TYPE_CHECKING:
+    from toolgate.runtime import Runtime  # a type only: the server imports this module before initialize
 
 _OFF = "checkpoints are not set up for this session"
 

@@ -6,16 +6,22 @@ approval, a diff review) awaits its answer there. Nothing blocks a worker thread
 Params of custom methods reach the handlers as raw JSON (see `wire_converter`) and are validated into the
 protocol models; results leave as plain JSON objects. A handler that raises becomes a JSON-RPC error and
 the server keeps serving.
+
+Start-up is on every editor window's critical path, so this module imports only what `initialize` needs:
+the sessions, chats, runtime, tools and permission engine (and through them bashlex, PDF and image
+libraries, httpx, the model providers) are imported when the first request that uses them arrives.
+tests/unit/sidecar/test_lazy_start.py keeps it that way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pydantic import ValidationError
@@ -31,37 +37,28 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from toolgate import __version__
-from toolgate.agent.decisions import RecordingApprover, SavedRule
-from toolgate.agent.loop import ChatBusy
-from toolgate.core.documents import OPEN_DOCUMENTS
-from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
-from toolgate.core.registry import ToolRegistry
-from toolgate.core.tool import AnyTool, DescribeContext
-from toolgate.core.tool_session import ProgressEvent
-from toolgate.permissions.edit_rules import add_rule, remove_rule
-from toolgate.permissions.rules import RuleError
-from toolgate.permissions.settings import SettingsError
-from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
-from toolgate.session_files import SessionFiles, SessionMeta, default_data_root
-from toolgate.shell.sandbox.settings import SandboxRequest
+from toolgate.session_files import default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
-from toolgate.sidecar.chat import ChatHost
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
-from toolgate.sidecar.editor_sessions import CLOSE_GRACE_SECONDS, SessionError, SessionManager
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
+
+if TYPE_CHECKING:
+    from toolgate.core.tool import AnyTool
+    from toolgate.core.tool_session import ProgressEvent
+    from toolgate.runtime import Runtime
+    from toolgate.session_files import SessionMeta
+    from toolgate.sidecar.chat import ChatHost
+    from toolgate.sidecar.editor_sessions import SessionManager
 
 logger = logging.getLogger("toolgate.sidecar")
 T = TypeVar("T")
 
 Handler = Callable[[Any], Awaitable[p.WireModel]]
-
-# How long running turns get to answer after the client went away, before sessions are closed regardless.
-SHUTDOWN_GRACE_SECONDS = CLOSE_GRACE_SECONDS
 
 
 class ToolgateServer(LanguageServer):
@@ -87,9 +84,9 @@ class ToolgateServer(LanguageServer):
         self.channel = EditorChannel(self.protocol)
         self.approver = EditorApprover(self.channel)
         self.workspace_folders: list[Path] = []
+        # Set by initialize; the session manager over it is built (and its imports paid) on first use.
+        self._storage_root: Path | None = None
         self._sessions: SessionManager | None = None
-        self.checkpoints_root: Path | None = None  # the data root, once initialized
-        self.chats = ChatHost(lambda: self.sessions, self.protocol.notify)
         self._turns: set[asyncio.Future[Any]] = set()
         self._register_lsp_features()
         for name, handler in self._handlers().items():
@@ -105,8 +102,10 @@ class ToolgateServer(LanguageServer):
         params_model = spec.params
 
         async def serve(raw: Any) -> Any:
-            if self._sessions is None:
+            if self._storage_root is None:
                 raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
+            from toolgate.sidecar.editor_sessions import SessionError
+
             try:
                 params = p.parse_params(name, params_model, raw)
                 return (await handler(params)).wire()
@@ -148,7 +147,7 @@ class ToolgateServer(LanguageServer):
     def _register_lsp_features(self) -> None:
         @self.feature(types.INITIALIZE)
         def initialize(params: types.InitializeParams) -> None:
-            if self._sessions is not None:
+            if self._storage_root is not None:
                 logger.warning("a second initialize request was ignored; the first one's settings stay")
                 return
             try:
@@ -159,8 +158,7 @@ class ToolgateServer(LanguageServer):
             root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
             folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
             self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
-            self.checkpoints_root = root
-            self._sessions = SessionManager(SessionFiles(root), self._build_runtime)
+            self._storage_root = root
             logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
 
         @self.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -190,10 +188,25 @@ class ToolgateServer(LanguageServer):
     @property
     def sessions(self) -> SessionManager:
         if self._sessions is None:
-            raise JsonRpcServerNotInitialized(message="the server has not been initialized")
+            if self._storage_root is None:
+                raise JsonRpcServerNotInitialized(message="the server has not been initialized")
+            from toolgate.session_files import SessionFiles
+            from toolgate.sidecar.editor_sessions import SessionManager
+
+            self._sessions = SessionManager(SessionFiles(self._storage_root), self._build_runtime)
         return self._sessions
 
+    @functools.cached_property
+    def chats(self) -> ChatHost:
+        from toolgate.sidecar.chat import ChatHost
+
+        return ChatHost(lambda: self.sessions, self.protocol.notify)
+
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
+        from toolgate.core.documents import OPEN_DOCUMENTS
+        from toolgate.runtime import RuntimeOptions, build_runtime
+        from toolgate.shell.sandbox.settings import SandboxRequest
+
         return build_runtime(
             Path(meta.workspace),
             self.approver,
@@ -207,7 +220,7 @@ class ToolgateServer(LanguageServer):
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
                 sandbox=SandboxRequest(default="off"),  # opt-in (sandbox.enabled) until the panel shows it
-                checkpoints_root=self.checkpoints_root,
+                checkpoints_root=self._storage_root,
             ),
         )
 
@@ -226,12 +239,17 @@ class ToolgateServer(LanguageServer):
         if params.session_id is not None:
             runner = self.sessions.get(params.session_id).runtime.runner
             return p.ToolsListResult(tools=runner.registry.definitions(runner.describe_context()))
+        from toolgate.core.registry import ToolRegistry
+        from toolgate.core.tool import DescribeContext
+
         registry = ToolRegistry(self.tools_factory())
         workspace = self.workspace_folders[0] if self.workspace_folders else Path.cwd()
         context = DescribeContext(frozenset(registry.names), PermissionMode.DEFAULT, workspace)
         return p.ToolsListResult(tools=registry.definitions(context))
 
     async def _tools_run(self, params: p.ToolsRunParams) -> p.ToolsRunResult:
+        from toolgate.core.orchestrator import CancelToken
+
         live = self.sessions.get(params.session_id)
         token = CancelToken()
         # The turn runs as its own task, so that cancelling this request interrupts the tools through the
@@ -262,6 +280,11 @@ class ToolgateServer(LanguageServer):
         return await self._change_rule(params, add=False)
 
     async def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
+        from toolgate.agent.decisions import RecordingApprover, SavedRule
+        from toolgate.permissions.edit_rules import add_rule, remove_rule
+        from toolgate.permissions.rules import RuleError
+        from toolgate.permissions.settings import SettingsError
+
         live = self.sessions.get(params.session_id)
         change_rule = add_rule if add else remove_rule
         try:
@@ -295,6 +318,8 @@ class ToolgateServer(LanguageServer):
         return self.chats.status()
 
     async def _chat_send(self, params: p.ChatSendParams) -> p.ChatSendResult:
+        from toolgate.agent.loop import ChatBusy
+
         live = self.sessions.get(params.session_id)
         chat = self.chats.chat_for(live)
         try:
@@ -322,8 +347,8 @@ class ToolgateServer(LanguageServer):
 
     async def _session_delete(self, params: p.SessionRef) -> p.Empty:
         await self.sessions.delete(params.session_id)
-        if self.checkpoints_root is not None:
-            forget_checkpoints(self.checkpoints_root, params.session_id)
+        if self._storage_root is not None:
+            forget_checkpoints(self._storage_root, params.session_id)
         return p.Empty()
 
     async def _settings_get(self, params: p.SessionRef) -> p.Settings:
@@ -386,7 +411,10 @@ class ToolgateServer(LanguageServer):
         self.channel.close()
         if self._sessions is None:
             return
+        from toolgate.sidecar.editor_sessions import CLOSE_GRACE_SECONDS
+
         self._sessions.cancel_all_turns()
         if self._turns:
-            await asyncio.wait(set(self._turns), timeout=SHUTDOWN_GRACE_SECONDS)
+            # Running turns get as long to answer after the client went away as a closing session gives them.
+            await asyncio.wait(set(self._turns), timeout=CLOSE_GRACE_SECONDS)
         await self._sessions.close_all()

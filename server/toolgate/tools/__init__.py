@@ -1,25 +1,34 @@
-"""The built-in tools, one per module, all the same shape (see `toolgate.core.tool.Tool`)."""
+"""The built-in tools, one per module, all the same shape (see `toolgate.core.tool.Tool`).
+
+The tool modules are imported when the tools are first built, not when this package is: importing one
+tool module (the sidecar's protocol needs `todo_write`'s model) must not pull in every tool's libraries
+(bashlex, pypdf, PIL, httpx, markdownify), which would slow every editor window's start.
+"""
 
 from __future__ import annotations
 
-from toolgate.core.tool import AnyTool
-from toolgate.tools.apply_patch import ApplyPatchTool
-from toolgate.tools.bash import BashTool
-from toolgate.tools.bash_output import BashOutputTool
-from toolgate.tools.edit import EditTool
-from toolgate.tools.glob import GlobTool
-from toolgate.tools.grep import GrepTool
-from toolgate.tools.kill_shell import KillShellTool
-from toolgate.tools.notebook_edit import NotebookEditTool
-from toolgate.tools.read import ReadTool
-from toolgate.tools.todo_write import TodoWriteTool
-from toolgate.tools.tool_output import ToolOutputTool
-from toolgate.tools.tool_output_grep import ToolOutputGrepTool
-from toolgate.tools.web_fetch import WebFetchTool
-from toolgate.tools.write import WriteTool
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolgate.core.tool import AnyTool
 
 
 def builtin_tools() -> list[AnyTool]:
+    from toolgate.tools.apply_patch import ApplyPatchTool
+    from toolgate.tools.bash import BashTool
+    from toolgate.tools.bash_output import BashOutputTool
+    from toolgate.tools.edit import EditTool
+    from toolgate.tools.glob import GlobTool
+    from toolgate.tools.grep import GrepTool
+    from toolgate.tools.kill_shell import KillShellTool
+    from toolgate.tools.notebook_edit import NotebookEditTool
+    from toolgate.tools.read import ReadTool
+    from toolgate.tools.todo_write import TodoWriteTool
+    from toolgate.tools.tool_output import ToolOutputTool
+    from toolgate.tools.tool_output_grep import ToolOutputGrepTool
+    from toolgate.tools.web_fetch import WebFetchTool
+    from toolgate.tools.write import WriteTool
+
     return [
         ReadTool(),
         EditTool(),

@@ -1,0 +1,77 @@
+"""`toolgate serve` answers initialize without importing what only later requests need.
+
+Every editor window waits for initialize, so the agent, the model providers, the tools (bashlex, PDF and
+image libraries, httpx, markdownify) and the permission engine are imported on first use instead. This
+runs the real command line in a fresh interpreter, answers a real initialize request, and names every
+module that was imported by then: a top-level import added anywhere on that path fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+# The probe replaces only the stdio loop: the parser, `serve_command`, the server and its initialize
+# handler are the real ones.
+PROBE = r"""
+import json, sys
+import toolgate.cli.serve as serve
+
+class Collect:
+    def __init__(self):
+        self.data = b""
+    def write(self, data):
+        self.data += data
+
+def answer_initialize(server):
+    out = Collect()
+    server.protocol.set_writer(out)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": None, "capabilities": {}, "rootUri": None,
+        "initializationOptions": {"storageDir": sys.argv[1]}}}).encode()
+    server.protocol.receive(body)
+    answer = json.loads(out.data.partition(b"\r\n\r\n")[2])
+    print(json.dumps({"answer": answer, "modules": sorted(sys.modules)}))
+    sys.stdout.flush()
+    raise SystemExit(0)
+
+serve.run_server = answer_initialize
+from toolgate.cli.main import main
+main(["serve"])
+"""
+
+# Imported by later requests only; each is slow to import or pulls in something that is.
+LATER = (
+    "anthropic",
+    "openai",
+    "httpx2",
+    "pypdf",
+    "pypdfium2",
+    "PIL",
+    "markdownify",
+    "bs4",
+    "bashlex",
+    "toolgate.agent.loop",
+    "toolgate.agent.providers",
+    "toolgate.runtime",
+    "toolgate.permissions.engine",
+    "toolgate.shell.classify",
+    "toolgate.tools.bash",
+    "toolgate.tools.read",
+    "toolgate.tools.web_fetch",
+)
+
+
+def test_initialize_is_answered_before_the_heavy_modules_are_imported(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "storage")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["answer"]["id"] == 1 and "capabilities" in report["answer"]["result"], report["answer"]
+    imported = set(report["modules"])
+    assert "toolgate.sidecar.server" in imported  # the probe did reach the real server
+    early = sorted(name for name in LATER if name in imported)
+    assert early == [], f"imported before initialize was answered: {early}"
