@@ -1,5 +1,5 @@
 """File tools on a 5 MB file: Edit (exact and quote-normalised match) and Write, through the full pipeline,
-each against a plain read+replace+write of the same file measured in the same run.
+each against a plain read+replace+write of the same file measured in the same run, in turns with it.
 
 The tools do more than the baseline on purpose: staleness check (timestamp, then content), decode and
 re-encode in the file's own conventions, a structured patch, and an atomic, fsynced write.
@@ -7,12 +7,13 @@ re-encode in the file's own conventions, a structured patch, and an atomic, fsyn
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 
-from bench.report import Figure, Report, median_us, time_async, time_sync
+from bench.report import Figure, Report, median_us
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import RuntimeOptions, build_runtime
@@ -65,14 +66,12 @@ async def _run(report: Report, workdir: Path) -> None:
         turn["n"] += 1
         await call("Write", file_path=str(target), content=contents[turn["n"] % 2])
 
-    write_samples = await time_async(one_write, REPEAT, warmup=1)
+    plain_target = workdir / "plain-written.txt"
 
-    def plain_write() -> None:
-        turn["n"] += 1
-        with open(target, "wb") as handle:
-            handle.write(contents[turn["n"] % 2].encode("utf-8"))
+    async def plain_write() -> None:
+        _plain_write(plain_target, contents[turn["n"] % 2])
 
-    plain_write_samples = time_sync(plain_write, REPEAT, 1)
+    write_samples, plain_write_samples = await _interleaved(one_write, plain_write)
     report.add(
         Figure(
             "files",
@@ -101,10 +100,14 @@ async def _bench_edit(
         flip = not flip
         await call("Edit", file_path=str(path), old_string=a, new_string=b)
 
-    tool_samples = await time_async(one_edit, REPEAT, warmup=1)
-    # The baseline finds the same line (in the middle of the file) and writes the file back.
-    _put(path, _make_text(marker))
-    plain_samples = time_sync(lambda: _plain_replace(path, marker, marker), REPEAT, 1)
+    # The baseline finds the same line (in the middle of a copy of the file) and writes the copy back.
+    plain_path = path.with_name("plain-" + path.name)
+    _put(plain_path, _make_text(marker))
+
+    async def plain_edit() -> None:
+        _plain_replace(plain_path, marker, marker)
+
+    tool_samples, plain_samples = await _interleaved(one_edit, plain_edit)
     report.add(
         Figure(
             "files",
@@ -117,9 +120,30 @@ async def _bench_edit(
     )
 
 
+async def _interleaved(
+    tool: Callable[[], Awaitable[None]], plain: Callable[[], Awaitable[None]]
+) -> tuple[list[float], list[float]]:
+    """Samples of both, taken in turns, so that a busy machine slows them alike and the ratio holds."""
+    await tool()
+    await plain()
+    tool_samples: list[float] = []
+    plain_samples: list[float] = []
+    for _ in range(REPEAT):
+        for fn, samples in ((tool, tool_samples), (plain, plain_samples)):
+            start = time.perf_counter()
+            await fn()
+            samples.append(time.perf_counter() - start)
+    return tool_samples, plain_samples
+
+
 def _put(path: Path, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
+
+
+def _plain_write(path: Path, text: str) -> None:
+    with open(path, "wb") as handle:
+        handle.write(text.encode("utf-8"))
 
 
 def _plain_replace(path: Path, old: str, new: str) -> None:

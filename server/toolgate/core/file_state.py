@@ -33,6 +33,8 @@ class FileRecord:
 
     @property
     def size(self) -> int:
+        if self.content.isascii():  # O(1) in CPython: the string knows; no 5 MB encode for the common case
+            return len(self.content)
         return len(self.content.encode("utf-8", "surrogatepass"))
 
 
@@ -48,6 +50,7 @@ class ReadFileState:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, FileRecord] = OrderedDict()
+        self._sizes: dict[str, int] = {}  # each record's `size`, computed once (it encodes the whole content)
         self._bytes = 0
 
     def __len__(self) -> int:
@@ -70,19 +73,21 @@ class ReadFileState:
     def set(self, path: Path | str, record: FileRecord) -> None:
         key = state_key(path)
         self.forget(key)
-        if record.size > self.max_bytes:
+        size = record.size
+        if size > self.max_bytes:
             # Too large to remember at all: the next write will ask for a fresh Read, which is safe.
             return
         self._entries[key] = record
-        self._bytes += record.size
+        self._sizes[key] = size
+        self._bytes += size
         while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
-            _, evicted = self._entries.popitem(last=False)
-            self._bytes -= evicted.size
+            evicted, _ = self._entries.popitem(last=False)
+            self._bytes -= self._sizes.pop(evicted)
 
     def forget(self, path: Path | str) -> None:
-        old = self._entries.pop(state_key(path), None)
-        if old is not None:
-            self._bytes -= old.size
+        key = state_key(path)
+        if self._entries.pop(key, None) is not None:
+            self._bytes -= self._sizes.pop(key)
 
     def paths(self) -> list[str]:
         return list(self._entries)

@@ -44,7 +44,46 @@ def find_matches(text: str, old: str) -> Matches:
     spans = _find_all(text, old)
     if spans or not (has_curly_quotes(text) or has_curly_quotes(old)):
         return Matches(spans, False)
-    return Matches(_find_all(fold_quotes(text), fold_quotes(old)), True)
+    return Matches(_find_all_folded(text, fold_quotes(old)), True)
+
+
+# Shorter anchors hit too often for the windowed search to beat folding the whole text.
+_MIN_ANCHOR_CHARS = 4
+
+
+def _quote_free_anchor(folded: str) -> tuple[str, int]:
+    """The longest piece of `folded` without a ' or ", and where it starts."""
+    best, best_at, start = "", 0, 0
+    for i, ch in enumerate(folded + "'"):
+        if ch in "'\"":
+            if i - start > len(best):
+                best, best_at = folded[start:i], start
+            start = i + 1
+    return best, best_at
+
+
+def _find_all_folded(text: str, folded_old: str) -> list[tuple[int, int]]:
+    """`_find_all(fold_quotes(text), folded_old)` without folding all of `text` (megabytes, for a few matches).
+
+    The longest quote-free piece of `folded_old` is found in `text` itself (folding maps only curly quotes,
+    and only to quotes, so that piece occurs at the same indices in both), and only the window each hit
+    implies is folded and compared. Candidates come in ascending order and one is kept only when it starts
+    after the last kept match ends: the same leftmost, non-overlapping matches as the plain search.
+    """
+    anchor, offset = _quote_free_anchor(folded_old)
+    if len(anchor) < _MIN_ANCHOR_CHARS:
+        return _find_all(fold_quotes(text), folded_old)
+    size = len(folded_old)
+    spans: list[tuple[int, int]] = []
+    hit = text.find(anchor, offset)
+    while hit != -1:
+        start = hit - offset
+        if fold_quotes(text[start : start + size]) == folded_old:
+            spans.append((start, start + size))
+            hit = text.find(anchor, start + size + offset)
+        else:
+            hit = text.find(anchor, hit + 1)
+    return spans
 
 
 def line_of(text: str, index: int) -> int:

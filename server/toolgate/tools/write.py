@@ -18,7 +18,7 @@ from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.diff import Hunk, structured_patch
 from toolgate.text.encoding import TextFormat, UnencodableError, encode, encode_raw
-from toolgate.text.lines import split_lines
+from toolgate.text.preview import count_lines
 from toolgate.tools._write import (
     OnDisk,
     atomic_write,
@@ -71,7 +71,7 @@ class WriteTool(Tool[WriteInput, WriteDone]):
         return [ctx.resolve_path(tool_input.file_path)]
 
     def summary(self, tool_input: WriteInput, workspace: Path) -> str:
-        count = len(split_lines(tool_input.content))
+        count = count_lines(tool_input.content)
         return f"{display_input_path(tool_input.file_path, workspace)} ({count} line{'' if count == 1 else 's'})"
 
     async def validate(self, tool_input: WriteInput, ctx: ToolContext) -> None:
@@ -105,7 +105,8 @@ class WriteTool(Tool[WriteInput, WriteDone]):
 
 def _proposed(tool_input: WriteInput) -> str:
     """What the diff review shows, and what a reviewed version is checked against: the content with LF endings."""
-    return tool_input.content.replace("\r\n", "\n")
+    content = tool_input.content
+    return content.replace("\r\n", "\n") if "\r" in content else content
 
 
 def _check(path: Path, record: FileRecord | None, ctx: ToolContext) -> OnDisk:
@@ -142,12 +143,12 @@ def _apply(
     except UnencodableError as exc:
         raise encoding_error(shown, exc) from None
     st = atomic_write(disk.target, data, disk.stat, shown)
-    final = content.replace("\r\n", "\n")
+    final = content.replace("\r\n", "\n") if "\r" in content else content
     original = disk.text if disk.exists else None
     done = WriteDone(
         shown=shown,
         created=not disk.exists,
-        line_count=len(split_lines(final)),
+        line_count=count_lines(final),
         patch=structured_patch(original, final) if original is not None else [],
         original=original,
         notes=tuple(notes),

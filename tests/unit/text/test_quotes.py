@@ -57,3 +57,33 @@ def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st
     replaced = result[s : len(result) - tail]
     # Only quote characters may differ from what the model sent, and only as a re-styling.
     assert fold_quotes(replaced) == fold_quotes(new)
+
+
+# Small alphabet and repeated pieces, so anchors recur, overlap and sit next to quotes.
+anchored_text = st.text(alphabet=st.sampled_from("ab ab'\"\u2018\u2019\u201c\u201d"), max_size=80)
+
+
+def _fold_then_find(text: str, old: str) -> list[tuple[int, int]]:
+    # The definition the windowed search must agree with: fold everything, then find left to right.
+    folded, needle = fold_quotes(text), fold_quotes(old)
+    spans, start = [], folded.find(needle)
+    while start != -1:
+        spans.append((start, start + len(needle)))
+        start = folded.find(needle, start + len(needle))
+    return spans
+
+
+@settings(max_examples=examples(500))
+@given(text=anchored_text, old=st.text(alphabet=st.sampled_from("ab '\"\u2018\u201d"), min_size=1, max_size=12))
+def test_the_windowed_quote_search_finds_what_folding_the_whole_text_finds(text: str, old: str) -> None:
+    matches = find_matches(text, old)
+    if not matches.quotes_folded:
+        return  # an exact match, or no curly quote anywhere: the folded search is not used
+    assert matches.spans == _fold_then_find(text, old)
+
+
+def test_the_windowed_quote_search_keeps_matches_apart_when_they_would_overlap() -> None:
+    # Folded, the text holds the old string at 0 and at 5, overlapping: as with str.find, only 0 counts.
+    text = "abab\u201cabab\u201cabab"
+    assert find_matches(text, 'abab"abab').spans == _fold_then_find(text, 'abab"abab') == [(0, 9)]
+    assert find_matches(text + "\u201d", 'abab"').spans == [(0, 5), (5, 10), (10, 15)]
