@@ -18,6 +18,9 @@ class WireModel(BaseModel):
         alias_generator=to_camel,
         populate_by_name=True,
         extra="forbid",
+        # Built on first use, not at import: start-up needs only InitializationOptions, and every editor
+        # window waits for start-up.
+        defer_build=True,
     )
 
     def wire(self) -> dict[str, Any]:
