@@ -9,6 +9,7 @@ a cloned repository must not be able to ask for the user's keys).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -40,6 +41,8 @@ _NOT_SECRET = frozenset({"SSH_AUTH_SOCK"})
 PASS_THROUGH: Dep[tuple[str, ...]] = Dep("env_pass_through", lambda _r: (), scope="call")
 
 
+# Pure, and asked for every variable of every command's environment: the same few dozen names each time.
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable called `name` is treated as holding a secret (case-insensitive)."""
     upper = name.upper()
