@@ -8,6 +8,7 @@ and never raises: text bash would reject (an unterminated quote) is reported, no
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 # Context codes, one per character of the scanned text.
@@ -363,8 +364,20 @@ def _brace_expansion(raw: str, mask: str) -> bool:
     return False
 
 
+# A word with none of these is its own value, with no expansion, pattern or tilde: most words of most
+# commands (`git`, `status`, `--oneline`, `src/app.py`). Every character that can start a quote, an
+# escape, an expansion, a pattern, a comment or a redirection is listed, so the full scan decides the rest.
+_PLAIN_WORD = re.compile(r"[^\\'\"$`()<>#{}\[\]*?@+!~\n]*")
+
+
 def word_value(raw: str) -> WordValue:
     """Quote removal for one word as written (the text of a bashlex word node)."""
+    if _PLAIN_WORD.fullmatch(raw):
+        return WordValue(raw, False, False, False, False)
+    return _scanned_word_value(raw)
+
+
+def _scanned_word_value(raw: str) -> WordValue:
     info = scan(raw)
     mask = info.mask
     out: list[str] = []

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from toolgate.shell.quoting import CODE, COMMENT, DOUBLE, HEREDOC, SINGLE, decode_ansi_c, scan, word_value
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.properties import examples
+
+from toolgate.shell.quoting import (
+    CODE,
+    COMMENT,
+    DOUBLE,
+    HEREDOC,
+    SINGLE,
+    _scanned_word_value,
+    decode_ansi_c,
+    scan,
+    word_value,
+)
 
 
 def test_contexts_per_character() -> None:
@@ -76,3 +90,13 @@ def test_word_flags() -> None:
     assert word_value("~root").other_tilde
     assert not word_value("'~'").tilde
     assert word_value("$'\\x2di'").value == "-i"
+
+
+# Words of ordinary characters, with the ones that mean something to the shell mixed in now and then.
+_words = st.text(alphabet=st.sampled_from("ab-_./=:,% \t\n\\'\"$`()<>#{}[]*?@+!~"), max_size=24)
+
+
+@settings(max_examples=examples(500))
+@given(raw=_words)
+def test_the_plain_word_shortcut_agrees_with_the_full_scan(raw: str) -> None:
+    assert word_value(raw) == _scanned_word_value(raw)
