@@ -8,6 +8,7 @@ module that was imported by then: a top-level import added anywhere on that path
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -56,7 +57,10 @@ LATER = (
     "toolgate.agent.loop",
     "toolgate.agent.providers",
     "toolgate.runtime",
-    "toolgate.permissions.engine",
+    "toolgate.permissions.decide",
+    "toolgate.permissions.ladder",
+    "toolgate.sidecar.editor_sessions",
+    "toolgate.sidecar.chat",
     "toolgate.shell.classify",
     "toolgate.tools.bash",
     "toolgate.tools.read",
@@ -75,3 +79,8 @@ def test_initialize_is_answered_before_the_heavy_modules_are_imported(tmp_path: 
     assert "toolgate.sidecar.server" in imported  # the probe did reach the real server
     early = sorted(name for name in LATER if name in imported)
     assert early == [], f"imported before initialize was answered: {early}"
+
+
+def test_every_module_named_as_later_exists() -> None:
+    # A renamed module would make the check above pass without checking anything.
+    assert [name for name in LATER if importlib.util.find_spec(name) is None] == []
