@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.runtime import Runtime
+
+if TYPE_CHECKING:
+    from toolgate.runtime import Runtime  # a type only: the wire models import this module at start-up
 
 log = logging.getLogger("toolgate.agent")
 

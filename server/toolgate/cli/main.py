@@ -127,13 +127,9 @@ def build_parser(chat_options: bool = True) -> argparse.ArgumentParser:
     _add_session_options(listing)
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
-    from toolgate.cli.sandbox import add_sandbox_command
-
-    add_sandbox_command(commands, _add_session_options)
-
-    from toolgate.cli.mcp import add_mcp_commands
-
-    mcp_actions = add_mcp_commands(commands)
+    # Defined here, not in their commands' modules, which import the runtime: building the parser must stay cheap.
+    _add_sandbox_parser(commands)
+    mcp_actions = _add_mcp_parser(commands)
     mcp_serve = mcp_actions.add_parser(
         "serve",
         help="serve toolgate's tools over MCP stdio (for Claude Code, Codex CLI, Gemini CLI, VS Code)",
@@ -141,6 +137,51 @@ def build_parser(chat_options: bool = True) -> argparse.ArgumentParser:
     )
     _add_session_options(mcp_serve)
     return parser
+
+
+def _add_sandbox_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sandbox = commands.add_parser(
+        "sandbox",
+        help="the Bash sandbox: status, the effective policy, or run a command in it by hand",
+        description="Bash commands run in a bubblewrap sandbox when it is available: the file system is read-only "
+        "apart from the working directories (minus their protected paths) and a private /tmp; credentials are "
+        "hidden; there is no network.",
+    )
+    actions = sandbox.add_subparsers(dest="action", required=True, metavar="ACTION")
+    status = actions.add_parser("status", help="whether Bash commands run sandboxed here, and if not, why")
+    _add_session_options(status)
+    policy = actions.add_parser("policy", help="the effective mounts and network rules, readable")
+    _add_session_options(policy)
+    run = actions.add_parser("run", help="run one command in the sandbox: toolgate sandbox run -- CMD")
+    _add_session_options(run)
+    run.add_argument("cmd", nargs=argparse.REMAINDER, help="the command (after --), run by /bin/bash -c")
+
+
+def _add_mcp_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    mcp = commands.add_parser(
+        "mcp",
+        help="MCP servers: list and approve the ones toolgate uses, or serve toolgate's tools over MCP",
+        description="Servers come from mcpServers in your user settings and in the workspace's .mcp.json. Each "
+        "starts only once approved (and a workspace's only once the workspace is trusted).",
+    )
+    actions = mcp.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, what in (
+        ("list", "the configured servers and whether each may start"),
+        ("approve", "approve a server's settings (and, after a change, its new tool list)"),
+        ("revoke", "withdraw a server's approval"),
+        ("diff", "what changed in a server's tools since you approved them"),
+    ):
+        action = actions.add_parser(name, help=what)
+        if name != "list":
+            action.add_argument("name", help="the server's name in mcpServers")
+        else:
+            action.add_argument("--json", action="store_true", help="print JSON")
+        action.add_argument("--workspace", type=Path, default=None, help="the workspace (default: cwd)")
+        action.add_argument("--data-dir", type=Path, default=None, help="toolgate's data dir (approvals)")
+        action.add_argument("--trust-workspace", action="store_true", help="treat the workspace as trusted")
+    return actions
 
 
 def main(argv: Sequence[str] | None = None) -> int:

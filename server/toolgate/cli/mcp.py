@@ -21,33 +21,6 @@ from toolgate.mcp.pinning import changed_tools, snapshot_diff
 from toolgate.runtime import Runtime
 
 
-def add_mcp_commands(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    mcp = commands.add_parser(
-        "mcp",
-        help="MCP servers: list and approve the ones toolgate uses, or serve toolgate's tools over MCP",
-        description="Servers come from mcpServers in your user settings and in the workspace's .mcp.json. Each "
-        "starts only once approved (and a workspace's only once the workspace is trusted).",
-    )
-    actions = mcp.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for name, what in (
-        ("list", "the configured servers and whether each may start"),
-        ("approve", "approve a server's settings (and, after a change, its new tool list)"),
-        ("revoke", "withdraw a server's approval"),
-        ("diff", "what changed in a server's tools since you approved them"),
-    ):
-        action = actions.add_parser(name, help=what)
-        if name != "list":
-            action.add_argument("name", help="the server's name in mcpServers")
-        else:
-            action.add_argument("--json", action="store_true", help="print JSON")
-        action.add_argument("--workspace", type=Path, default=None, help="the workspace (default: cwd)")
-        action.add_argument("--data-dir", type=Path, default=None, help="toolgate's data dir (approvals)")
-        action.add_argument("--trust-workspace", action="store_true", help="treat the workspace as trusted")
-    return actions
-
-
 def _manager(args: argparse.Namespace) -> McpManager:
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     return McpManager(

@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 
@@ -25,24 +23,6 @@ from toolgate.shell.executor import command_env
 from toolgate.shell.groups import BASH
 from toolgate.shell.sandbox.policy import describe
 from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
-
-
-def add_sandbox_command(commands: Any, session_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    sandbox = commands.add_parser(
-        "sandbox",
-        help="the Bash sandbox: status, the effective policy, or run a command in it by hand",
-        description="Bash commands run in a bubblewrap sandbox when it is available: the file system is read-only "
-        "apart from the working directories (minus their protected paths) and a private /tmp; credentials are "
-        "hidden; there is no network.",
-    )
-    actions = sandbox.add_subparsers(dest="action", required=True, metavar="ACTION")
-    status = actions.add_parser("status", help="whether Bash commands run sandboxed here, and if not, why")
-    session_options(status)
-    policy = actions.add_parser("policy", help="the effective mounts and network rules, readable")
-    session_options(policy)
-    run = actions.add_parser("run", help="run one command in the sandbox: toolgate sandbox run -- CMD")
-    session_options(run)
-    run.add_argument("cmd", nargs=argparse.REMAINDER, help="the command (after --), run by /bin/bash -c")
 
 
 def _sandbox_of(args: argparse.Namespace) -> tuple[Sandbox, list[Path], Path, Path, tuple[str, ...]]:
