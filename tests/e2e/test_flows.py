@@ -59,6 +59,9 @@ def fake(code_server: CodeServer, workbench: Workbench) -> Iterator[FakeSidecar]
     sidecar = FakeSidecar(code_server.root)
     code_server.write_workspace_settings({"toolgate.python.path": str(sidecar.python)})
     chat = workbench.open_chat()
+    # Ready, and ready on the fake: right after the settings change the sidecar that was running still says ready
+    # until the editor notices the change and restarts it.
+    expect(chat.locator(".sidecar-status .status-text")).to_contain_text("toolgate-fake")
     expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
     yield sidecar
     code_server.write_workspace_settings(None)
