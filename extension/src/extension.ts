@@ -88,7 +88,7 @@ export function activate(context: vscode.ExtensionContext): void {
       args: ['-P', '-m', 'toolgate', 'serve', '--trust-workspace'],
       cwd: api.firstWorkspaceFolder(),
       env: sidecarEnvironment(current(), await settings.readKeys(), process.env),
-      initializationOptions: initializationOptions({ storageDir: (context.storageUri ?? context.globalStorageUri).fsPath }),
+      initializationOptions: initializationOptions(current(), { storageDir: (context.storageUri ?? context.globalStorageUri).fsPath }),
       };
     },
     createConnection: languageClientFactory(output),

@@ -22,6 +22,8 @@ export interface ToolgateSettings {
   defaultMode: PermissionMode;
   diffReview: DiffReviewPolicy;
   maxToolConcurrency: number;
+  /** How long an approval card or diff review waits for an answer before it counts as "no". */
+  approvalTimeoutMinutes: number;
 }
 
 export const DEFAULT_SETTINGS: ToolgateSettings = {
@@ -33,7 +35,11 @@ export const DEFAULT_SETTINGS: ToolgateSettings = {
   defaultMode: 'default',
   diffReview: 'whenAsking',
   maxToolConcurrency: 10,
+  approvalTimeoutMinutes: 60,
 };
+
+/** A week: an approval left open longer than that is forgotten, not pending. */
+export const MAX_APPROVAL_TIMEOUT_MINUTES = 7 * 24 * 60;
 
 /** Reads one setting under `toolgate.` (for example `get('python.path')`); undefined when unset. */
 export type SettingReader = (key: string) => unknown;
@@ -105,10 +111,33 @@ export function readSettings(get: SettingReader): SettingsReadResult {
       );
     }
   }
+  const approvalTimeoutMinutes = approvalTimeout(get('approvalTimeoutMinutes'), problems);
   return {
-    settings: { provider, model, baseUrl, pythonPath, useInterpreterDirectly, defaultMode, diffReview, maxToolConcurrency },
+    settings: {
+      provider,
+      model,
+      baseUrl,
+      pythonPath,
+      useInterpreterDirectly,
+      defaultMode,
+      diffReview,
+      maxToolConcurrency,
+      approvalTimeoutMinutes,
+    },
     problems,
   };
+}
+
+function approvalTimeout(raw: unknown, problems: string[]): number {
+  const fallback = DEFAULT_SETTINGS.approvalTimeoutMinutes;
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw === 'number' && Number.isFinite(raw) && raw > 0) {
+    if (raw <= MAX_APPROVAL_TIMEOUT_MINUTES) return raw;
+    problems.push(`toolgate.approvalTimeoutMinutes is at most ${MAX_APPROVAL_TIMEOUT_MINUTES} (a week); using that.`);
+    return MAX_APPROVAL_TIMEOUT_MINUTES;
+  }
+  problems.push(`toolgate.approvalTimeoutMinutes must be a number of minutes above 0; using ${fallback}.`);
+  return fallback;
 }
 
 /**
@@ -135,8 +164,11 @@ export function apiKeySecretName(provider: Provider): string {
   return `toolgate.apiKey.${provider}`;
 }
 
-export function initializationOptions(context: { storageDir: string | null }): InitializationOptions {
-  return { storageDir: context.storageDir };
+export function initializationOptions(
+  settings: Pick<ToolgateSettings, 'approvalTimeoutMinutes'>,
+  context: { storageDir: string | null },
+): InitializationOptions {
+  return { storageDir: context.storageDir, editorAnswerTimeoutSeconds: settings.approvalTimeoutMinutes * 60 };
 }
 
 /** What `toolgate/provider/configure` gets. The key is not in it: it reaches the sidecar in its environment. */
@@ -190,7 +222,8 @@ export function classifyChange(
       keyChanged ||
       before.pythonPath !== after.pythonPath ||
       before.useInterpreterDirectly !== after.useInterpreterDirectly ||
-      before.maxToolConcurrency !== after.maxToolConcurrency,
+      before.maxToolConcurrency !== after.maxToolConcurrency ||
+      before.approvalTimeoutMinutes !== after.approvalTimeoutMinutes,
     provider: before.provider !== after.provider || before.model !== after.model || before.baseUrl !== after.baseUrl,
     reviewEdits: before.diffReview !== after.diffReview,
   };

@@ -28,6 +28,7 @@ describe('readSettings', () => {
         'permissions.defaultMode': 'acceptEdits',
         diffReview: 'always',
         maxToolConcurrency: 4,
+        approvalTimeoutMinutes: 15,
       }),
     );
     expect(problems).toEqual([]);
@@ -40,6 +41,7 @@ describe('readSettings', () => {
       defaultMode: 'acceptEdits',
       diffReview: 'always',
       maxToolConcurrency: 4,
+      approvalTimeoutMinutes: 15,
     });
   });
 
@@ -64,6 +66,19 @@ describe('readSettings', () => {
     const { settings, problems } = readSettings(reader({ maxToolConcurrency: 500 }));
     expect(settings.maxToolConcurrency).toBe(64);
     expect(problems).toHaveLength(1);
+  });
+
+  it('takes the approval timeout in minutes, capped at a week; nonsense falls back to an hour, reported', () => {
+    expect(readSettings(reader({ approvalTimeoutMinutes: 2.5 })).settings.approvalTimeoutMinutes).toBe(2.5);
+    const capped = readSettings(reader({ approvalTimeoutMinutes: 1e9 }));
+    expect(capped.settings.approvalTimeoutMinutes).toBe(7 * 24 * 60);
+    expect(capped.problems).toEqual([expect.stringContaining('at most 10080')]);
+    for (const bad of [0, -5, 'soon', Number.NaN]) {
+      const { settings, problems } = readSettings(reader({ approvalTimeoutMinutes: bad }));
+      expect(settings.approvalTimeoutMinutes).toBe(60);
+      expect(problems).toEqual([expect.stringContaining('toolgate.approvalTimeoutMinutes')]);
+    }
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, approvalTimeoutMinutes: 5 })).toMatchObject({ restart: true });
   });
 });
 
@@ -90,7 +105,10 @@ describe('mapping to the sidecar', () => {
     expect(env.TOOLGATE_MAX_TOOL_CONCURRENCY).toBe('3');
     const configure = providerConfiguration({ ...DEFAULT_SETTINGS, provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' });
     expect(configure).toEqual({ provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null });
-    expect(initializationOptions({ storageDir: '/storage' })).toEqual({ storageDir: '/storage' });
+    expect(initializationOptions({ approvalTimeoutMinutes: 90 }, { storageDir: '/storage' })).toEqual({
+      storageDir: '/storage',
+      editorAnswerTimeoutSeconds: 5400,
+    });
   });
 
   it('restarts the sidecar only for a new Python, environment or key; reconfigures it for the rest', () => {

@@ -81,7 +81,7 @@ async def test_an_unusable_answer_is_a_denial(sidecar: SidecarClient, workspace:
     sidecar.answer_approval = fail
     [errored] = await sidecar.run(session_id, use("Gate", label="b"))
     for result in (off_protocol, errored):
-        assert result["is_error"] and "could not be asked" in result["content"], result
+        assert result["is_error"] and "no answer came from the editor" in result["content"], result
     await sidecar.wait_for_log("does not fit the protocol")
 
 
@@ -140,7 +140,7 @@ async def test_a_review_answer_that_would_delete_an_edited_file_is_refused(
     sidecar.answer_review = erase
     await sidecar.run(session_id, use("Read", file_path="keep.txt"))
     [result] = await sidecar.run(session_id, use("Write", file_path="keep.txt", content="edited\n"))
-    assert result["is_error"] is True and "could not be asked" in result["content"]
+    assert result["is_error"] is True and "no answer came from the editor" in result["content"]
     assert target.read_text() == "precious\n"
     await sidecar.wait_for_log("would delete files that were to be edited")
 
@@ -249,7 +249,7 @@ async def test_an_approval_answer_with_remember_is_off_protocol(sidecar: Sidecar
     session_id = await sidecar.new_session(workspace)
     sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "session"}})
     [result] = await sidecar.run(session_id, use("Gate", label="a"))
-    assert result["is_error"] and "could not be asked" in result["content"], result  # one path: addRule
+    assert result["is_error"] and "no answer came from the editor" in result["content"], result  # one path: addRule
 
 
 async def test_an_invalid_rule_is_refused_with_its_reason(sidecar: SidecarClient, workspace: Path) -> None:

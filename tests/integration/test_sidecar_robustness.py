@@ -109,7 +109,7 @@ async def test_client_disconnect_with_an_approval_pending(storage: Path, workspa
         await client.wait_for_log("not given: the editor disconnected")
         # Its stdout was still open, so the turn's answer even arrived: the call was denied, not dropped.
         [result] = (await running)["results"]
-        assert result["is_error"] and "could not be asked" in result["content"]
+        assert result["is_error"] and "no answer came from the editor" in result["content"]
     finally:
         await stop_client(client)
 

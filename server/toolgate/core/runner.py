@@ -335,7 +335,8 @@ def _refusal_text(
         )
     if reason == "unavailable":
         return (
-            f"This call needs approval ({decision.reason}), but the editor could not be asked "
-            "(it disconnected or the request was cancelled), so it did not run."
+            f"This call needs approval ({decision.reason}), but no answer came from the editor (it disconnected, "
+            "the request was cancelled, or nobody answered before the approval timeout ran out), so it did not run. "
+            "If it is still needed, say so in your reply and let the user decide."
         )
     return f"{declined} Do not retry it unchanged: stop and ask the user how they want to proceed."
