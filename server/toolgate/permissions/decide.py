@@ -221,7 +221,7 @@ class PermissionEngine:
         if not hooks:
             return HookOutcome()
         env = {**self._environ, "TOOLGATE_PROJECT_DIR": str(self.workspace), "TOOLGATE_SESSION_ID": ctx.session.id}
-        outcome = await run_hooks(hooks, payload, ctx.session.cwd, env)
+        outcome = await run_hooks(hooks, payload, ctx.session.cwd, env, self.book.pass_through)
         for problem in outcome.problems:
             ctx.logger.warning("%s", problem)
             ctx.progress("hook_problem", problem)

@@ -145,8 +145,16 @@ def _kill_group(process: Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-async def run_hook(hook: ConfiguredHook, payload: bytes, cwd: Path, env: Mapping[str, str]) -> _Run:
+# Hooks the user configured (their own settings file, a --settings file, the command line) get the secrets the user
+# named in env.passThrough, as Bash does; a hook from the workspace's files never does, since the workspace wrote it.
+_USERS_OWN_SOURCES = frozenset({"user", "flag", "cli", "session"})
+
+
+async def run_hook(
+    hook: ConfiguredHook, payload: bytes, cwd: Path, env: Mapping[str, str], pass_through: Sequence[str] = ()
+) -> _Run:
     timeout = hook.command.timeout or DEFAULT_HOOK_TIMEOUT
+    kept = pass_through if hook.source.name in _USERS_OWN_SOURCES else ()
     try:
         process = await anyio.open_process(
             ["/bin/sh", "-c", hook.command.command],
@@ -154,7 +162,7 @@ async def run_hook(hook: ConfiguredHook, payload: bytes, cwd: Path, env: Mapping
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env=child_environment(env),  # secrets scrubbed: a workspace's hook must not read the user's keys
+            env=child_environment(env, pass_through=kept),  # secrets scrubbed, apart from the user's own choice
             start_new_session=True,  # its own process group, so a timeout kills everything it started
         )
     except OSError as exc:
@@ -228,7 +236,11 @@ def _interpret(run: _Run, outcome: HookOutcome, decisions: list[tuple[str, str]]
 
 
 async def run_hooks(
-    hooks: Sequence[ConfiguredHook], payload: dict[str, Any], cwd: Path, env: Mapping[str, str]
+    hooks: Sequence[ConfiguredHook],
+    payload: dict[str, Any],
+    cwd: Path,
+    env: Mapping[str, str],
+    pass_through: Sequence[str] = (),
 ) -> HookOutcome:
     """Run `hooks` concurrently on one payload and merge what they said (deny > ask > allow)."""
     outcome = HookOutcome(ran=len(hooks))
@@ -238,7 +250,7 @@ async def run_hooks(
     runs: list[_Run | None] = [None] * len(hooks)
 
     async def one(index: int) -> None:
-        runs[index] = await run_hook(hooks[index], data, cwd, env)
+        runs[index] = await run_hook(hooks[index], data, cwd, env, pass_through)
 
     async with anyio.create_task_group() as group:
         for index in range(len(hooks)):

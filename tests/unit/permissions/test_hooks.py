@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.unit.permissions.helpers import make_runtime
+from tests.unit.permissions.helpers import fake_tools, make_runtime
 
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.tool_session import ProgressEvent
-from toolgate.runtime import Runtime
+from toolgate.permissions.decide import PermissionEngine
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 
 Factory = Callable[..., Runtime]
@@ -242,3 +243,36 @@ async def test_permission_check_never_runs_hooks(with_hooks: Callable[..., Any],
     result = await rt.check("Read", {"file_path": "a.txt"})
     assert result.decision == "allow" and not marker.exists()
     assert os.listdir(tmp_path).count("ran") == 0
+
+
+async def test_only_the_users_own_hooks_get_the_secrets_named_in_env_pass_through(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    user_file = home / ".config" / "toolgate" / "settings.json"
+    user_file.parent.mkdir(parents=True)
+    seen_by_user, seen_by_project = tmp_path / "user.env", tmp_path / "project.env"
+    dump = 'cat >/dev/null; printf "%s|%s" "${{GH_TOKEN-unset}}" "${{OPENAI_API_KEY-unset}}" > {}'
+    user_file.write_text(
+        json.dumps(
+            {
+                "env": {"passThrough": ["GH_TOKEN"]},
+                "hooks": {"PreToolUse": [hook(dump.format(seen_by_user), "Read")]},
+            }
+        )
+    )
+    project_file = workspace / ".toolgate" / "settings.json"
+    project_file.parent.mkdir()
+    project_file.write_text(json.dumps({"hooks": {"PreToolUse": [hook(dump.format(seen_by_project), "Read")]}}))
+    (workspace / "a.txt").write_text("alpha\n")
+    environ = {**os.environ, "HOME": str(home), "GH_TOKEN": "ghp-for-the-user", "OPENAI_API_KEY": "sk-never"}
+    environ.pop("XDG_CONFIG_HOME", None)
+    engine = PermissionEngine(workspace, home=home, environ=environ, trust_workspace=True)
+    options = RuntimeOptions(mode=PermissionMode.ACCEPT_EDITS, policy=engine, tools=fake_tools())
+    rt = build_runtime(workspace, NonInteractiveApprover(), options)
+    try:
+        await run1(rt, "Read", file_path="a.txt")
+    finally:
+        await rt.aclose()
+    assert seen_by_user.read_text() == "ghp-for-the-user|unset"  # named by the user: passed; the rest: scrubbed
+    assert seen_by_project.read_text() == "unset|unset"  # the workspace wrote this hook: no secrets at all
