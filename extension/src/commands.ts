@@ -99,6 +99,8 @@ export class Commands {
     }
     if (decision === 'accept') await reviews.accept(id);
     else await reviews.reject(id);
+    // The review's tabs are closed; the turn goes on in the chat, where the next thing is typed.
+    await this.openChat();
   }
 
   /** A message from the chat view: its buttons for the host are commands; the rest is the chat's (the controller). */

@@ -188,7 +188,7 @@ export class ChatController {
           ? this.deps.reviews.accept(message.id)
           : this.deps.reviews.reject(message.id, message.feedback);
       case 'showReview':
-        return this.deps.reviews.show(message.id, message.path);
+        return this.deps.reviews.show(message.id, message.path, true);
       default:
         return; // the buttons for the host (restart, open a file, …) are commands: Commands.viewMessage
     }

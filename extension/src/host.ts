@@ -45,7 +45,8 @@ export interface ResourceRef {
 
 /** The diff editor and open documents, for reviews. */
 export interface DiffEditorHost {
-  openDiff(left: ResourceRef, right: ResourceRef, title: string): Promise<void>;
+  /** `focus`: the person asked for this diff, so the cursor goes into the proposal; otherwise it stays put. */
+  openDiff(left: ResourceRef, right: ResourceRef, title: string, focus: boolean): Promise<void>;
   /** The text of an open document, including unsaved edits; undefined when it is not open. */
   documentText(resource: ResourceRef): string | undefined;
   /** Save an open, modified document (to its own file system provider), so closing it asks nothing. */

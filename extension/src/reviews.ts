@@ -119,12 +119,16 @@ export class ReviewController implements Disposable {
     });
   }
 
-  /** Open (or bring back) the diff of one file of a review, or of every file when `path` is null. */
-  async show(id: string, path: string | null): Promise<void> {
+  /**
+   * Open (or bring back) the diff of one file of a review, or of every file when `path` is null. `focus`: the
+   * person asked for it (Show diff, a file's name on the card), so the keyboard goes into the last diff opened.
+   */
+  async show(id: string, path: string | null, focus: boolean = false): Promise<void> {
     const review = this.reviews.get(id);
     if (!review) return;
-    for (const file of review.files) {
-      if (path === null || file.path === path) await this.editor.openDiff(file.left, file.right, diffTitle(file));
+    const files = review.files.filter((file) => path === null || file.path === path);
+    for (const [index, file] of files.entries()) {
+      await this.editor.openDiff(file.left, file.right, diffTitle(file), focus && index === files.length - 1);
     }
   }
 
@@ -215,7 +219,7 @@ export class ReviewController implements Disposable {
     if (!this.reviews.has(review.id)) return;
     if (picked === 'Accept') await this.accept(review.id);
     else if (picked === 'Reject') await this.reject(review.id);
-    else if (picked === 'Show Diff') await this.show(review.id, null);
+    else if (picked === 'Show Diff') await this.show(review.id, null, true);
   }
 }
 

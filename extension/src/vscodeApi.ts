@@ -76,11 +76,12 @@ export const notifier: Notifier = {
 // -- diff editors ---------------------------------------------------------------------------------------------------
 
 export const diffEditor: DiffEditorHost = {
-  async openDiff(left, right, title) {
-    // preserveFocus: a review must not pull the cursor out of whatever the person is typing in.
+  async openDiff(left, right, title, focus) {
+    // A review that opens by itself must not pull the cursor out of whatever the person is typing in; one the
+    // person asked to see takes it (the review's keybindings work there).
     await vscode.commands.executeCommand('vscode.diff', uriOf(left), uriOf(right), title, {
       preview: false,
-      preserveFocus: true,
+      preserveFocus: !focus,
     });
   },
   documentText(resource) {

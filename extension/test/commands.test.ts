@@ -62,6 +62,19 @@ describe('Commands', () => {
     expect(toController).toEqual(chat);
   });
 
+  it('answers the review of the diff editor by keybinding, then gives the keyboard back to the chat', async () => {
+    const { commands, executed } = setup();
+    const answered: string[] = [];
+    const deps = (commands as unknown as { deps: CommandDeps }).deps;
+    Object.assign(deps, {
+      reviews: { reviewFor: () => 'r1', accept: async (id: string) => void answered.push(`accept ${id}`) },
+      vscode: { ...deps.vscode, activeEditorResource: () => ({ scheme: 'toolgate-proposed', path: '/r1-0/a.txt' }), resourceOf: () => undefined },
+    });
+    await commands.answerReview('accept', undefined);
+    expect(answered).toEqual(['accept r1']);
+    expect(executed).toEqual([['toolgate.chat.focus']]);
+  });
+
   it('opens the file of the settings problem clicked in the banner, at its place', async () => {
     const broken = { text: 'broken', file: '/ws/.toolgate/settings.json', line: 3, column: 14 };
     const { commands, opened, toController } = setup([{ text: 'in no file', file: null, line: null, column: null }, broken]);

@@ -114,15 +114,15 @@ export class FakePresence implements ChatPresence {
 const key = (resource: ResourceRef): string => `${resource.scheme}:${resource.path}`;
 
 export class FakeEditor implements DiffEditorHost {
-  readonly opened: { left: string; right: string; title: string }[] = [];
+  readonly opened: { left: string; right: string; title: string; focus: boolean }[] = [];
   readonly saved: string[] = [];
   readonly closed: string[][] = [];
   /** Open documents: URI → text (with any unsaved edits). */
   readonly documents = new Map<string, string>();
   onSave: (resource: ResourceRef, text: string) => void = () => undefined;
 
-  async openDiff(left: ResourceRef, right: ResourceRef, title: string): Promise<void> {
-    this.opened.push({ left: key(left), right: key(right), title });
+  async openDiff(left: ResourceRef, right: ResourceRef, title: string, focus: boolean): Promise<void> {
+    this.opened.push({ left: key(left), right: key(right), title, focus });
   }
 
   documentText(resource: ResourceRef): string | undefined {

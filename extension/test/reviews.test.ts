@@ -50,6 +50,18 @@ function reviewCard(store: ReturnType<typeof newStore>) {
 }
 
 describe('ReviewController', () => {
+  it('moves the keyboard into the diff the person asked to see (the last one, when it shows every file)', async () => {
+    const { reviews, editor } = setup();
+    void reviews.review(patch);
+    await settle();
+    editor.opened.length = 0;
+    await reviews.show('r1', null, true);
+    expect(editor.opened.map((diff) => diff.focus)).toEqual([false, false, true]);
+    editor.opened.length = 0;
+    await reviews.show('r1', '/ws/a.txt', true);
+    expect(editor.opened).toMatchObject([{ title: 'a.txt ↔ toolgate proposal', focus: true }]);
+  });
+
   it('opens a diff of the read-only original against the editable proposal', async () => {
     const { reviews, editor, originals, proposed, store } = setup();
     void reviews.review(edit);
@@ -59,6 +71,7 @@ describe('ReviewController', () => {
         left: `${ORIGINAL_SCHEME}:/r1-0/ws/src/app.py`,
         right: `${PROPOSED_SCHEME}:/r1-0/ws/src/app.py`,
         title: 'app.py ↔ toolgate proposal',
+        focus: false, // opened by itself: the cursor stays where the person is typing
       },
     ]);
     expect(originals.text('/r1-0/ws/src/app.py')).toBe('print("hi")\n');
