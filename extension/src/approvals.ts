@@ -105,6 +105,7 @@ export class ApprovalBroker implements Disposable {
         summary: params.summary,
         reason: params.reason,
         suggestions: validSuggestions(params.suggestions),
+        at: Date.now(),
       });
       this.onPendingChanged();
       if (token) {
@@ -171,7 +172,7 @@ export class ApprovalBroker implements Disposable {
   private settle(entry: Pending, answer: ApprovalAnswer, state: 'allowed' | 'denied' | 'cancelled', outcome: string): void {
     this.pending.delete(entry.id);
     for (const subscription of entry.subscriptions) subscription.dispose();
-    this.store.dispatch({ type: 'approvalResolved', id: entry.id, state, outcome });
+    this.store.dispatch({ type: 'approvalResolved', id: entry.id, state, outcome, at: Date.now() });
     this.onPendingChanged();
     entry.resolve(answer);
   }

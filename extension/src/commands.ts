@@ -27,7 +27,7 @@ export interface CommandDeps {
   provider: () => Provider;
   /** Where the bundled sidecar package is (the extension's `python/` folder). */
   packageDir: string;
-  vscode: Pick<typeof api, 'executeCommand' | 'runInTerminal' | 'activeEditorResource' | 'resourceOf'>;
+  vscode: Pick<typeof api, 'executeCommand' | 'runInTerminal' | 'activeEditorResource' | 'resourceOf' | 'copyText'>;
   showLog(): void;
   /** The rules in force, to see, remove and add (rulesView.ts). */
   rules: { show(): Promise<void> };
@@ -112,6 +112,8 @@ export class Commands {
       case 'openProviderSettings':
       case 'openPermissionRules':
         return this.sidecarAction(message.type);
+      case 'copy':
+        return this.deps.vscode.copyText(message.text);
       case 'openSettingsProblem': {
         const problem = this.deps.settingsProblems()[message.index];
         if (problem?.file) await this.deps.files.openSettingsFile(problem.file, problem);

@@ -105,6 +105,7 @@ export class ReviewController implements Disposable {
           label: displayPath(file.path, this.workspaceFolder()),
           change: changeOf(file),
         })),
+        at: Date.now(),
       });
       this.onPendingChanged();
       if (token) {
@@ -184,7 +185,13 @@ export class ReviewController implements Disposable {
         this.proposed.removeTree(parentOf(file.right.path));
       }
       this.reviews.delete(id);
-      this.store.dispatch({ type: 'reviewResolved', id, state: outcome, outcome: describeOutcome(outcome, edited, feedback) });
+      this.store.dispatch({
+        type: 'reviewResolved',
+        id,
+        state: outcome,
+        outcome: describeOutcome(outcome, edited, feedback),
+        at: Date.now(),
+      });
       this.onPendingChanged();
       review.resolve(answer);
     }

@@ -379,6 +379,11 @@ export function registerCommand(id: string, handler: (...args: unknown[]) => unk
   return vscode.commands.registerCommand(id, handler);
 }
 
+/** A code block's Copy button: the editor's clipboard (the webview's own may be refused). */
+export async function copyText(text: string): Promise<void> {
+  await vscode.env.clipboard.writeText(text);
+}
+
 export function executeCommand(id: string, ...args: unknown[]): Thenable<unknown> {
   return vscode.commands.executeCommand(id, ...args);
 }

@@ -215,7 +215,35 @@ describe('chat state', () => {
       { type: 'event', at: 2, event: { type: 'error', kind: 'auth', message: 'The API key was rejected.' } },
     ]);
     expect(state.items[0]).toMatchObject({ streaming: false });
-    expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'error', text: 'The API key was rejected.' });
+    expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'error', text: 'The API key was rejected.', action: 'setApiKey' });
+    // Other failures offer no key: a refused key is the only one the key fixes.
+    const overloaded = run([{ type: 'event', at: 2, event: { type: 'error', kind: 'overloaded', message: 'Busy.' } }]);
+    expect(overloaded.items[0]).not.toHaveProperty('action');
+  });
+
+  it('counts the time a call waited for the person apart from its run time, once per wait', () => {
+    const bash = { type: 'tool_call_started', tool_use_id: 't1', name: 'Bash', input: {}, summary: 'pytest' } as const;
+    const waiting = run([
+      { type: 'event', at: 1_000, event: bash },
+      { type: 'approvalRequested', id: 'a1', toolUseId: 't1', toolName: 'Bash', summary: 'pytest', reason: '', suggestions: [], at: 1_200 },
+    ]);
+    expect(waiting.items[0]).toMatchObject({ waitingSince: 1_200, waitedMs: 0 });
+    const state = run(
+      [
+        { type: 'approvalResolved', id: 'a1', state: 'allowed', outcome: 'Allowed once.', at: 9_200 },
+        { type: 'approvalResolved', id: 'a1', state: 'allowed', outcome: 'Allowed once.', at: 99_000 },
+        { type: 'event', at: 10_000, event: { type: 'tool_call_finished', tool_use_id: 't1', name: 'Bash', is_error: false, summary: 'exit 0', result: { type: 'tool_result', tool_use_id: 't1', content: [], is_error: false } } },
+      ],
+      waiting,
+    );
+    expect(state.items[0]).toMatchObject({ waitingSince: null, waitedMs: 8_000, startedAt: 1_000, finishedAt: 10_000 });
+    // A review's wait counts the same way; a call that ends while it waits (aborted) stops waiting then.
+    const review = run([
+      { type: 'event', at: 0, event: { ...bash, name: 'Edit' } },
+      { type: 'reviewRequested', id: 'r1', toolUseId: 't1', title: 'Edit', reason: '', files: [], at: 100 },
+      { type: 'turnAborted', reason: 'the sidecar stopped', at: 5_100 },
+    ]);
+    expect(review.items[0]).toMatchObject({ status: 'error', waitingSince: null, waitedMs: 5_000 });
   });
 
   it('drops the partial reply when a retry starts it over, and says why', () => {

@@ -17,6 +17,8 @@ describe('messages from the webview', () => {
     expect(parseViewMessage({ type: 'openProviderSettings' })).toEqual({ type: 'openProviderSettings' });
     expect(parseViewMessage({ type: 'openPermissionRules' })).toEqual({ type: 'openPermissionRules' });
     expect(parseViewMessage({ type: 'openSettingsProblem', index: 2 })).toEqual({ type: 'openSettingsProblem', index: 2 });
+    expect(parseViewMessage({ type: 'copy', text: 'npm test\n' })).toEqual({ type: 'copy', text: 'npm test\n' });
+    expect(parseViewMessage({ type: 'copy', text: 7 })).toBeUndefined();
   });
 
   it('drops anything malformed or unknown', () => {

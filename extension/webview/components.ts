@@ -2,8 +2,8 @@
 
 import type { RuleScope } from '../src/protocol';
 import type { Item, ReviewFileView } from '../src/shared/chatModel';
-import { formatDuration } from '../src/shared/chatModel';
 import type { ViewMessage } from '../src/shared/messages';
+import { toolBody, toolTiming } from '../src/shared/toolView';
 import { append, h } from './dom';
 import { renderMarkdown } from './markdownDom';
 
@@ -35,7 +35,7 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
           : null,
       );
     case 'assistant': {
-      const body = h('div', { class: 'msg-body markdown' }, renderMarkdown(item.text));
+      const body = h('div', { class: 'msg-body markdown' }, renderMarkdown(item.text, (text) => ctx.post({ type: 'copy', text })));
       if (item.streaming) body.appendChild(h('span', { class: 'cursor', 'aria-hidden': 'true' }, '▍'));
       return h('div', { class: `msg msg-assistant${item.streaming ? ' streaming' : ''}`, 'data-item': item.id }, body);
     }
@@ -50,18 +50,38 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
         'div',
         { class: `notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note', 'data-item': item.id },
         item.text,
+        item.action === 'setApiKey'
+          ? h(
+              'div',
+              { class: 'card-actions' },
+              h('button', { class: 'secondary', onclick: () => ctx.post({ type: 'setApiKey' }) }, 'Set API Key'),
+            )
+          : null,
       );
   }
 }
 
 const TOOL_ICONS = { running: '◌', done: '✓', error: '✗' } as const;
 
-export function toolDuration(item: Extract<Item, { kind: 'tool' }>, now: number): string {
-  if (!item.startedAt) return '';
-  return formatDuration((item.finishedAt ?? now) - item.startedAt);
+/** The run time, and apart from it the time the call waited for the person (the run time ticks; main.ts). */
+function renderDuration(item: Extract<Item, { kind: 'tool' }>, now: number): HTMLElement {
+  const timing = toolTiming(item, now);
+  return h(
+    'span',
+    {
+      class: 'tool-duration',
+      'data-started': item.startedAt,
+      'data-waited': item.waitedMs,
+      'data-running': timing.ticking,
+      title: timing.waited ? `Ran ${timing.ran}; the rest of the time it ${timing.waited}.` : undefined,
+    },
+    h('span', { class: 'tool-ran' }, timing.waited === 'waiting for you' ? '' : timing.ran),
+    timing.waited ? h('span', { class: 'tool-waited' }, timing.waited === 'waiting for you' ? timing.waited : ` · ${timing.waited}`) : null,
+  );
 }
 
 function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): HTMLElement {
+  const body = toolBody(item);
   const details = h(
     'details',
     { class: `tool tool-${item.status}`, 'data-item': item.id, 'data-tool': item.toolName },
@@ -71,19 +91,19 @@ function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): 
       h('span', { class: 'tool-icon', 'aria-label': item.status }, TOOL_ICONS[item.status]),
       h('span', { class: 'tool-name' }, item.toolName),
       h('span', { class: 'tool-summary', title: item.summary }, item.summary),
-      h('span', { class: 'tool-duration', 'data-started': item.startedAt, 'data-running': item.status === 'running' }, toolDuration(item, ctx.now())),
+      renderDuration(item, ctx.now()),
     ),
-    item.output
+    body.output
       ? h(
           'div',
           { class: 'tool-output' },
           item.outputTrimmed ? h('div', { class: 'trimmed' }, 'Earlier output is not shown (only the last 64 KB are kept here).') : null,
-          h('pre', { class: 'live' }, item.output),
+          h('pre', { class: 'live' }, body.output),
         )
       : null,
-    item.resultSummary ? h('div', { class: 'tool-result-summary' }, item.resultSummary) : null,
-    item.result ? h('pre', { class: 'tool-result' }, item.result) : null,
-    !item.output && !item.result && !item.resultSummary && item.status === 'running'
+    body.summary ? h('div', { class: 'tool-result-summary' }, body.summary) : null,
+    body.result ? h('pre', { class: 'tool-result' }, body.result) : null,
+    !body.output && !body.result && !body.summary && item.status === 'running'
       ? h('div', { class: 'tool-waiting' }, 'Running…')
       : null,
   );
@@ -194,7 +214,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   const feedback = h('textarea', {
     class: 'feedback',
     rows: 2,
-    placeholder: 'Optional: tell the agent why, or what to do instead',
+    placeholder: 'Optional: tell the agent why, or what to do instead. Enter denies, Shift+Enter adds a line.',
     'aria-label': 'Feedback for the agent',
   });
   const deny = h(
@@ -207,12 +227,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       h('button', { class: 'danger', onclick: () => choose({ kind: 'deny', feedback: feedback.value }) }, 'Deny'),
     ),
   );
-  feedback.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      choose({ kind: 'deny', feedback: feedback.value });
-    }
-  });
+  onSubmitKey(feedback, () => choose({ kind: 'deny', feedback: feedback.value }));
 
   const toggle = (panel: HTMLElement, other: HTMLElement, button: HTMLButtonElement): void => {
     other.hidden = true;
@@ -294,7 +309,7 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
   const feedback = h('textarea', {
     class: 'feedback',
     rows: 2,
-    placeholder: 'Optional: tell the agent what to change',
+    placeholder: 'Optional: tell the agent what to change. Enter rejects, Shift+Enter adds a line.',
     'aria-label': 'Feedback for the agent',
   });
   const rejectPanel = h('div', { class: 'card-panel reject', id: `${item.id}-reject`, hidden: true });
@@ -303,6 +318,7 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     ctx.post({ type: 'review', id: item.id, decision, feedback: decision === 'reject' ? feedback.value : '' });
     ctx.decided();
   };
+  onSubmitKey(feedback, () => decide('reject'));
   rejectPanel.append(
     feedback,
     h('div', { class: 'card-actions' }, h('button', { class: 'danger', onclick: () => decide('reject') }, 'Reject')),
@@ -334,4 +350,14 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     rejectPanel,
   );
   return card;
+}
+
+/** Enter in a feedback box sends it (Deny, Reject alike); Shift+Enter adds a line. */
+function onSubmitKey(box: HTMLTextAreaElement, submit: () => void): void {
+  box.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
 }

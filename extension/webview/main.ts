@@ -7,8 +7,9 @@ import type { PermissionMode } from '../src/protocol';
 import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
 import { escapeAction } from '../src/shared/keys';
+import { toolTiming } from '../src/shared/toolView';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
-import { renderItem, toolDuration } from './components';
+import { renderItem } from './components';
 import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
@@ -396,11 +397,13 @@ function drawTodos(current: ChatState): void {
   );
 }
 
-// Running tools' durations tick without redrawing their cards.
+// Running tools' run times tick without redrawing their cards (a call waiting for the person does not tick).
 setInterval(() => {
-  for (const element of transcript.querySelectorAll<HTMLElement>('.tool-duration[data-running]')) {
-    const started = Number(element.dataset.started);
-    if (started) element.textContent = toolDuration({ startedAt: started, finishedAt: null } as never, Date.now());
+  for (const element of transcript.querySelectorAll<HTMLElement>('.tool-duration[data-running] .tool-ran')) {
+    const duration = element.parentElement?.dataset ?? {};
+    const started = Number(duration.started);
+    const timing = { startedAt: started, finishedAt: null, waitedMs: Number(duration.waited) || 0, waitingSince: null };
+    if (started) element.textContent = toolTiming(timing, Date.now()).ran;
   }
 }, 1000);
 
@@ -428,6 +431,14 @@ function confirmBypass(confirmed: boolean): void {
 
 function saveDraft(): void {
   vscode.setState({ draft: composer.value });
+  fitComposer();
+}
+
+/** The composer grows with what is typed, from three rows up to its CSS max-height (then it scrolls). */
+function fitComposer(): void {
+  composer.style.height = 'auto';
+  const borders = composer.offsetHeight - composer.clientHeight;
+  composer.style.height = `${composer.scrollHeight + borders}px`;
 }
 
 composer.addEventListener('keydown', (event) => {
@@ -498,5 +509,8 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
 });
 
 const saved = vscode.getState() as { draft?: string } | undefined;
-if (saved?.draft) composer.value = saved.draft;
+if (saved?.draft) {
+  composer.value = saved.draft;
+  requestAnimationFrame(fitComposer);
+}
 post({ type: 'ready' });

@@ -4,13 +4,14 @@ import type { Block, Inline } from '../src/shared/markdown';
 import { parseMarkdown } from '../src/shared/markdown';
 import { h } from './dom';
 
-export function renderMarkdown(source: string): DocumentFragment {
+/** `copy`: what a code block's Copy button does with the block's text (none: no button). */
+export function renderMarkdown(source: string, copy?: (text: string) => void): DocumentFragment {
   const fragment = document.createDocumentFragment();
-  for (const block of parseMarkdown(source)) fragment.appendChild(renderBlock(block));
+  for (const block of parseMarkdown(source)) fragment.appendChild(renderBlock(block, copy));
   return fragment;
 }
 
-function renderBlock(block: Block): Node {
+function renderBlock(block: Block, copy?: (text: string) => void): Node {
   switch (block.t) {
     case 'p':
       return h('p', {}, renderInlines(block.c));
@@ -19,12 +20,20 @@ function renderBlock(block: Block): Node {
       return h(`h${Math.min(6, block.level + 2)}` as 'h3', { class: 'md-heading' }, renderInlines(block.c));
     case 'pre': {
       const code = h('code', block.lang ? { 'data-lang': block.lang } : {}, block.v);
-      return h('pre', { class: 'md-code' }, code);
+      const pre = h('pre', { class: 'md-code', tabindex: '0' }, code);
+      if (!copy) return pre;
+      const button = h('button', { class: 'icon copy', title: 'Copy this code to the clipboard' }, 'Copy');
+      button.addEventListener('click', () => {
+        copy(block.v);
+        button.textContent = 'Copied';
+        setTimeout(() => (button.textContent = 'Copy'), 1500);
+      });
+      return h('div', { class: 'md-code-block' }, button, pre);
     }
     case 'quote':
-      return h('blockquote', {}, block.c.map(renderBlock));
+      return h('blockquote', {}, block.c.map((child) => renderBlock(child, copy)));
     case 'list': {
-      const items = block.items.map((item) => h('li', {}, item.map(renderBlock)));
+      const items = block.items.map((item) => h('li', {}, item.map((child) => renderBlock(child, copy))));
       return block.ordered && block.start !== 1
         ? h('ol', { start: block.start }, items)
         : h(block.ordered ? 'ol' : 'ul', {}, items);

@@ -22,6 +22,7 @@ import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
 
 export { resultText, summarizeInput } from './history';
+export { formatDuration } from './toolView';
 export type { HistoryRecords } from './history';
 
 /** Live tool output kept per card. Older output is dropped, and the card says so. */
@@ -78,6 +79,10 @@ export type Item =
       status: ToolStatus;
       startedAt: number;
       finishedAt: number | null;
+      /** Time spent waiting for the person (an approval, a review), not running: shown apart from the run time. */
+      waitedMs: number;
+      /** Since when it waits for the person; null when it does not. */
+      waitingSince: number | null;
       output: string;
       outputTrimmed: boolean;
       resultSummary: string;
@@ -107,8 +112,13 @@ export type Item =
       state: ReviewState;
       outcome: string;
     }
-  /** `retry`: says the model API is being asked again; it goes once the answer comes after all. */
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean };
+  /**
+   * `retry`: says the model API is being asked again; it goes once the answer comes after all. `action`: the fix
+   * the notice offers as a button (an API key the provider refused).
+   */
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean; action?: NoticeAction };
+
+export type NoticeAction = 'setApiKey';
 
 export interface ChatState {
   sessionId: string | null;
@@ -166,8 +176,10 @@ export type ChatAction =
       summary: string;
       reason: string;
       suggestions: RuleSuggestion[];
+      /** When it started waiting (Date.now()); absent in a replayed history, where no waiting is counted. */
+      at?: number;
     }
-  | { type: 'approvalResolved'; id: string; state: Exclude<ApprovalState, 'pending'>; outcome: string }
+  | { type: 'approvalResolved'; id: string; state: Exclude<ApprovalState, 'pending'>; outcome: string; at?: number }
   /** The sidecar refused the rule of an "always allow"; the card stays open with the reason. */
   | { type: 'approvalFailed'; id: string; rule: string; scope: RuleScope; error: string }
   | { type: 'settingsProblems'; problems: SettingsProblem[] }
@@ -178,8 +190,9 @@ export type ChatAction =
       title: string;
       reason: string;
       files: ReviewFileView[];
+      at?: number;
     }
-  | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string }
+  | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; at?: number }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
 
 export function initialState(provider: ProviderStatus, mode: PermissionMode): ChatState {
@@ -245,7 +258,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'toolProgress':
       return updateItem(state, action.toolUseId, 'tool', (tool) => appendOutput(tool, action.text));
     case 'approvalRequested':
-      return append(state, {
+      return append(startWaiting(state, action.toolUseId, action.at), {
         kind: 'approval',
         id: action.id,
         toolUseId: action.toolUseId,
@@ -259,7 +272,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         error: '',
       });
     case 'approvalResolved':
-      return updateItem(state, action.id, 'approval', (card) =>
+      return updateItem(stopWaiting(state, cardToolUseId(state, action.id, 'approval'), action.at), action.id, 'approval', (card) =>
         card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome, error: '' } : card,
       );
     case 'approvalFailed':
@@ -271,7 +284,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'settingsProblems':
       return { ...state, settingsProblems: action.problems };
     case 'reviewRequested':
-      return append(state, {
+      return append(startWaiting(state, action.toolUseId, action.at), {
         kind: 'review',
         id: action.id,
         toolUseId: action.toolUseId,
@@ -282,7 +295,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         outcome: '',
       });
     case 'reviewResolved':
-      return updateItem(state, action.id, 'review', (card) =>
+      return updateItem(stopWaiting(state, cardToolUseId(state, action.id, 'review'), action.at), action.id, 'review', (card) =>
         card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome } : card,
       );
     case 'notice':
@@ -309,6 +322,8 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
         status: 'running',
         startedAt: at,
         finishedAt: null,
+        waitedMs: 0,
+        waitingSince: null,
         output: '',
         outputTrimmed: false,
         resultSummary: '',
@@ -317,7 +332,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
     case 'tool_call_progress':
       return updateItem(state, event.tool_use_id, 'tool', (tool) => appendOutput(tool, event.text));
     case 'tool_call_finished':
-      return updateItem(state, event.tool_use_id, 'tool', (tool) => ({
+      return updateItem(stopWaiting(state, event.tool_use_id, at), event.tool_use_id, 'tool', (tool) => ({
         ...tool,
         status: event.is_error ? 'error' : 'done',
         finishedAt: at,
@@ -342,7 +357,14 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       // The sidecar made room and sent the request again: worth knowing, nothing to do.
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text: event.message }));
     case 'error':
-      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'error', text: event.message }));
+      // The provider refused the key: the way to give it another one is on the notice.
+      return appendWithId(finishStreaming(state), (id) => ({
+        kind: 'notice',
+        id,
+        level: 'error',
+        text: event.message,
+        ...(event.kind === 'auth' ? { action: 'setApiKey' as const } : {}),
+      }));
     case 'turn_end':
       return finishStreaming(state);
     case 'request_started':
@@ -373,7 +395,7 @@ function abortTurn(state: ChatState, reason: string, at: number): ChatState {
         return item.streaming ? { ...item, streaming: false } : item;
       case 'tool':
         return item.status === 'running'
-          ? { ...item, status: 'error', finishedAt: at, resultSummary: `Interrupted: ${reason}` }
+          ? { ...waited(item, at), status: 'error', finishedAt: at, resultSummary: `Interrupted: ${reason}` }
           : item;
       case 'approval':
         return item.state === 'pending' ? { ...item, state: 'cancelled', outcome: `Not answered: ${reason}` } : item;
@@ -384,6 +406,31 @@ function abortTurn(state: ChatState, reason: string, at: number): ChatState {
     }
   });
   return { ...state, items, busy: false, thinking: false };
+}
+
+/** A tool call starts waiting for the person (its approval or review card opened). */
+function startWaiting(state: ChatState, toolUseId: string, at: number | undefined): ChatState {
+  if (at === undefined) return state;
+  return updateItem(state, toolUseId, 'tool', (tool) => (tool.waitingSince === null ? { ...tool, waitingSince: at } : tool));
+}
+
+/** The person answered (or the call finished anyway): the wait is added to the call's waiting time. */
+function stopWaiting(state: ChatState, toolUseId: string | undefined, at: number | undefined): ChatState {
+  if (toolUseId === undefined || at === undefined) return state;
+  return updateItem(state, toolUseId, 'tool', (tool) => (tool.waitingSince === null ? tool : waited(tool, at)));
+}
+
+function waited(tool: Extract<Item, { kind: 'tool' }>, at: number): Extract<Item, { kind: 'tool' }> {
+  if (tool.waitingSince === null) return tool;
+  return { ...tool, waitedMs: tool.waitedMs + Math.max(0, at - tool.waitingSince), waitingSince: null };
+}
+
+function cardToolUseId(state: ChatState, id: string, kind: 'approval' | 'review'): string | undefined {
+  for (let index = state.items.length - 1; index >= 0; index--) {
+    const item = state.items[index];
+    if (item?.id === id && (item.kind === 'approval' || item.kind === 'review') && item.kind === kind) return item.toolUseId;
+  }
+  return undefined;
 }
 
 /** Events that say nothing about the answer: while only these arrive, the model is still thinking. */
@@ -435,13 +482,4 @@ function updateItem<K extends Item['kind']>(
     }
   }
   return state;
-}
-
-/** "1.2 s", "850 ms", "2 min 5 s": how long a tool ran, for its card. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return `${minutes} min ${seconds} s`;
 }

@@ -33,6 +33,8 @@ export type ViewMessage =
   | { type: 'setApiKey' }
   | { type: 'openProviderSettings' }
   | { type: 'openPermissionRules' }
+  /** A code block's Copy button. */
+  | { type: 'copy'; text: string }
   /** Open the file of the chat state's `settingsProblems[index]` (an index, so the view names no path itself). */
   | { type: 'openSettingsProblem'; index: number };
 
@@ -96,6 +98,10 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       return typeof index === 'number' && Number.isInteger(index) && index >= 0
         ? { type: 'openSettingsProblem', index }
         : undefined;
+    }
+    case 'copy': {
+      const value = text(raw.text);
+      return value ? { type: 'copy', text: value } : undefined;
     }
     case 'send': {
       const value = text(raw.text);
