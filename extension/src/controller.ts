@@ -286,6 +286,7 @@ export class ChatController {
       } finally {
         store.dispatch({ type: 'busy', busy: false });
       }
+      void this.refreshSessions(); // the first message names the session: the picker shows the name
     } finally {
       this.sending = false;
     }

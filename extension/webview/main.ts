@@ -7,6 +7,7 @@ import type { PermissionMode } from '../src/protocol';
 import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
 import { escapeAction } from '../src/shared/keys';
+import { sessionEntries } from '../src/shared/sessions';
 import { toolTiming } from '../src/shared/toolView';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
 import { renderItem } from './components';
@@ -203,15 +204,11 @@ function drawHeader(current: ChatState): void {
   ]);
 
   clear(sessionSelect);
+  const entries = sessionEntries(current.sessions, current.sessionId);
   if (!current.sessionId) {
-    sessionSelect.append(h('option', { value: '' }, current.sessions.length > 0 ? 'New session (or pick one)' : 'New session'));
-  } else if (!current.sessions.some((session) => session.sessionId === current.sessionId)) {
-    sessionSelect.append(h('option', { value: current.sessionId }, 'Current session'));
+    sessionSelect.append(h('option', { value: '' }, entries.length > 0 ? 'New session (or pick one)' : 'New session'));
   }
-  for (const session of current.sessions) {
-    const label = session.title || `Session of ${session.updatedAt.slice(0, 16).replace('T', ' ')}`;
-    sessionSelect.append(h('option', { value: session.sessionId }, label));
-  }
+  for (const entry of entries) sessionSelect.append(h('option', { value: entry.sessionId }, entry.label));
   sessionSelect.value = current.sessionId ?? '';
   sessionSelect.disabled = current.sidecar.state !== 'ready';
   newSessionButton.disabled = current.sidecar.state !== 'ready';
