@@ -147,6 +147,19 @@ export function reviewPath(reviewId: string, filePath: string): string {
   return `/${reviewId}${normalised}`;
 }
 
+/**
+ * A store path as the editor's URI parts: the review's directory becomes the authority, so that the breadcrumbs and
+ * the tab's tooltip show the file's own path, not toolgate's internal id. `storePathOf` is the way back.
+ */
+export function uriPartsOf(path: string): { authority: string; path: string } {
+  const match = /^\/([^/]+)(\/.*)$/.exec(path);
+  return match?.[1] && match[2] ? { authority: match[1], path: match[2] } : { authority: '', path };
+}
+
+export function storePathOf(uri: { authority?: string; path: string }): string {
+  return uri.authority ? `/${uri.authority}${uri.path}` : uri.path;
+}
+
 export function reviewIdOf(path: string): string | undefined {
   const match = /^\/([^/]+)\//.exec(path);
   return match?.[1];

@@ -7,12 +7,20 @@ import * as vscode from 'vscode';
 
 import type { DiffEditorHost, Disposable, MessageLevel, Notifier, QuickPickItem, ResourceRef, SecretStore } from './host';
 import type { ProposalStore } from './proposals';
-import { StoreError } from './proposals';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, StoreError, storePathOf, uriPartsOf } from './proposals';
 
 export type { Disposable };
 
+const REVIEW_SCHEMES = new Set([PROPOSED_SCHEME, ORIGINAL_SCHEME]);
+
 export function uriOf(resource: ResourceRef): vscode.Uri {
+  if (REVIEW_SCHEMES.has(resource.scheme)) return vscode.Uri.from({ scheme: resource.scheme, ...uriPartsOf(resource.path) });
   return vscode.Uri.from({ scheme: resource.scheme, path: resource.path });
+}
+
+/** The resource a URI names (a review file's store path from its authority and path). */
+function refOf(uri: vscode.Uri): ResourceRef {
+  return { scheme: uri.scheme, path: REVIEW_SCHEMES.has(uri.scheme) ? storePathOf(uri) : uri.path };
 }
 
 // -- notifications and prompts ------------------------------------------------------------------------------------
@@ -156,7 +164,7 @@ export function registerProposalFileSystem(store: ProposalStore): vscode.Disposa
     watch: () => new vscode.Disposable(() => undefined),
     stat: (uri) =>
       guard(uri, () => {
-        const stat = store.stat(uri.path);
+        const stat = store.stat(storePathOf(uri));
         return {
           type: stat.type === 'file' ? vscode.FileType.File : vscode.FileType.Directory,
           size: stat.size,
@@ -168,15 +176,15 @@ export function registerProposalFileSystem(store: ProposalStore): vscode.Disposa
     readDirectory: (uri) =>
       guard(uri, () =>
         store
-          .readDirectory(uri.path)
+          .readDirectory(storePathOf(uri))
           .map(([name, type]): [string, vscode.FileType] => [
             name,
             type === 'file' ? vscode.FileType.File : vscode.FileType.Directory,
           ]),
       ),
-    createDirectory: (uri) => guard(uri, () => store.assertWritable(uri.path)),
-    readFile: (uri) => guard(uri, () => store.readFile(uri.path)),
-    writeFile: (uri, content, options) => guard(uri, () => store.writeFile(uri.path, content, options)),
+    createDirectory: (uri) => guard(uri, () => store.assertWritable(storePathOf(uri))),
+    readFile: (uri) => guard(uri, () => store.readFile(storePathOf(uri))),
+    writeFile: (uri, content, options) => guard(uri, () => store.writeFile(storePathOf(uri), content, options)),
     delete: (uri) =>
       guard(uri, () => {
         throw new StoreError('NoPermissions', `${uri.toString()} is part of a toolgate review and cannot be deleted`);
@@ -399,11 +407,11 @@ export function joinPath(base: vscode.Uri, ...segments: string[]): vscode.Uri {
 /** The resource of the active editor (the modified side, for a diff). */
 export function activeEditorResource(): ResourceRef | undefined {
   const uri = vscode.window.activeTextEditor?.document.uri;
-  return uri ? { scheme: uri.scheme, path: uri.path } : undefined;
+  return uri ? refOf(uri) : undefined;
 }
 
 export function resourceOf(value: unknown): ResourceRef | undefined {
-  return value instanceof vscode.Uri ? { scheme: value.scheme, path: value.path } : undefined;
+  return value instanceof vscode.Uri ? refOf(value) : undefined;
 }
 
 /**

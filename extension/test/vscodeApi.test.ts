@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import { describe, expect, it } from 'vitest';
 
 import { ProposalStore } from '../src/proposals';
-import { SidecarOutput, notifier, registerProposalFileSystem } from '../src/vscodeApi';
+import { SidecarOutput, notifier, registerProposalFileSystem, resourceOf, uriOf } from '../src/vscodeApi';
 import * as mock from './vscodeMock';
 
 function provider(store: ProposalStore): vscode.FileSystemProvider {
@@ -16,6 +16,13 @@ const uri = (scheme: string, path: string) => mock.Uri.from({ scheme, path }) as
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe('the review file systems, as the editor sees them', () => {
+  it('names a review file by its own path, the review id in the authority (not in the breadcrumbs)', () => {
+    const editorUri = uriOf({ scheme: 'toolgate-proposed', path: '/r1-0/ws/src/a.py' });
+    expect(editorUri).toMatchObject({ scheme: 'toolgate-proposed', authority: 'r1-0', path: '/ws/src/a.py' });
+    expect(resourceOf(editorUri)).toEqual({ scheme: 'toolgate-proposed', path: '/r1-0/ws/src/a.py' });
+    expect(uriOf({ scheme: 'file', path: '/ws/src/a.py' })).toMatchObject({ authority: '', path: '/ws/src/a.py' });
+  });
+
   it('serves proposals, accepts saves of them, and refuses to create, delete or rename', () => {
     const store = new ProposalStore('toolgate-proposed', false);
     store.put('/r1-0/ws/a.py', 'old');
@@ -28,9 +35,10 @@ describe('the review file systems, as the editor sees them', () => {
 
     const changes: unknown[] = [];
     fs.onDidChangeFile((events) => changes.push(...events));
-    fs.writeFile(file, bytes('new'), { create: true, overwrite: true });
+    const edited = uriOf({ scheme: 'toolgate-proposed', path: '/r1-0/ws/a.py' });
+    fs.writeFile(edited, bytes('new'), { create: true, overwrite: true });
     expect(store.text('/r1-0/ws/a.py')).toBe('new');
-    expect(changes).toEqual([{ uri: file, type: mock.FileChangeType.Changed }]);
+    expect(changes).toEqual([{ uri: edited, type: mock.FileChangeType.Changed }]);
 
     const other = uri('toolgate-proposed', '/r1-0/ws/b.py');
     expect(() => fs.writeFile(other, bytes('x'), { create: true, overwrite: true })).toThrow(

@@ -7,10 +7,11 @@ export class Uri {
   private constructor(
     readonly scheme: string,
     readonly path: string,
+    readonly authority: string = '',
   ) {}
 
-  static from(components: { scheme: string; path: string }): Uri {
-    return new Uri(components.scheme, components.path);
+  static from(components: { scheme: string; path: string; authority?: string }): Uri {
+    return new Uri(components.scheme, components.path, components.authority);
   }
 
   static file(path: string): Uri {
@@ -18,7 +19,7 @@ export class Uri {
   }
 
   toString(): string {
-    return `${this.scheme}:${encodeURI(this.path)}`;
+    return `${this.scheme}:${this.authority ? `//${this.authority}` : ''}${encodeURI(this.path)}`;
   }
 }
 

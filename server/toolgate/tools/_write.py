@@ -116,8 +116,9 @@ def require_fresh(record: FileRecord | None, disk: OnDisk, shown: str) -> None:
     state = freshness(record, disk)
     if state == "unread":
         raise StateError(
-            f"{shown} has not been read in this session, so it cannot be changed safely. Read it first "
-            "(any part of it will do), then retry."
+            f"{shown} has not been read in this session, so it cannot be changed safely. A Read from before the "
+            "sidecar restarted (or before the session was reopened) does not count: the restarted sidecar keeps no "
+            "record of what was read. Read it first (any part of it will do), then retry."
         )
     if state == "stale":
         raise StateError(
