@@ -11,6 +11,8 @@ the tests to check.
 - a prompt containing "todo": a todo list update
 - a prompt containing "wait": a call that runs until interrupted
 - a prompt containing "grow" (with "run"): a 12-item todo list arrives while the approval card waits
+- a prompt containing "long": a reply with a long unbroken URL and a 40-line code block
+- a prompt containing "refuse the key": the provider refuses the API key (an auth error)
 
 TOOLGATE_FAKE_START_DELAY (seconds) holds back the answer to `initialize`, like a slow sidecar start. Each process
 logs its pid ("started") so that a test can kill it.
@@ -172,6 +174,13 @@ async def send(params: Any) -> dict[str, Any]:
             {"id": "3", "content": "Run the tests", "status": "pending"},
         ]
         event(session_id, {"type": "todo_update", "todos": todos})
+    if "long" in text:
+        url = "https://example.com/" + "averylongpathsegment" * 15
+        code = "".join(f"print('line {n}')\n" for n in range(1, 41))
+        event(session_id, {"type": "text_delta", "text": f"\n\nSee {url} and this code:\n\n```python\n{code}```\n"})
+    if "refuse the key" in text:
+        message = "The provider refused the API key (401 from https://api.anthropic.com/v1/messages)."
+        event(session_id, {"type": "error", "kind": "auth", "message": message})
     if "run" in text:
         await run_bash(session_id, grow_todos="grow" in text)
     if "edit" in text:

@@ -58,7 +58,7 @@ def test_sessions_and_modes_with_the_real_sidecar(workbench: Workbench) -> None:
     sessions = chat.locator("select.session-select")
     chat.get_by_role("button", name="New").click()
     expect(sessions).not_to_have_value("")  # the new session is current, and listed by the sidecar
-    expect(sessions.locator("option:checked")).to_contain_text("Session of ")
+    expect(sessions.locator("option:checked")).to_have_text("New session")  # named by its first message, later
     expect(chat.get_by_role("button", name="Delete")).to_be_enabled()
     first = sessions.input_value()
     assert first

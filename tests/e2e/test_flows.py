@@ -117,7 +117,8 @@ def test_streaming_reply_tool_card_and_always_allow(fake: FakeSidecar, workbench
     expect(resolved).to_contain_text("From now on Bash(pytest:*) is allowed (all my projects)")
     tool = chat.locator("details.tool-done").last
     expect(tool.locator(".tool-result-summary")).to_have_text("exit status 1")
-    expect(tool.locator("pre.live")).to_contain_text("2 passed, 1 failed")
+    expect(tool.locator("pre.tool-result")).to_have_text("2 passed, 1 failed")  # shown once: the result…
+    expect(tool.locator("pre.live")).to_have_count(0)  # …not the live output again
     wait_idle(chat)
     workbench.shot("23-tool-card-done")
 
