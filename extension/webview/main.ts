@@ -246,7 +246,7 @@ function drawSettingsProblems(current: ChatState): void {
     },
     folded ? 'Show' : 'Hide',
   );
-  settingsProblems.append(h('div', { class: 'problems-title' }, h('span', {}, `⚠ ${title}`), fold));
+  settingsProblems.append(h('div', { class: 'problems-title' }, h('span', { title }, `⚠ ${title}`), fold));
   if (folded) return;
   settingsProblems.append(
     h(
