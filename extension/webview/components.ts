@@ -129,12 +129,14 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     },
     h('div', { class: 'card-title', id: titleId }, `Allow ${item.toolName}?`),
     h('div', { class: 'card-summary' }, h('code', {}, item.summary)),
-    h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason || 'No rule allows this call.'),
   );
+  const reason = item.reason || 'No rule allows this call.';
   if (item.state !== 'pending') {
-    card.appendChild(h('div', { class: 'card-outcome' }, item.outcome));
+    // Answered: the command and the answer; why it was asked is history (in the tooltip), not worth the room.
+    card.appendChild(h('div', { class: 'card-outcome', title: `Why you were asked: ${reason}` }, item.outcome));
     return card;
   }
+  card.appendChild(h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), reason));
   const choose = (choice: Extract<ViewMessage, { type: 'approval' }>['choice']): void => {
     for (const button of card.querySelectorAll('button')) button.disabled = true;
     ctx.post({ type: 'approval', id: item.id, choice });
@@ -299,11 +301,14 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
       'data-item': item.id,
     },
     h('div', { class: 'card-title', id: titleId }, item.title || 'Review proposed changes'),
-    item.reason ? h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason) : null,
+    item.reason && item.state === 'pending'
+      ? h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason)
+      : null,
     files,
   );
   if (item.state !== 'pending') {
-    card.appendChild(h('div', { class: 'card-outcome' }, item.outcome));
+    const why = item.reason ? `Why you were asked: ${item.reason}` : undefined;
+    card.appendChild(h('div', { class: 'card-outcome', title: why }, item.outcome));
     return card;
   }
   const feedback = h('textarea', {
