@@ -7,6 +7,7 @@ browser, and every frame (the workbench and the webviews inside it) counts the p
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 import test_demo
@@ -102,6 +103,10 @@ def test_make_demo_with_the_keyboard_alone(demo: Demo, browser: BrowserContext) 
         proposal = page.locator(".monaco-diff-editor .editor.modified .monaco-editor.focused")
         expect(proposal).to_have_count(1)
         expect(page.locator(".tabs-container .tab.active", has_text="greet.py ↔ toolgate proposal")).to_be_visible()
+        # The breadcrumbs name the file by its own path, not by toolgate's internal review id.
+        crumbs = page.locator(".editor-group-container.active .monaco-breadcrumbs")
+        expect(crumbs).to_contain_text("greet.py")
+        expect(crumbs).not_to_contain_text(re.compile(r"\br\d+-\d+"))
         assert greet.read_text() == original
         bench.shot("81-keyboard-demo-diff-focused")
         keyboard.press("Control+Alt+Enter")  # toolgate: Accept Proposed Change, the review editor's keybinding

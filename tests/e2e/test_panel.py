@@ -297,12 +297,18 @@ def test_keyboard_open_chat_answer_a_card_and_accept_a_review_by_keybinding(
     page.keyboard.press("Enter")
     review = chat.locator(".review-pending").last
     expect(review).to_be_focused()
-    # Reading the diff: the cursor goes into the proposal (the one mouse move here), then the keybinding accepts.
-    page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="name or 'world'").click()
+    # Reading the diff: Show diff puts the cursor in the proposal, where the review's keybinding accepts it.
+    for _ in range(3):
+        page.keyboard.press("Tab")  # the file's name, Accept, Reject…
+    show = review.get_by_role("button", name="Show diff")
+    page.keyboard.press("Tab")
+    expect(show).to_be_focused()
+    page.keyboard.press("Enter")
     expect(page.locator(".monaco-diff-editor .editor.modified .monaco-editor.focused")).to_have_count(1)
     page.keyboard.press("Control+Alt+Enter")  # toolgate: Accept Proposed Change
     assert fake.next_answer("review", seen["review"])["decision"] == "accept"
     expect(chat.locator(".review-accepted").last).to_be_visible()
+    expect(composer).to_be_focused()  # the keyboard is back in the chat
     wait_idle(chat)
     workbench.shot("69-keyboard-review-accepted")
     # Put the greeting back for the tests that follow.
