@@ -121,13 +121,30 @@ def send(bench: Workbench, text: str) -> None:
     composer.press("Enter")
 
 
-def test_make_demo_plays_its_script_and_ctrl_c_stops_everything(demo: Demo, browser: BrowserContext) -> None:
-    greet = demo.workspace / "src" / "greet.py"
-    original = greet.read_text()
+@contextlib.contextmanager
+def demo_workbench(browser: BrowserContext, demo: Demo, name: str, init_script: str = "") -> Iterator[Workbench]:
+    """A browser page on the demo's code-server; on failure, a screenshot FAILED-`name` and the demo's logs."""
     page = browser.new_page()
+    if init_script:
+        page.add_init_script(init_script)
     bench = Workbench(page, demo)
     try:
         bench.open()
+        yield bench
+    except Exception:
+        with contextlib.suppress(Exception):
+            bench.shot(f"FAILED-{name}")
+        print(f"launcher output:\n{demo.text}\ncode-server log (last lines):\n{demo.log_tail()}")
+        raise
+    finally:
+        page.close()
+
+
+def test_make_demo_plays_its_script_and_ctrl_c_stops_everything(demo: Demo, browser: BrowserContext) -> None:
+    greet = demo.workspace / "src" / "greet.py"
+    original = greet.read_text()
+    with demo_workbench(browser, demo, "demo") as bench:
+        page = bench.page
         chat = bench.open_chat()
         expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready", timeout=60_000)
         provider = chat.locator(".provider-status")
@@ -170,13 +187,6 @@ def test_make_demo_plays_its_script_and_ctrl_c_stops_everything(demo: Demo, brow
         send(bench, "Anything else?")
         expect(chat.locator(".msg-assistant").last).to_contain_text("The demo's script is over")
         expect(chat.locator(".notice-error")).to_have_count(0)
-    except Exception:
-        with contextlib.suppress(Exception):
-            bench.shot("FAILED-demo")
-        print(f"launcher output:\n{demo.text}\ncode-server log (last lines):\n{demo.log_tail()}")
-        raise
-    finally:
-        page.close()
 
     # Ctrl-C: the launcher stops code-server (extension host, sidecar, its shells) and the mock model, and cleans up.
     root = demo.workspace.parent

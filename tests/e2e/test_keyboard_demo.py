@@ -14,8 +14,7 @@ import test_demo
 from codeserver import wait_for
 from playwright.sync_api import BrowserContext, Page, expect
 from playwright.sync_api import Error as PlaywrightError
-from test_demo import GREET_AFTER_THE_DEMO, Demo
-from workbench import Workbench
+from test_demo import GREET_AFTER_THE_DEMO, Demo, demo_workbench
 
 pytestmark = pytest.mark.e2e
 
@@ -67,12 +66,9 @@ def pointer_events(page: Page) -> dict[str, list[str]]:
 def test_make_demo_with_the_keyboard_alone(demo: Demo, browser: BrowserContext) -> None:
     greet = demo.workspace / "src" / "greet.py"
     original = greet.read_text()
-    page = browser.new_page()
-    page.add_init_script(COUNT_POINTER_EVENTS)
-    bench = Workbench(page, demo)
-    keyboard = page.keyboard
-    try:
-        bench.open()
+    with demo_workbench(browser, demo, "keyboard-demo", COUNT_POINTER_EVENTS) as bench:
+        page = bench.page
+        keyboard = page.keyboard
         chat = bench.chat
         # The extension's contributions (its keybindings with them) have reached the workbench once its entry shows.
         expect(bench.activity("toolgate")).to_be_visible()
@@ -123,10 +119,3 @@ def test_make_demo_with_the_keyboard_alone(demo: Demo, browser: BrowserContext) 
         expect(chat.locator(".notice-error")).to_have_count(0)
         bench.shot("82-keyboard-demo-done")
         assert pointer_events(page) == {}, "a pointer event reached the page: the run was not keyboard-only"
-    except Exception:
-        with contextlib.suppress(Exception):
-            bench.shot("FAILED-keyboard-demo")
-        print(f"launcher output:\n{demo.text}\ncode-server log (last lines):\n{demo.log_tail()}")
-        raise
-    finally:
-        page.close()

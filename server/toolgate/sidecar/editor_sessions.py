@@ -116,7 +116,8 @@ class EditorSession:
             try:
                 return await chat.send(text)
             finally:
-                self._touch(force=False)
+                # The first message named the session on disk: the list shows the name now, not a minute later.
+                self._touch(force=not self.meta.title)
 
     def cancel_turns(self) -> None:
         for token in list(self._running):

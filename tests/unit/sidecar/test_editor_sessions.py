@@ -106,3 +106,24 @@ def test_a_session_whose_workspace_is_gone_cannot_be_loaded(tmp_path: Path) -> N
 def test_no_workspace_at_all_is_explained(tmp_path: Path) -> None:
     with pytest.raises(SessionError, match="needs `workspace`"):
         manager(tmp_path).create(SessionNewParams(), default_workspace=None)
+
+
+async def test_the_session_list_shows_the_name_the_first_message_gave_right_after_it(
+    tmp_path: Path, workspace: Path
+) -> None:
+    sessions = manager(tmp_path / "data")
+    live = sessions.create(SessionNewParams(), default_workspace=workspace)
+
+    class NamingChat:
+        """What the stored chat does after a message: it names the session on disk (stored_chat.after_send)."""
+
+        busy = False
+
+        async def send(self, text: str) -> str:
+            sessions.store.touch(live.id, title=text)
+            return "end_turn"
+
+    await live.chat_send(NamingChat(), "Fix the greeting")  # type: ignore[arg-type]
+    [listed] = sessions.list()
+    assert listed.title == "Fix the greeting"
+    await live.aclose()
