@@ -7,6 +7,8 @@ Screenshots: test-results/e2e/95-… and 96-….
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from codeserver import CodeServer
 from playwright.sync_api import FrameLocator, expect
@@ -30,6 +32,8 @@ def test_the_settings_banner_folds_to_one_line_and_opens_again_when_the_problems
     broken.parent.mkdir(exist_ok=True)
     broken.write_text(BROKEN)
     chat = workbench.open_chat()
+    # The real sidecar, ready: after a module that used the fake one, the fake may still say ready for a moment.
+    expect(chat.locator(".sidecar-status .status-text")).to_have_attribute("title", re.compile(r"· toolgate \d"))
     expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
     banner = chat.locator(".settings-problems")
     try:
