@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,31 @@ def test_the_prefix_runs_a_command_in_the_sandbox(workspace: Path, tmp_path: Pat
         sandbox.close()
     assert done.returncode != 0 and "Read-only file system" in done.stderr
     assert (workspace / "inside").exists() and not Path("/etc/toolgate-x").exists()
+
+
+def test_the_egress_proxy_starts_with_the_first_networked_command_and_stops_with_the_session(
+    workspace: Path, tmp_path: Path
+) -> None:
+    sandbox = Sandbox(SandboxSettings(enabled="on", network=["Network(domain:pypi.org)"]))
+    launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+    background = sandbox.launch([workspace], tmp_path, [], outside=False)  # not finished: lives until close
+    assert launch.channel is not None and background.channel is not None
+    assert launch.channel.socket.is_socket() and launch.env["HTTPS_PROXY"] == "http://127.0.0.1:3128"
+    done = subprocess.run(
+        [*launch.prefix, "/bin/bash", "-c", "curl -sS http://evil.test/"],
+        cwd=workspace,
+        env={"PATH": "/usr/bin:/bin", **launch.env},
+        capture_output=True,
+        text=True,
+    )
+    note = sandbox.finish(launch)
+    assert "Network(domain:evil.test)" in done.stdout
+    assert note is not None and "refused 1 connection(s): evil.test:80" in note
+    assert not launch.channel.directory.exists() and background.channel.socket.is_socket()
+    root = background.channel.directory.parent
+    sandbox.close()
+    assert not root.exists()
+    assert not any(t.name == "toolgate-egress-proxy" for t in threading.enumerate())
 
 
 def test_outside_and_off_give_no_prefix_and_say_so(workspace: Path, tmp_path: Path) -> None:

@@ -60,7 +60,11 @@ def _act(
         return 1
     if args.action == "policy":
         print(describe(sandbox.plan(dirs, home, [])))
-        print("network    off (own network namespace; no host can be reached)")
+        rules = sandbox.settings.network
+        if rules:
+            print(f"network    through the sandbox's proxy, only to: {', '.join(rules)}")
+        else:
+            print("network    off (own network namespace; no host can be reached)")
         print(f"autoAllow  {'on' if state.auto_allow else 'off'}")
         return 0
     words = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
@@ -72,4 +76,8 @@ def _act(
         print(f"toolgate sandbox run: {exc}", file=sys.stderr)
         return 1
     argv = [*launch.prefix, BASH, "-c", " ".join(words)]
-    return subprocess.run(argv, cwd=workspace, env=command_env(env), check=False).returncode
+    code = subprocess.run(argv, cwd=workspace, env={**command_env(env), **launch.env}, check=False).returncode
+    blocked = sandbox.finish(launch)
+    if blocked is not None:
+        print(f"toolgate sandbox run: {blocked}", file=sys.stderr)
+    return code

@@ -6,7 +6,9 @@ to use the same functions, so nothing here knows about HTTP clients or sockets:
     parse_target(url)            a URL made canonical (http/https only, no userinfo, IDNA host) or `UrlRefused`
     canonical_host(raw)          one spelling per host: lower case, no trailing dot, IDNA (punycode), IP literals
                                  in their standard form (`2130706433` and `0177.0.0.1` are `127.0.0.1`)
+    domain_spec(raw)             a domain rule's host, checked and canonical (`*.` allowed in front)
     domain_matches(spec, host)   `example.com` is that host only; `*.example.com` its subdomains only
+    egress_refusal(...)          why the sandbox's proxy refuses a host or one of its addresses, or None
     address_problem(ip)          why an address is not a public internet address (loopback, private, ...)
     leaked_secret(url, values)   which secret value a URL carries, in any part and any percent-encoding
     proxy_for(scheme, host, env) the proxy `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` name, unless `NO_PROXY` exempts
@@ -155,6 +157,24 @@ def parse_target(url: str) -> FetchTarget:
     return FetchTarget(canonical, scheme, host, port, ip)
 
 
+def domain_spec(raw: str) -> str:
+    """A domain rule's host in the one spelling hosts are compared in (lower case, IDNA, no trailing dot);
+    `*.` in front covers subdomains. `UrlRefused` says why `raw` is not usable."""
+    wildcard = raw.startswith("*.")
+    host = raw[2:] if wildcard else raw
+    if not host or "*" in host:
+        raise UrlRefused(f"{raw!r} is not a host name (a wildcard is allowed only as a leading '*.')")
+    if host.count(":") == 1 and re.fullmatch(r".+:\d+", host):
+        raise UrlRefused(f"{raw!r} names a port; domain rules name a host only ({host.rsplit(':', 1)[0]})")
+    try:
+        canonical = canonical_host(host)
+    except UrlRefused as exc:
+        raise UrlRefused(f"{raw!r} is not a host name: {exc}") from None
+    if wildcard and (":" in canonical or canonical.replace(".", "").isdigit()):
+        raise UrlRefused(f"{raw!r}: a '*.' wildcard covers subdomains of a name, not of an IP address")
+    return f"*.{canonical}" if wildcard else canonical
+
+
 def domain_matches(spec: str, host: str) -> bool:
     """Whether a domain rule's host (`example.com`, `*.example.com`) covers `host`. Both are made canonical
     first; `*.` covers subdomains only, never the domain itself or a look-alike such as `evil-example.com`."""
@@ -170,6 +190,22 @@ def domain_matches(spec: str, host: str) -> bool:
 def names_exactly(spec: str, host: str) -> bool:
     """Whether a rule names this very host or address (no wildcard): what a non-public address needs."""
     return not spec.startswith("*.") and domain_matches(spec, host)
+
+
+def egress_refusal(host: str, ip: IPAddress | None, specs: Iterable[str]) -> str | None:
+    """Why a connection to `host` (canonical), or to `ip` it resolved to, is refused under domain rules
+    `specs`; None when allowed. A host needs a rule that covers it; an address that is not a public internet
+    address (loopback, private, link-local, metadata) needs a rule naming the host or the address exactly,
+    because a wildcard (or a DNS answer someone else controls) must not lead into the local network."""
+    specs = tuple(specs)
+    if not any(domain_matches(spec, host) for spec in specs):
+        return f"no Network rule covers {host}"
+    if ip is None:
+        return None
+    problem = address_problem(ip)
+    if problem is None or any(names_exactly(s, host) or names_exactly(s, str(ip)) for s in specs):
+        return None
+    return f"{host} resolved to {problem}, which only a rule naming {host} exactly (no wildcard) allows"
 
 
 def address_problem(ip: IPAddress) -> str | None:

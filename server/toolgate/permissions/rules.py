@@ -22,8 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from toolgate.permissions.network import UrlRefused, canonical_host
+from toolgate.permissions.network import UrlRefused
 from toolgate.permissions.network import domain_matches as network_domain_matches
+from toolgate.permissions.network import domain_spec as network_domain_spec
 from toolgate.permissions.patterns import PathPattern, PatternError, compile_pattern
 
 Behavior = Literal["allow", "ask", "deny"]
@@ -314,21 +315,10 @@ def is_code_execution_rule(rule: Rule) -> bool:
 
 def _domain_spec(raw: str) -> str:
     """A domain rule's host in the one spelling URLs are compared in (lower case, IDNA, no trailing dot)."""
-    wildcard = raw.startswith("*.")
-    host = raw[2:] if wildcard else raw
-    if not host or "*" in host:
-        raise RuleError(f"{raw!r} is not a host name (a wildcard is allowed only as a leading '*.')")
-    if host.count(":") == 1 and re.fullmatch(r".+:\d+", host):
-        raise RuleError(
-            f"{raw!r} names a port; domain rules name a host only: WebFetch(domain:{host.rsplit(':', 1)[0]})"
-        )
     try:
-        canonical = canonical_host(host)
+        return network_domain_spec(raw)
     except UrlRefused as exc:
-        raise RuleError(f"{raw!r} is not a host name: {exc}") from None
-    if wildcard and (":" in canonical or canonical.replace(".", "").isdigit()):
-        raise RuleError(f"{raw!r}: a '*.' wildcard covers subdomains of a name, not of an IP address")
-    return f"*.{canonical}" if wildcard else canonical
+        raise RuleError(str(exc)) from None
 
 
 def domain_matches(rule: Rule, host: str) -> bool:

@@ -43,8 +43,9 @@ _SANDBOX_SIGNS = (
 )  # fmt: skip
 SANDBOX_FAILURE_NOTE = (
     "It ran in the sandbox, which blocks writes outside the working directories, writes to protected paths "
-    "(.git/hooks, .git/config, .toolgate, .vscode, ...), credential files and all network access. If it failed "
-    "because of that, call it again with outside_sandbox: true and the user will be asked."
+    "(.git/hooks, .git/config, .toolgate, .vscode, ...), credential files and the network (only hosts a "
+    "Network(domain:host) rule in the user's sandbox.network settings are reachable, through its proxy). If it "
+    "failed because of that, call it again with outside_sandbox: true and the user will be asked."
 )
 
 # Programs for which exit status 1 is an answer, not a failure.
@@ -240,7 +241,10 @@ class BashTool(Tool[BashInput, BashResult]):
 
         if tool_input.run_in_background:
             task = host.start(
-                tool_input.command, cwd=cwd, env=command_env(self._pass_through(ctx)), prefix=launch.prefix
+                tool_input.command,
+                cwd=cwd,
+                env={**command_env(self._pass_through(ctx)), **launch.env},
+                prefix=launch.prefix,
             )
             if tool_input.timeout is not None:
                 notes.append("The timeout does not apply to background commands; stop this one with KillShell.")
@@ -261,7 +265,7 @@ class BashTool(Tool[BashInput, BashResult]):
             run = await run_command(
                 tool_input.command,
                 cwd=cwd,
-                env=command_env(self._pass_through(ctx), BASH_ENV=str(host.rc_file)),
+                env={**command_env(self._pass_through(ctx), BASH_ENV=str(host.rc_file)), **launch.env},
                 timeout_s=timeout_s,
                 capture=capture,
                 cwd_file=host.cwd_file(),
@@ -269,12 +273,14 @@ class BashTool(Tool[BashInput, BashResult]):
                 prefix=launch.prefix,
             )
         except anyio.get_cancelled_exc_class():
+            sandbox.finish(launch)
             captured = capture.result()
             _adopt(store, spills, source)
             ctx.partial_result = render_interrupted(captured, anyio.current_time() - started, notes)
             raise
         captured = capture.result()
         _adopt(store, spills, source)
+        blocked_note = sandbox.finish(launch)
         end_note = None if run.timed_out else self._end_dir(cwd, run.final_cwd, ctx)
         notes.extend(n for n in (end_note,) if n)
         if run.stopped_leftovers:
@@ -282,7 +288,9 @@ class BashTool(Tool[BashInput, BashResult]):
                 "The command left processes running when it finished; they were stopped. Start long-running "
                 "processes with run_in_background."
             )
-        if launch.prefix and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
+        if blocked_note is not None:
+            notes.append(blocked_note)
+        elif launch.prefix and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
             notes.append(SANDBOX_FAILURE_NOTE)
         return BashResult(
             tool_input.command,

@@ -67,3 +67,16 @@ def test_the_builders_default_applies_only_when_no_file_says(tmp_path: Path) -> 
     user.write_text(json.dumps({"sandbox": {"enabled": "auto"}}))
     settings, _ = load_sandbox_settings({"user": user}, (), SandboxRequest(default="off"))
     assert settings.enabled == "auto"
+
+
+def test_network_rules_come_from_the_user_only_and_unusable_ones_are_reported() -> None:
+    settings, ignored = merge(
+        {
+            "user": layer(network=["Network(domain:pypi.org)", "pypi.org"]),
+            "flag": layer(network=["Network(domain:*.npmjs.org)"]),
+            "project": layer(network=["Network(domain:evil.test)"]),
+        }
+    )
+    assert settings.network == ["Network(domain:pypi.org)", "Network(domain:*.npmjs.org)"]
+    assert any("'pypi.org' is not a network rule" in i for i in ignored)
+    assert any("project settings' sandbox.network is read from the user's settings file only" in i for i in ignored)

@@ -7,6 +7,7 @@ The layout, in mount order (later mounts cover earlier ones):
     /dev, /proc                minimal devices; the sandbox's own process list
     /tmp, /run, /var/run       private and empty (other programs' sockets live there: docker, X11, tmux)
     working directories        writable
+    proxy socket               read-only (with Network rules: the egress proxy's unix socket)
     scratch directories        writable (the shell host's directory: cwd reports, BASH_ENV)
     pinned ancestors           of the protected paths, bound onto themselves
     protected paths            read-only again, inside the writable roots, whether or not they exist yet
@@ -33,7 +34,6 @@ from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES, PROTECT
 
 Kind = Literal["dir", "file", "link", "absent"]  # "link": a symbolic link (not followed)
 PathKind = Callable[[Path], Kind]
-NetworkMode = Literal["none"]  # the allow-list proxy is not built yet: no network at all
 
 # The protected and credential lists are the permission checks' own (one answer to "what is protected"):
 # - every PROTECTED_DIRS name at the top of each working directory: read-only, and an empty read-only stand-in
@@ -73,7 +73,9 @@ class SandboxPolicy:
     scratch_dirs: tuple[Path, ...] = ()  # writable too; bound after the private /tmp so they survive it
     extra_writable: tuple[Path, ...] = ()  # from the user's settings
     extra_hidden: tuple[Path, ...] = ()
-    network: NetworkMode = "none"
+    # The egress proxy's socket directory, bound read-only (a socket is connected to, never written as a
+    # file); None: no network at all.
+    proxy_dir: Path | None = None
     extra_protected: tuple[Path, ...] = ()  # absolute: git's core.hooksPath directories
     protected: tuple[tuple[str, bool], ...] = field(default_factory=protected_entries)
     hidden_home: tuple[str, ...] = field(default_factory=hidden_home_entries)
@@ -83,7 +85,7 @@ class SandboxPolicy:
 class Mount:
     """One line of the effective layout, for `toolgate sandbox policy` and the tests."""
 
-    what: Literal["read-only", "writable", "private", "protected", "hidden", "pinned"]
+    what: Literal["read-only", "writable", "private", "protected", "hidden", "pinned", "proxy"]
     path: Path
     note: str = ""
 
@@ -124,6 +126,10 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
         if kind(private) == "dir":  # /var/run is usually a symlink to /run: covered by it
             add("--tmpfs", private)
             mounts.append(Mount("private", private, "empty, private to this command"))
+
+    if policy.proxy_dir is not None:  # after the private /tmp, which it lives in on the host
+        add("--ro-bind", policy.proxy_dir, policy.proxy_dir)
+        mounts.append(Mount("proxy", policy.proxy_dir, "the network proxy's socket: the only way out"))
 
     writable = [r for r in (*policy.writable_roots, *policy.extra_writable) if kind(r) == "dir"]
     for root in (*writable, *(d for d in policy.scratch_dirs if kind(d) == "dir")):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,13 +22,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
+from toolgate.permissions.network import names_exactly
 from toolgate.permissions.safety import git_hooks_dirs
 from toolgate.shell.sandbox.backend import SandboxBackend, detect_backend
-from toolgate.shell.sandbox.policy import SandboxPlan, SandboxPolicy
+from toolgate.shell.sandbox.egress import network_rule_spec
+from toolgate.shell.sandbox.policy import PRIVATE_DIRS, SandboxPlan, SandboxPolicy
+from toolgate.shell.sandbox.proxy import Channel, EgressProxy
 
 Enabled = Literal["auto", "on", "off"]
 # The stand-in mount points this process created, and which sessions' sandboxes have mounted on each.
 _STAND_IN_USERS: dict[Path, set[int]] = {}
+# Where the in-sandbox forwarder listens (the sandbox's own 127.0.0.1: always free, nothing else runs there).
+PROXY_PORT = 3128
+_FORWARDER = Path(__file__).with_name("forwarder.py")
+_MAX_BLOCKED_SHOWN = 5
 
 
 def plan_roots(roots: Sequence[Path]) -> list[Path]:
@@ -43,6 +51,10 @@ class SandboxSettings(BaseModel):
     auto_allow: bool = Field(default=True, alias="autoAllow")
     writable: list[str] = Field(default_factory=list, description="Extra writable directories.")
     hidden: list[str] = Field(default_factory=list, description="Extra paths the sandbox does not show.")
+    network: list[str] = Field(
+        default_factory=list,
+        description="Network(domain:host) rules: the hosts commands may reach, through the sandbox's proxy.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +63,13 @@ class SandboxState:
     auto_allow: bool  # the ladder may allow on its account (active and autoAllow)
     backend: str
     detail: str  # why it is off or unavailable, or which bwrap runs it
+    network: tuple[str, ...] = ()  # the Network rules its proxy allows (none: no network at all)
 
     def describe(self) -> str:
         if self.active:
             allow = "on" if self.auto_allow else "off"
-            return f"on ({self.backend}, {self.detail}); autoAllow {allow}; network off"
+            net = f"network through its proxy to {', '.join(self.network)}" if self.network else "network off"
+            return f"on ({self.backend}, {self.detail}); autoAllow {allow}; {net}"
         return f"off: {self.detail}"
 
 
@@ -63,6 +77,8 @@ class SandboxState:
 class Launch:
     prefix: tuple[str, ...]  # empty: run without a sandbox
     note: str | None  # for the result when it is not sandboxed although asked to be
+    env: dict[str, str] = field(default_factory=dict)  # the proxy variables, with Network rules
+    channel: Channel | None = None  # this command's socket into the egress proxy
 
 
 @dataclass(eq=False)
@@ -72,6 +88,12 @@ class Sandbox:
     problems: list[str] = field(default_factory=list)  # settings entries that were broken or ignored
     _backend: SandboxBackend | None = None
     _empty: Path | None = None
+    _proxy: EgressProxy | None = None
+
+    @property
+    def network_specs(self) -> tuple[str, ...]:
+        """The host specs of the Network rules (the settings loader dropped the unusable ones)."""
+        return tuple(dict.fromkeys(network_rule_spec(rule) for rule in self.settings.network))
 
     @property
     def backend(self) -> SandboxBackend:
@@ -85,9 +107,12 @@ class Sandbox:
         status = self.backend.status()
         if not status.available:
             return SandboxState(False, False, status.backend, status.detail)
-        return SandboxState(True, self.settings.auto_allow, status.backend, status.detail)
+        rules = tuple(self.settings.network)
+        return SandboxState(True, self.settings.auto_allow, status.backend, status.detail, rules)
 
-    def policy(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path]) -> SandboxPolicy:
+    def policy(
+        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
+    ) -> SandboxPolicy:
         """`roots`: the working directories, workspace first; `scratch`: other directories commands write."""
         writable = tuple(dict.fromkeys(plan_roots(roots)))
         hooks = tuple(Path(os.path.realpath(p)) for p in git_hooks_dirs(writable[0], home)) if writable else ()
@@ -100,10 +125,13 @@ class Sandbox:
             scratch_dirs=tuple(Path(os.path.realpath(p)) for p in scratch),
             extra_writable=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.writable),
             extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
+            proxy_dir=proxy_dir,
         )
 
-    def plan(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path]) -> SandboxPlan:
-        return self.backend.plan(self.policy(roots, home, scratch))
+    def plan(
+        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
+    ) -> SandboxPlan:
+        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir))
 
     def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
         """The prefix for one command (empty: run it without a sandbox), and a note for its result."""
@@ -113,15 +141,22 @@ class Sandbox:
         if not state.active:
             note = None if self.settings.enabled == "off" else f"The sandbox is not running: {state.detail}."
             return Launch((), note)
+        channel: Channel | None = None
         try:
-            plan = self.plan(roots, home, scratch)
+            if self.network_specs:
+                channel = self._egress().open_channel()
+            plan = self.plan(roots, home, scratch, channel.directory if channel else None)
             # bwrap resolves every source before it mounts anything, so an absent mount point must exist first.
             # They stay until the session ends: creating and removing them costs more than a short command.
             for path in plan.absent_mountpoints:
                 if not path.exists():
                     path.mkdir()
                     _STAND_IN_USERS.setdefault(path, set())
-        except OSError as exc:
+        except (OSError, StateError) as exc:
+            if channel is not None:
+                self._egress().close_channel(channel)
+            if isinstance(exc, StateError):
+                raise
             # Fail closed: the ladder may have allowed this on the sandbox's account, so it must not run outside.
             raise StateError(
                 f"The sandbox could not be set up ({exc}), so the command did not run. Fix the cause, or turn the "
@@ -131,7 +166,32 @@ class Sandbox:
         for path, users in _STAND_IN_USERS.items():
             if any(path.is_relative_to(root) for root in plan_roots(roots)):
                 users.add(id(self))
-        return Launch(plan.argv, None)
+        if channel is None:
+            return Launch(plan.argv, None)
+        forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
+        prefix = (*plan.argv, *forwarder, str(channel.socket), str(PROXY_PORT), "--")
+        return Launch(prefix, None, proxy_env(self.network_specs), channel)
+
+    def finish(self, launch: Launch) -> str | None:
+        """After a foreground command: what the proxy refused it (for the result); its socket is closed."""
+        if launch.channel is None:
+            return None
+        blocked = list(launch.channel.blocked)
+        self._egress().close_channel(launch.channel)
+        if not blocked:
+            return None
+        shown = "; ".join(b.describe() for b in blocked[:_MAX_BLOCKED_SHOWN])
+        more = f" (and {len(blocked) - _MAX_BLOCKED_SHOWN} more)" if len(blocked) > _MAX_BLOCKED_SHOWN else ""
+        return (
+            f"The sandbox's network proxy refused {len(blocked)} connection(s): {shown}{more}. Only the user can "
+            "add a rule (sandbox.network in their user settings); or call again with outside_sandbox: true and "
+            "the user will be asked."
+        )
+
+    def _egress(self) -> EgressProxy:
+        if self._proxy is None:
+            self._proxy = EgressProxy(self.network_specs)
+        return self._proxy
 
     def _stand_ins(self) -> Path:
         """A private directory holding an empty directory and an empty file, both read-only."""
@@ -149,6 +209,9 @@ class Sandbox:
     def close(self) -> None:
         """After the shell host stopped every background command (the Bash tool resolves the sandbox first,
         so it is closed last)."""
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
         for path in sorted(_STAND_IN_USERS, key=lambda p: len(p.parts), reverse=True):
             users = _STAND_IN_USERS[path]
             users.discard(id(self))
@@ -161,6 +224,28 @@ class Sandbox:
             os.chmod(self._empty / "empty", 0o755)
             shutil.rmtree(self._empty, ignore_errors=True)
             self._empty = None
+
+
+def proxy_env(specs: Sequence[str]) -> dict[str, str]:
+    """The variables that send a command's HTTP(S) through the forwarder. Loopback names stay direct (the
+    sandbox's own 127.0.0.1: a test server the command starts itself) unless a rule names one exactly, which
+    means this machine's."""
+    url = f"http://127.0.0.1:{PROXY_PORT}"
+    direct = ",".join(n for n in ("localhost", "127.0.0.1", "::1") if not any(names_exactly(s, n) for s in specs))
+    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
+    return {**dict.fromkeys(names, url), "NO_PROXY": direct, "no_proxy": direct}
+
+
+def _forwarder_python() -> str:
+    """A python3 the sandbox can see: this one, unless it lives in a directory the sandbox makes private."""
+    for candidate in (os.path.realpath(sys.executable), shutil.which("python3"), "/usr/bin/python3"):
+        visible = candidate and not any(Path(candidate).is_relative_to(p) for p in PRIVATE_DIRS)
+        if candidate and visible and os.access(candidate, os.X_OK):
+            return candidate
+    raise StateError(
+        "The sandbox's network rules need a python3 outside /tmp for the in-sandbox forwarder, and none was "
+        "found, so the command did not run. Install python3, or remove the sandbox.network rules."
+    )
 
 
 def _close(sandbox: Sandbox) -> None:

@@ -5,6 +5,7 @@ local) may only tighten it, the way they may only add ask and deny rules until t
     autoAllow   a workspace may turn it off, never on
     hidden      a workspace may add paths
     writable    the user's file only (more writable places would loosen the sandbox)
+    network     the user's file only (`Network(domain:host)` rules: hosts reachable through the proxy)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolgate.permissions.settings import SettingsError, read_settings
 from toolgate.permissions.sources import SourceName
+from toolgate.shell.sandbox.egress import RuleProblem, network_rule_spec
 from toolgate.shell.sandbox.runtime import Enabled, SandboxSettings
 
 _STRENGTH: dict[Enabled, int] = {"off": 0, "auto": 1, "on": 2}
@@ -33,6 +35,19 @@ class SandboxFileSettings(BaseModel):
     auto_allow: bool | None = Field(default=None, alias="autoAllow")
     writable: list[str] = Field(default_factory=list)
     hidden: list[str] = Field(default_factory=list)
+    network: list[str] = Field(default_factory=list)
+
+
+def _usable_rules(name: str, rules: list[str], ignored: list[str]) -> list[str]:
+    usable = []
+    for rule in rules:
+        try:
+            network_rule_spec(rule)
+        except RuleProblem as exc:
+            ignored.append(f"the {name} settings' sandbox.network entry {exc}; it is ignored")
+            continue
+        usable.append(rule)
+    return usable
 
 
 def _file_settings(path: Path) -> tuple[SandboxFileSettings | None, str | None]:
@@ -66,6 +81,7 @@ def merge(layers: Mapping[str, SandboxFileSettings], default: Enabled = "auto") 
         result.auto_allow = result.auto_allow if layer.auto_allow is None else layer.auto_allow
         result.writable = [*result.writable, *layer.writable]
         result.hidden = [*result.hidden, *layer.hidden]
+        result.network = [*result.network, *_usable_rules(name, layer.network, ignored)]
     for name in WORKSPACE_SOURCES:
         layer = layers.get(name)
         if layer is None:
@@ -81,6 +97,8 @@ def merge(layers: Mapping[str, SandboxFileSettings], default: Enabled = "auto") 
             ignored.append(f"the {name} settings' sandbox.autoAllow true would loosen the sandbox")
         if layer.writable:
             ignored.append(f"the {name} settings' sandbox.writable is read from the user's settings file only")
+        if layer.network:
+            ignored.append(f"the {name} settings' sandbox.network is read from the user's settings file only")
         result.hidden = [*result.hidden, *layer.hidden]
     return result, ignored
 
@@ -114,6 +132,7 @@ def load_sandbox_settings(
                 auto_allow=previous.auto_allow if layer.auto_allow is None else layer.auto_allow,
                 writable=[*previous.writable, *layer.writable],
                 hidden=[*previous.hidden, *layer.hidden],
+                network=[*previous.network, *layer.network],
             )
         if layer is not None:
             layers[name] = layer
