@@ -127,12 +127,16 @@ except OSError as e:
 
 
 @pytest.mark.parametrize(
-    "relative", [".toolgate/settings.json", ".git/hooks/pre-commit", ".vscode/tasks.json", ".github/workflows/x.yml"]
-)
+    "relative",
+    [
+        ".toolgate/settings.json", ".git/hooks/pre-commit", ".vscode/tasks.json", ".github/workflows/x.yml",
+        ".envrc", ".mcp.json", "agents.md",
+    ],
+)  # fmt: skip
 def test_protected_config_cannot_be_created_when_absent(workspace: Path, relative: str) -> None:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     shutil.rmtree(workspace / ".git" / "hooks")  # absent, like a repository cloned without sample hooks
-    (workspace / ".github").mkdir()  # stand-ins are made only where the parent exists
+    (workspace / ".github").mkdir()
     code = f"import os\nos.makedirs(os.path.dirname({relative!r}), exist_ok=True)\nopen({relative!r}, 'w').write('x')"
     result = run_one(workspace, python(code))
     assert_ran_sandboxed(result)
@@ -141,6 +145,33 @@ def test_protected_config_cannot_be_created_when_absent(workspace: Path, relativ
     top = relative.split("/")[0]
     assert top in (".git", ".github") or not (workspace / top).exists()
     assert not (workspace / ".git" / "hooks").exists()
+
+
+def test_workflows_cannot_be_made_by_making_an_absent_github_first(workspace: Path) -> None:
+    code = "import os\nos.makedirs('.github/workflows', exist_ok=True)\nopen('.github/workflows/x.yml', 'w').write('x')"
+    result = run_one(workspace, python(code))
+    assert_ran_sandboxed(result)
+    assert not (workspace / ".github").exists()  # the stand-in is gone with the session
+
+
+def test_a_tool_in_a_temporary_virtualenv_is_still_found(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = tmp_path / "venv" / "bin" / "my-tool"  # tmp_path is under /tmp, which the sandbox makes private
+    tool.parent.mkdir(parents=True)
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    tool.write_text('#!/bin/sh\necho tool ran; cat "$(dirname "$0")/../pyvenv.cfg"; touch "$(dirname "$0")/x"\n')
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}:{os.environ['PATH']}")
+    result = run_one(workspace, "my-tool")
+    assert "tool ran" in result and "home = /usr/bin" in result, result
+    assert "Read-only file system" in result and not (tool.parent / "x").exists()
+    hidden = tmp_path / "elsewhere" / "other-tool"  # in /tmp but not on PATH: not there, and the result says why
+    hidden.parent.mkdir()
+    hidden.write_text("#!/bin/sh\necho ran\n")
+    hidden.chmod(0o755)
+    result = run_one(workspace, str(hidden))
+    assert "Exit code 127" in result and "not found inside the sandbox" in result, result
 
 
 def test_protected_config_cannot_be_sidestepped_by_renaming_its_parent(workspace: Path) -> None:
@@ -304,6 +335,7 @@ def test_the_ladder_allows_on_the_sandboxes_account_only_what_it_contains(worksp
         "cat /etc/passwd": "ask",  # reads outside: the sandbox lets commands read
         "cp notes.txt /etc/x": "ask",  # a write outside, in plain sight
         "touch .vscode/tasks.json": "ask",  # protected: safety runs first, in every mode
+        "touch sub/.vscode/tasks.json": "ask",  # below the top the sandbox does not protect: the ladder asks
         "rm -rf ~": "ask",
     }
     calls = "".join(json.dumps({"tool": "Bash", "input": {"command": c}}) + "\n" for c in commands)

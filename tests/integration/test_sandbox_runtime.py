@@ -63,6 +63,26 @@ def test_the_prefix_runs_a_command_in_the_sandbox(workspace: Path, tmp_path: Pat
     assert (workspace / "inside").exists() and not Path("/etc/toolgate-x").exists()
 
 
+def test_absent_protected_files_stand_in_only_while_their_commands_run(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    first = sandbox.launch([workspace], tmp_path, [], outside=False)
+    second = sandbox.launch([workspace], tmp_path, [], outside=False)
+    done = subprocess.run(
+        [*first.prefix, "/bin/bash", "-c", "echo 'export X=1' > .envrc"], cwd=workspace, capture_output=True, text=True
+    )
+    assert "Read-only file system" in done.stderr
+    assert (workspace / ".envrc").read_text() == ""  # the stand-in, while commands mount on it
+    sandbox.finish(first)
+    assert (workspace / ".envrc").exists()  # `second` still runs with it mounted
+    sandbox.finish(second)
+    assert not (workspace / ".envrc").exists() and not (workspace / ".mcp.json").exists()  # session still open
+    third = sandbox.launch([workspace], tmp_path, [], outside=False)
+    (workspace / ".mcp.json").write_text("{}")  # the user, outside any sandbox, while a command runs
+    sandbox.close()  # `third` never finished (a background command): the session's end removes the rest
+    assert not (workspace / ".envrc").exists() and (workspace / ".mcp.json").read_text() == "{}"
+    assert third.placeholders is not None
+
+
 def test_the_egress_proxy_starts_with_the_first_networked_command_and_stops_with_the_session(
     workspace: Path, tmp_path: Path
 ) -> None:

@@ -48,6 +48,12 @@ SANDBOX_FAILURE_NOTE = (
     "failed because of that, call it again with outside_sandbox: true and the user will be asked."
 )
 
+SANDBOX_NOT_FOUND_NOTE = (
+    "A program was not found inside the sandbox. There /tmp, /run and /var/tmp are private and empty: a program "
+    "that lives there is visible only through a PATH directory (a virtualenv in /tmp whose bin is on PATH). Run "
+    "it through PATH, install it elsewhere, or call again with outside_sandbox: true and the user will be asked."
+)
+
 # Programs for which exit status 1 is an answer, not a failure.
 _EXIT_ONE_MEANS = {
     "grep": "no lines matched",
@@ -290,6 +296,8 @@ class BashTool(Tool[BashInput, BashResult]):
             )
         if blocked_note is not None:
             notes.append(blocked_note)
+        elif launch.prefix and run.exit_code == 127:
+            notes.append(SANDBOX_NOT_FOUND_NOTE)
         elif launch.prefix and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
             notes.append(SANDBOX_FAILURE_NOTE)
         return BashResult(

@@ -110,11 +110,33 @@ def test_an_absent_repository_gets_a_stand_in_git_and_absent_hg_none() -> None:
     assert str(WS / ".hg") not in targets  # an empty .hg would look like a broken repository
 
 
-def test_absent_protected_files_get_no_mount() -> None:
-    plan = plan_for({WS / ".git": "dir"})
-    targets = [target for _source, target in pairs(plan, "--ro-bind")]
-    assert str(WS / ".mcp.json") not in targets
-    assert str(WS / ".git" / "config") not in targets
+def test_absent_protected_files_get_an_empty_read_only_file_listed_for_the_command_only() -> None:
+    plan = plan_for({WS / ".git": "dir", WS / ".envrc": "file"})
+    ro = pairs(plan, "--ro-bind")
+    for path in (WS / ".mcp.json", WS / ".gitmodules", WS / "agents.md", WS / ".git" / "config"):
+        assert (str(EMPTY_FILE), str(path)) in ro
+        assert path in plan.absent_files and path not in plan.absent_mountpoints
+    assert (str(WS / ".envrc"), str(WS / ".envrc")) in ro and WS / ".envrc" not in plan.absent_files
+    # `.clinerules` is a protected directory and file name: one stand-in (the directory), never two mounts.
+    assert [t for _s, t in ro].count(str(WS / ".clinerules")) == 1 and WS / ".clinerules" not in plan.absent_files
+
+
+def test_an_absent_github_directory_stands_in_itself_so_workflows_cannot_be_made() -> None:
+    plan = plan_for({})
+    assert (str(EMPTY), str(WS / ".github")) in pairs(plan, "--ro-bind")
+    assert plan.absent_mountpoints.count(WS / ".github") == 1
+    assert WS / ".config" not in plan.absent_mountpoints  # only `.github`: `.config` is an ordinary name too
+
+
+def test_path_directories_in_private_directories_are_shown_read_only() -> None:
+    from toolgate.shell.sandbox.policy import tool_dirs_for
+
+    entries = [Path("/tmp/venv/bin"), Path("/tmp/node/tools"), Path("/usr/bin"), Path("/tmp"), Path("/tmp/bin")]
+    assert tool_dirs_for(entries) == (Path("/tmp/venv"), Path("/tmp/node/tools"), Path("/tmp/bin"))
+    plan = plan_for({Path("/tmp/venv"): "dir"}, tool_dirs=(Path("/tmp/venv"), Path("/tmp/gone")))
+    ro = pairs(plan, "--ro-bind")
+    assert ("/tmp/venv", "/tmp/venv") in ro and ("/tmp/gone", "/tmp/gone") not in ro
+    assert index_of(plan, "--tmpfs", "/tmp") < index_of(plan, "--ro-bind", "/tmp/venv", "/tmp/venv")
 
 
 def test_ancestors_are_pinned_before_the_protected_mounts_below_them() -> None:

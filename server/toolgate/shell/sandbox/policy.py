@@ -8,6 +8,7 @@ The layout, in mount order (later mounts cover earlier ones):
     /tmp, /run, /var/run       private and empty (other programs' sockets live there: docker, X11, tmux)
     working directories        writable
     proxy socket               read-only (with Network rules: the egress proxy's unix socket)
+    tool directories           read-only (PATH entries inside the private directories: a venv in /tmp)
     scratch directories        writable (the shell host's directory: cwd reports, BASH_ENV)
     pinned ancestors           of the protected paths, bound onto themselves
     protected paths            read-only again, inside the writable roots, whether or not they exist yet
@@ -17,9 +18,13 @@ A protected directory that does not exist yet still gets a mount, so nothing ins
 needs an empty directory as the mount point (git ignores empty directories), which `absent_mountpoints` lists
 so the caller creates it first and removes it (if still empty) when the session ends. Every ancestor of a
 protected path inside a root is bound onto itself ("pinned"): a mount point cannot be renamed or removed, so
-`mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the read-only hooks. Absent protected *files* are not
-mounted (the stand-in would be an empty file git lists as untracked); the ladder's protected-path check
-still asks before a command names one.
+`mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the read-only hooks. An absent protected *file*
+(`.envrc`, `.mcp.json`) gets an empty read-only file, which `absent_files` lists: the caller creates it just
+before the command and removes it right after (git would list it as untracked, direnv would notice it).
+
+Not covered: protected names below the top of a working directory (`sub/.vscode`, `pkg/.envrc`): finding them
+would mean walking the tree before every command, and absent ones cannot be listed at all. A write there that a
+command shows (`touch sub/.vscode/x`) still asks, in every mode, through the ladder's protected-path check.
 """
 
 from __future__ import annotations
@@ -39,13 +44,17 @@ PathKind = Callable[[Path], Kind]
 # - every PROTECTED_DIRS name at the top of each working directory: read-only, and an empty read-only stand-in
 #   when absent (so nothing inside can create `.vscode/tasks.json`), except PRESENT_ONLY;
 # - `.git/hooks` and `.git/config` of a repository there, and the PROTECTED_SUFFIXES directories (`.github/
-#   workflows`, ...): read-only; a stand-in when absent but their parent exists (no new parents are made);
-# - PROTECTED_FILES: read-only when present (an absent file cannot be mounted without leaving an empty file that
-#   git would list; the ladder's protected-path check still asks before a command names one);
+#   workflows`, ...): read-only; a stand-in when absent but their parent exists (no new parents are made, but an
+#   absent STAND_IN_PARENTS directory gets a stand-in itself);
+# - PROTECTED_FILES: read-only; an empty read-only stand-in while a command runs when absent;
 # - credentials under the home directory (CREDENTIAL_DIRS, CREDENTIAL_FILES): not visible at all.
 # An empty `.hg` or `.svn` would look like a broken repository to those tools. (An empty `.git` does not: git
 # looks further up; so an absent `.git` gets a stand-in, and `git init` cannot run in the sandbox.)
 PRESENT_ONLY: frozenset[str] = frozenset({".hg", ".svn"})
+# Absent parents that get a stand-in themselves, so the protected directory below cannot be made by making
+# them first (`mkdir -p .github/workflows`). Only these: a stand-in `.config` or `library` would stop ordinary
+# project directories of that name from being created.
+STAND_IN_PARENTS: frozenset[str] = frozenset({".github"})
 REPOSITORY_ENTRIES: tuple[tuple[str, bool], ...] = ((".git/hooks", True), (".git/config", False))
 
 
@@ -76,6 +85,9 @@ class SandboxPolicy:
     # The egress proxy's socket directory, bound read-only (a socket is connected to, never written as a
     # file); None: no network at all.
     proxy_dir: Path | None = None
+    # PATH directories inside the private directories (a virtualenv in /tmp): bound read-only, so the command
+    # finds its programs; `tool_dirs_for` picks them.
+    tool_dirs: tuple[Path, ...] = ()
     extra_protected: tuple[Path, ...] = ()  # absolute: git's core.hooksPath directories
     protected: tuple[tuple[str, bool], ...] = field(default_factory=protected_entries)
     hidden_home: tuple[str, ...] = field(default_factory=hidden_home_entries)
@@ -97,6 +109,22 @@ class SandboxPlan:
     # Absent directories the layout mounts on or pins, parents first: the caller creates them before the command
     # and removes them (if still empty) when no sandbox runs.
     absent_mountpoints: tuple[Path, ...] = field(default=())
+    # Absent protected files the layout mounts an empty file on: the caller creates each (empty) just before
+    # the command and removes it right after, so none is left in the workspace once the command ended.
+    absent_files: tuple[Path, ...] = field(default=())
+
+
+def tool_dirs_for(path_entries: list[Path]) -> tuple[Path, ...]:
+    """The directories to show for the PATH entries the private directories would hide: a `bin` directory's
+    parent (a virtualenv's `bin/python` needs its `lib/` and `pyvenv.cfg`), else the entry itself; never a
+    private directory itself (all of /tmp would show other programs' sockets)."""
+    chosen: dict[Path, None] = {}
+    for entry in path_entries:
+        if not any(_under(entry, private) for private in PRIVATE_DIRS) or entry in PRIVATE_DIRS:
+            continue
+        shown = entry.parent if entry.name == "bin" and entry.parent not in PRIVATE_DIRS else entry
+        chosen[shown] = None
+    return tuple(chosen)
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -113,6 +141,7 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
     argv: list[str] = [bwrap]
     mounts: list[Mount] = []
     absent: list[Path] = []
+    absent_files: list[Path] = []
 
     def add(option: str, *paths: Path) -> None:
         argv.append(option)
@@ -131,6 +160,11 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
         add("--ro-bind", policy.proxy_dir, policy.proxy_dir)
         mounts.append(Mount("proxy", policy.proxy_dir, "the network proxy's socket: the only way out"))
 
+    for tool_dir in policy.tool_dirs:
+        if kind(tool_dir) == "dir":
+            add("--ro-bind", tool_dir, tool_dir)
+            mounts.append(Mount("read-only", tool_dir, "holds a PATH directory: its programs stay visible"))
+
     writable = [r for r in (*policy.writable_roots, *policy.extra_writable) if kind(r) == "dir"]
     for root in (*writable, *(d for d in policy.scratch_dirs if kind(d) == "dir")):
         add("--bind", root, root)
@@ -140,18 +174,30 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
     protected: list[tuple[Path, Path, str]] = []  # (source, target, note)
     targets = [(root / entry, root, is_dir) for root in writable for entry, is_dir in policy.protected]
     targets += [(path, root, True) for path in policy.extra_protected for root in writable if _under(path, root)]
+    seen: set[Path] = set()
     for target, root, is_dir in targets:
-        if target == root:
-            continue
+        if target == root or target in seen:
+            continue  # `.clinerules` is on both lists: the directory (listed first) stands in for both
+        seen.add(target)
         chain = _ancestors_within(target, root)
-        if any(kind(p) != "dir" for p in chain):
-            continue  # its parent is absent, or a file or link (`.git` of a worktree): nothing to pin there
+        missing = [p for p in chain if kind(p) != "dir"]
+        if missing:  # its parent is absent, or a file or link (`.git` of a worktree): nothing to pin there
+            first = missing[0]
+            stand_in = first.parent == root and first.name in STAND_IN_PARENTS and kind(first) == "absent"
+            if stand_in and first not in absent:
+                note = f"absent: an empty read-only directory stands in, so {target.name} cannot be made in it"
+                protected.append((policy.empty_dir, first, note))
+                absent.append(first)
+            continue
         found = kind(target)
         if target.name == ".git" and target.parent == root and found == "dir":
             continue  # a repository: pinned as the parent of its hooks and config, which stay read-only
-        if found == "absent" and (not is_dir or target.name in PRESENT_ONLY):
+        if found == "absent" and target.name in PRESENT_ONLY:
             continue
-        if found == "absent":
+        if found == "absent" and not is_dir:
+            protected.append((policy.empty_file, target, "absent: an empty read-only file stands in while it runs"))
+            absent_files.append(target)
+        elif found == "absent":
             protected.append((policy.empty_dir, target, "absent: an empty read-only directory stands in"))
             absent.append(target)
         else:
@@ -179,7 +225,7 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
 
     argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL"]
     argv.append("--")
-    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent))
+    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent), tuple(absent_files))
 
 
 def describe(plan: SandboxPlan) -> str:

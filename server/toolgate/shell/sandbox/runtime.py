@@ -24,9 +24,10 @@ from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
 from toolgate.permissions.network import names_exactly
 from toolgate.permissions.safety import git_hooks_dirs
+from toolgate.shell.sandbox import placeholders
 from toolgate.shell.sandbox.backend import SandboxBackend, detect_backend
 from toolgate.shell.sandbox.egress import network_rule_spec
-from toolgate.shell.sandbox.policy import PRIVATE_DIRS, SandboxPlan, SandboxPolicy
+from toolgate.shell.sandbox.policy import PRIVATE_DIRS, SandboxPlan, SandboxPolicy, tool_dirs_for
 from toolgate.shell.sandbox.proxy import Channel, EgressProxy
 
 Enabled = Literal["auto", "on", "off"]
@@ -79,6 +80,7 @@ class Launch:
     note: str | None  # for the result when it is not sandboxed although asked to be
     env: dict[str, str] = field(default_factory=dict)  # the proxy variables, with Network rules
     channel: Channel | None = None  # this command's socket into the egress proxy
+    placeholders: int | None = None  # the token of the absent protected files' stand-ins it mounts on
 
 
 @dataclass(eq=False)
@@ -89,6 +91,7 @@ class Sandbox:
     _backend: SandboxBackend | None = None
     _empty: Path | None = None
     _proxy: EgressProxy | None = None
+    _launched: list[int] = field(default_factory=list)  # placeholder tokens of commands not finished yet
 
     @property
     def network_specs(self) -> tuple[str, ...]:
@@ -126,6 +129,7 @@ class Sandbox:
             extra_writable=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.writable),
             extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
             proxy_dir=proxy_dir,
+            tool_dirs=tool_dirs_for(plan_roots(_path_entries())),
         )
 
     def plan(
@@ -142,6 +146,7 @@ class Sandbox:
             note = None if self.settings.enabled == "off" else f"The sandbox is not running: {state.detail}."
             return Launch((), note)
         channel: Channel | None = None
+        token: int | None = None
         try:
             if self.network_specs:
                 channel = self._egress().open_channel()
@@ -152,6 +157,10 @@ class Sandbox:
                 if not path.exists():
                     path.mkdir()
                     _STAND_IN_USERS.setdefault(path, set())
+            # A placeholder another command made is "present" to the plan, but must outlive this command too.
+            others = set(placeholders.in_use())
+            mounted = [m.path for m in plan.mounts if m.what == "protected" and m.path in others]
+            token = placeholders.acquire([*plan.absent_files, *mounted])
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
@@ -166,14 +175,23 @@ class Sandbox:
         for path, users in _STAND_IN_USERS.items():
             if any(path.is_relative_to(root) for root in plan_roots(roots)):
                 users.add(id(self))
+        self._launched.append(token)
         if channel is None:
-            return Launch(plan.argv, None)
-        forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
+            return Launch(plan.argv, None, placeholders=token)
+        try:
+            forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
+        except StateError:
+            self.finish(Launch((), None, channel=channel, placeholders=token))
+            raise
         prefix = (*plan.argv, *forwarder, str(channel.socket), str(PROXY_PORT), "--")
-        return Launch(prefix, None, proxy_env(self.network_specs), channel)
+        return Launch(prefix, None, proxy_env(self.network_specs), channel, token)
 
     def finish(self, launch: Launch) -> str | None:
-        """After a foreground command: what the proxy refused it (for the result); its socket is closed."""
+        """After a foreground command: its placeholders are removed, its proxy socket is closed, and what the
+        proxy refused it is returned (for the result)."""
+        if launch.placeholders is not None and launch.placeholders in self._launched:
+            self._launched.remove(launch.placeholders)
+            placeholders.release(launch.placeholders)
         if launch.channel is None:
             return None
         blocked = list(launch.channel.blocked)
@@ -212,6 +230,9 @@ class Sandbox:
         if self._proxy is not None:
             self._proxy.close()
             self._proxy = None
+        for token in self._launched:
+            placeholders.release(token)
+        self._launched.clear()
         for path in sorted(_STAND_IN_USERS, key=lambda p: len(p.parts), reverse=True):
             users = _STAND_IN_USERS[path]
             users.discard(id(self))
@@ -234,6 +255,11 @@ def proxy_env(specs: Sequence[str]) -> dict[str, str]:
     direct = ",".join(n for n in ("localhost", "127.0.0.1", "::1") if not any(names_exactly(s, n) for s in specs))
     names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
     return {**dict.fromkeys(names, url), "NO_PROXY": direct, "no_proxy": direct}
+
+
+def _path_entries() -> list[Path]:
+    """This process's PATH, which commands inherit (the scrubbed environment keeps it)."""
+    return [Path(e) for e in os.environ.get("PATH", os.defpath).split(os.pathsep) if e.startswith("/")]
 
 
 def _forwarder_python() -> str:
