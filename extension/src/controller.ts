@@ -199,6 +199,7 @@ export class ChatController {
     const { store } = this.deps;
     if (settings.sessionId !== store.state.sessionId) return;
     store.dispatch({ type: 'settingsProblems', problems: bannerProblems(settings.problems) });
+    store.dispatch({ type: 'sandbox', sandbox: settings.sandbox ?? null });
   }
 
   /** Ask the sidecar again which settings problems the open session has. */

@@ -329,6 +329,18 @@ export interface RuleSuggestion {
   scope: "session" | "local" | "project" | "user";
 }
 
+/** What the chat panel's header shows: whether Bash commands run sandboxed in this session, and why not. */
+export interface SandboxStatus {
+  /** on: commands run sandboxed; off: turned off in the settings; unavailable: asked for but cannot run here (the detail says why and what to do). */
+  state: "on" | "off" | "unavailable";
+  /** Commands that only write or run code inside the workspace run unasked. */
+  autoAllow: boolean;
+  /** Which sandbox runs them, or why none does. */
+  detail: string;
+  /** The Network(domain:…) rules its proxy allows. */
+  network: string[];
+}
+
 /** The "always allow" rule a person saved while the call waited (settings/addRule naming the call). */
 export interface SavedRule {
   rule: string;
@@ -392,6 +404,8 @@ export interface Settings {
   flagFiles: string[];
   /** Broken settings files, invalid rules and hook matchers: not in force. */
   problems: SettingsProblem[];
+  /** The session's Bash sandbox. */
+  sandbox: SandboxStatus | null;
 }
 
 /** A settings file, rule or hook matcher that is not in force, and where it is. */

@@ -27,6 +27,7 @@ export type {
   ReviewRecord,
   RuleChangeResult,
   RuleEntry,
+  SandboxStatus,
   SessionInfo,
   SessionListResult,
   Settings,

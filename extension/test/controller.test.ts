@@ -393,6 +393,7 @@ describe('ChatController', () => {
       settingsFiles: {},
       flagFiles: [],
       problems: [problem],
+      sandbox: null,
     };
     controller.showSettings(settings);
     expect(store.state.settingsProblems).toEqual([]);
@@ -400,6 +401,11 @@ describe('ChatController', () => {
     expect(store.state.settingsProblems).toHaveLength(1);
     controller.showSettings({ ...settings, sessionId: 's2', problems: [] });
     expect(store.state.settingsProblems).toEqual([]);
+    const sandbox = { state: 'unavailable' as const, autoAllow: false, detail: 'bwrap was not found on PATH', network: [] };
+    controller.showSettings({ ...settings, sessionId: 's2', sandbox });
+    expect(store.state.sandbox).toEqual(sandbox);
+    controller.showSettings({ ...settings, sessionId: 's1', sandbox: { ...sandbox, state: 'on' } });
+    expect(store.state.sandbox).toEqual(sandbox); // another session's sandbox is not this one's
   });
 
   it('saves an edited "always allow" rule through settings/addRule before allowing', async () => {

@@ -28,6 +28,7 @@ class FakeRulesClient implements RulesClient {
       rules: [...this.rules],
       settingsFiles: { project: PROJECT, local: '/ws/.toolgate/settings.local.json', user: '/home/u/.config/toolgate/settings.json' },
       flagFiles: [],
+      sandbox: null,
       problems: this.problems,
     };
   }

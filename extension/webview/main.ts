@@ -14,6 +14,7 @@ import { renderItem } from './components';
 import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
+import { drawSandbox, sandboxElement } from './sandboxState';
 import { TranscriptFollower } from './scrolling';
 
 interface VsCodeApi {
@@ -50,6 +51,7 @@ function post(message: ViewMessage): void {
 
 const sidecarStatus = h('div', { class: 'sidecar-status', role: 'status', 'data-state': 'stopped' });
 const providerStatus = h('div', { class: 'provider-status' });
+const sandboxState = sandboxElement();
 const sessionSelect = h('select', { class: 'session-select', 'aria-label': 'Session' });
 const newSessionButton = h('button', { class: 'secondary', title: 'Start a new session' }, 'New');
 const deleteSessionButton = h('button', { class: 'secondary', title: 'Delete this session' }, 'Delete');
@@ -103,7 +105,7 @@ app.append(
     'header',
     { class: 'header' },
     // Compact: the state and the model in one line (the details in their tooltips), the pickers in one row.
-    h('div', { class: 'status-row' }, sidecarStatus, providerStatus),
+    h('div', { class: 'status-row' }, sidecarStatus, providerStatus, sandboxState),
     h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, modeSelect),
     bypassWarning,
     settingsProblems,
@@ -137,6 +139,7 @@ function scheduleDraw(): void {
 function draw(): void {
   if (!state) return;
   drawHeader(state);
+  drawSandbox(sandboxState, state.sandbox);
   drawTranscript(state);
   drawTodos(state);
   const busy = state.busy;

@@ -89,6 +89,7 @@ async def test_session_new_list_settings_and_meta_file(sidecar: SidecarClient, w
         "reviewEdits": "when_asking",
     }
     assert settings["rules"] == [] and settings["problems"] == []
+    assert settings["sandbox"]["state"] in ("on", "off", "unavailable") and settings["sandbox"]["detail"]
     settings = await sidecar.call(p.SETTINGS_SET_REVIEW_EDITS, {"sessionId": session_id, "reviewEdits": "always"})
     assert settings["reviewEdits"] == "always"
     assert await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id}) == settings

@@ -15,6 +15,7 @@ import type {
   RuleScope,
   ReviewRecord,
   RuleSuggestion,
+  SandboxStatus,
   SessionInfo,
   TodoItem,
 } from '../protocol';
@@ -135,6 +136,8 @@ export interface ChatState {
   provider: ProviderStatus;
   /** What the open session's permission settings could not use (empty when all is well). */
   settingsProblems: SettingsProblem[];
+  /** The open session's Bash sandbox, as the sidecar reports it (null: no session yet, or it does not say). */
+  sandbox: SandboxStatus | null;
   nextId: number;
 }
 
@@ -183,6 +186,7 @@ export type ChatAction =
   /** The sidecar refused the rule of an "always allow"; the card stays open with the reason. */
   | { type: 'approvalFailed'; id: string; rule: string; scope: RuleScope; error: string }
   | { type: 'settingsProblems'; problems: SettingsProblem[] }
+  | { type: 'sandbox'; sandbox: SandboxStatus | null }
   | {
       type: 'reviewRequested';
       id: string;
@@ -208,6 +212,7 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     sidecar: { state: 'stopped' },
     provider,
     settingsProblems: [],
+    sandbox: null,
     nextId: 1,
   };
 }
@@ -283,6 +288,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       );
     case 'settingsProblems':
       return { ...state, settingsProblems: action.problems };
+    case 'sandbox':
+      return { ...state, sandbox: action.sandbox };
     case 'reviewRequested':
       return append(startWaiting(state, action.toolUseId, action.at), {
         kind: 'review',

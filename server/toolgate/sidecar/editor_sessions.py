@@ -31,6 +31,7 @@ from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
 from toolgate.session_files import META_FILE, SessionFiles, SessionMeta, SessionNotFound
+from toolgate.shell.sandbox.runtime import SANDBOX
 from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 from toolgate.sidecar.settings_answer import settings_answer
 
@@ -90,7 +91,8 @@ class EditorSession:
         return session_info(self.meta, live=True, mode=self.mode)
 
     def settings(self) -> Settings:
-        return settings_answer(self.runtime.permissions, self.id, self.mode, self.meta.review_edits)
+        sandbox = self.runtime.session.deps.get(SANDBOX).state()
+        return settings_answer(self.runtime.permissions, self.id, self.mode, self.meta.review_edits, sandbox)
 
     async def run_tools(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
         """Run one turn of tool calls (`toolgate/tools/run`). Turns of one session run one after another, chat

@@ -32,6 +32,7 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_sandbox import SandboxStatus
 from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
 from toolgate.sidecar.wire_model import WireModel as WireModel
 from toolgate.tools.todo_write import TodoItem
@@ -175,6 +176,7 @@ class Settings(WireModel):
     problems: list[SettingsProblem] = Field(
         default_factory=list, description="Broken settings files, invalid rules and hook matchers: not in force."
     )
+    sandbox: SandboxStatus | None = Field(default=None, description="The session's Bash sandbox.")
 
 
 class PendingCall(WireModel):

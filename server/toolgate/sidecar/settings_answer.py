@@ -7,11 +7,17 @@ transport.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from toolgate.core.permission import PermissionMode, RuleScope
 from toolgate.permissions.decide import PermissionEngine
 from toolgate.permissions.edit_rules import list_rules
 from toolgate.permissions.sources import RuleProblem
 from toolgate.sidecar.protocol import ReviewEdits, RuleEntry, Settings, SettingsProblem
+from toolgate.sidecar.protocol_sandbox import SandboxStatus
+
+if TYPE_CHECKING:
+    from toolgate.shell.sandbox.runtime import SandboxState
 
 _FILE_SCOPES: tuple[RuleScope, ...] = ("local", "project", "user")
 
@@ -27,8 +33,17 @@ def wire_problem(problem: RuleProblem) -> SettingsProblem:
     )
 
 
+def sandbox_status(state: SandboxState) -> SandboxStatus:
+    detail = state.describe() if state.active else state.detail
+    return SandboxStatus(state=state.status, auto_allow=state.auto_allow, detail=detail, network=list(state.network))
+
+
 def settings_answer(
-    engine: PermissionEngine, session_id: str, mode: PermissionMode, review_edits: ReviewEdits
+    engine: PermissionEngine,
+    session_id: str,
+    mode: PermissionMode,
+    review_edits: ReviewEdits,
+    sandbox: SandboxState | None = None,
 ) -> Settings:
     engine.refresh()  # a settings file fixed by hand shows as fixed
     return Settings(
@@ -39,4 +54,5 @@ def settings_answer(
         settings_files={scope: str(path) for scope in _FILE_SCOPES if (path := engine.settings_file(scope))},
         flag_files=[str(path) for path in engine.book.flag_files],
         problems=[wire_problem(problem) for problem in engine.settings_problems],
+        sandbox=sandbox_status(sandbox) if sandbox is not None else None,
     )

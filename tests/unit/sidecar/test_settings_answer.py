@@ -44,3 +44,23 @@ def test_the_settings_answer_sends_files_problems_and_positions_as_structure(tmp
     ]
     assert "'Bash(' is not a valid rule" in engine.problems[0]
     assert engine.problems[1].startswith(f"flag ({flag}): the PreToolUse matcher 'Bash['")
+
+
+def test_the_sandbox_state_goes_with_the_settings(tmp_path: Path) -> None:
+    from toolgate.shell.sandbox.runtime import SandboxState
+
+    engine = PermissionEngine(tmp_path, home=tmp_path / "home", environ={})
+    on = SandboxState(True, True, "bubblewrap", "/usr/bin/bwrap", ("Network(domain:pypi.org)",))
+    answer = settings_answer(engine, "s1", PermissionMode.DEFAULT, "when_asking", on)
+    assert answer.sandbox is not None
+    assert (answer.sandbox.state, answer.sandbox.auto_allow, answer.sandbox.network) == (
+        "on",
+        True,
+        ["Network(domain:pypi.org)"],
+    )
+    assert "through its proxy to Network(domain:pypi.org)" in answer.sandbox.detail
+    missing = SandboxState(False, False, "none", "bwrap was not found on PATH", status="unavailable")
+    answer = settings_answer(engine, "s1", PermissionMode.DEFAULT, "when_asking", missing)
+    assert answer.sandbox is not None and answer.sandbox.state == "unavailable"
+    assert answer.sandbox.detail == "bwrap was not found on PATH"
+    assert settings_answer(engine, "s1", PermissionMode.DEFAULT, "when_asking").sandbox is None

@@ -65,6 +65,7 @@ class SandboxState:
     backend: str
     detail: str  # why it is off or unavailable, or which bwrap runs it
     network: tuple[str, ...] = ()  # the Network rules its proxy allows (none: no network at all)
+    status: Literal["on", "off", "unavailable"] = "on"  # "off": by the settings; "unavailable": cannot run here
 
     def describe(self) -> str:
         if self.active:
@@ -106,10 +107,10 @@ class Sandbox:
 
     def state(self) -> SandboxState:
         if self.settings.enabled == "off":
-            return SandboxState(False, False, "none", "turned off (sandbox.enabled is off)")
+            return SandboxState(False, False, "none", "turned off (sandbox.enabled is off)", status="off")
         status = self.backend.status()
         if not status.available:
-            return SandboxState(False, False, status.backend, status.detail)
+            return SandboxState(False, False, status.backend, status.detail, status="unavailable")
         rules = tuple(self.settings.network)
         return SandboxState(True, self.settings.auto_allow, status.backend, status.detail, rules)
 

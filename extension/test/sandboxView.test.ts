@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+
+import { sandboxLabel } from '../src/shared/sandboxView';
+
+describe('the chat header sandbox label', () => {
+  it('says on, off or unavailable in a few words and keeps the why for the tooltip', () => {
+    const on = sandboxLabel({ state: 'on', autoAllow: true, detail: 'on (bubblewrap, /usr/bin/bwrap)', network: [] });
+    expect(on).toEqual({
+      state: 'on',
+      text: 'Sandbox on · auto-allow',
+      title: 'Bash commands run sandboxed: on (bubblewrap, /usr/bin/bwrap)',
+    });
+    expect(sandboxLabel({ state: 'on', autoAllow: false, detail: 'x', network: [] }).text).toBe('Sandbox on');
+    expect(sandboxLabel({ state: 'off', autoAllow: false, detail: 'turned off', network: [] }).text).toBe('Sandbox off');
+    const missing = sandboxLabel({ state: 'unavailable', autoAllow: false, detail: 'bwrap was not found on PATH', network: [] });
+    expect(missing.text).toBe('Sandbox unavailable');
+    expect(missing.title).toContain('nothing is allowed on its account: bwrap was not found on PATH');
+  });
+});
