@@ -59,6 +59,11 @@ PROTECTED_SUFFIXES: tuple[tuple[str, ...], ...] = (
 )  # fmt: skip
 
 _SHORT_NAME = re.compile(r"~\d")  # PROGRA~1: a Windows 8.3 name that may alias a protected one
+# Git's own revision names with `~N`/`^N` (`HEAD~1`, `ORIG_HEAD^2`, `@~3:src`): revisions, which git never looks up
+# as a file, and no protected name's short form starts with them.
+_GIT_REVISION = re.compile(r"(HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|CHERRY_PICK_HEAD|REVERT_HEAD|@)([~^]\d*)+(:.*)?")
+# `PREFIX=./out`, `--prefix=../x`: an option's value that starts with `.` or `..`, not a name ending in a dot.
+_OPTION_VALUE_DOTS = re.compile(r"[^=]*=\.\.?")
 _DEVICE = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d|conin\$|conout\$)(\..*)?$", re.IGNORECASE)
 
 
@@ -72,12 +77,16 @@ def suspicious_form(raw: str) -> str | None:
     if text.startswith("//") and not text.startswith("///"):
         return "it is a network (UNC) path"
     parts = [p for p in text.split("/") if p]
-    for part in parts:
-        if part not in (".", "..") and (part.endswith(".") or part.endswith(" ")):
+    for index, part in enumerate(parts):
+        # A last `...` is Go's "and every package below" (`go test ./...`); Windows reads it as `.`, the very
+        # directory it follows, so it aliases nothing the check did not already see. Inside a path it stays odd.
+        last_dots = part == "..." and index == len(parts) - 1
+        dotted = part.endswith(".") and not _OPTION_VALUE_DOTS.fullmatch(part)
+        if part not in (".", "..") and not last_dots and (dotted or part.endswith(" ")):
             return f"the name {part!r} ends with a dot or space, which Windows drops (it can alias another file)"
-        if part.startswith("...") and set(part) == {"."}:
+        if part.startswith("...") and set(part) == {"."} and not last_dots:
             return f"the name {part!r} is only dots"
-        if _SHORT_NAME.search(part):
+        if _SHORT_NAME.search(part) and not _GIT_REVISION.fullmatch(part):
             return f"the name {part!r} looks like a Windows short name (8.3), which can alias another file"
         if ":" in part and os.name == "nt":
             return f"the name {part!r} contains ':' (a Windows drive or alternate data stream)"
@@ -276,11 +285,21 @@ def _git_destruction(words: Sequence[str]) -> str | None:
     flags = _short_flags(args)
     operands = [w for w in args if not w.startswith("-")]
     forced_clean = sub == "clean" and ("f" in flags or "--force" in args)
-    if forced_clean and "n" not in flags and "--dry-run" not in args and any(c in flags for c in "xdX"):
-        return "git clean -f with -x or -d deletes untracked and ignored files, which git cannot bring back"
+    # `-d` only adds untracked directories to the untracked files plain `git clean -f` removes; `-x`/`-X` reach
+    # the ignored files (.env, local settings, virtualenvs), which nothing else would have kept.
+    if forced_clean and "n" not in flags and "--dry-run" not in args and any(c in flags for c in "xX"):
+        return "git clean -f with -x deletes ignored files too (.env, local settings), which git cannot bring back"
     if sub == "reset" and "--hard" in args:
         return "git reset --hard throws away uncommitted changes"
-    if sub in ("checkout", "restore") and (set(operands) & _EVERYTHING or (sub == "checkout" and "f" in flags)):
+    # `git restore --staged` alone only unstages: the index changes, the files in the tree stay as they are.
+    index_only = (
+        sub == "restore" and ("S" in flags or "--staged" in args) and not ("W" in flags or "--worktree" in args)
+    )
+    if (
+        sub in ("checkout", "restore")
+        and not index_only
+        and (set(operands) & _EVERYTHING or (sub == "checkout" and "f" in flags))
+    ):
         return f"git {sub} over the whole tree throws away uncommitted changes"
     if sub == "config" and _git_config_writes(args):
         return "git config changes git's configuration, which can name programs git runs (hooks, pagers, ssh)"

@@ -21,7 +21,7 @@ DESTRUCTIVE = [
     "sudo find / -delete",
     "find $DIR -delete",
     "git clean -fdx",
-    "git clean -f -d",
+    "git clean -f -d -x",
     "git clean -fX",
     "git -C . clean -xf",
     "git reset --hard",
@@ -31,6 +31,8 @@ DESTRUCTIVE = [
     "git checkout -f main",
     "git restore .",
     "git restore --worktree :/",
+    "git restore --staged --worktree .",
+    "git restore -SW .",
     "git push --force",
     "git push -f origin main",
     "git push --force-with-lease",
@@ -58,6 +60,9 @@ STILL_UNATTENDED = [
     "find build -type f -exec rm {} +",
     "git clean -n -dx",
     "git clean -f",
+    "git clean -fd",  # untracked directories, as plain -f removes untracked files
+    "git restore --staged .",  # unstages: the files in the tree stay as they are
+    "git restore -S :/",
     "git reset --soft origin/main",
     "git checkout -- src/app.py",
     "git restore src/app.py",

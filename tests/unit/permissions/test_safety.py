@@ -125,6 +125,20 @@ def test_safety_checks_every_resolved_form(tmp_path: Path) -> None:
         ("//host/share", True),
         ("/normal/abs/path", False),
         ("../ok", False),
+        # Windows aliases stay caught ...
+        (".git./hooks/pre-commit", True),
+        ("GIT~1/hooks/pre-commit", True),
+        ("a/.../.git", True),
+        ("x/PREFIX=./out.", True),
+        # ... and these everyday words are no alias: Go's package pattern, option values, git revisions.
+        ("./...", False),
+        ("pkg/...", False),
+        ("PREFIX=./out", False),
+        ("--prefix=../x", False),
+        ("HEAD~1", False),
+        ("ORIG_HEAD^2", False),
+        ("@~3:src/app.py", False),
+        ("HEAD~1.", True),
     ],
 )
 def test_suspicious_forms(raw: str, suspicious: bool) -> None:
