@@ -121,6 +121,15 @@ def test_absent_protected_files_get_an_empty_read_only_file_listed_for_the_comma
     assert [t for _s, t in ro].count(str(WS / ".clinerules")) == 1 and WS / ".clinerules" not in plan.absent_files
 
 
+def test_absent_shell_startup_files_get_a_stand_in_only_in_a_working_directory_that_is_home() -> None:
+    plan = plan_for({WS / ".bashrc": "file", HOME: "dir"}, writable_roots=(WS, HOME))
+    ro = pairs(plan, "--ro-bind")
+    assert (str(WS / ".bashrc"), str(WS / ".bashrc")) in ro  # present: read-only everywhere
+    assert WS / ".zshrc" not in plan.absent_files and WS / ".gitconfig" not in plan.absent_files
+    assert HOME / ".zshrc" in plan.absent_files and HOME / ".gitconfig" in plan.absent_files
+    assert WS / ".envrc" in plan.absent_files  # read where it is: everywhere
+
+
 def test_an_absent_github_directory_stands_in_itself_so_workflows_cannot_be_made() -> None:
     plan = plan_for({})
     assert (str(EMPTY), str(WS / ".github")) in pairs(plan, "--ro-bind")
@@ -154,10 +163,9 @@ def test_a_git_file_or_link_is_not_looked_into() -> None:
     assert (str(WS / ".git"), str(WS / ".git")) not in pairs(plan, "--bind")
 
 
-def test_credentials_in_home_are_hidden_directories_by_tmpfs_files_by_an_empty_file() -> None:
+def test_credentials_in_home_are_hidden_by_an_empty_directory_or_file() -> None:
     plan = plan_for({HOME / ".ssh": "dir", HOME / ".netrc": "file"})
-    assert (str(HOME / ".ssh"),) in pairs(plan, "--tmpfs")
-    assert index_of(plan, "--tmpfs", str(HOME / ".ssh")) < index_of(plan, "--remount-ro", str(HOME / ".ssh"))
+    assert (str(EMPTY), str(HOME / ".ssh")) in pairs(plan, "--ro-bind")  # one mount, not a tmpfs and a remount
     assert (str(EMPTY_FILE), str(HOME / ".netrc")) in pairs(plan, "--ro-bind")
     assert str(HOME / ".aws") not in plan.argv  # absent, and home is read-only: nothing can create it
 

@@ -51,6 +51,16 @@ PathKind = Callable[[Path], Kind]
 # An empty `.hg` or `.svn` would look like a broken repository to those tools. (An empty `.git` does not: git
 # looks further up; so an absent `.git` gets a stand-in, and `git init` cannot run in the sandbox.)
 PRESENT_ONLY: frozenset[str] = frozenset({".hg", ".svn"})
+# Files only read from the home directory (shells, readline, git's global config): an absent one gets a stand-in
+# only in a working directory that is the home directory. Elsewhere nothing reads them, and every mount costs
+# each command time (bench_sandbox). Present ones stay read-only everywhere (a dotfiles repository's may be
+# linked from home).
+HOME_ONLY_FILES: frozenset[str] = frozenset(
+    {
+        ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
+        ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig",
+    }
+)  # fmt: skip
 # Absent parents that get a stand-in themselves, so the protected directory below cannot be made by making
 # them first (`mkdir -p .github/workflows`). Only these: a stand-in `.config` or `library` would stop ordinary
 # project directories of that name from being created.
@@ -194,6 +204,8 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
             continue  # a repository: pinned as the parent of its hooks and config, which stay read-only
         if found == "absent" and target.name in PRESENT_ONLY:
             continue
+        if found == "absent" and target.name in HOME_ONLY_FILES and root != policy.home:
+            continue
         if found == "absent" and not is_dir:
             protected.append((policy.empty_file, target, "absent: an empty read-only file stands in while it runs"))
             absent_files.append(target)
@@ -216,8 +228,7 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
     for path in hidden:
         found = kind(path)
         if found in ("dir", "link"):
-            add("--tmpfs", path)
-            add("--remount-ro", path)
+            add("--ro-bind", policy.empty_dir, path)  # one mount (a tmpfs made read-only would be two)
             mounts.append(Mount("hidden", path, "an empty directory stands in"))
         elif found == "file":
             add("--ro-bind", policy.empty_file, path)
