@@ -51,14 +51,15 @@ PathKind = Callable[[Path], Kind]
 # An empty `.hg` or `.svn` would look like a broken repository to those tools. (An empty `.git` does not: git
 # looks further up; so an absent `.git` gets a stand-in, and `git init` cannot run in the sandbox.)
 PRESENT_ONLY: frozenset[str] = frozenset({".hg", ".svn"})
-# Files only read from the home directory (shells, readline, git's global config): an absent one gets a stand-in
+# Files only read from the home directory (shells, readline, git's global config, Claude Code's ~/.claude.json) or
+# from where an environment variable points (.ripgreprc): an absent one gets a stand-in
 # only in a working directory that is the home directory. Elsewhere nothing reads them, and every mount costs
 # each command time (bench_sandbox). Present ones stay read-only everywhere (a dotfiles repository's may be
 # linked from home).
 HOME_ONLY_FILES: frozenset[str] = frozenset(
     {
         ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
-        ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig",
+        ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig", ".claude.json", ".ripgreprc",
     }
 )  # fmt: skip
 # Absent parents that get a stand-in themselves, so the protected directory below cannot be made by making
