@@ -8,7 +8,6 @@ the sandbox's own 127.0.0.1:3128), so nothing in between (curl's URL parser) can
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import threading
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from tests.integration.test_sandbox_escapes import bash_call, python, run_one, run_tools
+from tests.integration.test_sandbox_escapes import _processes_with, bash_call, python, run_one, run_tools
 
 from toolgate.shell.sandbox.runtime import PROXY_PORT
 
@@ -76,19 +75,6 @@ s.sendall({head.encode("latin-1")!r})
 print('STATUS', s.recv(65536).split(b'\\r\\n')[0].decode())
 """
     return python(code)
-
-
-def _egress_processes() -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"toolgate-egress-" in cmdline:
-                found.append(int(entry))
-    return found
 
 
 def test_without_a_rule_curl_reaches_nothing(workspace: Path, tmp_path: Path, server: Server) -> None:
@@ -152,4 +138,4 @@ def test_background_commands_reach_only_through_the_proxy_and_nothing_is_left_ru
     assert results[1] == REPLY, results
     assert "Network(domain:evil.test)" in (workspace / "refused.txt").read_text()
     assert server.paths == ["/background"]
-    assert _egress_processes() == []  # the forwarder died with its sandbox, the proxy with the session
+    assert _processes_with("toolgate-egress-") == []  # the forwarder died with its sandbox, the proxy with the session
