@@ -54,7 +54,8 @@ def write_attempt(target: Path | str) -> str:
 def assert_ran_sandboxed(result: str) -> None:
     """Allowed on the sandbox's account (not asked), and refused by it."""
     assert "needs approval" not in result, result
-    assert "Read-only file system" in result or "No such file or directory" in result or "busy" in result, result
+    signs = ("Read-only file system", "No such file or directory", "busy", "Is a directory")
+    assert any(sign in result for sign in signs), result
 
 
 @pytest.fixture
@@ -145,6 +146,15 @@ def test_protected_config_cannot_be_created_when_absent(workspace: Path, relativ
     top = relative.split("/")[0]
     assert top in (".git", ".github") or not (workspace / top).exists()
     assert not (workspace / ".git" / "hooks").exists()
+
+
+def test_git_add_all_in_the_sandbox_commits_no_stand_in(workspace: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "notes.txt").write_text("hi\n")
+    command = "git add -A && git -c user.name=t -c user.email=t@t commit -qm x && git show --name-only --format="
+    result = run_one(workspace, command)
+    assert "needs approval" not in result, result
+    assert result.strip() == "notes.txt", result  # no `.envrc`, `.mcp.json`, `agents.md`: empty directories
 
 
 def test_workflows_cannot_be_made_by_making_an_absent_github_first(workspace: Path) -> None:

@@ -39,7 +39,7 @@ _DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "
 _SANDBOX_SIGNS = (
     "Read-only file system", "Device or resource busy", "Network is unreachable", "Could not resolve host",
     "Temporary failure in name resolution", "Name or service not known", "Couldn't connect to server",
-    "Operation not permitted",
+    "Operation not permitted", "Is a directory",
 )  # fmt: skip
 SANDBOX_FAILURE_NOTE = (
     "It ran in the sandbox, which blocks writes outside the working directories, writes to protected paths "

@@ -110,11 +110,11 @@ def test_an_absent_repository_gets_a_stand_in_git_and_absent_hg_none() -> None:
     assert str(WS / ".hg") not in targets  # an empty .hg would look like a broken repository
 
 
-def test_absent_protected_files_get_an_empty_read_only_file_listed_for_the_command_only() -> None:
+def test_absent_protected_files_get_an_empty_read_only_directory_listed_for_the_command_only() -> None:
     plan = plan_for({WS / ".git": "dir", WS / ".envrc": "file"})
     ro = pairs(plan, "--ro-bind")
     for path in (WS / ".mcp.json", WS / ".gitmodules", WS / "agents.md", WS / ".git" / "config"):
-        assert (str(EMPTY_FILE), str(path)) in ro
+        assert (str(EMPTY), str(path)) in ro  # a directory: git ignores it, `git add -A` would commit a file
         assert path in plan.absent_files and path not in plan.absent_mountpoints
     assert (str(WS / ".envrc"), str(WS / ".envrc")) in ro and WS / ".envrc" not in plan.absent_files
     # `.clinerules` is a protected directory and file name: one stand-in (the directory), never two mounts.

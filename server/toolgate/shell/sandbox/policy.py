@@ -19,8 +19,9 @@ needs an empty directory as the mount point (git ignores empty directories), whi
 so the caller creates it first and removes it (if still empty) when the session ends. Every ancestor of a
 protected path inside a root is bound onto itself ("pinned"): a mount point cannot be renamed or removed, so
 `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the read-only hooks. An absent protected *file*
-(`.envrc`, `.mcp.json`) gets an empty read-only file, which `absent_files` lists: the caller creates it just
-before the command and removes it right after (git would list it as untracked, direnv would notice it).
+(`.envrc`, `.mcp.json`) gets an empty read-only *directory* in its place (an empty file would be listed by git and
+committed by `git add -A`; git ignores an empty directory), which `absent_files` lists: the caller creates it
+just before the command and removes it right after.
 
 Not covered: protected names below the top of a working directory (`sub/.vscode`, `pkg/.envrc`): finding them
 would mean walking the tree before every command, and absent ones cannot be listed at all. A write there that a
@@ -46,7 +47,7 @@ PathKind = Callable[[Path], Kind]
 # - `.git/hooks` and `.git/config` of a repository there, and the PROTECTED_SUFFIXES directories (`.github/
 #   workflows`, ...): read-only; a stand-in when absent but their parent exists (no new parents are made, but an
 #   absent STAND_IN_PARENTS directory gets a stand-in itself);
-# - PROTECTED_FILES: read-only; an empty read-only stand-in while a command runs when absent;
+# - PROTECTED_FILES: read-only; an empty read-only directory stands in while a command runs when absent;
 # - credentials under the home directory (CREDENTIAL_DIRS, CREDENTIAL_FILES): not visible at all.
 # An empty `.hg` or `.svn` would look like a broken repository to those tools. (An empty `.git` does not: git
 # looks further up; so an absent `.git` gets a stand-in, and `git init` cannot run in the sandbox.)
@@ -120,8 +121,8 @@ class SandboxPlan:
     # Absent directories the layout mounts on or pins, parents first: the caller creates them before the command
     # and removes them (if still empty) when no sandbox runs.
     absent_mountpoints: tuple[Path, ...] = field(default=())
-    # Absent protected files the layout mounts an empty file on: the caller creates each (empty) just before
-    # the command and removes it right after, so none is left in the workspace once the command ended.
+    # Absent protected files the layout mounts an empty directory on: the caller creates each (empty) just
+    # before the command and removes it right after, so none is left in the workspace once the command ended.
     absent_files: tuple[Path, ...] = field(default=())
 
 
@@ -208,7 +209,10 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
         if found == "absent" and target.name in HOME_ONLY_FILES and root != policy.home:
             continue
         if found == "absent" and not is_dir:
-            protected.append((policy.empty_file, target, "absent: an empty read-only file stands in while it runs"))
+            # A directory, not an empty file: `git add -A` in the sandbox would commit an empty file, and git
+            # ignores an empty directory. Nothing can create the file where a directory is mounted.
+            note = "absent: an empty read-only directory stands in while the command runs"
+            protected.append((policy.empty_dir, target, note))
             absent_files.append(target)
         elif found == "absent":
             protected.append((policy.empty_dir, target, "absent: an empty read-only directory stands in"))
