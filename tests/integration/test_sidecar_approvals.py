@@ -207,7 +207,8 @@ async def test_rules_can_be_listed_added_checked_and_removed(sidecar: SidecarCli
     assert settings["rules"] == [] and settings["problems"] == []
     assert settings["settingsFiles"]["project"] == str(workspace / ".toolgate" / "settings.json")
 
-    check = {"sessionId": session_id, "tool": "Bash", "input": {"command": "npm test"}}
+    # Outside the sandbox: inside it (on by default where bwrap runs), `npm test` is allowed on its account.
+    check = {"sessionId": session_id, "tool": "Bash", "input": {"command": "npm test", "outside_sandbox": True}}
     assert (await sidecar.call(p.PERMISSIONS_CHECK, check))["decision"] == "ask"
 
     added = await sidecar.call(

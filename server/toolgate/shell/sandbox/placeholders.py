@@ -6,6 +6,11 @@ only as long as the commands that mount on it: made just before a command, remov
 last command using it ended (a background command keeps it until it is stopped or the session ends). Removing
 it earlier would lift the mount inside a sandbox still running. Only the very directory made here is removed,
 and only while still empty: one the user put something in meanwhile (from outside any sandbox) is left alone.
+
+Removing one is slow (a couple of milliseconds each: the directory was a mount point in the namespace that
+just ended), so `release` hands it to a cleaner thread and the command's result does not wait. The cleaner
+takes `LOCK` for each removal and the launcher holds it from the plan to `acquire`, so a placeholder a new
+command is about to mount on is claimed again, never removed under it.
 """
 
 from __future__ import annotations
@@ -13,43 +18,74 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-_USERS: dict[Path, set[int]] = {}  # placeholder -> the launches mounting on it
+LOCK = threading.RLock()
+_USERS: dict[Path, set[int]] = {}  # placeholder -> the launches mounting on it (empty: to be removed)
 _IDENTITY: dict[Path, tuple[int, int]] = {}  # placeholder -> (device, inode) of the directory made here
 _TOKENS = itertools.count(1)
+_WAKE = threading.Event()
+_cleaner: threading.Thread | None = None
 
 
 def acquire(paths: Iterable[Path]) -> int:
     """Make the absent ones (empty directories) and note this launch as a user of all; returns its token.
     An `OSError` leaves nothing behind."""
     token = next(_TOKENS)
-    try:
-        for path in paths:
-            if path in _USERS:
-                _USERS[path].add(token)
-                continue
-            try:
-                path.mkdir()
-            except FileExistsError:
-                continue  # made meanwhile from outside: it is mounted read-only as it is, and never removed
-            info = os.lstat(path)
-            _USERS[path] = {token}
-            _IDENTITY[path] = (info.st_dev, info.st_ino)
-    except OSError:
-        release(token)
-        raise
+    with LOCK:
+        try:
+            for path in paths:
+                if path in _USERS:
+                    _USERS[path].add(token)  # also one waiting for the cleaner: claimed again, kept
+                    continue
+                try:
+                    path.mkdir()
+                except FileExistsError:
+                    continue  # made meanwhile from outside: it is mounted read-only as it is, and never removed
+                info = os.lstat(path)
+                _USERS[path] = {token}
+                _IDENTITY[path] = (info.st_dev, info.st_ino)
+        except OSError:
+            release(token)
+            flush()
+            raise
     return token
 
 
 def release(token: int) -> None:
-    """This launch's command ended: remove each placeholder no other running command mounts on."""
-    for path in [p for p, users in _USERS.items() if token in users]:
-        users = _USERS[path]
-        users.discard(token)
-        if users:
-            continue
+    """This launch's command ended: each placeholder no other running command mounts on is removed soon."""
+    global _cleaner
+    with LOCK:
+        for users in _USERS.values():
+            users.discard(token)
+        if not any(not users for users in _USERS.values()):
+            return
+        if _cleaner is None or not _cleaner.is_alive():
+            _cleaner = threading.Thread(target=_clean_forever, name="toolgate-placeholders", daemon=True)
+            _cleaner.start()
+    _WAKE.set()
+
+
+def flush() -> None:
+    """Remove every placeholder nothing mounts on, now."""
+    with LOCK:
+        unused = [p for p, users in _USERS.items() if not users]
+    for path in unused:
+        _remove(path)
+
+
+def in_use() -> list[Path]:
+    """Every placeholder that exists (mounted, or waiting for the cleaner)."""
+    with LOCK:
+        return list(_USERS)
+
+
+def _remove(path: Path) -> None:
+    with LOCK:
+        if _USERS.get(path) != set():
+            return  # claimed again meanwhile, or already removed
         del _USERS[path]
         identity = _IDENTITY.pop(path)
         with contextlib.suppress(OSError):  # rmdir fails on a directory someone put something in
@@ -58,5 +94,8 @@ def release(token: int) -> None:
                 path.rmdir()
 
 
-def in_use() -> list[Path]:
-    return list(_USERS)
+def _clean_forever() -> None:
+    while True:
+        _WAKE.wait()
+        _WAKE.clear()
+        flush()

@@ -151,17 +151,19 @@ class Sandbox:
         try:
             if self.network_specs:
                 channel = self._egress().open_channel()
-            plan = self.plan(roots, home, scratch, channel.directory if channel else None)
-            # bwrap resolves every source before it mounts anything, so an absent mount point must exist first.
-            # They stay until the session ends: creating and removing them costs more than a short command.
-            for path in plan.absent_mountpoints:
-                if not path.exists():
-                    path.mkdir()
-                    _STAND_IN_USERS.setdefault(path, set())
-            # A placeholder another command made is "present" to the plan, but must outlive this command too.
-            others = set(placeholders.in_use())
-            mounted = [m.path for m in plan.mounts if m.what == "protected" and m.path in others]
-            token = placeholders.acquire([*plan.absent_files, *mounted])
+            with placeholders.LOCK:  # no placeholder is removed between the plan's look and this launch's claim
+                plan = self.plan(roots, home, scratch, channel.directory if channel else None)
+                # bwrap resolves every source before it mounts anything, so an absent mount point must exist
+                # first. They stay until the session ends: creating and removing them costs more than a short
+                # command.
+                for path in plan.absent_mountpoints:
+                    if not path.exists():
+                        path.mkdir()
+                        _STAND_IN_USERS.setdefault(path, set())
+                # A placeholder another command made is "present" to the plan, but must outlive this one too.
+                others = set(placeholders.in_use())
+                mounted = [m.path for m in plan.mounts if m.what == "protected" and m.path in others]
+                token = placeholders.acquire([*plan.absent_files, *mounted])
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
@@ -234,6 +236,7 @@ class Sandbox:
         for token in self._launched:
             placeholders.release(token)
         self._launched.clear()
+        placeholders.flush()  # nothing of this session's is left behind once it ended
         for path in sorted(_STAND_IN_USERS, key=lambda p: len(p.parts), reverse=True):
             users = _STAND_IN_USERS[path]
             users.discard(id(self))
