@@ -7,8 +7,9 @@ last command using it ended (a background command keeps it until it is stopped o
 it earlier would lift the mount inside a sandbox still running. Only the very directory made here is removed,
 and only while still empty: one the user put something in meanwhile (from outside any sandbox) is left alone.
 
-Removing one is slow (a couple of milliseconds each: the directory was a mount point in the namespace that
-just ended), so `release` hands it to a cleaner thread and the command's result does not wait. The cleaner
+Making and removing them is slow (a millisecond or two each, a dozen per command), so `release` hands them to a
+cleaner thread, which removes them once no command has used them for `IDLE_S`: the commands of one turn reuse
+them, and the command's result never waits. The cleaner
 takes `LOCK` for each removal and the launcher holds it from the plan to `acquire`, so a placeholder a new
 command is about to mount on is claimed again, never removed under it.
 """
@@ -19,6 +20,7 @@ import contextlib
 import itertools
 import os
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,8 +28,10 @@ LOCK = threading.RLock()
 _USERS: dict[Path, set[int]] = {}  # placeholder -> the launches mounting on it (empty: to be removed)
 _IDENTITY: dict[Path, tuple[int, int]] = {}  # placeholder -> (device, inode) of the directory made here
 _TOKENS = itertools.count(1)
+_RELEASED: dict[Path, float] = {}  # placeholder nothing mounts on -> since when (monotonic)
 _WAKE = threading.Event()
 _cleaner: threading.Thread | None = None
+IDLE_S = 1.0
 
 
 def acquire(paths: Iterable[Path]) -> int:
@@ -39,6 +43,7 @@ def acquire(paths: Iterable[Path]) -> int:
             for path in paths:
                 if path in _USERS:
                     _USERS[path].add(token)  # also one waiting for the cleaner: claimed again, kept
+                    _RELEASED.pop(path, None)
                     continue
                 try:
                     path.mkdir()
@@ -58,9 +63,13 @@ def release(token: int) -> None:
     """This launch's command ended: each placeholder no other running command mounts on is removed soon."""
     global _cleaner
     with LOCK:
-        for users in _USERS.values():
-            users.discard(token)
-        if not any(not users for users in _USERS.values()):
+        now = time.monotonic()
+        for path, users in _USERS.items():
+            if token in users:
+                users.discard(token)
+                if not users:
+                    _RELEASED[path] = now
+        if not _RELEASED:
             return
         if _cleaner is None or not _cleaner.is_alive():
             _cleaner = threading.Thread(target=_clean_forever, name="toolgate-placeholders", daemon=True)
@@ -68,10 +77,10 @@ def release(token: int) -> None:
     _WAKE.set()
 
 
-def flush() -> None:
-    """Remove every placeholder nothing mounts on, now."""
+def flush(idle_for: float = 0.0) -> None:
+    """Remove every placeholder nothing has mounted on for `idle_for` seconds (0: every unused one, now)."""
     with LOCK:
-        unused = [p for p, users in _USERS.items() if not users]
+        unused = [p for p, since in _RELEASED.items() if time.monotonic() - since >= idle_for]
     for path in unused:
         _remove(path)
 
@@ -84,6 +93,7 @@ def in_use() -> list[Path]:
 
 def _remove(path: Path) -> None:
     with LOCK:
+        _RELEASED.pop(path, None)
         if _USERS.get(path) != set():
             return  # claimed again meanwhile, or already removed
         del _USERS[path]
@@ -97,5 +107,9 @@ def _remove(path: Path) -> None:
 def _clean_forever() -> None:
     while True:
         _WAKE.wait()
+        time.sleep(IDLE_S)  # the next command of the same turn claims them again meanwhile
         _WAKE.clear()
-        flush()
+        flush(IDLE_S)
+        with LOCK:
+            if _RELEASED:
+                _WAKE.set()  # released during the wait: their turn comes next

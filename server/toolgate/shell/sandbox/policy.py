@@ -140,13 +140,16 @@ def tool_dirs_for(path_entries: list[Path]) -> tuple[Path, ...]:
 
 
 def _under(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    return path.is_relative_to(root)
 
 
 def _ancestors_within(path: Path, root: Path) -> list[Path]:
-    """The directories strictly between `root` and `path`, outermost first."""
-    chain = [p for p in path.parents if _under(p, root) and p != root]
-    return list(reversed(chain))
+    """The directories strictly between `root` and `path`, outermost first (built from the relative parts: a
+    walk over `path.parents` compared with pathlib costs each command milliseconds over ~80 protected paths)."""
+    if not path.is_relative_to(root):
+        return []
+    parts = path.relative_to(root).parts
+    return [root.joinpath(*parts[:depth]) for depth in range(1, len(parts))]
 
 
 def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> SandboxPlan:

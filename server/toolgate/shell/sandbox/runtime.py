@@ -175,8 +175,9 @@ class Sandbox:
                 "sandbox off (sandbox.enabled: off) and let the user approve commands one by one."
             ) from None
         # Another session's stand-in in the same directories is one this sandbox now mounts on too.
+        real_roots = plan_roots(roots)
         for path, users in _STAND_IN_USERS.items():
-            if any(path.is_relative_to(root) for root in plan_roots(roots)):
+            if any(path.is_relative_to(root) for root in real_roots):
                 users.add(id(self))
         self._launched.append(token)
         if channel is None:
