@@ -237,7 +237,7 @@ async def test_rules_can_be_listed_added_checked_and_removed(sidecar: SidecarCli
 
 async def test_add_rule_says_whether_the_rule_covers_the_waiting_call(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace)
-    call = {"tool": "Bash", "input": {"command": "npm test"}}
+    call = {"tool": "Bash", "input": {"command": "npm test", "outside_sandbox": True}}  # inside, allowed anyway
     narrow = {"sessionId": session_id, "rule": "Bash(npm run lint)", "call": call}
     assert (await sidecar.call(p.SETTINGS_ADD_RULE, narrow))["coversCall"] is False  # edited past the call
     plain = await sidecar.call(p.SETTINGS_ADD_RULE, {"sessionId": session_id, "rule": "Bash(make)"})
