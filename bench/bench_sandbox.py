@@ -71,15 +71,18 @@ def run(report: Report, workdir: Path) -> None:
             note=f"{round(with_sandbox * len(commands))} vs {round(without * len(commands))} commands asked about",
         )
     )
-    tree = workdir / "tree"
-    make_tree(tree)
-    anyio.run(_calls, report, tree)
+    # Two identical trees: the sandbox's stand-ins for absent protected files come and go in its workspace
+    # (about a second after its last command), and an unsandboxed rg walking the same tree could meet one
+    # going away.
+    make_tree(workdir / "tree")
+    make_tree(workdir / "boxed-tree")
+    anyio.run(_calls, report, workdir / "tree", workdir / "boxed-tree")
 
 
-async def _calls(report: Report, tree: Path) -> None:
+async def _calls(report: Report, tree: Path, boxed_tree: Path) -> None:
     # The ripgrep wheel puts rg next to this interpreter.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    plain, boxed = _runtime(tree, False), _runtime(tree, True)
+    plain, boxed = _runtime(tree, False), _runtime(boxed_tree, True)
     counter = iter(range(10**9))
 
     def call(runtime: Runtime, command: str) -> object:
