@@ -52,10 +52,7 @@ def test_a_reopened_session_draws_its_cards_outcomes_and_todos_as_live(
                 "text": "First the plan and a marker.",
                 "tool_uses": [
                     {"name": "TodoWrite", "input": {"todos": todos}},
-                    {
-                        "name": "Bash",
-                        "input": {"command": "touch marker-from-history-test.txt", "outside_sandbox": True},
-                    },
+                    {"name": "Bash", "input": {"command": "touch marker-from-history-test.txt"}},
                 ],
             },
             {

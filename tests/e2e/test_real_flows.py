@@ -73,9 +73,7 @@ def test_allow_a_command_then_accept_an_edited_new_file(
         [
             {
                 "text": "I'll leave a marker file first.",
-                "tool_uses": [
-                    {"name": "Bash", "input": {"command": "touch made-by-toolgate.txt", "outside_sandbox": True}}
-                ],
+                "tool_uses": [{"name": "Bash", "input": {"command": "touch made-by-toolgate.txt"}}],
             },
             {
                 "text": "Now the new module.",
@@ -88,9 +86,6 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     send(workbench, "Leave a marker and add a hello module.")
 
     # 1. The command needs approval: its card says why; Allow once runs it for real.
-    # The sandbox would run it unasked; the model asks to run it outside, which the person decides.
-    expect(chat.locator(".sandbox-state")).to_have_attribute("data-state", "on")
-    expect(chat.locator(".sandbox-state")).to_have_text("Sandbox on · auto-allow")
     card = chat.locator(".approval-pending").last
     expect(card).to_contain_text("touch made-by-toolgate.txt")
     expect(card.locator(".card-reason")).not_to_be_empty()
@@ -144,10 +139,7 @@ def test_reject_an_edit_and_deny_a_command_with_feedback(
                     }
                 ],
             },
-            {
-                "text": "Then I'll clean up.",
-                "tool_uses": [{"name": "Bash", "input": {"command": "rm -rf src", "outside_sandbox": True}}],
-            },
+            {"text": "Then I'll clean up.", "tool_uses": [{"name": "Bash", "input": {"command": "rm -rf src"}}]},
             {"text": "Understood, I'll leave both alone."},
         ]
     )
@@ -185,10 +177,7 @@ def test_always_allow_with_an_edited_rule_that_the_sidecar_checks(
     local_settings = workspace / ".toolgate" / "settings.local.json"
     model = mock_model(
         [
-            {
-                "text": "Making notes.",
-                "tool_uses": [{"name": "Bash", "input": {"command": "touch notes.txt", "outside_sandbox": True}}],
-            },
+            {"text": "Making notes.", "tool_uses": [{"name": "Bash", "input": {"command": "touch notes.txt"}}]},
             {"text": "Noted."},
         ]
     )
@@ -234,9 +223,7 @@ def test_escape_interrupts_a_long_command(
         [
             {
                 "text": "This takes a while.",
-                "tool_uses": [
-                    {"name": "Bash", "input": {"command": f"sleep 120 && touch {marker}", "outside_sandbox": True}}
-                ],
+                "tool_uses": [{"name": "Bash", "input": {"command": f"sleep 120 && touch {marker}"}}],
             },
             {"text": "Stopped, as you asked."},
         ]

@@ -219,7 +219,7 @@ class ToolgateServer(LanguageServer):
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
-                sandbox=SandboxRequest(),  # auto, as on the command line: the chat header shows its state
+                sandbox=SandboxRequest(default="off"),  # opt-in (sandbox.enabled) until the panel shows it
                 checkpoints_root=self._storage_root,
             ),
         )
