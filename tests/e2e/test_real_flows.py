@@ -6,6 +6,7 @@ file as a diff, edit the proposal and accept it. The file on disk is the person'
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -85,7 +86,13 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     chat = workbench.open_chat()
     send(workbench, "Leave a marker and add a hello module.")
 
-    # 1. The command needs approval: its card says why; Allow once runs it for real.
+    # 1. The command needs approval: its card says why; Allow once runs it for real. (The editor's sessions run
+    # Bash unsandboxed unless the user turns the sandbox on; the header says so.)
+    expect(chat.locator(".sandbox-state")).to_have_attribute("data-state", "off")
+    expect(chat.locator(".sandbox-state")).to_have_text("Sandbox off")
+    expect(chat.locator(".sandbox-state")).to_have_attribute(
+        "title", re.compile("set it to auto in your user settings")
+    )
     card = chat.locator(".approval-pending").last
     expect(card).to_contain_text("touch made-by-toolgate.txt")
     expect(card.locator(".card-reason")).not_to_be_empty()

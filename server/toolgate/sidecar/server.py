@@ -219,7 +219,9 @@ class ToolgateServer(LanguageServer):
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
-                sandbox=SandboxRequest(default="off"),  # opt-in (sandbox.enabled) until the panel shows it
+                # Opt-in in the editor: the stand-ins for absent protected directories (.vscode, .toolgate, .git, …) are
+                # empty directories in the workspace while the session lives, which the explorer shows.
+                sandbox=SandboxRequest(default="off"),
                 checkpoints_root=self._storage_root,
             ),
         )

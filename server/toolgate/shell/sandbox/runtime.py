@@ -107,7 +107,16 @@ class Sandbox:
 
     def state(self) -> SandboxState:
         if self.settings.enabled == "off":
-            return SandboxState(False, False, "none", "turned off (sandbox.enabled is off)", status="off")
+            return SandboxState(
+                False,
+                False,
+                "none",
+                (
+                    "turned off (sandbox.enabled is off: the editor's default, a settings file's or --sandbox off; "
+                    "set it to auto in your user settings to turn it on)"
+                ),
+                status="off",
+            )
         status = self.backend.status()
         if not status.available:
             return SandboxState(False, False, status.backend, status.detail, status="unavailable")
