@@ -88,6 +88,7 @@ export interface CheckpointInfo {
   changed: string[];
   skipped: SkippedFile[];
   note: string | null;
+  conversation: boolean;
 }
 
 export interface CheckpointRef {
@@ -119,6 +120,8 @@ export interface CheckpointsRestoreResult {
   reason: string | null;
   redo: string | null;
   files: FileChange[];
+  conversationRestored: boolean;
+  entriesRemoved: number | null;
 }
 
 /**

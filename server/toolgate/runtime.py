@@ -27,6 +27,7 @@ from toolgate.core.tool_session import ProgressListener, ProgressListeners, Revi
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
+from toolgate.session_files import TRANSCRIPT_FILE
 from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
 from toolgate.shell.sandbox.settings import SandboxRequest, load_sandbox_settings
 from toolgate.tools import builtin_tools
@@ -151,7 +152,9 @@ def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions |
         chosen, problems = load_sandbox_settings(files, flags, o.sandbox)
         session.deps.override(SANDBOX, Sandbox(chosen, problems=problems))
     if o.checkpoints_root is not None:
-        attach_checkpoints(session, o.checkpoints_root)
+        # A session directory holds its transcript, whose place each turn checkpoint records.
+        transcript = o.data_dir / TRANSCRIPT_FILE if o.data_dir is not None else None
+        attach_checkpoints(session, o.checkpoints_root, transcript=transcript)
     registry = ToolRegistry(builtin_tools() if o.tools is None else o.tools)
     runner = ToolRunner(registry, session)
     if engine is not None:

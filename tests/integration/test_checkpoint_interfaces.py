@@ -3,6 +3,7 @@ processes, and the sidecar's toolgate/checkpoints/list|diff|restore over stdio (
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 from lsprotocol import types
 from tests.integration.sidecar_client import SidecarClient, use
 
+from toolgate.mockmodel import MockModelServer
 from toolgate.sidecar import protocol as p
 
 TOOLGATE = [sys.executable, "-m", "toolgate"]
@@ -98,3 +100,48 @@ async def test_the_sidecar_lists_diffs_and_restores_and_refuses_over_unsaved_buf
     assert target.read_text() == "first\n" and not (workspace / "new.txt").exists()
     unknown = await sidecar.call(p.CHECKPOINTS_RESTORE, {**ref, "checkpointId": "999999"})
     assert unknown["restored"] is False and "no checkpoint '999999'" in unknown["reason"]
+
+
+async def test_the_sidecar_rewinds_the_conversation_of_an_open_chat_and_refuses_while_a_turn_runs(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    steps = [{"text": "First answer."}, {"text": "Second answer."}, {"text": "Still thinking", "hang": True}]
+    with MockModelServer([*steps, {"text": "Answer after the rewind."}]) as mock:
+        await sidecar.call(
+            p.PROVIDER_CONFIGURE, {"provider": "anthropic", "baseUrl": mock.url, "apiKey": "k", "model": "m"}
+        )
+        session_id = await sidecar.new_session(workspace)
+        for text in ("one", "two"):
+            assert (await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": text}))[
+                "stopReason"
+            ] == "end_turn"
+        listing = await sidecar.call(p.CHECKPOINTS_LIST, {"sessionId": session_id})
+        turns = [c for c in listing["checkpoints"] if c["kind"] == "turn"]
+        assert [c["turn"] for c in turns] == [1, 2] and all(c["conversation"] for c in turns)
+        ref = {"sessionId": session_id, "checkpointId": turns[1]["id"], "what": "conversation"}
+
+        sending = asyncio.ensure_future(sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "three"}))
+        assert await asyncio.to_thread(mock.wait_until_hanging)
+        busy = await sidecar.call(p.CHECKPOINTS_RESTORE, ref)
+        assert busy["restored"] is False and "turn is running" in busy["reason"]
+        await sidecar.call(p.CHAT_INTERRUPT, {"sessionId": session_id})
+        assert (await sending)["stopReason"] == "interrupted"
+
+        done = await sidecar.call(p.CHECKPOINTS_RESTORE, ref)
+        assert done["restored"] is True and done["conversationRestored"] is True and done["entriesRemoved"] >= 4
+        history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+        assert [m["content"][0]["text"] for m in history["messages"]] == ["one", "First answer."]
+
+        # The open chat goes on from the cut conversation, and its transcript is appended to again.
+        assert (await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "four"}))["stopReason"] == "end_turn"
+        sent = [m["content"][0]["text"] for m in mock.requests[-1].json["messages"]]
+        assert sent == ["one", "First answer.", "four"]
+        undo = await sidecar.call(p.CHECKPOINTS_RESTORE, {**ref, "checkpointId": done["redo"]})
+        assert undo["restored"] is True
+        history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+        assert [m["content"][0]["text"] for m in history["messages"]][:4] == [
+            "one",
+            "First answer.",
+            "two",
+            "Second answer.",
+        ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from toolgate.agent.conversation import ChatMessage
+from toolgate.agent.conversation import ChatMessage, merge_into
 from toolgate.agent.events import StopReason
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
 from toolgate.agent.providers.base import Provider
@@ -110,6 +110,21 @@ def attach_chat(
         retry=retry,
         after_send=after_send,
     )
+
+
+def reload_conversation(chat: AgentChat, path: Path) -> None:
+    """The transcript at `path` was replaced (a conversation rewind): the chat goes on from it. Its appender
+    reopens the new file, and the todo list is the one the conversation had then (told to listeners, and
+    recorded, like any change of it). Only between turns."""
+    chat.transcript.close()
+    loaded = load_transcript(path)
+    messages: list[ChatMessage] = []
+    for message in loaded.messages:
+        merge_into(messages, message)
+    chat.messages = messages
+    todos = chat.runtime.session.deps.get(TODOS)
+    if list(todos.items) != loaded.todos:
+        todos.replace(loaded.todos)
 
 
 def _only_repaired_results(message: ChatMessage, answered: list[str]) -> bool:

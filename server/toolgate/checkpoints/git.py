@@ -151,3 +151,23 @@ class ShadowGit:
 def split_z(data: bytes) -> list[bytes]:
     """NUL-separated git output (`-z`) as raw path bytes."""
     return [part for part in data.split(b"\0") if part]
+
+
+def read_blobs(git: ShadowGit, shas: list[str]) -> dict[str, bytes]:
+    """Several objects' contents from one `git cat-file --batch` (one that is missing is left out)."""
+    if not shas:
+        return {}
+    out = git.output(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
+    found: dict[str, bytes] = {}
+    at = 0
+    while at < len(out):
+        end = out.index(b"\n", at)
+        header = out[at:end].decode().split(" ")
+        if len(header) != 3:  # "<sha> missing"
+            at = end + 1
+            continue
+        sha, _kind, size = header
+        start = end + 1
+        found[sha] = out[start : start + int(size)]
+        at = start + int(size) + 1
+    return found

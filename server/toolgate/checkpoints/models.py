@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 CheckpointKind = Literal["turn", "tool", "restore"]
 ChangeAction = Literal["write", "remove", "link"]
+RestoreWhat = Literal["code", "conversation", "both"]
 SkipReason = Literal["too_large", "unreadable", "not_a_file", "vanished"]
 
 
@@ -22,6 +23,18 @@ class SkippedFile(BaseModel):
     path: str
     reason: SkipReason
     size: int | None = None
+
+
+class ConversationMark(BaseModel):
+    """Where the session's transcript stood at a checkpoint: its first `size` bytes, which hash to `sha256`
+    (the transcript is only ever appended to, so that prefix is the conversation then). `blob`: the whole
+    transcript kept in the store, set on the redo checkpoint of a restore that cut the conversation."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    size: int
+    sha256: str
+    blob: str | None = None
 
 
 class Checkpoint(BaseModel):
@@ -38,6 +51,7 @@ class Checkpoint(BaseModel):
     changed: list[str] = Field(default_factory=list)  # files changed since the session's previous checkpoint
     skipped: list[SkippedFile] = Field(default_factory=list)
     note: str | None = None  # e.g. "before restoring to 000004"
+    conversation: ConversationMark | None = None  # turn and restore checkpoints of a session with a transcript
     commit: str = ""  # filled from the ref when read back; not stored in the message
     tree: str = ""  # the commit's tree, likewise
 
@@ -61,3 +75,5 @@ class RestoreReport(BaseModel):
     changes: list[FileChange]
     diff: str = ""  # a unified diff of what the restore does (dry runs)
     dry_run: bool = False
+    what: RestoreWhat = "code"
+    entries_removed: int | None = None  # transcript entries the conversation lost (conversation, both)

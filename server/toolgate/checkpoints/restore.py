@@ -16,8 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgate.checkpoints.git import split_z
-from toolgate.checkpoints.models import ChangeAction, Checkpoint, CheckpointError, FileChange, RestoreReport
+from toolgate.checkpoints.git import read_blobs, split_z
+from toolgate.checkpoints.models import (
+    ChangeAction,
+    Checkpoint,
+    CheckpointError,
+    ConversationMark,
+    FileChange,
+    RestoreReport,
+)
 from toolgate.checkpoints.store import CheckpointStore
 from toolgate.core.atomic_file import write_file_atomically
 
@@ -47,21 +54,6 @@ def _plan(store: CheckpointStore, current_tree: str, target: Checkpoint) -> list
 def _action(entry: _Entry) -> FileChange:
     action: ChangeAction = "remove" if entry.mode == "000000" else "link" if entry.mode == _LINK else "write"
     return FileChange(path=os.fsdecode(entry.path), action=action)
-
-
-def _blobs(store: CheckpointStore, shas: list[str]) -> dict[str, bytes]:
-    if not shas:
-        return {}
-    out = store.git.output(["cat-file", "--batch"], stdin="".join(f"{s}\n" for s in shas).encode())
-    found: dict[str, bytes] = {}
-    at = 0
-    while at < len(out):
-        end = out.index(b"\n", at)
-        sha, _kind, size = out[at:end].decode().split(" ")
-        start = end + 1
-        found[sha] = out[start : start + int(size)]
-        at = start + int(size) + 1
-    return found
 
 
 def _safe_parent(root: bytes, relative: bytes, create: bool) -> bytes:
@@ -140,9 +132,11 @@ def restore(
     dry_run: bool = False,
     is_dirty: Callable[[Path], bool] = lambda _p: False,
     before_apply: Callable[[FileChange], None] | None = None,
+    conversation: ConversationMark | None = None,
 ) -> RestoreReport:
     """Restore the files of checkpoint `target_id`. `is_dirty` names files with unsaved editor changes: if any
-    file the restore would touch is one, nothing is done. `before_apply` is called before each file (tests)."""
+    file the restore would touch is one, nothing is done. `before_apply` is called before each file (tests).
+    `conversation`: where the transcript stands now, for the redo checkpoint."""
     target = store.get(session, target_id)
     with store.locked():
         current_tree = store.capture(session).tree
@@ -164,11 +158,13 @@ def restore(
         return RestoreReport(
             target=target.id, redo=None, changes=changes, diff=patch.decode("utf-8", "replace"), dry_run=True
         )
-    redo = store.create(session, turn=turn, kind="restore", note=f"before restoring to {target.id}")
+    redo = store.create(
+        session, turn=turn, kind="restore", note=f"before restoring to {target.id}", conversation=conversation
+    )
     target_paths = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.commit])
     kept_dirs = {os.path.dirname(p) for p in split_z(target_paths)}
     kept_dirs |= {d for p in list(kept_dirs) for d in _ancestors(p)}
-    blobs = _blobs(store, [e.blob for e in entries if e.mode != "000000"])
+    blobs = read_blobs(store.git, [e.blob for e in entries if e.mode != "000000"])
     removals = sorted((e for e in entries if e.mode == "000000"), key=lambda e: -e.path.count(b"/"))
     writes = [e for e in entries if e.mode != "000000"]
     try:

@@ -14,8 +14,9 @@ from typing import Protocol
 
 import anyio
 
-from toolgate.checkpoints.models import Checkpoint, CheckpointError, RestoreReport
-from toolgate.checkpoints.restore import restore
+from toolgate.checkpoints.conversation import mark_of, read_transcript
+from toolgate.checkpoints.models import Checkpoint, CheckpointError, RestoreReport, RestoreWhat
+from toolgate.checkpoints.rewind import rewind
 from toolgate.checkpoints.settings import CheckpointSettings
 from toolgate.checkpoints.store import CheckpointStore
 from toolgate.core.change_guard import CHANGE_GUARD
@@ -32,11 +33,14 @@ class SessionCheckpoints:
         session_id: str,
         settings: CheckpointSettings | None = None,
         forget: Callable[[Path], None] = lambda _p: None,
+        transcript: Path | None = None,
     ) -> None:
-        """`forget` drops a file's readFileState: a restored file must be Read again before it is edited."""
+        """`forget` drops a file's readFileState: a restored file must be Read again before it is edited.
+        `transcript`: the session's transcript file, whose place each turn checkpoint records (None: the
+        session keeps no conversation, and only its files can be rewound)."""
         self.data_root = data_root
         self._forget = forget
-        self._restore_notice: str | None = None
+        self.transcript = transcript
         self.workspace = workspace
         self.session_id = session_id
         self.settings = settings or CheckpointSettings()
@@ -66,7 +70,9 @@ class SessionCheckpoints:
     def _create(self, tool_use_id: str | None, kind: str) -> Checkpoint:
         store = self.store()
         if kind == "turn":
-            return store.create(self.session_id, turn=self.turn, kind="turn")
+            # Before the user message joins the transcript: a conversation rewind cuts back to here.
+            mark = mark_of(read_transcript(self.transcript)) if self.transcript is not None else None
+            return store.create(self.session_id, turn=self.turn, kind="turn", conversation=mark)
         return store.create(self.session_id, turn=self.turn, tool_use_id=tool_use_id)
 
     async def begin_turn(self) -> str | None:
@@ -99,27 +105,37 @@ class SessionCheckpoints:
         return self.store().checkpoints(self.session_id)
 
     def restore(
-        self, target: str, *, dry_run: bool = False, is_dirty: Callable[[Path], bool] = lambda _p: False
+        self,
+        target: str,
+        *,
+        what: RestoreWhat = "code",
+        dry_run: bool = False,
+        is_dirty: Callable[[Path], bool] = lambda _p: False,
     ) -> tuple[RestoreReport, list[Path]]:
-        """Restore the files of `target` (their readFileState is dropped); also returns the paths it touched."""
-        report = restore(self.store(), self.session_id, target, turn=self.turn, dry_run=dry_run, is_dirty=is_dirty)
-        touched = [self.workspace / change.path for change in report.changes]
+        """Rewind to `target` (see checkpoints.rewind). The readFileState of every file that now differs from
+        what the model saw is dropped; returns those paths too. The caller makes sure no turn is running."""
+        report, differ = rewind(
+            self.store(),
+            self.session_id,
+            target,
+            what=what,
+            transcript=self.transcript,
+            turn=self.turn,
+            dry_run=dry_run,
+            is_dirty=is_dirty,
+        )
+        touched = [self.workspace / change.path for change in differ]
         if not dry_run:
             for path in touched:
                 self._forget(path)
-            if touched:
-                names = ", ".join(c.path for c in report.changes[:20]) + ("…" if len(touched) > 20 else "")
-                self._restore_notice = (
-                    f"The user restored {len(touched)} file(s) to checkpoint {report.target} (turn "
-                    f"{self.store().get(self.session_id, report.target).turn}): {names}. Their contents may differ "
-                    "from what you saw; Read a file again before editing it."
-                )
         return report, touched
 
     def take_restore_notice(self) -> str | None:
-        """What the next model request must be told about files the user restored (once)."""
-        notice, self._restore_notice = self._restore_notice, None
-        return notice
+        """What the next model request must be told about files that are not what the model saw (once)."""
+        try:
+            return self.store().take_notice(self.session_id)
+        except (CheckpointError, OSError):
+            return None
 
 
 CHECKPOINTS: Dep[SessionCheckpoints | None] = Dep("checkpoints", lambda _r: None)
@@ -143,11 +159,16 @@ class _FileState(Protocol):
 
 
 def attach_checkpoints(
-    session: _Checkpointable, data_root: Path, settings: CheckpointSettings | None = None
+    session: _Checkpointable,
+    data_root: Path,
+    settings: CheckpointSettings | None = None,
+    transcript: Path | None = None,
 ) -> SessionCheckpoints:
     """Give `session` checkpoints under `data_root`: before every call that may change files (CHANGE_GUARD),
     and for whoever starts turns and restores (CHECKPOINTS)."""
-    checkpoints = SessionCheckpoints(data_root, session.workspace, session.id, settings, session.file_state.forget)
+    checkpoints = SessionCheckpoints(
+        data_root, session.workspace, session.id, settings, session.file_state.forget, transcript
+    )
     session.deps.override(CHANGE_GUARD, checkpoints)
     session.deps.override(CHECKPOINTS, checkpoints)
     return checkpoints

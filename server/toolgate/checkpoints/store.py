@@ -4,7 +4,9 @@
     <data>/checkpoints/<workspace-id>.git/toolgate/index-<session>   each session's own index
     <data>/checkpoints/<workspace-id>.git/toolgate/lock    taken around every change to the store
     <data>/checkpoints/sessions/<session>.json             which workspace a session's checkpoints belong to
+    <data>/checkpoints/<workspace-id>.git/toolgate/notice-<session>.txt   a code restore the model is yet to hear of
     refs/toolgate/<session>/<NNNNNN>                       one ref per checkpoint, pointing at its commit
+    refs/toolgate-transcripts/<session>/<NNNNNN>           the transcript a redo checkpoint keeps (a blob)
 
 A checkpoint is a parentless commit whose message is the checkpoint's JSON, so dropping its ref (retention)
 really frees it at the next gc.
@@ -24,12 +26,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from toolgate.checkpoints.capture import Captured, capture
-from toolgate.checkpoints.git import ShadowGit, git_version, split_z
-from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind
+from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z
+from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind, ConversationMark
 from toolgate.checkpoints.settings import CheckpointSettings
 
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _REF_ROOT = "refs/toolgate"
+_TRANSCRIPT_REF_ROOT = "refs/toolgate-transcripts"
 
 
 def workspace_id(workspace: Path) -> str:
@@ -201,9 +204,11 @@ class CheckpointStore:
         tool_use_id: str | None = None,
         kind: CheckpointKind = "tool",
         note: str | None = None,
+        conversation: ConversationMark | None = None,
     ) -> Checkpoint:
         """Capture the work tree as a new checkpoint. A tool checkpoint of a tree that has not changed since the
-        session's last checkpoint is that checkpoint (no new entry)."""
+        session's last checkpoint is that checkpoint (no new entry). A `conversation` with a blob (see
+        `keep_transcript`) keeps that blob as long as the checkpoint is kept."""
         with self.locked():
             self.remember_session(session)
             previous = self._last(session)
@@ -229,13 +234,17 @@ class CheckpointStore:
                 changed=[os.fsdecode(p) for p in split_z(names)],
                 skipped=captured.skipped,
                 note=note,
+                conversation=conversation,
             )
             message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
             commit = self.git.output(["commit-tree", captured.tree], stdin=message.encode()).decode().strip()
             # One transaction: the new ref, and the one that falls out of retention (when it still exists).
             commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
+            if conversation is not None and conversation.blob is not None:
+                commands += f"create {self._transcript_ref(session, checkpoint.id)} {conversation.blob}\n"
             if number > self.settings.keep_per_session:
-                commands += f"delete {self.ref(session, f'{number - self.settings.keep_per_session:06d}')}\n"
+                old = f"{number - self.settings.keep_per_session:06d}"
+                commands += f"delete {self.ref(session, old)}\ndelete {self._transcript_ref(session, old)}\n"
             self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
             checkpoint = checkpoint.model_copy(update={"commit": commit, "tree": captured.tree})
             last = json.dumps(checkpoint.model_dump(mode="json"), ensure_ascii=True)  # paths may not be UTF-8
@@ -248,13 +257,50 @@ class CheckpointStore:
     def ref(self, session: str, checkpoint_id: str) -> str:
         return f"{_REF_ROOT}/{check_session_id(session)}/{checkpoint_id}"
 
+    def _transcript_ref(self, session: str, checkpoint_id: str) -> str:
+        return f"{_TRANSCRIPT_REF_ROOT}/{check_session_id(session)}/{checkpoint_id}"
+
+    # --- the conversation -------------------------------------------------------------------------------
+    def keep_transcript(self, data: bytes) -> str:
+        """Write a transcript into the store as a blob; `create(conversation=...)` with it keeps it alive."""
+        return self.git.output(["hash-object", "-w", "--stdin"], stdin=data).decode().strip()
+
+    def kept_transcripts(self, session: str) -> list[bytes]:
+        """The transcripts the session's redo checkpoints keep, newest first."""
+        prefix = f"{_TRANSCRIPT_REF_ROOT}/{check_session_id(session)}/"
+        out = self.git.output(["for-each-ref", "--sort=-refname", "--format=%(objectname)", prefix])
+        blobs = out.decode().split()
+        if not blobs:
+            return []
+        found = read_blobs(self.git, blobs)
+        return [found[blob] for blob in blobs if blob in found]
+
+    def leave_notice(self, session: str, text: str | None) -> None:
+        """What the session's next model request must be told (None: nothing). Kept in a file, so that a
+        restore made by `toolgate rewind` reaches the next `chat --print --resume` too."""
+        path = self.private / f"notice-{check_session_id(session)}.txt"
+        if text is None:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        else:
+            path.write_text(text, encoding="utf-8")
+
+    def take_notice(self, session: str) -> str | None:
+        path = self.private / f"notice-{check_session_id(session)}.txt"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        path.unlink()
+        return text or None
+
     def _retain(self, session: str, checkpoints: list[Checkpoint]) -> None:
         extra = len(checkpoints) - self.settings.keep_per_session
         if extra > 0:
             self._drop(session, [c.id for c in checkpoints[:extra]])
 
     def _drop(self, session: str, ids: list[str]) -> None:
-        commands = "".join(f"delete {self.ref(session, i)}\n" for i in ids)
+        commands = "".join(f"delete {self.ref(session, i)}\ndelete {self._transcript_ref(session, i)}\n" for i in ids)
         self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
         with contextlib.suppress(OSError, ValueError):
             last = json.loads(self._last_file(session).read_text(encoding="utf-8"))
@@ -264,7 +310,8 @@ class CheckpointStore:
     def delete_session(self, session: str) -> None:
         with self.locked():
             self._drop(session, [c.id for c in self.checkpoints(session)])
-            for leftover in (self.index(session), self.private / f"index-{session}.tree", self._last_file(session)):
+            leftovers = (self.index(session), self.private / f"index-{session}.tree", self._last_file(session))
+            for leftover in (*leftovers, self.private / f"notice-{session}.txt"):
                 with contextlib.suppress(FileNotFoundError):
                     leftover.unlink()
             with contextlib.suppress(FileNotFoundError):

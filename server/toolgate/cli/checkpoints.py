@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
-from toolgate.checkpoints.models import CheckpointError
-from toolgate.checkpoints.restore import restore
+from toolgate.checkpoints.models import CheckpointError, RestoreWhat
+from toolgate.checkpoints.rewind import rewind
 from toolgate.checkpoints.store import CheckpointStore
-from toolgate.session_files import default_data_root
+from toolgate.session_files import SessionFiles, default_data_root
 
 
 def _data_option(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +39,7 @@ def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.Argume
 
     rewind = commands.add_parser(
         "rewind",
-        help="restore a session's files to a checkpoint (a redo checkpoint is taken first)",
+        help="restore a session's files and/or conversation to a checkpoint (a redo checkpoint is taken first)",
         description="Files changed since the checkpoint get their old bytes and mode back, files created since "
         "are removed, deleted ones return. Prints what it did; exit 1 with the reason when it cannot.",
     )
@@ -46,8 +47,14 @@ def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.Argume
     rewind.add_argument("--to", required=True, metavar="CHECKPOINT", help="the checkpoint id (see checkpoints list)")
     what = rewind.add_mutually_exclusive_group()
     what.add_argument("--code", dest="what", action="store_const", const="code", help="files only (default)")
-    what.add_argument("--conversation", dest="what", action="store_const", const="conversation")
-    what.add_argument("--both", dest="what", action="store_const", const="both")
+    what.add_argument(
+        "--conversation",
+        dest="what",
+        action="store_const",
+        const="conversation",
+        help="cut the transcript back to before that checkpoint's user message; files untouched",
+    )
+    what.add_argument("--both", dest="what", action="store_const", const="both", help="files and conversation")
     rewind.add_argument("--dry-run", action="store_true", help="print the files and a diff; change nothing")
     _data_option(rewind)
 
@@ -57,9 +64,12 @@ def _print(obj: object) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
 
 
+def _root(args: argparse.Namespace) -> Path:
+    return args.data_dir.expanduser().resolve() if args.data_dir else default_data_root()
+
+
 def _store(args: argparse.Namespace) -> CheckpointStore:
-    root = args.data_dir.expanduser().resolve() if args.data_dir else default_data_root()
-    return CheckpointStore.for_session(root, args.session)
+    return CheckpointStore.for_session(_root(args), args.session)
 
 
 def checkpoints_command(args: argparse.Namespace) -> int:
@@ -77,27 +87,32 @@ def checkpoints_command(args: argparse.Namespace) -> int:
 
 
 def rewind_command(args: argparse.Namespace) -> int:
-    what = args.what or "code"
-    if what != "code":
-        print(
-            f"toolgate rewind: --{what} is not available yet: only files can be rewound (--code); "
-            "the conversation stays as it is",
-            file=sys.stderr,
-        )
-        return 1
+    what: RestoreWhat = args.what or "code"
     try:
         store = _store(args)
+        files = SessionFiles(_root(args))
+        # A chat session has a transcript to rewind; a run-tools session has only files.
+        transcript = files.transcript_path(args.session) if files.exists(args.session) else None
         turn = max((c.turn for c in store.checkpoints(args.session)), default=0)
-        report = restore(store, args.session, args.to, turn=turn, dry_run=args.dry_run)
+        report, _ = rewind(
+            store, args.session, args.to, what=what, transcript=transcript, turn=turn, dry_run=args.dry_run
+        )
     except CheckpointError as exc:
         print(f"toolgate rewind: {exc}", file=sys.stderr)
         return 1
     verb = "would restore" if report.dry_run else "restored"
-    print(f"{verb} {len(report.changes)} file(s) to checkpoint {report.target}")
-    for change in report.changes:
-        print(f"  {change.action:6} {change.path}")
+    if what != "conversation":
+        print(f"{verb} {len(report.changes)} file(s) to checkpoint {report.target}")
+        for change in report.changes:
+            print(f"  {change.action:6} {change.path}")
+    if what != "code":
+        cut = "would go" if report.dry_run else "went"
+        print(f"the conversation {cut} back to checkpoint {report.target} ({report.entries_removed} entries removed)")
     if report.dry_run:
         sys.stdout.write(report.diff)
     elif report.redo is not None:
-        print(f"undo this with: toolgate rewind --session {args.session} --to {report.redo}")
+        undo = "" if what == "code" else f" --{what}"
+        if args.data_dir is not None:  # the undo must find the same store
+            undo += f" --data-dir {shlex.quote(str(_root(args)))}"
+        print(f"undo this with: toolgate rewind --session {args.session} --to {report.redo}{undo}")
     return 0

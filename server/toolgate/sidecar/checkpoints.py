@@ -1,7 +1,9 @@
 """toolgate/checkpoints/list|diff|restore: the editor's view of a session's checkpoints.
 
 The store does the work (toolgate.checkpoints); this module only maps it to the wire models. A restore is
-refused, with the files named, when the editor holds unsaved changes for any file it would touch.
+refused, with the files named, when the editor holds unsaved changes for any file it would touch, and while a
+turn runs in the session (turns wait for a restore that has started). After a conversation rewind the open
+chat goes on from the shortened transcript.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from toolgate.sidecar import protocol_checkpoints as p
 from toolgate.sidecar.protocol import CHECKPOINTS_DIFF, CHECKPOINTS_LIST, CHECKPOINTS_RESTORE, SessionRef
 from toolgate.sidecar.wire_model import WireModel
 
-if TYPE_CHECKING:
-    from toolgate.runtime import Runtime  # a type only: the server imports this module before initialize
+if TYPE_CHECKING:  # types only: the server imports this module before initialize
+    from toolgate.sidecar.editor_sessions import EditorSession
 
 _OFF = "checkpoints are not set up for this session"
 
@@ -36,26 +38,41 @@ def _info(checkpoint: Checkpoint) -> p.CheckpointInfo:
         changed=checkpoint.changed,
         skipped=checkpoint.skipped,
         note=checkpoint.note,
+        conversation=checkpoint.conversation is not None,
     )
 
 
 def checkpoint_handlers(
-    runtime_of: Callable[[str], Runtime], is_dirty: Callable[[Path], bool]
+    session_of: Callable[[str], EditorSession], is_dirty: Callable[[Path], bool]
 ) -> dict[str, Callable[[Any], Awaitable[WireModel]]]:
-    """The three methods, for the server's handler table. `runtime_of` finds a live session's runtime (and
-    raises the server's error for an unknown one)."""
+    """The three methods, for the server's handler table. `session_of` finds a live session (and raises the
+    server's error for an unknown one)."""
 
     async def listing(params: SessionRef) -> p.CheckpointsListResult:
-        return await list_checkpoints(runtime_of(params.session_id).checkpoints)
+        return await list_checkpoints(session_of(params.session_id).runtime.checkpoints)
 
     async def diff(params: p.CheckpointRef) -> p.CheckpointsDiffResult:
         try:
-            return await diff_checkpoint(runtime_of(params.session_id).checkpoints, params.checkpoint_id)
+            return await diff_checkpoint(session_of(params.session_id).runtime.checkpoints, params.checkpoint_id)
         except CheckpointError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from None
 
     async def restore(params: p.CheckpointsRestoreParams) -> p.CheckpointsRestoreResult:
-        return await restore_checkpoint(runtime_of(params.session_id).checkpoints, params, is_dirty)
+        from toolgate.sidecar.editor_sessions import SessionError
+
+        live = session_of(params.session_id)
+        try:
+            async with live.between_turns():
+                result = await restore_checkpoint(live.runtime.checkpoints, params, is_dirty)
+                checkpoints = live.runtime.checkpoints
+                if result.conversation_restored and live.chat is not None and checkpoints is not None:
+                    from toolgate.agent.stored_chat import reload_conversation
+
+                    assert checkpoints.transcript is not None  # a conversation was rewound: there is one
+                    reload_conversation(live.chat, checkpoints.transcript)
+                return result
+        except SessionError as exc:
+            return p.CheckpointsRestoreResult(restored=False, reason=str(exc))
 
     return {CHECKPOINTS_LIST: listing, CHECKPOINTS_DIFF: diff, CHECKPOINTS_RESTORE: restore}
 
@@ -91,12 +108,16 @@ async def restore_checkpoint(
 ) -> p.CheckpointsRestoreResult:
     if checkpoints is None:
         return p.CheckpointsRestoreResult(restored=False, reason=_OFF)
-    if params.what != "code":
-        return p.CheckpointsRestoreResult(
-            restored=False, reason="only files can be restored so far (what: code); the conversation is unchanged"
-        )
     try:
-        report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(params.checkpoint_id, is_dirty=is_dirty))
+        report, _ = await anyio.to_thread.run_sync(
+            lambda: checkpoints.restore(params.checkpoint_id, what=params.what, is_dirty=is_dirty)
+        )
     except CheckpointError as exc:
         return p.CheckpointsRestoreResult(restored=False, reason=str(exc))
-    return p.CheckpointsRestoreResult(restored=True, redo=report.redo, files=report.changes)
+    return p.CheckpointsRestoreResult(
+        restored=True,
+        redo=report.redo,
+        files=report.changes,
+        conversation_restored=params.what != "code",
+        entries_removed=report.entries_removed,
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,15 @@ class EditorSession:
             finally:
                 # The first message named the session on disk: the list shows the name now, not a minute later.
                 self._touch(force=not self.meta.title)
+
+    @contextlib.asynccontextmanager
+    async def between_turns(self) -> AsyncIterator[None]:
+        """Hold off turns while something changes the session under them (a rewind). Refused, not queued,
+        while a turn runs: what it is doing would be undone behind its back."""
+        if self._turn_lock.locked() or (self.chat is not None and self.chat.busy):
+            raise SessionError("A turn is running in this session; interrupt it or wait for it to finish first.")
+        async with self._turn_lock:
+            yield
 
     def cancel_turns(self) -> None:
         for token in list(self._running):

@@ -21,6 +21,7 @@ class CheckpointInfo(WireModel):
     changed: list[str]
     skipped: list[SkippedFile]
     note: str | None = None
+    conversation: bool = False  # it marks a point of the conversation (turn and redo checkpoints)
 
 
 class CheckpointsListResult(WireModel):
@@ -48,3 +49,5 @@ class CheckpointsRestoreResult(WireModel):
     reason: str | None = None  # why nothing was restored
     redo: str | None = None  # the checkpoint taken just before: restore it to undo this one
     files: list[FileChange] = Field(default_factory=list)
+    conversation_restored: bool = False  # the transcript was cut back: fetch the chat history again
+    entries_removed: int | None = None  # how many transcript entries the conversation lost

@@ -141,7 +141,7 @@ class ToolgateServer(LanguageServer):
             p.CHAT_SEND: self._chat_send,
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
-            **checkpoint_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.documents.is_dirty),
+            **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
         }
 
     def _register_lsp_features(self) -> None:

@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from toolgate.checkpoints.session import SessionCheckpoints
 from toolgate.checkpoints.store import CheckpointStore
+from toolgate.session_files import SessionFiles
 
 
 def _toolgate(*args: str) -> subprocess.CompletedProcess[str]:
@@ -51,7 +53,7 @@ def test_rewind_dry_run_then_rewind_then_undo(tmp_path: Path, workspace: Path) -
     assert done.returncode == 0, done.stderr
     assert (workspace / "f.txt").read_text() == "one\n" and not (workspace / "g.txt").exists()
     undo = done.stdout.splitlines()[-1]
-    assert undo == f"undo this with: toolgate rewind --session {session} --to 000003"
+    assert undo == f"undo this with: toolgate rewind --session {session} --to 000003 --data-dir {data.resolve()}"
     assert _toolgate("rewind", *common, "--to", "000003").returncode == 0
     assert (workspace / "f.txt").read_text() == "two\n" and (workspace / "g.txt").read_text() == "g\n"
 
@@ -62,3 +64,39 @@ def test_rewind_fails_with_a_reason(tmp_path: Path, workspace: Path) -> None:
     assert unknown.returncode == 1 and "no checkpoint '000042'" in unknown.stderr
     nobody = _toolgate("checkpoints", "list", "--session", "nobody", "--data-dir", str(data))
     assert nobody.returncode == 1 and "session 'nobody' has no checkpoints" in nobody.stderr
+
+
+async def test_rewind_conversation_and_both_cut_the_transcript_and_say_how_to_undo(
+    tmp_path: Path, workspace: Path
+) -> None:
+    data = tmp_path / "data"
+    files = SessionFiles(data)
+    files.create(workspace, session_id="chat-1")
+    transcript = files.transcript_path("chat-1")
+    checkpoints = SessionCheckpoints(data, workspace, "chat-1", transcript=transcript)
+    (workspace / "f.txt").write_text("one\n")
+    await checkpoints.begin_turn()
+    transcript.write_text('{"type":"message"}\n{"type":"message"}\n')
+    (workspace / "f.txt").write_text("two\n")
+    await checkpoints.begin_turn()
+    transcript.write_text(transcript.read_text() + '{"type":"message"}\n')
+    said = transcript.read_text()
+    common = ("--session", "chat-1", "--data-dir", str(data))
+
+    dry = _toolgate("rewind", *common, "--to", "000001", "--both", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would restore 1 file(s)" in dry.stdout and "would go back to checkpoint 000001 (3 entries" in dry.stdout
+    assert transcript.read_text() == said
+
+    cut = _toolgate("rewind", *common, "--to", "000002", "--conversation")
+    assert cut.returncode == 0, cut.stderr
+    assert "went back to checkpoint 000002 (1 entries removed)" in cut.stdout and "file(s)" not in cut.stdout
+    assert transcript.read_text().count("\n") == 2 and (workspace / "f.txt").read_text() == "two\n"
+    undo = cut.stdout.splitlines()[-1]
+    assert undo == f"undo this with: toolgate rewind --session chat-1 --to 000003 --conversation --data-dir {data}"
+    assert _toolgate(*undo.removeprefix("undo this with: toolgate ").split(" ")).returncode == 0
+    assert transcript.read_text() == said
+
+    both = _toolgate("rewind", *common, "--to", "000001", "--both")
+    assert both.returncode == 0, both.stderr
+    assert transcript.read_text() == "" and (workspace / "f.txt").read_text() == "one\n"
