@@ -7,10 +7,11 @@ newline or bytes that are not UTF-8 are captured like any other.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,8 @@ _UNREADABLE_DIR = re.compile(rb"could not open directory '(.*)': ")
 class Captured:
     tree: str
     skipped: list[SkippedFile] = field(default_factory=list)
+    base: str | None = None  # the tree the index held before
+    changed: list[bytes] | None = None  # the paths that differ from `base` (None: a fresh index, no base)
 
 
 def _display(path: bytes) -> str:
@@ -97,7 +100,8 @@ def capture(
     """Update `index` from the work tree and return the tree it describes, with what could not be captured.
     `index_tree`: the tree the index held when it was last written; when nothing changed, that is the answer
     and no tree is written."""
-    # The two passes `git status` makes: untracked files, then the stat cache of tracked ones.
+    # The two passes `git status` makes: untracked files, then the stat cache of tracked ones (with the blob
+    # each had, so that what really changed is known without comparing trees afterwards).
     others = git.run(["ls-files", "-z", "--others", "--exclude-standard"], index=index, check=False)
     if others.returncode != 0:
         detail = others.stderr.decode("utf-8", "replace").strip()
@@ -106,18 +110,15 @@ def capture(
         SkippedFile(path=_display(m.group(1)).rstrip("/"), reason="unreadable")
         for m in _UNREADABLE_DIR.finditer(others.stderr)
     ]
-    candidates: list[bytes] = []
+    untracked: list[bytes] = []
     for path in split_z(others.stdout):
-        if path.endswith(b"/"):
-            candidates += _nested_repository_files(git, index, path)
-        else:
-            candidates.append(path)
-    changed_tracked = set(split_z(git.output(["diff-files", "-z", "--name-only", "--no-renames"], index=index)))
-    candidates += changed_tracked
+        untracked += _nested_repository_files(git, index, path) if path.endswith(b"/") else [path]
+    was = _stat_changed(git.output(["diff-files", "-z", "--raw", "--no-renames"], index=index))
+    changed_tracked = set(was)
 
     keep: list[bytes] = []
     drop: list[bytes] = []
-    for path in dict.fromkeys(candidates):
+    for path in dict.fromkeys([*untracked, *sorted(changed_tracked)]):
         problem = _classify(git, path, max_file_bytes)
         if problem is None:
             keep.append(path)
@@ -126,39 +127,114 @@ def capture(
             if path in changed_tracked:
                 drop.append(path)  # it was captured before; it is not now
     _forget(git, index, drop)
-    skipped += _update(git, index, keep)
+    failed = _update(git, index, keep)
+    skipped += failed
     if index_tree is None or len(keep) > 100:
         # Fresh stat data after a large update: files written in the same second as the index are "racily
         # clean", and every later listing would read them all again (a few just written by a tool cost little).
         git.run(["update-index", "-q", "--refresh"], index=index, check=False)
+    base = index_tree
     if keep or drop or index_tree is None:
         index_tree = git.output(["write-tree"], index=index).decode().strip()
-    skipped += _special_files(git, index, _directories(git, index_tree))
-    return Captured(tree=index_tree, skipped=skipped)
+    lost = {os.fsencode(s.path) for s in failed}
+    added = [p for p in keep if p not in lost]
+    skipped += _special_files(git, index, _directories(git, index_tree, base, added))
+    # Added and removed files changed for sure; one whose stat data changed may still hold the same bytes.
+    changed = sorted(
+        {*(p for p in added if p not in was or _differs(git, p, was[p])), *drop, *(lost & changed_tracked)}
+    )
+    return Captured(tree=index_tree, skipped=skipped, base=base, changed=changed if base is not None else None)
 
 
-@functools.lru_cache(maxsize=64)
-def _directories(git: ShadowGit, tree: str) -> tuple[bytes, ...]:
-    """The directories a tree holds files in (cached per tree: an unchanged tree costs nothing here)."""
-    listing = git.output(["ls-tree", "-r", "-d", "-z", "--name-only", tree])
-    return (b"", *split_z(listing))
+def _stat_changed(raw: bytes) -> dict[bytes, tuple[str, str]]:
+    """`diff-files --raw -z`: each path whose stat data changed, with the mode and blob the index holds."""
+    parts = raw.split(b"\0")
+    found: dict[bytes, tuple[str, str]] = {}
+    for header, path in zip(parts[0::2], parts[1::2], strict=False):
+        if header.startswith(b":"):
+            old_mode, _new_mode, old_blob, _new_blob, _status = header[1:].decode().split(" ")
+            found[path] = (old_mode, old_blob)
+    return found
+
+
+def _differs(git: ShadowGit, path: bytes, indexed: tuple[str, str]) -> bool:
+    """Whether the file at `path` is not the blob (and mode) the index held: hashed here as git hashes it
+    (info/attributes turns every conversion off), only for the few files whose stat data changed."""
+    full = os.path.join(os.fsencode(git.work_tree), path)
+    try:
+        info = os.lstat(full)
+        if stat.S_ISLNK(info.st_mode):
+            mode, data = "120000", os.readlink(full)
+        else:
+            mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
+            with open(full, "rb") as handle:
+                data = handle.read()
+    except OSError:
+        return True  # gone or unreadable now: it is not what it was
+    blob = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    blob.update(data)
+    return (mode, blob.hexdigest()) != indexed
+
+
+_DIRECTORY_CACHE: dict[tuple[ShadowGit, str], tuple[bytes, ...]] = {}
+
+
+def _directories(git: ShadowGit, tree: str, base: str | None, added: list[bytes]) -> tuple[bytes, ...]:
+    """The directories a tree holds files in: cached per tree, so an unchanged tree costs nothing here, and a
+    tree made from `base` by adding files costs no listing either. (A directory emptied since may stay in the
+    list; looking into it finds nothing.)"""
+    found = _DIRECTORY_CACHE.get((git, tree))
+    if found is not None:
+        return found
+    previous = _DIRECTORY_CACHE.get((git, base)) if base is not None else None
+    if previous is not None:
+        grown = dict.fromkeys(previous)
+        for path in added:
+            directory = os.path.dirname(path)
+            while directory and directory not in grown:
+                grown[directory] = None
+                directory = os.path.dirname(directory)
+        found = tuple(grown)
+    else:
+        listing = git.output(["ls-tree", "-r", "-d", "-z", "--name-only", tree])
+        found = (b"", *split_z(listing))
+    if len(_DIRECTORY_CACHE) >= 64:
+        _DIRECTORY_CACHE.pop(next(iter(_DIRECTORY_CACHE)))
+    _DIRECTORY_CACHE[(git, tree)] = found
+    return found
+
+
+# A directory's special files, by its full path: (mtime_ns, inode, names). Adding, removing or renaming an
+# entry changes a directory's mtime, so a directory whose mtime is as it was holds the same kinds of entries.
+_SPECIAL_CACHE: dict[bytes, tuple[int, int, tuple[bytes, ...]]] = {}
+_RACY_NS = 2_000_000_000  # an mtime this recent may not yet show a change made in the same clock tick
 
 
 def _special_files(git: ShadowGit, index: Path, directories: tuple[bytes, ...]) -> list[SkippedFile]:
     """FIFOs, sockets and devices beside captured files. git passes over them in silence; we say so. Only the
-    directories that hold captured files are looked at (a few scandir calls: no stat per file)."""
+    directories that hold captured files are looked at, and only those whose mtime changed are read again."""
     root = os.fsencode(git.work_tree)
     found: list[bytes] = []
+    now = time.time_ns()
+    if len(_SPECIAL_CACHE) > 200_000:
+        _SPECIAL_CACHE.clear()
     for directory in directories:
+        full = os.path.join(root, directory) if directory else root
         try:
-            with os.scandir(os.path.join(root, directory) if directory else root) as entries:
-                for entry in entries:
-                    if not (entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)) and not (
-                        entry.is_symlink()
-                    ):
-                        found.append(os.path.join(directory, entry.name) if directory else entry.name)
+            info = os.stat(full)
         except OSError:
             continue
+        cached = _SPECIAL_CACHE.get(full)
+        if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_ino):
+            names = cached[2]
+        else:
+            try:
+                names = _special_entries(full)
+            except OSError:
+                continue
+            if now - info.st_mtime_ns > _RACY_NS:
+                _SPECIAL_CACHE[full] = (info.st_mtime_ns, info.st_ino, names)
+        found += [os.path.join(directory, name) if directory else name for name in names]
     if not found:
         return []
     ignored = git.run(
@@ -166,3 +242,12 @@ def _special_files(git: ShadowGit, index: Path, directories: tuple[bytes, ...]) 
     )
     dropped = set(split_z(ignored.stdout))
     return [SkippedFile(path=_display(path), reason="not_a_file") for path in sorted(found) if path not in dropped]
+
+
+def _special_entries(directory: bytes) -> tuple[bytes, ...]:
+    with os.scandir(directory) as entries:
+        return tuple(
+            entry.name
+            for entry in entries
+            if not (entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False) or entry.is_symlink())
+        )

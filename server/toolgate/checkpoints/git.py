@@ -25,6 +25,7 @@ _SAFE_CONFIG = (
     "maintenance.auto=false",
     "core.fsmonitor=false",
     "core.untrackedCache=false",
+    "core.splitIndex=true",  # an index write writes what changed, not all entries (most checkpoints change few)
     "core.quotePath=false",
     "core.autocrlf=false",
     "core.safecrlf=false",
@@ -80,6 +81,7 @@ class ShadowGit:
             GIT_DIR=str(self.git_dir),
             GIT_WORK_TREE=str(self.work_tree),
             GIT_CONFIG_NOSYSTEM="1",
+            GIT_ATTR_NOSYSTEM="1",
             GIT_CONFIG_GLOBAL="/dev/null",
             GIT_TERMINAL_PROMPT="0",
             GIT_OPTIONAL_LOCKS="0",

@@ -33,6 +33,7 @@ from toolgate.checkpoints.settings import CheckpointSettings
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _REF_ROOT = "refs/toolgate"
 _TRANSCRIPT_REF_ROOT = "refs/toolgate-transcripts"
+_AS_IS = "* -text -eol -filter -ident -working-tree-encoding\n"
 
 
 def workspace_id(workspace: Path) -> str:
@@ -110,6 +111,11 @@ class CheckpointStore:
         wanted = "".join(f"{pattern}\n" for pattern in self.settings.ignore)
         if not exclude.is_file() or exclude.read_text(encoding="utf-8") != wanted:
             exclude.write_text(wanted, encoding="utf-8")
+        # Bytes as they are: the workspace's .gitattributes (text, eol, filters) must not turn CRLF into LF or
+        # run a clean filter on the way in. info/attributes outranks every .gitattributes file.
+        attributes = self.git.git_dir / "info" / "attributes"
+        if not attributes.is_file() or attributes.read_text(encoding="utf-8") != _AS_IS:
+            attributes.write_text(_AS_IS, encoding="utf-8")
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -219,6 +225,8 @@ class CheckpointStore:
                 if kind == "tool" and captured.skipped == previous.skipped:
                     return previous
                 names = b""
+            elif captured.changed is not None and captured.base == previous.tree:
+                names = b"\0".join(captured.changed)  # what the capture changed is what changed since then
             else:
                 names = self.git.output(
                     ["diff-tree", "-r", "-z", "--name-only", "--no-renames", previous.tree, captured.tree]
@@ -335,8 +343,8 @@ class CheckpointStore:
                 self._retain(session, self.checkpoints(session))
             # A session's index may hold objects no commit names (a dry run's capture): the prune frees them,
             # so every index starts afresh after it (the next checkpoint hashes the tree once more).
-            for stale in self.private.glob("index-*"):
-                stale.unlink()
+            for stale in [*self.private.glob("index-*"), *self.git.git_dir.glob("sharedindex.*")]:
+                stale.unlink()  # the split indexes' shared parts go with the indexes
             self.git.run(["gc", "-q", "--prune=now"], timeout=max(self.settings.time_cap_seconds, 600))
             dropped = 0
             while self.size() > self.settings.max_store_bytes:

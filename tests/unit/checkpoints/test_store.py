@@ -306,9 +306,43 @@ def test_a_gc_after_a_dry_run_does_not_break_the_next_checkpoint(tmp_path: Path,
     first = store.create("s1", turn=1, kind="turn")
     (workspace / "f").write_text("captured by the dry run only")
     restore(store, "s1", first.id, turn=1, dry_run=True)  # its blob is in the index, in no commit
+    assert list(store.git.git_dir.glob("sharedindex.*"))  # the index is a split one
     store.gc()
+    assert not list(store.git.git_dir.glob("sharedindex.*"))  # its shared part went with it
     second = store.create("s1", turn=2, kind="turn")
     assert second.changed == ["f"]
     restore(store, "s1", first.id, turn=2)
     restore(store, "s1", second.id, turn=2)
     assert (workspace / "f").read_text() == "captured by the dry run only"
+
+
+def test_the_workspace_gitattributes_do_not_change_the_bytes_kept(tmp_path: Path, workspace: Path) -> None:
+    # text=auto would store CRLF as LF, and a restore would then write LF: byte-exact means no conversion.
+    (workspace / ".gitattributes").write_text("* text=auto eol=crlf\n*.dat ident\n")
+    (workspace / "mixed.txt").write_bytes(b"one\r\ntwo\n")
+    (workspace / "id.dat").write_bytes(b"$Id$\n")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn")
+    before = snapshot(workspace)
+    (workspace / "mixed.txt").write_bytes(b"changed\n")
+    (workspace / "id.dat").write_bytes(b"changed\n")
+    restore(store, "s1", first.id, turn=1)
+    assert snapshot(workspace) == before
+
+
+def test_changed_names_what_a_checkpoint_changed_with_or_without_comparing_trees(
+    tmp_path: Path, workspace: Path
+) -> None:
+    for name in ("a", "b", "c"):
+        (workspace / name).write_text(name)
+    store = _store(tmp_path, workspace)
+    store.create("s1", turn=1, kind="turn")
+    (workspace / "a").write_text("a changed")
+    (workspace / "b").unlink()
+    (workspace / "d").write_text("new")
+    (workspace / "c").write_text("c")  # rewritten with the same bytes: not a change
+    assert store.create("s1", turn=1, tool_use_id="t1").changed == ["a", "b", "d"]
+    (workspace / "e").write_text("only a new file")
+    assert store.create("s1", turn=1, tool_use_id="t2").changed == ["e"]
+    os.utime(workspace / "e", (1, 1))  # the stat data changed, the bytes did not
+    assert store.create("s1", turn=1, kind="turn").changed == []
