@@ -101,6 +101,18 @@ class SessionCheckpoints:
             return f"{CANNOT_REWIND}: {exc}"
         return None
 
+    async def after_hooks(self, tool_use_id: str, event: str) -> str | None:
+        """After hooks ran for a call: what they changed gets a checkpoint of its own (none when they changed
+        nothing). Returns the warning to show, or None."""
+        try:
+            await anyio.to_thread.run_sync(self._after_hooks, tool_use_id, event)
+        except CheckpointError as exc:
+            return f"what the {event} hooks changed cannot be rewound on its own: {exc}"
+        return None
+
+    def _after_hooks(self, tool_use_id: str, event: str) -> None:
+        self.store().create(self.session_id, turn=self.turn, tool_use_id=tool_use_id, note=f"after {event} hooks")
+
     def checkpoints(self) -> list[Checkpoint]:
         return self.store().checkpoints(self.session_id)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from toolgate.core.change_guard import CHANGE_GUARD
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.paths import resolved_forms
@@ -221,8 +222,13 @@ class PermissionEngine:
         if not hooks:
             return HookOutcome()
         env = {**self._environ, "TOOLGATE_PROJECT_DIR": str(self.workspace), "TOOLGATE_SESSION_ID": ctx.session.id}
+        # Hooks are commands: they may change files. Checkpoints on both sides keep what they changed apart
+        # from what the call changes (the one after names exactly the hooks' changes).
+        guard = ctx.get(CHANGE_GUARD)
+        warnings = [await guard.before_change(ctx.tool_use_id)] if guard is not None else []
         outcome = await run_hooks(hooks, payload, ctx.session.cwd, env, self.book.pass_through)
-        for problem in outcome.problems:
+        warnings += [await guard.after_hooks(ctx.tool_use_id, event)] if guard is not None else []
+        for problem in [*outcome.problems, *(w for w in warnings if w)]:
             ctx.logger.warning("%s", problem)
             ctx.progress("hook_problem", problem)
         return outcome

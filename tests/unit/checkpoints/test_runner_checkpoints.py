@@ -3,6 +3,7 @@ and a call whose checkpoint fails still runs, with the warning in its result."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -87,3 +88,28 @@ async def test_a_resumed_session_goes_on_counting_turns(tmp_path: Path, workspac
     again = SessionCheckpoints(tmp_path / "data", workspace, "s1")
     await again.begin_turn()
     assert [c.turn for c in again.checkpoints()] == [1, 2, 3]
+
+
+async def test_what_hooks_change_gets_checkpoints_of_its_own(tmp_path: Path, workspace: Path) -> None:
+    settings = workspace / ".toolgate" / "settings.json"
+    settings.parent.mkdir()
+    post = {"matcher": "Write", "hooks": [{"type": "command", "command": "cat >/dev/null; echo fmt > formatted.txt"}]}
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [post]}}))
+    rt = build_runtime(workspace, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS, trust_workspace=True))
+    try:
+        checkpoints = attach_checkpoints(rt.session, tmp_path / "data")
+        await checkpoints.begin_turn()
+        await _call(rt, "Write", file_path=str(workspace / "new.txt"), content="n\n")
+        assert (workspace / "formatted.txt").read_text() == "fmt\n"
+        listed = checkpoints.checkpoints()
+        # The turn's tree (the Write's checkpoint was the same tree); before the hook: the Write's change;
+        # after it: the hook's change alone.
+        assert [(c.kind, c.note, c.changed) for c in listed] == [
+            ("turn", None, [".toolgate/settings.json"]),
+            ("tool", None, ["new.txt"]),
+            ("tool", "after PostToolUse hooks", ["formatted.txt"]),
+        ]
+        checkpoints.restore(listed[-2].id)  # only the hook's change is undone
+        assert (workspace / "new.txt").exists() and not (workspace / "formatted.txt").exists()
+    finally:
+        await rt.aclose()
