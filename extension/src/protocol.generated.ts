@@ -78,6 +78,19 @@ export interface ChatSendResult {
   stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
 }
 
+export interface CheckpointFileParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  checkpointId: string;
+  path: string;
+}
+
+export interface CheckpointFileResult {
+  exists: boolean;
+  content: string;
+  binary: boolean;
+}
+
 /** One checkpoint; `changed`: files changed since the session's previous one; `skipped`: not captured. */
 export interface CheckpointInfo {
   id: string;
@@ -91,10 +104,11 @@ export interface CheckpointInfo {
   conversation: boolean;
 }
 
-export interface CheckpointRef {
+export interface CheckpointsDiffParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   checkpointId: string;
+  to?: string | null;
 }
 
 export interface CheckpointsDiffResult {
@@ -106,6 +120,7 @@ export interface CheckpointsListResult {
   enabled: boolean;
   reason: string | null;
   checkpoints: CheckpointInfo[];
+  turns: TurnInfo[];
 }
 
 export interface CheckpointsRestoreParams {
@@ -545,6 +560,19 @@ export interface TurnEnd {
   usage: Usage;
 }
 
+/**
+ * One turn: `start` is its turn checkpoint (Restore… on its prompt), `start` → `end` its diff, `changed`
+ * the files it changed (Bash's too). `prompt`: which user message of the chat history it belongs to (0 = the
+ * first prompt, counting user messages that carry text); None when that point was cut away since.
+ */
+export interface TurnInfo {
+  turn: number;
+  start: string;
+  end: string;
+  prompt: number | null;
+  changed: string[];
+}
+
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -578,6 +606,7 @@ export const Methods = {
   diffReview: "toolgate/diff/review",
   checkpointsList: "toolgate/checkpoints/list",
   checkpointsDiff: "toolgate/checkpoints/diff",
+  checkpointsFile: "toolgate/checkpoints/file",
   checkpointsRestore: "toolgate/checkpoints/restore",
 } as const;
 
@@ -621,8 +650,10 @@ export interface ClientRequests {
   "toolgate/chat/history": { params: SessionRef; result: ChatHistoryResult };
   /** A session's checkpoints. */
   "toolgate/checkpoints/list": { params: SessionRef; result: CheckpointsListResult };
-  /** What a restore would do. */
-  "toolgate/checkpoints/diff": { params: CheckpointRef; result: CheckpointsDiffResult };
+  /** A restore's diff. */
+  "toolgate/checkpoints/diff": { params: CheckpointsDiffParams; result: CheckpointsDiffResult };
+  /** A file at a checkpoint. */
+  "toolgate/checkpoints/file": { params: CheckpointFileParams; result: CheckpointFileResult };
   /** Restore a checkpoint's files (a redo checkpoint is taken first). */
   "toolgate/checkpoints/restore": { params: CheckpointsRestoreParams; result: CheckpointsRestoreResult };
 }

@@ -145,3 +145,41 @@ async def test_the_sidecar_rewinds_the_conversation_of_an_open_chat_and_refuses_
             "two",
             "Second answer.",
         ]
+
+
+async def test_the_sidecar_tells_which_checkpoint_starts_each_prompt_and_what_each_turn_changed(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    (workspace / "kept.txt").write_text("kept\n")
+    bash = {"name": "Bash", "input": {"command": "printf 'by bash\\n' > made.txt && rm kept.txt"}}
+    steps = [{"text": "Nothing to do."}, {"text": "Running.", "tool_uses": [bash]}, {"text": "Done."}]
+    with MockModelServer(steps) as mock:
+        await sidecar.call(
+            p.PROVIDER_CONFIGURE, {"provider": "anthropic", "baseUrl": mock.url, "apiKey": "k", "model": "m"}
+        )
+        session_id = await sidecar.new_session(workspace, mode="bypassPermissions")
+        for text in ("look", "make a file"):
+            assert (await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": text}))[
+                "stopReason"
+            ] == "end_turn"
+        (workspace / "after.txt").write_text("the person's own edit, after the turn\n")
+
+        listing = await sidecar.call(p.CHECKPOINTS_LIST, {"sessionId": session_id})
+        first, second = listing["turns"]
+        assert (first["prompt"], first["changed"], first["start"] == first["end"]) == (0, [], True)
+        assert (second["prompt"], second["changed"]) == (1, ["kept.txt", "made.txt"])  # Bash's changes, not after.txt
+
+        ref = {"sessionId": session_id, "checkpointId": second["start"]}
+        diff = await sidecar.call(p.CHECKPOINTS_DIFF, {**ref, "to": second["end"]})
+        assert {(f["path"], f["action"]) for f in diff["files"]} == {("kept.txt", "remove"), ("made.txt", "write")}
+        assert "+by bash\n" in diff["diff"]
+        before = await sidecar.call(p.CHECKPOINTS_FILE, {**ref, "path": "kept.txt"})
+        assert before == {"exists": True, "content": "kept\n", "binary": False}
+        assert (await sidecar.call(p.CHECKPOINTS_FILE, {**ref, "path": "made.txt"}))["exists"] is False
+        after = await sidecar.call(p.CHECKPOINTS_FILE, {**ref, "checkpointId": second["end"], "path": "made.txt"})
+        assert after["content"] == "by bash\n"
+
+        cut = await sidecar.call(p.CHECKPOINTS_RESTORE, {**ref, "what": "conversation"})
+        assert cut["restored"] is True
+        turns = (await sidecar.call(p.CHECKPOINTS_LIST, {"sessionId": session_id}))["turns"]
+        assert [t["prompt"] for t in turns] == [0, None]  # the second prompt is no longer in the conversation

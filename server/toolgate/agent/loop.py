@@ -170,6 +170,8 @@ class AgentChat:
         try:
             self._add(user_text(await self._begin_turn(text)))
             stop = await self._run(token, totals)
+            if self.runtime.checkpoints is not None:  # the turn's last changes, before anyone hears it ended
+                await self.runtime.checkpoints.end_turn()
         finally:
             self._cancel = None
             # Whatever ended the turn (a bug, the caller cancelling us), no tool_use is left unanswered.

@@ -9,13 +9,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from toolgate.agent.conversation import ChatMessage, merge_into
 from toolgate.agent.events import StopReason
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
 from toolgate.agent.providers.base import Provider
 from toolgate.agent.retry import RetryPolicy
-from toolgate.agent.transcript import MessageEntry, RepairEntry, Transcript, load_transcript
-from toolgate.core.messages import ToolResult
+from toolgate.agent.transcript import ENTRY, MessageEntry, RepairEntry, Transcript, load_transcript
+from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.permission import Approver, PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import SessionFiles, SessionMeta
@@ -125,6 +127,25 @@ def reload_conversation(chat: AgentChat, path: Path) -> None:
     todos = chat.runtime.session.deps.get(TODOS)
     if list(todos.items) != loaded.todos:
         todos.replace(loaded.todos)
+
+
+def prompt_offsets(transcript: bytes) -> list[int]:
+    """Where each prompt (a user message with text, not only tool results) starts in a transcript's bytes,
+    in order: the n-th is the n-th prompt the chat shows. Lines that cannot be read are passed over."""
+    offsets: list[int] = []
+    at = 0
+    for line in transcript.splitlines(keepends=True):
+        start, at = at, at + len(line)
+        if b'"user"' not in line:
+            continue  # most lines: no JSON to parse
+        try:
+            entry = ENTRY.validate_json(line)
+        except ValidationError:
+            continue
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if message is not None and message.role == "user" and any(isinstance(b, TextBlock) for b in message.content):
+            offsets.append(start)
+    return offsets
 
 
 def _only_repaired_results(message: ChatMessage, answered: list[str]) -> bool:

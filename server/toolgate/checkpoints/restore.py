@@ -183,6 +183,22 @@ def restore(
     return RestoreReport(target=target.id, redo=redo.id, changes=changes)
 
 
+def compare(store: CheckpointStore, session: str, from_id: str, to_id: str) -> tuple[list[FileChange], str]:
+    """What changed from checkpoint `from_id` to `to_id` (a turn: its start to its end): the files, as what
+    `to_id` has for each, and a unified diff."""
+    start, end = store.get(session, from_id), store.get(session, to_id)
+    changes = [_action(entry) for entry in _plan(store, start.tree, end)]
+    patch = store.git.output(["diff", "--no-renames", "--no-color", "--binary", start.commit, end.commit])
+    return changes, patch.decode("utf-8", "replace")
+
+
+def file_at(store: CheckpointStore, session: str, checkpoint_id: str, path: str) -> bytes | None:
+    """A file's bytes at a checkpoint (a link's target for a symlink); None when it had no such file."""
+    checkpoint = store.get(session, checkpoint_id)
+    found = store.git.run(["cat-file", "blob", f"{checkpoint.commit}:{path}"], check=False)
+    return found.stdout if found.returncode == 0 else None
+
+
 def _ancestors(path: bytes) -> list[bytes]:
     found: list[bytes] = []
     while path:

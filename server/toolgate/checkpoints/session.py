@@ -93,6 +93,18 @@ class SessionCheckpoints:
         self.turn += 1
         self._create(None, "turn")
 
+    async def end_turn(self) -> str | None:
+        """The turn finished: what its last call changed is captured now, not with the person's edits before
+        the next turn (none when nothing changed). Returns a warning or None."""
+        try:
+            await anyio.to_thread.run_sync(self._end_turn)
+        except CheckpointError as exc:
+            return f"no checkpoint was taken at the end of this turn: {exc}"
+        return None
+
+    def _end_turn(self) -> None:
+        self.store().create(self.session_id, turn=self.turn, note="end of turn")
+
     async def before_change(self, tool_use_id: str) -> str | None:
         """Right before a call that may change files. Returns the warning its result must carry, or None."""
         try:

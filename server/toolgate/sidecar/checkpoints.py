@@ -15,11 +15,20 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from pygls.exceptions import JsonRpcInvalidParams
 
+from toolgate.checkpoints.conversation import read_transcript
 from toolgate.checkpoints.models import Checkpoint, CheckpointError
+from toolgate.checkpoints.restore import compare, file_at
 from toolgate.checkpoints.session import SessionCheckpoints
 from toolgate.checkpoints.store import CheckpointStore
+from toolgate.checkpoints.turns import Turn, session_turns
 from toolgate.sidecar import protocol_checkpoints as p
-from toolgate.sidecar.protocol import CHECKPOINTS_DIFF, CHECKPOINTS_LIST, CHECKPOINTS_RESTORE, SessionRef
+from toolgate.sidecar.protocol import (
+    CHECKPOINTS_DIFF,
+    CHECKPOINTS_FILE,
+    CHECKPOINTS_LIST,
+    CHECKPOINTS_RESTORE,
+    SessionRef,
+)
 from toolgate.sidecar.wire_model import WireModel
 
 if TYPE_CHECKING:  # types only: the server imports this module before initialize
@@ -51,9 +60,15 @@ def checkpoint_handlers(
     async def listing(params: SessionRef) -> p.CheckpointsListResult:
         return await list_checkpoints(session_of(params.session_id).runtime.checkpoints)
 
-    async def diff(params: p.CheckpointRef) -> p.CheckpointsDiffResult:
+    async def diff(params: p.CheckpointsDiffParams) -> p.CheckpointsDiffResult:
         try:
-            return await diff_checkpoint(session_of(params.session_id).runtime.checkpoints, params.checkpoint_id)
+            return await diff_checkpoint(session_of(params.session_id).runtime.checkpoints, params)
+        except CheckpointError as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from None
+
+    async def file(params: p.CheckpointFileParams) -> p.CheckpointFileResult:
+        try:
+            return await checkpoint_file(session_of(params.session_id).runtime.checkpoints, params)
         except CheckpointError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from None
 
@@ -74,7 +89,7 @@ def checkpoint_handlers(
         except SessionError as exc:
             return p.CheckpointsRestoreResult(restored=False, reason=str(exc))
 
-    return {CHECKPOINTS_LIST: listing, CHECKPOINTS_DIFF: diff, CHECKPOINTS_RESTORE: restore}
+    return {CHECKPOINTS_LIST: listing, CHECKPOINTS_DIFF: diff, CHECKPOINTS_RESTORE: restore, CHECKPOINTS_FILE: file}
 
 
 def forget_checkpoints(data_root: Path, session_id: str) -> None:
@@ -89,18 +104,58 @@ async def list_checkpoints(checkpoints: SessionCheckpoints | None) -> p.Checkpoi
     if checkpoints is None:
         return p.CheckpointsListResult(enabled=False, reason=_OFF, checkpoints=[])
     try:
-        found = await anyio.to_thread.run_sync(checkpoints.checkpoints)
+        found, turns = await anyio.to_thread.run_sync(_listing, checkpoints)
     except CheckpointError as exc:
         return p.CheckpointsListResult(enabled=False, reason=str(exc), checkpoints=[])
-    return p.CheckpointsListResult(enabled=True, checkpoints=[_info(c) for c in found])
+    return p.CheckpointsListResult(
+        enabled=True,
+        checkpoints=[_info(c) for c in found],
+        turns=[p.TurnInfo(**turn.model_dump()) for turn in turns],
+    )
 
 
-async def diff_checkpoint(checkpoints: SessionCheckpoints | None, checkpoint_id: str) -> p.CheckpointsDiffResult:
+def _listing(checkpoints: SessionCheckpoints) -> tuple[list[Checkpoint], list[Turn]]:
+    from toolgate.agent.stored_chat import prompt_offsets
+
+    found = checkpoints.checkpoints()
+    said = read_transcript(checkpoints.transcript) if checkpoints.transcript is not None else b""
+    return found, session_turns(found, said, prompt_offsets(said))
+
+
+async def diff_checkpoint(
+    checkpoints: SessionCheckpoints | None, params: p.CheckpointsDiffParams
+) -> p.CheckpointsDiffResult:
     """Raises CheckpointError (an unknown id, checkpoints off) for the caller to turn into a JSON-RPC error."""
     if checkpoints is None:
         raise CheckpointError(_OFF)
-    report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(checkpoint_id, dry_run=True))
+    if params.to is not None:
+        to = params.to
+        files, patch = await anyio.to_thread.run_sync(
+            lambda: compare(checkpoints.store(), checkpoints.session_id, params.checkpoint_id, to)
+        )
+        return p.CheckpointsDiffResult(files=files, diff=patch)
+    report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(params.checkpoint_id, dry_run=True))
     return p.CheckpointsDiffResult(files=report.changes, diff=report.diff)
+
+
+async def checkpoint_file(
+    checkpoints: SessionCheckpoints | None, params: p.CheckpointFileParams
+) -> p.CheckpointFileResult:
+    """For the checkpoint side of the editor's diff views. Raises CheckpointError like diff_checkpoint."""
+    if checkpoints is None:
+        raise CheckpointError(_OFF)
+    data = await anyio.to_thread.run_sync(
+        lambda: file_at(checkpoints.store(), checkpoints.session_id, params.checkpoint_id, params.path)
+    )
+    if data is None:
+        return p.CheckpointFileResult(exists=False, content="")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return p.CheckpointFileResult(exists=True, content="", binary=True)
+    if "\0" in text:
+        return p.CheckpointFileResult(exists=True, content="", binary=True)
+    return p.CheckpointFileResult(exists=True, content=text)
 
 
 async def restore_checkpoint(

@@ -26,7 +26,9 @@ from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
 from toolgate.core.tool import ToolDefinition
 from toolgate.sidecar.protocol_checkpoints import (
-    CheckpointRef,
+    CheckpointFileParams,
+    CheckpointFileResult,
+    CheckpointsDiffParams,
     CheckpointsDiffResult,
     CheckpointsListResult,
     CheckpointsRestoreParams,
@@ -343,6 +345,7 @@ DIFF_REVIEW = "toolgate/diff/review"
 CHECKPOINTS_LIST = "toolgate/checkpoints/list"
 CHECKPOINTS_DIFF = "toolgate/checkpoints/diff"
 CHECKPOINTS_RESTORE = "toolgate/checkpoints/restore"
+CHECKPOINTS_FILE = "toolgate/checkpoints/file"
 
 Direction = Literal["clientToServer", "serverToClient"]
 
@@ -394,7 +397,8 @@ METHODS: tuple[Method, ...] = (
     Method(APPROVAL_REQUEST, "serverToClient", ApprovalParams, ApprovalResult, "Ask the user to allow a call."),
     Method(DIFF_REVIEW, "serverToClient", DiffReviewParams, DiffReviewResult, "Show a proposed change for review."),
     Method(CHECKPOINTS_LIST, "clientToServer", SessionRef, CheckpointsListResult, "A session's checkpoints."),
-    Method(CHECKPOINTS_DIFF, "clientToServer", CheckpointRef, CheckpointsDiffResult, "What a restore would do."),
+    Method(CHECKPOINTS_DIFF, "clientToServer", CheckpointsDiffParams, CheckpointsDiffResult, "A restore's diff."),
+    Method(CHECKPOINTS_FILE, "clientToServer", CheckpointFileParams, CheckpointFileResult, "A file at a checkpoint."),
     Method(
         CHECKPOINTS_RESTORE,
         "clientToServer",

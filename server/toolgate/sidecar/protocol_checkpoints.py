@@ -24,15 +24,44 @@ class CheckpointInfo(WireModel):
     conversation: bool = False  # it marks a point of the conversation (turn and redo checkpoints)
 
 
+class TurnInfo(WireModel):
+    """One turn: `start` is its turn checkpoint (Restore… on its prompt), `start` → `end` its diff, `changed`
+    the files it changed (Bash's too). `prompt`: which user message of the chat history it belongs to (0 = the
+    first prompt, counting user messages that carry text); None when that point was cut away since."""
+
+    turn: int
+    start: str
+    end: str
+    prompt: int | None
+    changed: list[str]
+
+
 class CheckpointsListResult(WireModel):
     enabled: bool
     reason: str | None = None  # why checkpoints are off for this session
     checkpoints: list[CheckpointInfo]
+    turns: list[TurnInfo] = Field(default_factory=list)
 
 
 class CheckpointRef(WireModel):
     session_id: SessionId
     checkpoint_id: str = Field(pattern=r"^[0-9]{6,}$")
+
+
+class CheckpointsDiffParams(CheckpointRef):
+    # None: what restoring `checkpoint_id` would do to the files now; a checkpoint: from `checkpoint_id` to it
+    # (a turn's diff: its start to its end)
+    to: str | None = Field(default=None, pattern=r"^[0-9]{6,}$")
+
+
+class CheckpointFileParams(CheckpointRef):
+    path: str  # relative to the workspace, as in `files`
+
+
+class CheckpointFileResult(WireModel):
+    exists: bool  # False: there was no such file at the checkpoint
+    content: str  # the text (empty when binary or absent)
+    binary: bool = False
 
 
 class CheckpointsDiffResult(WireModel):
