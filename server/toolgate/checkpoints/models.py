@@ -52,6 +52,7 @@ class Checkpoint(BaseModel):
     skipped: list[SkippedFile] = Field(default_factory=list)
     note: str | None = None  # e.g. "before restoring to 000004"
     conversation: ConversationMark | None = None  # turn and restore checkpoints of a session with a transcript
+    roots: dict[str, str] = Field(default_factory=dict)  # each additional working directory's tree, by its path
     commit: str = ""  # filled from the ref when read back; not stored in the message
     tree: str = ""  # the commit's tree, likewise
 

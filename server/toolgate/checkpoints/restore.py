@@ -39,8 +39,24 @@ class _Entry:
     blob: str
 
 
-def _plan(store: CheckpointStore, current_tree: str, target: Checkpoint) -> list[_Entry]:
-    raw = store.git.output(["diff-tree", "-r", "-z", "--no-renames", current_tree, target.commit])
+@dataclass(frozen=True, slots=True)
+class _Side:
+    """One captured root of a restore: the workspace (`prefix` empty: its paths are shown relative) or an
+    additional directory (shown absolute)."""
+
+    root: Path
+    prefix: str
+    current: str  # its tree now
+    target: str  # its tree at the checkpoint
+    entries: list[_Entry]
+
+    def change(self, entry: _Entry) -> FileChange:
+        action = _action(entry)
+        return action.model_copy(update={"path": self.prefix + action.path}) if self.prefix else action
+
+
+def _plan(store: CheckpointStore, current_tree: str, target_tree: str) -> list[_Entry]:
+    raw = store.git.output(["diff-tree", "-r", "-z", "--no-renames", current_tree, target_tree])
     parts = raw.split(b"\0")
     entries: list[_Entry] = []
     for header, path in zip(parts[0::2], parts[1::2], strict=False):
@@ -138,14 +154,12 @@ def restore(
     file the restore would touch is one, nothing is done. `before_apply` is called before each file (tests).
     `conversation`: where the transcript stands now, for the redo checkpoint."""
     target = store.get(session, target_id)
+    roots = [Path(root) for root in target.roots if Path(root).is_dir()]  # one removed since is left alone
     with store.locked():
-        current_tree = store.capture(session).tree
-        entries = _plan(store, current_tree, target)
-    skipped_at_target = {os.fsencode(s.path) for s in target.skipped}
-    entries = [e for e in entries if not (e.mode == "000000" and e.path in skipped_at_target)]
-    changes = [_action(e) for e in entries]
-    root = os.fsencode(store.workspace)
-    dirty = [c.path for c in changes if is_dirty(Path(os.fsdecode(os.path.join(root, os.fsencode(c.path)))))]
+        sides = [_side(store, session, None, target.tree, target)]
+        sides += [_side(store, session, root, target.roots[os.fsdecode(root)], target) for root in roots]
+    changes = [side.change(entry) for side in sides for entry in side.entries]
+    dirty = [c.path for c in changes if is_dirty(store.workspace / c.path)]  # an absolute path stays one
     if dirty:
         raise CheckpointError(
             "these files have unsaved changes in the editor, and a restore would overwrite them: "
@@ -154,27 +168,21 @@ def restore(
             + "; save or revert them, then restore again"
         )
     if dry_run:
-        patch = store.git.output(["diff", "--no-renames", "--no-color", "--binary", current_tree, target.commit])
+        patch = b"".join(_diff(store, side) for side in sides)
         return RestoreReport(
             target=target.id, redo=None, changes=changes, diff=patch.decode("utf-8", "replace"), dry_run=True
         )
     redo = store.create(
-        session, turn=turn, kind="restore", note=f"before restoring to {target.id}", conversation=conversation
+        session,
+        turn=turn,
+        kind="restore",
+        note=f"before restoring to {target.id}",
+        conversation=conversation,
+        roots=roots,
     )
-    target_paths = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.commit])
-    kept_dirs = {os.path.dirname(p) for p in split_z(target_paths)}
-    kept_dirs |= {d for p in list(kept_dirs) for d in _ancestors(p)}
-    blobs = read_blobs(store.git, [e.blob for e in entries if e.mode != "000000"])
-    removals = sorted((e for e in entries if e.mode == "000000"), key=lambda e: -e.path.count(b"/"))
-    writes = [e for e in entries if e.mode != "000000"]
     try:
-        for entry in [*removals, *writes]:
-            if before_apply is not None:
-                before_apply(_action(entry))
-            if entry.mode == "000000":
-                _remove(root, entry, kept_dirs)
-            else:
-                _write(root, entry, blobs[entry.blob])
+        for side in sides:
+            _apply(store, side, before_apply)
     except OSError as exc:
         raise CheckpointError(
             f"the restore to {target.id} stopped part-way ({exc}); the state before it is checkpoint {redo.id}. "
@@ -183,19 +191,59 @@ def restore(
     return RestoreReport(target=target.id, redo=redo.id, changes=changes)
 
 
+def _side(store: CheckpointStore, session: str, root: Path | None, target_tree: str, target: Checkpoint) -> _Side:
+    prefix = "" if root is None else os.fsdecode(root) + "/"
+    current = store.capture(session, root).tree
+    # A file skipped at the checkpoint (too large, unreadable) is not in its tree, yet must not be removed.
+    skipped = {os.fsencode(s.path.removeprefix(prefix)) for s in target.skipped if s.path.startswith(prefix)}
+    entries = [e for e in _plan(store, current, target_tree) if not (e.mode == "000000" and e.path in skipped)]
+    return _Side(root or store.workspace, prefix, current, target_tree, entries)
+
+
+def _diff(store: CheckpointStore, side: _Side) -> bytes:
+    prefixes = [f"--src-prefix=a/{side.prefix}", f"--dst-prefix=b/{side.prefix}"] if side.prefix else []
+    return store.git.output(["diff", "--no-renames", "--no-color", "--binary", *prefixes, side.current, side.target])
+
+
+def _apply(store: CheckpointStore, side: _Side, before_apply: Callable[[FileChange], None] | None) -> None:
+    root = os.fsencode(side.root)
+    target_paths = store.git.output(["ls-tree", "-r", "-z", "--name-only", side.target])
+    kept_dirs = {os.path.dirname(p) for p in split_z(target_paths)}
+    kept_dirs |= {d for p in list(kept_dirs) for d in _ancestors(p)}
+    blobs = read_blobs(store.git, [e.blob for e in side.entries if e.mode != "000000"])
+    removals = sorted((e for e in side.entries if e.mode == "000000"), key=lambda e: -e.path.count(b"/"))
+    writes = [e for e in side.entries if e.mode != "000000"]
+    for entry in [*removals, *writes]:
+        if before_apply is not None:
+            before_apply(side.change(entry))
+        if entry.mode == "000000":
+            _remove(root, entry, kept_dirs)
+        else:
+            _write(root, entry, blobs[entry.blob])
+
+
 def compare(store: CheckpointStore, session: str, from_id: str, to_id: str) -> tuple[list[FileChange], str]:
     """What changed from checkpoint `from_id` to `to_id` (a turn: its start to its end): the files, as what
-    `to_id` has for each, and a unified diff."""
+    `to_id` has for each, and a unified diff (additional roots included)."""
     start, end = store.get(session, from_id), store.get(session, to_id)
-    changes = [_action(entry) for entry in _plan(store, start.tree, end)]
-    patch = store.git.output(["diff", "--no-renames", "--no-color", "--binary", start.commit, end.commit])
-    return changes, patch.decode("utf-8", "replace")
+    sides = [_Side(store.workspace, "", start.tree, end.tree, _plan(store, start.tree, end.tree))]
+    for root, tree in end.roots.items():
+        before = start.roots.get(root)
+        if before is not None and before != tree:
+            sides.append(_Side(Path(root), root + "/", before, tree, _plan(store, before, tree)))
+    changes = [side.change(entry) for side in sides for entry in side.entries]
+    return changes, b"".join(_diff(store, side) for side in sides).decode("utf-8", "replace")
 
 
 def file_at(store: CheckpointStore, session: str, checkpoint_id: str, path: str) -> bytes | None:
-    """A file's bytes at a checkpoint (a link's target for a symlink); None when it had no such file."""
+    """A file's bytes at a checkpoint (a link's target for a symlink); None when it had no such file. An
+    absolute path names a file of an additional root."""
     checkpoint = store.get(session, checkpoint_id)
-    found = store.git.run(["cat-file", "blob", f"{checkpoint.commit}:{path}"], check=False)
+    tree, inside = checkpoint.tree, path
+    for root, root_tree in checkpoint.roots.items():
+        if path.startswith(root + "/"):
+            tree, inside = root_tree, path.removeprefix(root + "/")
+    found = store.git.run(["cat-file", "blob", f"{tree}:{inside}"], check=False)
     return found.stdout if found.returncode == 0 else None
 
 

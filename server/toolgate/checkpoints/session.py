@@ -8,7 +8,7 @@ session with that reason, and every call that may change files still runs, with 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -34,13 +34,16 @@ class SessionCheckpoints:
         settings: CheckpointSettings | None = None,
         forget: Callable[[Path], None] = lambda _p: None,
         transcript: Path | None = None,
+        roots: Callable[[], Sequence[Path]] = lambda: (),
     ) -> None:
         """`forget` drops a file's readFileState: a restored file must be Read again before it is edited.
+        `roots`: the session's additional working directories now (they are captured too).
         `transcript`: the session's transcript file, whose place each turn checkpoint records (None: the
         session keeps no conversation, and only its files can be rewound)."""
         self.data_root = data_root
         self._forget = forget
         self.transcript = transcript
+        self._roots = roots
         self.workspace = workspace
         self.session_id = session_id
         self.settings = settings or CheckpointSettings()
@@ -72,8 +75,8 @@ class SessionCheckpoints:
         if kind == "turn":
             # Before the user message joins the transcript: a conversation rewind cuts back to here.
             mark = mark_of(read_transcript(self.transcript)) if self.transcript is not None else None
-            return store.create(self.session_id, turn=self.turn, kind="turn", conversation=mark)
-        return store.create(self.session_id, turn=self.turn, tool_use_id=tool_use_id)
+            return store.create(self.session_id, turn=self.turn, kind="turn", conversation=mark, roots=self._roots())
+        return store.create(self.session_id, turn=self.turn, tool_use_id=tool_use_id, roots=self._roots())
 
     async def begin_turn(self) -> str | None:
         """A new turn (a user message, a run-tools input line): its checkpoint. Returns a warning or None."""
@@ -103,7 +106,7 @@ class SessionCheckpoints:
         return None
 
     def _end_turn(self) -> None:
-        self.store().create(self.session_id, turn=self.turn, note="end of turn")
+        self.store().create(self.session_id, turn=self.turn, note="end of turn", roots=self._roots())
 
     async def before_change(self, tool_use_id: str) -> str | None:
         """Right before a call that may change files. Returns the warning its result must carry, or None."""
@@ -123,7 +126,9 @@ class SessionCheckpoints:
         return None
 
     def _after_hooks(self, tool_use_id: str, event: str) -> None:
-        self.store().create(self.session_id, turn=self.turn, tool_use_id=tool_use_id, note=f"after {event} hooks")
+        self.store().create(
+            self.session_id, turn=self.turn, tool_use_id=tool_use_id, note=f"after {event} hooks", roots=self._roots()
+        )
 
     def checkpoints(self) -> list[Checkpoint]:
         return self.store().checkpoints(self.session_id)
@@ -148,7 +153,7 @@ class SessionCheckpoints:
             dry_run=dry_run,
             is_dirty=is_dirty,
         )
-        touched = [self.workspace / change.path for change in differ]
+        touched = [self.workspace / change.path for change in differ]  # an additional root's are absolute
         if not dry_run:
             for path in touched:
                 self._forget(path)
@@ -176,6 +181,8 @@ class _Checkpointable(Protocol):
     def deps(self) -> Dependencies: ...
     @property
     def file_state(self) -> _FileState: ...
+    @property
+    def additional_dirs(self) -> list[Path]: ...
 
 
 class _FileState(Protocol):
@@ -191,7 +198,13 @@ def attach_checkpoints(
     """Give `session` checkpoints under `data_root`: before every call that may change files (CHANGE_GUARD),
     and for whoever starts turns and restores (CHECKPOINTS)."""
     checkpoints = SessionCheckpoints(
-        data_root, session.workspace, session.id, settings, session.file_state.forget, transcript
+        data_root,
+        session.workspace,
+        session.id,
+        settings,
+        session.file_state.forget,
+        transcript,
+        roots=lambda: session.additional_dirs,  # read each time: a directory may be added during the session
     )
     session.deps.override(CHANGE_GUARD, checkpoints)
     session.deps.override(CHECKPOINTS, checkpoints)

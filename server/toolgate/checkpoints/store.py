@@ -15,6 +15,7 @@ really frees it at the next gc.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import fcntl
 import hashlib
@@ -22,12 +23,13 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from toolgate.checkpoints.capture import Captured, capture
 from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z
 from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind, ConversationMark
+from toolgate.checkpoints.roots import capture_roots, root_changes, root_commits, root_skipped
 from toolgate.checkpoints.settings import CheckpointSettings
 
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -99,8 +101,17 @@ class CheckpointStore:
     def private(self) -> Path:
         return self.git.git_dir / "toolgate"
 
-    def index(self, session: str) -> Path:
-        return self.private / f"index-{check_session_id(session)}"
+    def index(self, session: str, root: Path | None = None) -> Path:
+        """The session's index of the workspace, or of an additional root (`+`: not a session id character)."""
+        extra = "" if root is None or root == self.workspace else f"+{workspace_id(root)}"
+        return self.private / f"index-{check_session_id(session)}{extra}"
+
+    def root_git(self, root: Path | None) -> ShadowGit:
+        """The shadow repository over `root` (None: the workspace). Every captured root shares one object
+        store; each has its own work tree, index and ignore rules."""
+        if root is None or root == self.workspace:
+            return self.git
+        return dataclasses.replace(self.git, work_tree=root, excludes_file=user_excludes(root))
 
     def _initialise(self) -> None:
         if not (self.git.git_dir / "HEAD").is_file():
@@ -173,22 +184,23 @@ class CheckpointStore:
         )
 
     # --- writing ----------------------------------------------------------------------------------------
-    def capture(self, session: str) -> Captured:
-        """Bring the session's index up to date (under the lock). Remembers the index's tree, so that an
-        unchanged work tree costs one listing and no tree write."""
-        known = self.private / f"index-{check_session_id(session)}.tree"
-        index_tree = known.read_text().strip() if known.is_file() and self.index(session).is_file() else None
+    def capture(self, session: str, root: Path | None = None) -> Captured:
+        """Bring the session's index of `root` (None: the workspace) up to date (under the lock). Remembers the
+        index's tree, so that an unchanged work tree costs one listing and no tree write."""
+        git, index = self.root_git(root), self.index(session, root)
+        known = index.with_name(index.name + ".tree")
+        index_tree = known.read_text().strip() if known.is_file() and index.is_file() else None
         try:
-            captured = capture(self.git, self.index(session), self.settings.max_file_bytes, index_tree)
+            captured = capture(git, index, self.settings.max_file_bytes, index_tree)
         except CheckpointError:
-            if not self.index(session).is_file():
+            if not index.is_file():
                 raise
             # The index may name objects a gc freed (they were captured, never committed): start it afresh.
-            for stale in (self.index(session), known):
+            for stale in (index, known):
                 with contextlib.suppress(FileNotFoundError):
                     stale.unlink()
             index_tree = None
-            captured = capture(self.git, self.index(session), self.settings.max_file_bytes)
+            captured = capture(git, index, self.settings.max_file_bytes)
         if captured.tree != index_tree:
             known.write_text(captured.tree)
         return captured
@@ -211,18 +223,22 @@ class CheckpointStore:
         kind: CheckpointKind = "tool",
         note: str | None = None,
         conversation: ConversationMark | None = None,
+        roots: Sequence[Path] = (),
     ) -> Checkpoint:
-        """Capture the work tree as a new checkpoint. A tool checkpoint of a tree that has not changed since the
-        session's last checkpoint is that checkpoint (no new entry). A `conversation` with a blob (see
-        `keep_transcript`) keeps that blob as long as the checkpoint is kept."""
+        """Capture the work tree (and the additional `roots`) as a new checkpoint. A tool checkpoint of trees
+        that have not changed since the session's last checkpoint is that checkpoint (no new entry). A
+        `conversation` with a blob (see `keep_transcript`) keeps that blob as long as the checkpoint is kept."""
         with self.locked():
             self.remember_session(session)
             previous = self._last(session)
             captured = self.capture(session)
+            extra = capture_roots(self, session, roots)
+            trees = {root: c.tree for root, c in extra.items()}
+            skipped = [*captured.skipped, *root_skipped(extra)]
             if previous is None:
                 names = self.git.output(["ls-tree", "-r", "-z", "--name-only", captured.tree])
             elif captured.tree == previous.tree:
-                if kind == "tool" and captured.skipped == previous.skipped:
+                if kind == "tool" and skipped == previous.skipped and trees == previous.roots:
                     return previous
                 names = b""
             elif captured.changed is not None and captured.base == previous.tree:
@@ -239,13 +255,16 @@ class CheckpointStore:
                 tool_use_id=tool_use_id,
                 kind=kind,
                 time=dt.datetime.now(dt.UTC),
-                changed=[os.fsdecode(p) for p in split_z(names)],
-                skipped=captured.skipped,
+                changed=[*(os.fsdecode(p) for p in split_z(names)), *root_changes(self, previous, extra)],
+                skipped=skipped,
                 note=note,
                 conversation=conversation,
+                roots=trees,
             )
             message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
-            commit = self.git.output(["commit-tree", captured.tree], stdin=message.encode()).decode().strip()
+            # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.
+            parents = [arg for commit in root_commits(self, trees) for arg in ("-p", commit)]
+            commit = self.git.output(["commit-tree", captured.tree, *parents], stdin=message.encode()).decode().strip()
             # One transaction: the new ref, and the one that falls out of retention (when it still exists).
             commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
             if conversation is not None and conversation.blob is not None:
@@ -319,7 +338,8 @@ class CheckpointStore:
         with self.locked():
             self._drop(session, [c.id for c in self.checkpoints(session)])
             leftovers = (self.index(session), self.private / f"index-{session}.tree", self._last_file(session))
-            for leftover in (*leftovers, self.private / f"notice-{session}.txt"):
+            extra = self.private.glob(f"index-{check_session_id(session)}+*")
+            for leftover in (*leftovers, *extra, self.private / f"notice-{session}.txt"):
                 with contextlib.suppress(FileNotFoundError):
                     leftover.unlink()
             with contextlib.suppress(FileNotFoundError):

@@ -113,3 +113,37 @@ async def test_what_hooks_change_gets_checkpoints_of_its_own(tmp_path: Path, wor
         assert (workspace / "new.txt").exists() and not (workspace / "formatted.txt").exists()
     finally:
         await rt.aclose()
+
+
+async def test_additional_working_directories_are_captured_and_restored(tmp_path: Path, workspace: Path) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "lib.py").write_text("v1\n")
+    (extra / ".gitignore").write_text("build/\n")  # its own ignore rules apply to it
+    (extra / "build").mkdir()
+    (extra / "build" / "out.o").write_text("ignored\n")
+    options = RuntimeOptions(mode=PermissionMode.BYPASS, read_settings=False, additional_dirs=[extra])
+    rt = build_runtime(workspace, AllowingApprover(), options)
+    try:
+        checkpoints = attach_checkpoints(rt.session, tmp_path / "data")
+        await checkpoints.begin_turn()
+        await _call(
+            rt, "Bash", command=f"printf 'v2\\n' > {extra}/lib.py && printf n > {extra}/new.py && echo w > w.txt"
+        )
+        await _call(rt, "Write", file_path=str(extra / "other.py"), content="o\n")
+        first, second = checkpoints.checkpoints()
+        assert sorted(second.changed) == sorted(["w.txt", f"{extra}/lib.py", f"{extra}/new.py"])
+        assert list(first.roots) == [str(extra)]
+
+        dry, _ = checkpoints.restore(first.id, dry_run=True)
+        assert f"--- a/{extra}/lib.py" in dry.diff and "-v2\n+v1\n" in dry.diff
+        report, touched = checkpoints.restore(first.id)
+        assert (extra / "lib.py").read_text() == "v1\n"
+        assert not (extra / "new.py").exists() and not (extra / "other.py").exists()
+        assert not (workspace / "w.txt").exists() and (extra / "build" / "out.o").exists()
+        assert extra / "lib.py" in touched and {c.path for c in report.changes} >= {f"{extra}/lib.py", "w.txt"}
+        assert report.redo is not None
+        checkpoints.restore(report.redo)  # redo brings the additional directory's files back too
+        assert (extra / "lib.py").read_text() == "v2\n" and (extra / "other.py").read_text() == "o\n"
+    finally:
+        await rt.aclose()
