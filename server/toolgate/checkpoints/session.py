@@ -70,21 +70,25 @@ class SessionCheckpoints:
                     raise
             return self._store
 
-    def _create(self, tool_use_id: str | None, kind: str) -> Checkpoint:
+    def _create(self, tool_use_id: str | None, kind: str, note: str | None = None) -> Checkpoint:
         store = self.store()
         if kind == "turn":
             # Before the user message joins the transcript: a conversation rewind cuts back to here.
             mark = mark_of(read_transcript(self.transcript)) if self.transcript is not None else None
             return store.create(self.session_id, turn=self.turn, kind="turn", conversation=mark, roots=self._roots())
-        return store.create(self.session_id, turn=self.turn, tool_use_id=tool_use_id, roots=self._roots())
+        return store.create(self.session_id, turn=self.turn, tool_use_id=tool_use_id, note=note, roots=self._roots())
+
+    async def _warn_on_failure(self, failure: str, work: Callable[[], object]) -> str | None:
+        """Run `work` (a checkpoint) off the event loop; a failure is a warning (`failure: why`), never an error."""
+        try:
+            await anyio.to_thread.run_sync(work)
+        except CheckpointError as exc:
+            return f"{failure}: {exc}"
+        return None
 
     async def begin_turn(self) -> str | None:
         """A new turn (a user message, a run-tools input line): its checkpoint. Returns a warning or None."""
-        try:
-            await anyio.to_thread.run_sync(self._start_turn)
-        except CheckpointError as exc:
-            return f"no checkpoint was taken at the start of this turn: {exc}"
-        return None
+        return await self._warn_on_failure("no checkpoint was taken at the start of this turn", self._start_turn)
 
     def _start_turn(self) -> None:
         store = self.store()
@@ -99,35 +103,20 @@ class SessionCheckpoints:
     async def end_turn(self) -> str | None:
         """The turn finished: what its last call changed is captured now, not with the person's edits before
         the next turn (none when nothing changed). Returns a warning or None."""
-        try:
-            await anyio.to_thread.run_sync(self._end_turn)
-        except CheckpointError as exc:
-            return f"no checkpoint was taken at the end of this turn: {exc}"
-        return None
-
-    def _end_turn(self) -> None:
-        self.store().create(self.session_id, turn=self.turn, note="end of turn", roots=self._roots())
+        return await self._warn_on_failure(
+            "no checkpoint was taken at the end of this turn", lambda: self._create(None, "tool", "end of turn")
+        )
 
     async def before_change(self, tool_use_id: str) -> str | None:
         """Right before a call that may change files. Returns the warning its result must carry, or None."""
-        try:
-            await anyio.to_thread.run_sync(self._create, tool_use_id, "tool")
-        except CheckpointError as exc:
-            return f"{CANNOT_REWIND}: {exc}"
-        return None
+        return await self._warn_on_failure(CANNOT_REWIND, lambda: self._create(tool_use_id, "tool"))
 
     async def after_hooks(self, tool_use_id: str, event: str) -> str | None:
         """After hooks ran for a call: what they changed gets a checkpoint of its own (none when they changed
         nothing). Returns the warning to show, or None."""
-        try:
-            await anyio.to_thread.run_sync(self._after_hooks, tool_use_id, event)
-        except CheckpointError as exc:
-            return f"what the {event} hooks changed cannot be rewound on its own: {exc}"
-        return None
-
-    def _after_hooks(self, tool_use_id: str, event: str) -> None:
-        self.store().create(
-            self.session_id, turn=self.turn, tool_use_id=tool_use_id, note=f"after {event} hooks", roots=self._roots()
+        return await self._warn_on_failure(
+            f"what the {event} hooks changed cannot be rewound on its own",
+            lambda: self._create(tool_use_id, "tool", f"after {event} hooks"),
         )
 
     def checkpoints(self) -> list[Checkpoint]:
