@@ -45,6 +45,15 @@ def session_turns(checkpoints: list[Checkpoint], transcript: bytes, prompt_offse
             index = bisect.bisect_left(prompt_offsets, current[start.id])
             prompt = index if index < len(prompt_offsets) else None  # a turn whose prompt was never written
         turns.append(Turn(turn=start.turn, start=start.id, end=end.id, prompt=prompt, changed=sorted(changed)))
+    # After a conversation rewind, the turn that was cut away and the turn that followed the rewind start at
+    # the same point; the prompt there is the newer turn's.
+    claimed: set[int] = set()
+    for index in reversed(range(len(turns))):
+        prompt = turns[index].prompt
+        if prompt is not None and prompt in claimed:
+            turns[index] = turns[index].model_copy(update={"prompt": None})
+        elif prompt is not None:
+            claimed.add(prompt)
     return turns
 
 

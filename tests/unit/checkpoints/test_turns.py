@@ -46,10 +46,13 @@ def test_prompts_are_user_messages_with_text_and_turns_end_before_a_restore() ->
         _checkpoint(4, 1, "restore", ["c"]),  # a restore after the turn: not the turn's doing
         _checkpoint(5, 2, "turn", [], first + answer + results),
         _checkpoint(6, 3, "turn", [], first + b'{"a line cut away since"}\n'),
+        # The conversation was rewound to before turn 2 and went on from there: that prompt is turn 4's now.
+        _checkpoint(7, 4, "turn", [], first + answer + results),
     ]
     turns = session_turns(checkpoints, transcript, prompt_offsets(transcript))
     assert [(t.turn, t.start, t.end, t.prompt, t.changed) for t in turns] == [
         (1, "000001", "000003", 0, ["a", "b"]),
-        (2, "000005", "000005", 1, []),
+        (2, "000005", "000005", None, []),
         (3, "000006", "000006", None, []),
+        (4, "000007", "000007", 1, []),
     ]
