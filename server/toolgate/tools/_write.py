@@ -23,6 +23,7 @@ from typing import Literal
 
 from toolgate.core.atomic_file import StagedFile, stage_file
 from toolgate.core.context import ReviewedContent, ToolContext
+from toolgate.core.deps import Dep
 from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
@@ -95,6 +96,35 @@ def load(path: Path, shown: str) -> OnDisk:
     except UndecodableError as exc:
         raise StateError(f"{shown} cannot be decoded as text ({exc}), so it is not edited.") from None
     return OnDisk(path, target, st, data, decoded)
+
+
+# What this call has loaded, by target. validate, propose and the final check before the write each load the file;
+# reading and decoding 5 MB three times was most of a big Edit's cost. Call-scoped, so nothing outlives the call.
+_LOADED_THIS_CALL: Dep[dict[Path, OnDisk]] = Dep("files_loaded_this_call", lambda _r: {}, scope="call")
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    # Any write, truncation, rename over or chmod changes one of these; the final check before the rename
+    # (`require_unchanged`) compares the same kind of identity.
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def load_for_call(ctx: ToolContext, path: Path, shown: str) -> OnDisk:
+    """`load`, reusing what this call loaded already when the file is provably the one read then (same
+    device, inode, size, mtime and ctime). It is stat-ed anew every time, so the re-check right before a write
+    still sees any change."""
+    loaded = ctx.get(_LOADED_THIS_CALL)
+    earlier = loaded.get(path)
+    if earlier is not None and earlier.stat is not None and os.path.realpath(path) == str(earlier.target):
+        try:
+            same = _identity(os.stat(earlier.target)) == _identity(earlier.stat)
+        except OSError:
+            same = False
+        if same:
+            return earlier
+    disk = load(path, shown)
+    loaded[path] = disk
+    return disk
 
 
 def freshness(record: FileRecord | None, disk: OnDisk) -> Literal["fresh", "unread", "stale"]:

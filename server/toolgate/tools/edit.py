@@ -11,6 +11,7 @@ import anyio
 from pydantic import Field
 
 from toolgate.core.context import ToolContext
+from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError, ToolError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
@@ -25,7 +26,7 @@ from toolgate.tools._write import (
     atomic_write,
     encoding_error,
     final_text,
-    load,
+    load_for_call,
     require_clean_in_editor,
     require_fresh,
     review_note,
@@ -47,6 +48,12 @@ class EditPlan:
     disk: OnDisk
     matches: Matches
     new_text: str
+
+
+# The last edit this call planned: validate and the final check before the write plan the same edit on the same
+# loaded file (`load_for_call` hands back the very object when the file is unchanged), and searching 5 MB twice,
+# quote-folded at worst, and rebuilding it, doubled the cost of a big Edit. Keyed by the loaded file and the strings.
+_PLANNED: Dep[dict[tuple[int, str, str, bool], EditPlan]] = Dep("edit_planned", lambda _r: {}, scope="call")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +152,7 @@ def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: Too
     old, new = tool_input.old_string.replace("\r\n", "\n"), tool_input.new_string.replace("\r\n", "\n")
     if old == new:
         raise StateError("old_string and new_string are identical, so there is nothing to change.")
-    disk = load(path, shown)
+    disk = load_for_call(ctx, path, shown)
     if not disk.exists:
         if old == "":
             return EditPlan(disk, Matches([], False), tool_input.new_string)  # a new file is written as sent
@@ -163,6 +170,11 @@ def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: Too
     require_clean_in_editor(ctx, disk)
     if old == "":
         return EditPlan(disk, Matches([], False), new)  # an existing empty file gets its first content
+    planned = ctx.get(_PLANNED)
+    key = (id(disk), old, new, tool_input.replace_all)
+    earlier = planned.get(key)
+    if earlier is not None and earlier.disk is disk:
+        return earlier
     text = disk.text
     matches = find_matches(text, old)
     if not matches:
@@ -174,7 +186,9 @@ def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: Too
             "which one you mean. Add surrounding lines to old_string so it matches exactly one place, or set "
             "replace_all to true to change every occurrence."
         )
-    return EditPlan(disk, matches, replace_matches(text, matches, old, new))
+    plan = EditPlan(disk, matches, replace_matches(text, matches, old, new))
+    planned[key] = plan
+    return plan
 
 
 def _not_found(text: str, old: str, shown: str) -> str:

@@ -24,7 +24,7 @@ from toolgate.tools._write import (
     atomic_write,
     encoding_error,
     final_text,
-    load,
+    load_for_call,
     require_clean_in_editor,
     require_fresh,
     review_note,
@@ -111,7 +111,7 @@ def _proposed(tool_input: WriteInput) -> str:
 
 def _check(path: Path, record: FileRecord | None, ctx: ToolContext) -> OnDisk:
     shown = display_path(path, ctx.workspace)
-    disk = load(path, shown)
+    disk = load_for_call(ctx, path, shown)
     if disk.exists:
         require_fresh(record, disk, shown)
         require_clean_in_editor(ctx, disk)
@@ -133,7 +133,9 @@ def _apply(
             data = encode_raw(content, TextFormat())
         else:
             fmt = disk.decoded.format
-            if "\r\n" not in content and "\n" in content and (fmt.newline == "\r\n" or disk.decoded.mixed_endings):
+            # `"\r" not in` first: one memchr-speed scan, where a two-character search costs milliseconds on 5 MB.
+            lf_only = "\r" not in content or "\r\n" not in content
+            if lf_only and "\n" in content and (fmt.newline == "\r\n" or disk.decoded.mixed_endings):
                 data = encode(content, fmt, like=disk.decoded)
                 notes.append("The file's CRLF line endings were kept (your content used LF).")
             else:

@@ -381,6 +381,27 @@ async def test_a_change_on_disk_during_review_is_caught_by_the_final_check(
     assert target.read_text() == "alpha, edited by the user while the review was open\n"
 
 
+async def test_a_same_size_change_with_its_timestamp_put_back_is_still_seen_before_the_write(
+    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+) -> None:
+    # What validate loaded is reused by the final check only while the file is provably the same one: a rewrite
+    # of the same size whose mtime is put back still moves its ctime, so the final check reads it again.
+    target = workspace / "a.txt"
+    target.write_text("alpha\nbeta\n")
+    await read(reviewed_rt, target)
+
+    def user_saves_same_size_version_meanwhile(request: ReviewRequest) -> ReviewAnswer:
+        mtime = target.stat().st_mtime_ns
+        target.write_text("alpha\nBETA\n")
+        os.utime(target, ns=(mtime, mtime))
+        return ReviewAnswer(decision="accept")
+
+    approver.reviewer = user_saves_same_size_version_meanwhile
+    failed, text = await edit(reviewed_rt, target, "alpha", "gamma")
+    assert failed and 'kind="state"' in text and "changed on disk" in text
+    assert target.read_text() == "alpha\nBETA\n"
+
+
 async def test_rejected_review_writes_nothing(
     reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
 ) -> None:
