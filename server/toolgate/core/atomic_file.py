@@ -13,6 +13,10 @@ Guarantees:
   file gets `new_file_mode` (default: 0o666 minus the umask, as `open()` would create it);
 - on any failure the original file is untouched and the temp file is removed.
 
+Replacing a big file frees its old blocks, which the filesystem does inside the rename (milliseconds for a few
+MB). The old file is held open across the rename, so the freeing happens when that descriptor is closed, on a
+thread of its own, after the caller has its answer (`_release_later`).
+
 Errors are plain `OSError`s; callers turn them into their own words.
 """
 
@@ -20,8 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -36,7 +42,12 @@ class StagedFile:
 
     def commit(self) -> os.stat_result:
         """Move the staged bytes into place with one rename and make that durable; returns the new file's stat."""
-        os.replace(self.temp, self.target)
+        replaced = _hold_if_big(self.target)
+        try:
+            os.replace(self.temp, self.target)
+        finally:
+            if replaced is not None:
+                _release_later(replaced)
         _fsync_directory(self.target.parent)
         return os.stat(self.target)
 
@@ -100,6 +111,51 @@ def write_file_atomically(
     except BaseException:
         staged.discard()
         raise
+
+
+# Below this, freeing a file's blocks costs less than handing its descriptor to another thread.
+_RELEASE_LATER_BYTES = 1 << 20
+_to_release: queue.Queue[int] = queue.Queue()
+_releaser_lock = threading.Lock()
+_releaser: threading.Thread | None = None
+
+
+def _hold_if_big(target: Path) -> int | None:
+    """A descriptor of the file about to be replaced, when it is big enough that freeing it is worth deferring."""
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None  # absent, unreadable, or not a file we may open: it is freed inside the rename as before
+    try:
+        big = stat.S_ISREG((st := os.fstat(fd)).st_mode) and st.st_size >= _RELEASE_LATER_BYTES
+    except OSError:
+        big = False
+    if not big:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _release_later(fd: int) -> None:
+    global _releaser
+    with _releaser_lock:
+        if _releaser is None or not _releaser.is_alive():
+            _releaser = threading.Thread(target=_release_forever, name="toolgate-release-replaced", daemon=True)
+            _releaser.start()
+    _to_release.put(fd)
+
+
+def _release_forever() -> None:
+    while True:
+        fd = _to_release.get()
+        with contextlib.suppress(OSError):
+            os.close(fd)  # the last reference to the replaced file: its blocks are freed now
+        _to_release.task_done()
+
+
+def wait_for_released_files() -> None:
+    """Block until every replaced file held open by `commit` has been let go (for tests and orderly exits)."""
+    _to_release.join()
 
 
 def _keep_owner(handle: IO[bytes], current: os.stat_result) -> None:

@@ -147,3 +147,20 @@ def test_the_file_and_its_directory_are_fsynced(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(os, "fsync", recording_fsync)
     write_file_atomically(target, b"durable\n")
     assert synced == ["file", "directory"]  # the bytes before the rename, the rename after it
+
+
+def open_descriptors() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def test_a_big_replaced_file_is_let_go_after_the_rename(tmp_path: Path) -> None:
+    # The old file is held open across the rename (so its blocks are freed off the caller's path) and then closed:
+    # no descriptor of it stays behind, and only the new bytes are reachable.
+    target = tmp_path / "big.bin"
+    target.write_bytes(b"o" * (2 << 20))
+    atomic_file.wait_for_released_files()
+    before = open_descriptors()
+    write_file_atomically(target, b"n" * (2 << 20))
+    atomic_file.wait_for_released_files()
+    assert open_descriptors() == before
+    assert target.read_bytes() == b"n" * (2 << 20) and os.listdir(tmp_path) == ["big.bin"]
