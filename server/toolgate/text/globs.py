@@ -217,7 +217,9 @@ def basename_prefilter(pattern: str) -> str | None:
 
     ripgrep's `--glob` whitelist overrides .gitignore, so Glob and Grep narrow ripgrep's walk with a file
     type made of this glob instead (types honour .gitignore) and match the full pattern themselves. None
-    when the last segment cannot serve (`**`, a directory pattern, escapes, unbalanced brackets).
+    when the last segment cannot serve (`**`, a directory pattern, escapes, unbalanced brackets) or ripgrep
+    reads its braces differently: it drops empty alternatives (`a{x,}` selects `ax` but not `a`) and refuses
+    nested ones. tests/unit/tools/test_glob_properties.py holds Glob's listing to the full matcher.
     """
     if pattern.endswith("/"):
         return None
@@ -227,4 +229,22 @@ def basename_prefilter(pattern: str) -> str | None:
         return None
     if segment.count("{") != segment.count("}") or segment.count("[") != segment.count("]"):
         return None
-    return segment
+    return segment if _alternatives_read_alike(segment) else None
+
+
+def _alternatives_read_alike(segment: str) -> bool:
+    """No `{…}` nests, and none has an empty alternative. (Braces inside `[…]` count too: a false "no" only
+    means the full matcher decides, never a wrong listing.)"""
+    depth = 0
+    previous = ""
+    for c in segment:
+        if c == "{":
+            depth += 1
+            if depth > 1:
+                return False
+        elif c in ",}" and depth:
+            if previous in ("{", ","):
+                return False
+            depth -= c == "}"
+        previous = c
+    return True
