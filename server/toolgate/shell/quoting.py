@@ -95,6 +95,11 @@ def _find_ansi_end(text: str, start: int) -> int:
     return -1
 
 
+# What `_code` and `_double` treat as ordinary: every character either of them looks at is excluded.
+_PLAIN_IN_CODE = re.compile(r"[^\\'$\"`<>()}#\n]+")
+_PLAIN_IN_DOUBLE = re.compile(r"[^\"\\$`]+")
+
+
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -110,8 +115,17 @@ class _Scanner:
 
     def run(self) -> Scan:
         i = 0
+        text = self.text
         while i < self.n:
             ctx = self.stack[-1] if self.stack else "top"
+            # Runs of characters that change no context are skipped in one regex step (most of a command is
+            # such runs): unquoted ones keep their CODE mark, quoted ones get DOUBLE, as one at a time would.
+            plain = (_PLAIN_IN_DOUBLE if ctx == "dq" else _PLAIN_IN_CODE).match(text, i)
+            if plain is not None:
+                if ctx == "dq":
+                    self.mask[i : plain.end()] = [DOUBLE] * (plain.end() - i)
+                i = plain.end()
+                continue
             i = self._double(i) if ctx == "dq" else self._code(i, ctx)
         if self.pending:
             for op_start, delim, span, quoted, strip in self.pending:

@@ -59,6 +59,12 @@ _ZSH_COMMAND = re.compile(
 _ANSI_CHARACTER_ESCAPE = re.compile(r"\\(?:x[0-9A-Fa-f]|u[0-9A-Fa-f]|U[0-9A-Fa-f]|[0-7]|c.|[eE])")
 
 
+# The same sets as regex classes: one scan in C instead of a Python test per character of every command.
+_OTHER_CONTROLS = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BIDI = re.compile("[" + "".join(sorted(_BIDI_CONTROLS)) + "]")
+_SPACES = re.compile("[" + "".join(sorted(_UNICODE_SPACES)) + "]")
+
+
 def _describe(ch: str) -> str:
     name = unicodedata.name(ch, "")
     return f"U+{ord(ch):04X}" + (f" ({name.lower()})" if name else "")
@@ -73,11 +79,11 @@ def _control_characters(command: str) -> list[str]:
             "it contains a carriage return, which makes a terminal overwrite the start of the line and so hides "
             "what really runs"
         )
-    others = sorted({ch for ch in command if (ord(ch) < 0x20 and ch not in "\t\n\r\x00") or ord(ch) == 0x7F})
+    others = sorted(set(_OTHER_CONTROLS.findall(command)))
     if others:
         listed = ", ".join(_describe(ch) for ch in others[:3])
         reasons.append(f"it contains control characters ({listed}) that a terminal does not show as written")
-    bidi = sorted({ch for ch in command if ch in _BIDI_CONTROLS})
+    bidi = sorted(set(_BIDI.findall(command)))
     if bidi:
         reasons.append(
             f"it contains bidirectional text controls ({', '.join(_describe(ch) for ch in bidi[:3])}) that "
@@ -87,7 +93,7 @@ def _control_characters(command: str) -> list[str]:
 
 
 def _unicode_whitespace(command: str, info: Scan) -> list[str]:
-    found = sorted({ch for k, ch in enumerate(command) if ch in _UNICODE_SPACES and info.mask[k] in (CODE, ESCAPED)})
+    found = sorted({m.group() for m in _SPACES.finditer(command) if info.mask[m.start()] in (CODE, ESCAPED)})
     if not found:
         return []
     listed = ", ".join(_describe(ch) for ch in found[:3])
