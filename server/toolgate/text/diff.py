@@ -35,10 +35,11 @@ def _split_lf(text: str) -> list[str]:
 _CHUNK = 1 << 16
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix, compared in slices (in C); a slice that differs is halved until found."""
+def _common_prefix(a: str, b: str, known: int = 0) -> int:
+    """Length of the common prefix, compared in slices (in C); a slice that differs is halved until found.
+    The first `known` characters are taken as shared without comparing them."""
     limit = min(len(a), len(b))
-    i, step = 0, _CHUNK
+    i, step = min(known, limit), _CHUNK
     while i < limit:
         n = min(step, limit - i)
         if a[i : i + n] == b[i : i + n]:
@@ -50,9 +51,9 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """Length of the common suffix, at most `limit` characters."""
-    i, step = 0, _CHUNK
+def _common_suffix(a: str, b: str, limit: int, known: int = 0) -> int:
+    """Length of the common suffix, at most `limit` characters (the last `known` taken as shared)."""
+    i, step = min(known, limit), _CHUNK
     while i < limit:
         n = min(step, limit - i)
         if a[len(a) - i - n : len(a) - i] == b[len(b) - i - n : len(b) - i]:
@@ -64,10 +65,10 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return i
 
 
-def _trim(a: str, b: str, context: int) -> tuple[int, int, int]:
+def _trim(a: str, b: str, context: int, same_head: int = 0, same_tail: int = 0) -> tuple[int, int, int]:
     """(start, end in a, end in b): the changed region widened to whole lines plus `context` lines each side."""
-    prefix = _common_prefix(a, b)
-    suffix = _common_suffix(a, b, min(len(a), len(b)) - prefix)
+    prefix = _common_prefix(a, b, same_head)
+    suffix = _common_suffix(a, b, min(len(a), len(b)) - prefix, same_tail)
     start = a.rfind("\n", 0, prefix) + 1  # back to the start of the line where they differ
     for _ in range(context):
         if start == 0:
@@ -87,11 +88,25 @@ def _trim(a: str, b: str, context: int) -> tuple[int, int, int]:
     return start, end_a, end_b
 
 
-def unified_diff(old: str, new: str, old_name: str = "a", new_name: str = "b", context: int = 3) -> str:
-    """A unified diff of two LF texts ('' when equal), marking a missing final newline as `diff` does."""
+def unified_diff(
+    old: str,
+    new: str,
+    old_name: str = "a",
+    new_name: str = "b",
+    context: int = 3,
+    *,
+    same_head: int = 0,
+    same_tail: int = 0,
+) -> str:
+    """A unified diff of two LF texts ('' when equal), marking a missing final newline as `diff` does.
+
+    `same_head` and `same_tail`: how many characters the caller knows the two texts share at the start and at the
+    end (an Edit knows where it spliced); the search for where they differ starts from there, not from the ends
+    of megabytes of text. They must be true; the diff is the same with or without them.
+    """
     if old == new:
         return ""
-    start, end_old, end_new = _trim(old, new, context)
+    start, end_old, end_new = _trim(old, new, context, same_head, same_tail)
     offset = old.count("\n", 0, start)
     a_mid, b_mid = _split_lf(old[start:end_old]), _split_lf(new[start:end_new])
     out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
@@ -120,9 +135,10 @@ def _shift_header(header: str, offset: int) -> str:
     return f"@@ {shift(old_part)} {shift(new_part)} @@\n"
 
 
-def structured_patch(old: str, new: str, context: int = 3) -> list[Hunk]:
-    """The hunks turning `old` into `new`, with `context` lines around each change."""
-    text = unified_diff(old, new, context=context)
+def structured_patch(old: str, new: str, context: int = 3, *, same_head: int = 0, same_tail: int = 0) -> list[Hunk]:
+    """The hunks turning `old` into `new`, with `context` lines around each change (see `unified_diff` for the
+    two hints)."""
+    text = unified_diff(old, new, context=context, same_head=same_head, same_tail=same_tail)
     if not text:
         return []
     patch = PatchSet(text)

@@ -191,6 +191,15 @@ def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: Too
     return plan
 
 
+def _unchanged_ends(plan: EditPlan, user_modified: bool) -> dict[str, int]:
+    """What the new text surely shares with the old: everything before the first match, and after the character
+    that follows the last one (a deleted line also takes its newline). A human's version may differ anywhere."""
+    spans = plan.matches.spans
+    if user_modified or not spans:
+        return {}
+    return {"same_head": spans[0][0], "same_tail": max(0, len(plan.disk.text) - spans[-1][1] - 1)}
+
+
 def _not_found(text: str, old: str, shown: str) -> str:
     hints = explain_miss(text, old)
     if hints.longer_than_text and not hints.line_number_prefixes:
@@ -228,7 +237,7 @@ def _apply(
         raise encoding_error(shown, exc) from None
     st = atomic_write(disk.target, data, disk.stat, shown)
     original = disk.text if disk.exists else None
-    patch = structured_patch(original or "", final)
+    patch = structured_patch(original or "", final, **_unchanged_ends(plan, chosen.user_modified))
     starts = lines_of(disk.text, [start for start, _ in plan.matches.spans])
     if not starts:
         span = changed_line_range(patch)

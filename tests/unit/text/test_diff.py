@@ -97,3 +97,21 @@ def test_changed_line_range_names_the_added_lines_in_the_new_text() -> None:
     new = "".join("changed\n" if i in (5, 12) else line for i, line in enumerate(lines))
     assert changed_line_range(structured_patch(old, new)) == (6, 13)
     assert changed_line_range(structured_patch(old, "".join(lines[:5] + lines[6:]))) is None
+
+
+def _shared(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+@given(_text, _text, st.integers(0, 30), st.integers(0, 30))
+@example("a\nb\nc\n", "a\nB\nc\n", 2, 2)
+@example("x\n", "x\nx\n", 2, 0)  # the shared head runs into what was added
+def test_known_shared_ends_give_the_same_diff(old: str, new: str, head: int, tail: int) -> None:
+    # An Edit tells the diff how much of the ends it left alone; any true hint must leave the diff unchanged.
+    prefix = _shared(old, new)
+    suffix = _shared(old[::-1], new[::-1])
+    head = min(head, prefix)
+    tail = min(tail, suffix, min(len(old), len(new)) - head)
+    hinted = structured_patch(old, new, same_head=head, same_tail=tail)
+    assert hinted == structured_patch(old, new)
+    assert unified_diff(old, new, same_head=head, same_tail=tail) == unified_diff(old, new)

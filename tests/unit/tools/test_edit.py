@@ -12,6 +12,7 @@ from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.permission import ReviewAnswer, ReviewRequest
 from toolgate.runtime import Runtime
 from toolgate.testing import AllowingApprover, run1
+from toolgate.text.diff import structured_patch
 from toolgate.tools.edit import EditDone, EditInput, EditTool
 
 
@@ -244,6 +245,33 @@ async def test_internal_data_has_patch_and_original(rt: Runtime, workspace: Path
     assert (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines) == (7, 7, 7, 7)
     assert hunk.lines[:3] == (" line 7", " line 8", " line 9") and hunk.lines[3:5] == ("-line 10", "+line ten")
     assert not data.user_modified
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "replace_all"),
+    [
+        ("line 3\n", "", False),  # a whole line deleted: its newline goes too
+        ("line 3", "", False),  # inside a line: the newline stays
+        ("line 1", "first", False),  # at the very start
+        ("line 9\n", "nine\nmore\n", False),  # at the very end
+        ("line", "LINE", True),  # every line
+        ("\nline 5", "", False),  # the end of one line and the next line
+    ],
+)
+async def test_the_patch_computed_around_the_change_is_the_full_diff(
+    rt: Runtime, workspace: Path, old: str, new: str, replace_all: bool
+) -> None:
+    # The Edit tells the diff which ends it left alone; the patch must be the one a diff of the whole texts gives.
+    target = workspace / "a.txt"
+    target.write_text("".join(f"line {i}\n" for i in range(1, 10)))
+    await read(rt, target)
+    tool = EditTool()
+    ctx = rt.runner.new_context("t1")
+    tool_input = EditInput(file_path=str(target), old_string=old, new_string=new, replace_all=replace_all)
+    await tool.validate(tool_input, ctx)
+    data = await tool.call(tool_input, ctx)
+    assert data.original is not None
+    assert data.patch == structured_patch(data.original, target.read_text())
 
 
 # --- the write path ----------------------------------------------------------------------------------------
