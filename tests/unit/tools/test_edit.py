@@ -391,43 +391,37 @@ async def test_review_sees_full_texts_and_user_changes_are_written_and_reported(
     assert not (await edit(reviewed_rt, target, "(reviewed)", "(ok)"))[0]
 
 
+@pytest.mark.parametrize(
+    ("original", "users_version", "keep_mtime"),
+    [
+        ("alpha\n", "alpha, edited by the user while the review was open\n", False),
+        # What validate loaded is reused by the final check only while the file is provably the same one: a
+        # rewrite of the same size whose mtime is put back still moves its ctime, so the final check reads it again.
+        ("alpha\nbeta\n", "alpha\nBETA\n", True),
+    ],
+)
 async def test_a_change_on_disk_during_review_is_caught_by_the_final_check(
-    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+    reviewed_rt: Runtime,
+    approver: AllowingApprover,
+    workspace: Path,
+    original: str,
+    users_version: str,
+    keep_mtime: bool,
 ) -> None:
     target = workspace / "a.txt"
-    target.write_text("alpha\n")
+    target.write_text(original)
     await read(reviewed_rt, target)
 
     def user_saves_another_version_meanwhile(request: ReviewRequest) -> ReviewAnswer:
-        target.write_text("alpha, edited by the user while the review was open\n")
-        os.utime(target, ns=(1, target.stat().st_mtime_ns + 5_000_000_000))
+        mtime = target.stat().st_mtime_ns
+        target.write_text(users_version)
+        os.utime(target, ns=(mtime, mtime) if keep_mtime else (1, target.stat().st_mtime_ns + 5_000_000_000))
         return ReviewAnswer(decision="accept")
 
     approver.reviewer = user_saves_another_version_meanwhile
-    failed, text = await edit(reviewed_rt, target, "alpha", "beta")
-    assert failed and 'kind="state"' in text and "changed on disk" in text
-    assert target.read_text() == "alpha, edited by the user while the review was open\n"
-
-
-async def test_a_same_size_change_with_its_timestamp_put_back_is_still_seen_before_the_write(
-    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
-) -> None:
-    # What validate loaded is reused by the final check only while the file is provably the same one: a rewrite
-    # of the same size whose mtime is put back still moves its ctime, so the final check reads it again.
-    target = workspace / "a.txt"
-    target.write_text("alpha\nbeta\n")
-    await read(reviewed_rt, target)
-
-    def user_saves_same_size_version_meanwhile(request: ReviewRequest) -> ReviewAnswer:
-        mtime = target.stat().st_mtime_ns
-        target.write_text("alpha\nBETA\n")
-        os.utime(target, ns=(mtime, mtime))
-        return ReviewAnswer(decision="accept")
-
-    approver.reviewer = user_saves_same_size_version_meanwhile
     failed, text = await edit(reviewed_rt, target, "alpha", "gamma")
     assert failed and 'kind="state"' in text and "changed on disk" in text
-    assert target.read_text() == "alpha\nBETA\n"
+    assert target.read_text() == users_version
 
 
 async def test_rejected_review_writes_nothing(
