@@ -115,12 +115,10 @@ class _Scanner:
 
     def run(self) -> Scan:
         i = 0
-        text = self.text
         while i < self.n:
             ctx = self.stack[-1] if self.stack else "top"
-            # Runs of characters that change no context are skipped in one regex step (most of a command is
-            # such runs): unquoted ones keep their CODE mark, quoted ones get DOUBLE, as one at a time would.
-            plain = (_PLAIN_IN_DOUBLE if ctx == "dq" else _PLAIN_IN_CODE).match(text, i)
+            # A run that changes no context is skipped in one step, marked as one character at a time would be.
+            plain = (_PLAIN_IN_DOUBLE if ctx == "dq" else _PLAIN_IN_CODE).match(self.text, i)
             if plain is not None:
                 if ctx == "dq":
                     self.mask[i : plain.end()] = [DOUBLE] * (plain.end() - i)
