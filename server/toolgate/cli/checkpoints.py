@@ -7,11 +7,13 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from toolgate.checkpoints.models import CheckpointError, RestoreWhat
-from toolgate.checkpoints.rewind import rewind
-from toolgate.checkpoints.store import CheckpointStore
-from toolgate.session_files import SessionFiles, default_data_root
+# The parser below is built for every command, `toolgate serve` too: the store and its git driver are imported
+# only by the commands that use them.
+if TYPE_CHECKING:
+    from toolgate.checkpoints.models import RestoreWhat
+    from toolgate.checkpoints.store import CheckpointStore
 
 
 def _data_option(parser: argparse.ArgumentParser) -> None:
@@ -65,14 +67,20 @@ def _print(obj: object) -> None:
 
 
 def _root(args: argparse.Namespace) -> Path:
+    from toolgate.session_files import default_data_root
+
     return args.data_dir.expanduser().resolve() if args.data_dir else default_data_root()
 
 
 def _store(args: argparse.Namespace) -> CheckpointStore:
+    from toolgate.checkpoints.store import CheckpointStore
+
     return CheckpointStore.for_session(_root(args), args.session)
 
 
 def checkpoints_command(args: argparse.Namespace) -> int:
+    from toolgate.checkpoints.models import CheckpointError
+
     try:
         store = _store(args)
         if args.action == "gc":
@@ -87,6 +95,10 @@ def checkpoints_command(args: argparse.Namespace) -> int:
 
 
 def rewind_command(args: argparse.Namespace) -> int:
+    from toolgate.checkpoints.models import CheckpointError
+    from toolgate.checkpoints.rewind import rewind
+    from toolgate.session_files import SessionFiles
+
     what: RestoreWhat = args.what or "code"
     try:
         store = _store(args)
