@@ -7,7 +7,9 @@
  *
  * An "always allow" rule is saved through `toolgate/settings/addRule` before the call is allowed, so that a rule the
  * sidecar refuses (a typo, a broken settings file) is shown with its reason and can be corrected; the call still
- * waits. The same answer says whether the saved rule covers the waiting call. Once saved, the answer is a plain allow.
+ * waits. Before saving, the sidecar is asked whether the rule would cover the waiting call (an edited rule may not):
+ * if not, nothing is saved yet and the card says so; saving the same rule again keeps it anyway. Once saved, the
+ * answer is a plain allow.
  */
 
 import type { ChatPresence, ChatStore } from './chatStore';
@@ -15,6 +17,7 @@ import type { CancellationLike, Disposable, Notifier, QuickPickItem } from './ho
 import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from './protocol';
 import { RULE_SCOPES } from './protocol';
 import { SCOPE_LABELS } from './scopes';
+import type { SidecarClient } from './sidecarClient';
 import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
 import { ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from './shared/outcomes';
@@ -39,6 +42,24 @@ export interface RuleSaver {
    * `coversCall`: whether the rules in force now allow that very call (null or absent: the sidecar cannot say).
    */
   addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall?: boolean | null }>;
+  /** Whether the rules in force plus `rule` (not saved) would allow `call`, and if not, why it would still ask. */
+  wouldCover(sessionId: string, rule: string, call: PendingCall): Promise<{ covers: boolean; reason: string }>;
+}
+
+/** The rule saver over the sidecar's own methods (settings/addRule, permissions/check with `withAllow`). */
+export function sidecarRuleSaver(client: Pick<SidecarClient, 'addRule' | 'checkPermission'>): RuleSaver {
+  return {
+    addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
+    wouldCover: async (sessionId, rule, call) => {
+      const verdict = await client.checkPermission(sessionId, call, rule);
+      return { covers: verdict.decision === 'allow', reason: verdict.reason };
+    },
+  };
+}
+
+/** What the card says when an edited rule would not cover the call it was written for (nothing saved yet). */
+export function notCoveringNotice(rule: string, reason: string): string {
+  return `${rule} would not cover this call (${reason}), so it would be asked about again. Edit the rule, or save it again to keep it anyway.`;
 }
 
 /** What the card says once answered. For "always", what saving the rule found out. */
@@ -63,6 +84,8 @@ interface Pending {
   notifying: boolean;
   /** An "always allow" rule is being saved: other answers wait for its outcome. */
   saving: boolean;
+  /** A rule the person was told would not cover the call: saving it again keeps it anyway. */
+  warnedRule?: string;
   subscriptions: Disposable[];
 }
 
@@ -132,6 +155,19 @@ export class ApprovalBroker implements Disposable {
     }
     const { sessionId, toolName, input } = entry.params;
     entry.saving = true;
+    if (entry.warnedRule !== choice.rule) {
+      const verdict = await this.rules.wouldCover(sessionId, choice.rule, { tool: toolName, input }).catch(() => undefined);
+      // (A failed check says nothing: saving the rule then gives the sidecar's own reason, if it refuses it.)
+      if (verdict && !verdict.covers) {
+        entry.saving = false;
+        entry.warnedRule = choice.rule;
+        const error = notCoveringNotice(choice.rule, verdict.reason);
+        if (this.pending.has(id)) {
+          this.store.dispatch({ type: 'approvalFailed', id, rule: choice.rule, scope: choice.scope, error });
+        }
+        return { ok: false, error };
+      }
+    }
     let saved: { warnings: string[]; coversCall: boolean | undefined };
     try {
       const { warnings, coversCall } = await this.rules.addRule(sessionId, choice.rule, choice.scope, { tool: toolName, input });

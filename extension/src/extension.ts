@@ -7,7 +7,7 @@ import * as path from 'node:path';
 
 import type * as vscode from 'vscode';
 
-import { ApprovalBroker } from './approvals';
+import { ApprovalBroker, sidecarRuleSaver } from './approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
 import { ChatStore } from './chatStore';
 import { Commands } from './commands';
@@ -112,9 +112,7 @@ export function activate(context: vscode.ExtensionContext): void {
     store,
     chatView,
     api.notifier,
-    {
-      addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
-    },
+    sidecarRuleSaver(client),
     badge.update,
   );
   const reviews = new ReviewController(

@@ -227,6 +227,8 @@ export interface PermissionCheckParams {
   sessionId: string;
   tool: string;
   input?: Record<string, unknown>;
+  /** Decide as if this allow rule were in force too, without saving it: whether an edited 'always allow' rule would cover the waiting call, asked before the rule is saved. */
+  withAllow?: string | null;
 }
 
 /** The same answer as `toolgate permissions check`: nothing is run. */

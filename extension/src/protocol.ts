@@ -20,6 +20,7 @@ export type {
   FileProposal,
   InitializationOptions,
   PendingCall,
+  PermissionCheckResult,
   PermissionMode,
   ProviderConfigureParams,
   ProviderStatus as SidecarProviderStatus,

@@ -17,6 +17,7 @@ import type {
   DiffReviewAnswer,
   DiffReviewParams,
   PendingCall,
+  PermissionCheckResult,
   PermissionMode,
   ProviderConfigureParams,
   ReviewEdits,
@@ -133,6 +134,12 @@ export class SidecarClient {
    */
   addRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope, call?: PendingCall): Promise<RuleChangeResult> {
     return this.request(Methods.settingsAddRule, call ? { sessionId, rule, behavior, scope, call } : { sessionId, rule, behavior, scope });
+  }
+
+  /** What the permission engine would decide for a call (runs nothing); `withAllow`: as if that rule were saved. */
+  checkPermission(sessionId: string, call: PendingCall, withAllow?: string): Promise<PermissionCheckResult> {
+    const params = { sessionId, tool: call.tool, input: call.input };
+    return this.request(Methods.permissionsCheck, withAllow === undefined ? params : { ...params, withAllow });
   }
 
   removeRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ApprovalBroker, answerForChoice } from '../src/approvals';
+import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/approvals';
 import type { ApprovalRequestParams } from '../src/protocol';
 import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, deferred, newStore, settle } from './fakes';
 
@@ -94,6 +94,26 @@ describe('ApprovalBroker', () => {
     await expect(answer).resolves.toEqual({ decision: 'allow' });
     expect(card(store).outcome).toContain('does not cover this call itself');
     expect(card(store).outcome).toContain('lets the model run any code');
+  });
+
+  it('says before saving that an edited rule would not cover the call; the same rule saved again is kept anyway', async () => {
+    const { store, broker, rules } = setup(true);
+    const answer = broker.request(bash);
+    const id = card(store).id;
+    rules.wouldNotCover = 'no rule allows Bash(npm test) yet';
+    const warned = await broker.answer(id, { kind: 'always', rule: 'Bash(npm run lint)', scope: 'local' });
+    const notice = notCoveringNotice('Bash(npm run lint)', 'no rule allows Bash(npm test) yet');
+    expect(warned).toEqual({ ok: false, error: notice });
+    expect(card(store)).toMatchObject({ state: 'pending', error: notice, draft: { rule: 'Bash(npm run lint)', scope: 'local' } });
+    expect(rules.added).toEqual([]); // nothing saved yet, and the call still waits
+    expect(broker.pendingCount).toBe(1);
+
+    // Another edit is checked again; the warned rule, saved a second time, is kept without asking again.
+    expect(await broker.answer(id, { kind: 'always', rule: 'Bash(npm run build)', scope: 'local' })).toMatchObject({ ok: false });
+    expect(await broker.answer(id, { kind: 'always', rule: 'Bash(npm run build)', scope: 'local' })).toEqual({ ok: true });
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(rules.checked).toEqual(['Bash(npm run lint)', 'Bash(npm run build)']);
+    expect(rules.added.map((added) => added.rule)).toEqual(['Bash(npm run build)']);
   });
 
   it('ignores a second answer to the same request', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ApprovalBroker } from '../src/approvals';
+import { ApprovalBroker, sidecarRuleSaver } from '../src/approvals';
 import { ChatController, sidecarStatus } from '../src/controller';
 import type { CancellationLike } from '../src/host';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposals';
@@ -416,25 +416,31 @@ describe('ChatController', () => {
         if (!rule.endsWith(')')) throw Object.assign(new Error(`The rule '${rule}' was not changed: not closed`), { code: -32602 });
         return { changed: true, file: null, warnings: [], coversCall: true, settings: {} };
       },
+      'toolgate/permissions/check': (params) => {
+        const { withAllow } = params as { withAllow: string };
+        if (!withAllow.endsWith(')')) throw Object.assign(new Error(`The rule '${withAllow}' cannot be used`), { code: -32602 });
+        return { decision: 'allow', readOnly: true, reason: 'allowed by a rule', rule: withAllow };
+      },
     });
     const client = new SidecarClient(() => sidecar, {
       onRequest: (method, handler) => sidecar.requestHandlers.set(method, handler),
       onNotification: (method, handler) => sidecar.notificationHandlers.set(method, handler),
     });
     // The same wiring as extension.ts: the broker saves rules with the client.
-    const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), {
-      addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
-    });
+    const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), sidecarRuleSaver(client));
     const answer = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: { command: 'ls -l' }, summary: 'ls -l', reason: 'r', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }] });
     const id = store.state.items[0]?.id ?? '';
     await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*', scope: 'local' });
     expect(store.state.items[0]).toMatchObject({ state: 'pending', error: "The rule 'Bash(ls:*' was not changed: not closed" });
     await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*)', scope: 'local' });
     await expect(answer).resolves.toEqual({ decision: 'allow' });
-    // One request per attempt: addRule names the waiting call and answers whether the rule covers it.
+    // Per attempt: would the unsaved rule cover the waiting call (a failed check says nothing), then save it.
     const waiting = { tool: 'Bash', input: { command: 'ls -l' } };
+    const check = { sessionId: 's1', tool: 'Bash', input: { command: 'ls -l' } };
     expect(sidecar.calls.map((call) => [call.method, call.params])).toEqual([
+      ['toolgate/permissions/check', { ...check, withAllow: 'Bash(ls:*' }],
       ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*', behavior: 'allow', scope: 'local', call: waiting }],
+      ['toolgate/permissions/check', { ...check, withAllow: 'Bash(ls:*)' }],
       ['toolgate/settings/addRule', { sessionId: 's1', rule: 'Bash(ls:*)', behavior: 'allow', scope: 'local', call: waiting }],
     ]);
     expect(store.state.items[0]).toMatchObject({ state: 'allowed' });

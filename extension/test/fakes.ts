@@ -219,6 +219,14 @@ export class FakeRules implements RuleSaver {
   covers: boolean | null = true;
   /** When set, addRule waits for it (to test what happens meanwhile). */
   gate: Deferred<void> | undefined;
+  /** What the check before saving answers: null covers every rule; a string is why the rule would not cover. */
+  wouldNotCover: string | null = null;
+  readonly checked: string[] = [];
+
+  async wouldCover(_sessionId: string, rule: string): Promise<{ covers: boolean; reason: string }> {
+    this.checked.push(rule);
+    return this.wouldNotCover === null ? { covers: true, reason: 'allowed' } : { covers: false, reason: this.wouldNotCover };
+  }
 
   async addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall: boolean | null }> {
     if (this.gate) await this.gate.promise;

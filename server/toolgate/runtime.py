@@ -51,8 +51,9 @@ class Runtime:
             raise LookupError("this runtime was built with a custom permission policy, not the engine")
         return policy
 
-    async def evaluate_call(self, tool_name: str, tool_input: Any) -> Evaluation:
-        """The ladder's full answer (stage, suggestions) for a call given by name, running nothing."""
+    async def evaluate_call(self, tool_name: str, tool_input: Any, *, with_allow: str | None = None) -> Evaluation:
+        """The ladder's full answer (stage, suggestions) for a call given by name, running nothing. `with_allow`:
+        as if that allow rule were in force too (a rule not yet saved)."""
         engine = self.permissions
         engine.refresh()
         prepared = self.runner.prepare(ToolUse(id=_CHECK_ID, name=tool_name, input=tool_input))
@@ -62,13 +63,13 @@ class Runtime:
             return Evaluation("deny", reason, "tool", False)
         ctx = self.runner.new_context(_CHECK_ID)
         try:
-            return await engine.evaluate(prepared.tool, prepared.tool_input, ctx)
+            return await engine.evaluate(prepared.tool, prepared.tool_input, ctx, with_allow=with_allow)
         finally:
             await ctx.deps.aclose()
 
-    async def check(self, tool_name: str, tool_input: Any) -> CheckResult:
+    async def check(self, tool_name: str, tool_input: Any, *, with_allow: str | None = None) -> CheckResult:
         """What the engine would decide for this call, without hooks and without running anything."""
-        result = await self.evaluate_call(tool_name, tool_input)
+        result = await self.evaluate_call(tool_name, tool_input, with_allow=with_allow)
         return CheckResult(decision=result.behavior, read_only=result.read_only, reason=result.reason, rule=result.rule)
 
     @property

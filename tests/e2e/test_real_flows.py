@@ -182,44 +182,58 @@ def test_always_allow_with_an_edited_rule_that_the_sidecar_checks(
 ) -> None:
     workspace = code_server.workspace
     local_settings = workspace / ".toolgate" / "settings.local.json"
+    # A command whose only need is the command itself (`touch notes.txt` would also write a file, which no Bash
+    # rule covers in default mode, so the card would offer no rule at all).
+    makefile = workspace / "Makefile"
+    makefile.write_text("notes:\n\ttouch notes.txt\n")
     model = mock_model(
         [
-            {"text": "Making notes.", "tool_uses": [{"name": "Bash", "input": {"command": "touch notes.txt"}}]},
+            {"text": "Making notes.", "tool_uses": [{"name": "Bash", "input": {"command": "make notes"}}]},
             {"text": "Noted."},
         ]
     )
     chat = workbench.open_chat()
     send(workbench, "Make a notes file.")
     card = chat.locator(".approval-pending").last
-    expect(card).to_contain_text("touch notes.txt")
+    expect(card).to_contain_text("make notes")
     try:
         card.get_by_role("button", name="Always allow…").click()
         rule = card.get_by_label("Rule to add")
         expect(rule).not_to_have_value("")  # a suggestion to start from
 
         # A typo: the sidecar refuses the rule and says why; the command still waits.
-        rule.fill("Bash(touch:*")
+        rule.fill("Bash(make:*")
         card.get_by_role("button", name="Add rule and allow").click()
-        expect(card.locator(".card-error")).to_contain_text("Not saved: The rule 'Bash(touch:*' was not changed")
-        expect(chat.get_by_label("Rule to add").last).to_have_value("Bash(touch:*")
+        expect(card.locator(".card-error")).to_contain_text("Not saved: The rule 'Bash(make:*' was not changed")
+        expect(chat.get_by_label("Rule to add").last).to_have_value("Bash(make:*")
         assert not (workspace / "notes.txt").exists()
         workbench.shot("45-real-rule-refused")
 
+        # A valid rule that would not cover the waiting call: said before anything is saved.
+        card = chat.locator(".approval-pending").last
+        card.get_by_label("Rule to add").fill("Bash(mkdir:*)")
+        card.get_by_role("button", name="Add rule and allow").click()
+        expect(card.locator(".card-error")).to_contain_text("Bash(mkdir:*) would not cover this call")
+        expect(card.locator(".card-error")).to_contain_text("save it again to keep it anyway")
+        assert not local_settings.exists() and not (workspace / "notes.txt").exists()
+        workbench.shot("45b-real-rule-would-not-cover")
+
         # Corrected, and kept for this project, just for me.
         card = chat.locator(".approval-pending").last
-        card.get_by_label("Rule to add").fill("Bash(touch:*)")
+        card.get_by_label("Rule to add").fill("Bash(make notes)")
         card.locator("select.scope").select_option("local")
         card.get_by_role("button", name="Add rule and allow").click()
         allowed = chat.locator(".approval-allowed").last
-        expect(allowed).to_contain_text("From now on Bash(touch:*) is allowed (this project, just for me)")
+        expect(allowed).to_contain_text("From now on Bash(make notes) is allowed (this project, just for me)")
         wait_for(lambda: (workspace / "notes.txt").exists(), 30, "the allowed command to run")
         expect(chat.locator(".msg-assistant").last).to_contain_text("Noted.")
-        assert json.loads(local_settings.read_text())["permissions"]["allow"] == ["Bash(touch:*)"]
+        assert json.loads(local_settings.read_text())["permissions"]["allow"] == ["Bash(make notes)"]
         assert len(model.requests()) == 2
         workbench.shot("46-real-rule-saved")
     finally:
         local_settings.unlink(missing_ok=True)
         (workspace / "notes.txt").unlink(missing_ok=True)
+        makefile.unlink(missing_ok=True)
 
 
 def test_escape_interrupts_a_long_command(

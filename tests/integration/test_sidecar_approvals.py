@@ -246,6 +246,26 @@ async def test_add_rule_says_whether_the_rule_covers_the_waiting_call(sidecar: S
     assert (await sidecar.call(p.SETTINGS_ADD_RULE, fitting))["coversCall"] is True
 
 
+async def test_a_check_with_an_unsaved_allow_rule_says_whether_it_would_cover_the_call_and_saves_nothing(
+    sidecar: SidecarClient, workspace: Path
+) -> None:
+    session_id = await sidecar.new_session(workspace)
+    check = {"sessionId": session_id, "tool": "Bash", "input": {"command": "npm test", "outside_sandbox": True}}
+    assert (await sidecar.call(p.PERMISSIONS_CHECK, {**check, "withAllow": "Bash(npm run lint)"}))["decision"] == "ask"
+    verdict = await sidecar.call(p.PERMISSIONS_CHECK, {**check, "withAllow": "Bash(npm test)"})
+    assert verdict["decision"] == "allow" and verdict["rule"] == "Bash(npm test)"
+    # Nothing was saved or kept: the call still asks, the session has no rule, no settings file was written.
+    assert (await sidecar.call(p.PERMISSIONS_CHECK, check))["decision"] == "ask"
+    assert (await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id}))["rules"] == []
+    assert not (workspace / ".toolgate").exists()
+    # The unsaved rule is one more allow rule, no more: a deny rule in force still wins.
+    deny = {"sessionId": session_id, "rule": "Bash(npm test)", "behavior": "deny"}
+    await sidecar.call(p.SETTINGS_ADD_RULE, deny)
+    assert (await sidecar.call(p.PERMISSIONS_CHECK, {**check, "withAllow": "Bash(npm test)"}))["decision"] == "deny"
+    with pytest.raises(JsonRpcException, match="cannot be used"):
+        await sidecar.call(p.PERMISSIONS_CHECK, {**check, "withAllow": "Bash(unclosed"})
+
+
 async def test_an_approval_answer_with_remember_is_off_protocol(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace)
     sidecar.answer_approval = answer({"decision": "allow", "remember": {"rule": "Gate", "scope": "session"}})

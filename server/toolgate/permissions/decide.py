@@ -36,8 +36,8 @@ from toolgate.permissions.facts import gather
 from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
 from toolgate.permissions.ladder import Evaluation, evaluate
 from toolgate.permissions.ladder_input import LadderInput
-from toolgate.permissions.rules import Behavior, Rule
-from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, load_rule_book
+from toolgate.permissions.rules import Behavior, Rule, parse_rule
+from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, RuleSource, add_rules, load_rule_book
 from toolgate.shell.sandbox.runtime import sandbox_auto_allows
 
 # A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
@@ -172,14 +172,18 @@ class PermissionEngine:
             ctx.logger.exception("%s: check_permissions raised", tool.name)
             return PermissionCheck(behavior="ask", reason=f"{tool.name} could not check this call ({exc})")
 
-    async def evaluate(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Evaluation:
-        """The ladder alone: rules, the tool's own check, safety, mode. No hooks, no denial tracking."""
+    async def evaluate(
+        self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, *, with_allow: str | None = None
+    ) -> Evaluation:
+        """The ladder alone: rules, the tool's own check, safety, mode. No hooks, no denial tracking.
+        `with_allow`: as if that allow rule were in force too (nothing is saved; raises RuleError if invalid)."""
         facts = gather(tool, tool_input, ctx, self.classifier)
         check = await self._tool_check(tool, tool_input, ctx)
+        book = self.book if with_allow is None else self._book_with_allow(with_allow)
         result = evaluate(
             LadderInput(
                 facts,
-                self.book,
+                book,
                 ctx.mode,
                 ctx.working_dirs,
                 ctx.workspace,
@@ -303,6 +307,14 @@ class PermissionEngine:
         return result.model_copy(update={"content": [*result.content, TextBlock(text=note)]})
 
     # --- what the settings say -----------------------------------------------------------------------------
+    def _book_with_allow(self, rule: str) -> RuleBook:
+        """A copy of the rule book with one more session allow rule: the live book is never touched, so a call
+        decided meanwhile sees only the rules really in force."""
+        parse_rule(rule)  # RuleError: the caller says why
+        book = replace(self.book, entries=list(self.book.entries), problems=list(self.book.problems))
+        add_rules(book, RuleSource("session", None, self.workspace), {"allow": [rule]}, self.home)
+        return book
+
     def settings_file(self, scope: RuleScope) -> Path | None:
         return None if scope == "session" else self.book.files[scope]
 

@@ -81,6 +81,12 @@ def suggest(needs: Sequence[Need], facts: CallFacts, workspace: Path) -> list[Ru
     candidates: list[tuple[str, RuleScope, Sequence[str] | None]] = []
     first = needs[0] if needs else None
     commands = [n.part for n in needs if n.kind == "command" and n.part is not None]
+    # One rule is offered, so it must meet every need: a Bash rule does not cover the paths a command reads or
+    # writes outside what the mode allows, nor an Edit rule the command. (Mixed needs: nothing to offer; the
+    # person allows once, or picks a mode.)
+    kinds = {n.kind for n in needs}
+    if len(kinds) > 1:
+        return []
     if facts.family == "bash" and facts.bash is not None and commands:
         if len(commands) == 1 and commands[0].words_ok:
             candidates += [(r, "local", commands[0].argv) for r in _command_rules(commands[0].argv)]

@@ -34,6 +34,9 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
+from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
+from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
 from toolgate.sidecar.protocol_sandbox import SandboxStatus
 from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
 from toolgate.sidecar.wire_model import WireModel as WireModel
@@ -141,7 +144,6 @@ class SessionListResult(WireModel):
 
 
 # --- settings ----------------------------------------------------------------------------------------------
-RuleBehavior = Literal["allow", "ask", "deny"]
 
 
 class RuleEntry(WireModel):
@@ -206,21 +208,6 @@ class RuleChangeResult(WireModel):
         default=None, description="With `call`: whether the rules in force now allow that call (an edit may not)."
     )
     settings: Settings
-
-
-class PermissionCheckParams(WireModel):
-    session_id: SessionId
-    tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
-
-
-class PermissionCheckResult(WireModel):
-    """The same answer as `toolgate permissions check`: nothing is run."""
-
-    decision: RuleBehavior
-    read_only: bool
-    reason: str
-    rule: str | None = None
 
 
 class SetModeParams(WireModel):

@@ -308,8 +308,13 @@ class ToolgateServer(LanguageServer):
         )
 
     async def _permissions_check(self, params: p.PermissionCheckParams) -> p.PermissionCheckResult:
+        from toolgate.permissions.rules import RuleError
+
         live = self.sessions.get(params.session_id)
-        result = await live.runtime.check(params.tool, params.input)
+        try:
+            result = await live.runtime.check(params.tool, params.input, with_allow=params.with_allow)
+        except RuleError as exc:
+            raise JsonRpcInvalidParams(message=f"The rule {params.with_allow!r} cannot be used: {exc}") from None
         return p.PermissionCheckResult.model_validate(result.model_dump())
 
     # --- chat ------------------------------------------------------------------------------------------------
