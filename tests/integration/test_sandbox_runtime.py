@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import threading
 import time
@@ -11,6 +13,7 @@ import pytest
 from tests.integration.test_run_tools_cli import TOOLGATE
 
 from toolgate.core.errors import StateError
+from toolgate.shell.sandbox import placeholders
 from toolgate.shell.sandbox.runtime import Sandbox, SandboxSettings
 
 
@@ -34,6 +37,25 @@ def test_stand_ins_outlive_a_session_while_another_sandbox_uses_them(workspace: 
     assert (workspace / ".vscode").is_dir()  # removing it would lift the mount inside `second`'s commands
     second.close()
     assert not (workspace / ".vscode").exists()
+
+
+def test_stand_ins_stay_while_a_sandboxed_process_runs_and_go_after_it(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    running = sandbox.launch([workspace], tmp_path, [], outside=False)
+    process = subprocess.Popen([*running.prefix, "/bin/sleep", "60"], cwd=workspace, start_new_session=True)
+    try:
+        quick = sandbox.launch([workspace], tmp_path, [], outside=False)
+        subprocess.run([*quick.prefix, "/bin/true"], cwd=workspace, check=True)
+        sandbox.finish(quick)
+        placeholders.flush()  # what the cleaner does after the idle moment: nothing `running` mounts on goes
+        assert (workspace / ".vscode").is_dir() and (workspace / ".envrc").is_dir()
+        assert process.poll() is None
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    sandbox.finish(running)
+    gone_soon(*workspace.iterdir())  # every stand-in, once nothing mounts on them
+    sandbox.close()
 
 
 def test_a_stand_in_someone_filled_from_outside_is_left_alone(workspace: Path, tmp_path: Path) -> None:
@@ -81,9 +103,10 @@ def test_absent_protected_files_stand_in_only_while_their_commands_run(workspace
     assert "Is a directory" in done.stderr or "Read-only file system" in done.stderr, done.stderr
     assert (workspace / ".envrc").is_dir()  # the empty stand-in, while commands mount on it
     sandbox.finish(first)
-    assert (workspace / ".envrc").exists()  # `second` still runs with it mounted
+    assert (workspace / ".envrc").exists() and (workspace / ".vscode").is_dir()  # `second` still mounts on them
     sandbox.finish(second)
-    gone_soon(workspace / ".envrc", workspace / ".mcp.json")  # removed by the cleaner; the session still open
+    # Removed by the cleaner, directories' stand-ins like files'; the session still open.
+    gone_soon(workspace / ".envrc", workspace / ".mcp.json", workspace / ".vscode", workspace / ".git")
     third = sandbox.launch([workspace], tmp_path, [], outside=False)
     (workspace / ".mcp.json").rmdir()  # the user, outside any sandbox, while a command runs, makes the real one
     (workspace / ".mcp.json").write_text("{}")

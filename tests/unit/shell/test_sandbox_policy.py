@@ -66,7 +66,7 @@ def test_existing_protected_paths_are_bound_read_only_over_the_writable_root() -
     for path in (git / "hooks", git / "config", WS / ".vscode"):
         assert (str(path), str(path)) in ro
         assert index_of(plan, "--bind", str(WS), str(WS)) < index_of(plan, "--ro-bind", str(path), str(path))
-    assert WS / ".vscode" not in plan.absent_mountpoints
+    assert WS / ".vscode" not in plan.stand_ins
 
 
 def test_absent_protected_directories_get_an_empty_read_only_stand_in_and_are_listed_for_cleanup() -> None:
@@ -74,15 +74,15 @@ def test_absent_protected_directories_get_an_empty_read_only_stand_in_and_are_li
     ro = pairs(plan, "--ro-bind")
     for path in (WS / ".toolgate", WS / ".vscode", WS / ".claude", WS / ".git" / "hooks", WS / ".github" / "workflows"):
         assert (str(EMPTY), str(path)) in ro
-        assert path in plan.absent_mountpoints
-    assert WS / ".git" not in plan.absent_mountpoints
+        assert path in plan.stand_ins
+    assert WS / ".git" not in plan.stand_ins
 
 
 def test_no_parent_directory_is_made_for_a_stand_in() -> None:
     plan = plan_for({})
     targets = [target for _source, target in pairs(plan, "--ro-bind")]
     assert str(WS / ".github" / "workflows") not in targets
-    assert not any(len(p.relative_to(WS).parts) > 1 for p in plan.absent_mountpoints)
+    assert not any(len(p.relative_to(WS).parts) > 1 for p in plan.stand_ins)
 
 
 def test_the_protected_list_is_the_permission_checks_own() -> None:
@@ -115,26 +115,26 @@ def test_absent_protected_files_get_an_empty_read_only_directory_listed_for_the_
     ro = pairs(plan, "--ro-bind")
     for path in (WS / ".mcp.json", WS / ".gitmodules", WS / "agents.md", WS / ".git" / "config"):
         assert (str(EMPTY), str(path)) in ro  # a directory: git ignores it, `git add -A` would commit a file
-        assert path in plan.absent_files and path not in plan.absent_mountpoints
-    assert (str(WS / ".envrc"), str(WS / ".envrc")) in ro and WS / ".envrc" not in plan.absent_files
+        assert path in plan.stand_ins
+    assert (str(WS / ".envrc"), str(WS / ".envrc")) in ro and WS / ".envrc" not in plan.stand_ins
     # `.clinerules` is a protected directory and file name: one stand-in (the directory), never two mounts.
-    assert [t for _s, t in ro].count(str(WS / ".clinerules")) == 1 and WS / ".clinerules" not in plan.absent_files
+    assert [t for _s, t in ro].count(str(WS / ".clinerules")) == 1 and plan.stand_ins.count(WS / ".clinerules") == 1
 
 
 def test_absent_shell_startup_files_get_a_stand_in_only_in_a_working_directory_that_is_home() -> None:
     plan = plan_for({WS / ".bashrc": "file", HOME: "dir"}, writable_roots=(WS, HOME))
     ro = pairs(plan, "--ro-bind")
     assert (str(WS / ".bashrc"), str(WS / ".bashrc")) in ro  # present: read-only everywhere
-    assert WS / ".zshrc" not in plan.absent_files and WS / ".gitconfig" not in plan.absent_files
-    assert HOME / ".zshrc" in plan.absent_files and HOME / ".gitconfig" in plan.absent_files
-    assert WS / ".envrc" in plan.absent_files  # read where it is: everywhere
+    assert WS / ".zshrc" not in plan.stand_ins and WS / ".gitconfig" not in plan.stand_ins
+    assert HOME / ".zshrc" in plan.stand_ins and HOME / ".gitconfig" in plan.stand_ins
+    assert WS / ".envrc" in plan.stand_ins  # read where it is: everywhere
 
 
 def test_an_absent_github_directory_stands_in_itself_so_workflows_cannot_be_made() -> None:
     plan = plan_for({})
     assert (str(EMPTY), str(WS / ".github")) in pairs(plan, "--ro-bind")
-    assert plan.absent_mountpoints.count(WS / ".github") == 1
-    assert WS / ".config" not in plan.absent_mountpoints  # only `.github`: `.config` is an ordinary name too
+    assert plan.stand_ins.count(WS / ".github") == 1
+    assert WS / ".config" not in plan.stand_ins  # only `.github`: `.config` is an ordinary name too
 
 
 def test_path_directories_in_private_directories_are_shown_read_only() -> None:

@@ -1,11 +1,12 @@
-"""Empty directories standing in for absent protected files (`.envrc`, `.mcp.json`) while a sandboxed command
-runs (a directory, because git ignores an empty one: an empty file would be committed by `git add -A`).
+"""Empty directories standing in for absent protected paths (`.vscode/`, `.git/`, `.envrc`, `.mcp.json`) while
+sandboxed commands run. A directory for a protected file too, because git ignores an empty one: an empty file
+would be committed by `git add -A`.
 
 bubblewrap needs a mount point for the empty read-only stand-in, and it is in the user's workspace, so it lives
-only as long as the commands that mount on it: made just before a command, removed right after the
-last command using it ended (a background command keeps it until it is stopped or the session ends). Removing
-it earlier would lift the mount inside a sandbox still running. Only the very directory made here is removed,
-and only while still empty: one the user put something in meanwhile (from outside any sandbox) is left alone.
+only as long as the commands that mount on it: made just before a command, removed soon after the last command
+using it ended (a background command keeps it until it is stopped or the session ends). Removing it earlier
+would lift the mount inside a sandbox still running. Only the very directory made here is removed, and only
+while still empty: one the user put something in meanwhile (from outside any sandbox) is left alone.
 
 Making and removing them is slow (a millisecond or two each, a dozen per command), so `release` hands them to a
 cleaner thread, which removes them once no command has used them for `IDLE_S`: the commands of one turn reuse
@@ -81,7 +82,7 @@ def flush(idle_for: float = 0.0) -> None:
     """Remove every placeholder nothing has mounted on for `idle_for` seconds (0: every unused one, now)."""
     with LOCK:
         unused = [p for p, since in _RELEASED.items() if time.monotonic() - since >= idle_for]
-    for path in unused:
+    for path in sorted(unused, key=lambda p: len(p.parts), reverse=True):  # one made inside another first
         _remove(path)
 
 

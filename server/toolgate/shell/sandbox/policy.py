@@ -15,13 +15,12 @@ The layout, in mount order (later mounts cover earlier ones):
     hidden paths               credentials: an empty directory or an empty file in their place
 
 A protected directory that does not exist yet still gets a mount, so nothing inside can create it; bubblewrap
-needs an empty directory as the mount point (git ignores empty directories), which `absent_mountpoints` lists
-so the caller creates it first and removes it (if still empty) when the session ends. Every ancestor of a
-protected path inside a root is bound onto itself ("pinned"): a mount point cannot be renamed or removed, so
-`mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the read-only hooks. An absent protected *file*
-(`.envrc`, `.mcp.json`) gets an empty read-only *directory* in its place (an empty file would be listed by git and
-committed by `git add -A`; git ignores an empty directory), which `absent_files` lists: the caller creates it
-just before the command and removes it right after.
+needs an empty directory as the mount point (git ignores empty directories), which `stand_ins` lists so the
+caller creates it just before the command and removes it (if still empty) soon after (placeholders.py).
+Every ancestor of a protected path inside a root is bound onto itself ("pinned"): a mount point cannot be
+renamed or removed, so `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep the read-only hooks. An absent
+protected *file* (`.envrc`, `.mcp.json`) gets an empty read-only *directory* in its place too (an empty file
+would be listed by git and committed by `git add -A`; git ignores an empty directory).
 
 Not covered: protected names below the top of a working directory (`sub/.vscode`, `pkg/.envrc`): finding them
 would mean walking the tree before every command, and absent ones cannot be listed at all. A write there that a
@@ -118,12 +117,10 @@ class Mount:
 class SandboxPlan:
     argv: tuple[str, ...]  # bwrap and its options, up to and including `--`; the command follows
     mounts: tuple[Mount, ...]
-    # Absent directories the layout mounts on or pins, parents first: the caller creates them before the command
-    # and removes them (if still empty) when no sandbox runs.
-    absent_mountpoints: tuple[Path, ...] = field(default=())
-    # Absent protected files the layout mounts an empty directory on: the caller creates each (empty) just
-    # before the command and removes it right after, so none is left in the workspace once the command ended.
-    absent_files: tuple[Path, ...] = field(default=())
+    # Absent protected paths (directories and files alike) the layout mounts an empty directory on: the caller
+    # creates each (empty) just before the command and removes it soon after the last command using it ended, so
+    # none is left in the workspace once the commands ended (placeholders.py).
+    stand_ins: tuple[Path, ...] = field(default=())
 
 
 def tool_dirs_for(path_entries: list[Path]) -> tuple[Path, ...]:
@@ -156,7 +153,6 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
     argv: list[str] = [bwrap]
     mounts: list[Mount] = []
     absent: list[Path] = []
-    absent_files: list[Path] = []
 
     def add(option: str, *paths: Path) -> None:
         argv.append(option)
@@ -216,7 +212,7 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
             # ignores an empty directory. Nothing can create the file where a directory is mounted.
             note = "absent: an empty read-only directory stands in while the command runs"
             protected.append((policy.empty_dir, target, note))
-            absent_files.append(target)
+            absent.append(target)
         elif found == "absent":
             protected.append((policy.empty_dir, target, "absent: an empty read-only directory stands in"))
             absent.append(target)
@@ -244,7 +240,7 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
 
     argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL"]
     argv.append("--")
-    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent), tuple(absent_files))
+    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent))
 
 
 def describe(plan: SandboxPlan) -> str:

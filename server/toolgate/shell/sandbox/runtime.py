@@ -1,14 +1,14 @@
 """The session's sandbox: its settings, whether it can run here, and the prefix each Bash command runs under.
 
 One per session (a `Dep`). It decides once per session whether the backend works (a probe, cached) and hands
-out command prefixes. The empty directories it creates as mount points for absent protected directories stay
-until the session closes (after the shell host stopped every background command): removing a mount point in
-use would lift that mount inside a running sandbox.
+out command prefixes. The empty directories it creates as mount points for absent protected paths live only
+while commands mount on them (placeholders.py); a background command keeps its own until the session closes
+(after the shell host stopped every background command): removing a mount point in use would lift that mount
+inside a running sandbox.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import sys
@@ -31,8 +31,6 @@ from toolgate.shell.sandbox.policy import PRIVATE_DIRS, SandboxPlan, SandboxPoli
 from toolgate.shell.sandbox.proxy import Channel, EgressProxy
 
 Enabled = Literal["auto", "on", "off"]
-# The stand-in mount points this process created, and which sessions' sandboxes have mounted on each.
-_STAND_IN_USERS: dict[Path, set[int]] = {}
 # Where the in-sandbox forwarder listens (the sandbox's own 127.0.0.1: always free, nothing else runs there).
 PROXY_PORT = 3128
 _FORWARDER = Path(__file__).with_name("forwarder.py")
@@ -81,7 +79,7 @@ class Launch:
     note: str | None  # for the result when it is not sandboxed although asked to be
     env: dict[str, str] = field(default_factory=dict)  # the proxy variables, with Network rules
     channel: Channel | None = None  # this command's socket into the egress proxy
-    placeholders: int | None = None  # the token of the absent protected files' stand-ins it mounts on
+    placeholders: int | None = None  # the token of the absent protected paths' stand-ins it mounts on
 
 
 @dataclass(eq=False)
@@ -163,16 +161,11 @@ class Sandbox:
             with placeholders.LOCK:  # no placeholder is removed between the plan's look and this launch's claim
                 plan = self.plan(roots, home, scratch, channel.directory if channel else None)
                 # bwrap resolves every source before it mounts anything, so an absent mount point must exist
-                # first. They stay until the session ends: creating and removing them costs more than a short
-                # command.
-                for path in plan.absent_mountpoints:
-                    if not path.exists():
-                        path.mkdir()
-                        _STAND_IN_USERS.setdefault(path, set())
-                # A placeholder another command made is "present" to the plan, but must outlive this one too.
+                # first. A placeholder another command made is "present" to the plan, but must outlive this one
+                # too.
                 others = set(placeholders.in_use())
                 mounted = [m.path for m in plan.mounts if m.what == "protected" and m.path in others]
-                token = placeholders.acquire([*plan.absent_files, *mounted])
+                token = placeholders.acquire([*plan.stand_ins, *mounted])
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
@@ -183,11 +176,6 @@ class Sandbox:
                 f"The sandbox could not be set up ({exc}), so the command did not run. Fix the cause, or turn the "
                 "sandbox off (sandbox.enabled: off) and let the user approve commands one by one."
             ) from None
-        # Another session's stand-in in the same directories is one this sandbox now mounts on too.
-        real_roots = plan_roots(roots)
-        for path, users in _STAND_IN_USERS.items():
-            if any(path.is_relative_to(root) for root in real_roots):
-                users.add(id(self))
         self._launched.append(token)
         if channel is None:
             return Launch(plan.argv, None, placeholders=token)
@@ -247,14 +235,6 @@ class Sandbox:
             placeholders.release(token)
         self._launched.clear()
         placeholders.flush()  # nothing of this session's is left behind once it ended
-        for path in sorted(_STAND_IN_USERS, key=lambda p: len(p.parts), reverse=True):
-            users = _STAND_IN_USERS[path]
-            users.discard(id(self))
-            if users:
-                continue  # another session's sandbox may be mounted on it: removing it would lift that mount
-            del _STAND_IN_USERS[path]
-            with contextlib.suppress(OSError):  # not empty (someone put something there), or already gone
-                path.rmdir()
         if self._empty is not None:
             os.chmod(self._empty / "empty", 0o755)
             shutil.rmtree(self._empty, ignore_errors=True)
