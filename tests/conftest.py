@@ -16,6 +16,7 @@ from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 def _isolated_user_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never read (or write) the developer's own user settings; subprocesses inherit this too."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))  # the sandbox's stand-in record
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ Making and removing them is slow (a millisecond or two each, a dozen per command
 cleaner thread, which removes them once no command has used them for `IDLE_S`: the commands of one turn reuse
 them, and the command's result never waits. The cleaner
 takes `LOCK` for each removal and the launcher holds it from the plan to `acquire`, so a placeholder a new
-command is about to mount on is claimed again, never removed under it.
+command is about to mount on is claimed again, never removed under it. Every one is recorded in this machine's
+ledger (ledger.py) before it is made, so one a killed process left is removed by the next one to start.
 """
 
 from __future__ import annotations
@@ -22,29 +23,45 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from toolgate.shell.sandbox import ledger
 
 LOCK = threading.RLock()
 _USERS: dict[Path, set[int]] = {}  # placeholder -> the launches mounting on it (empty: to be removed)
-_IDENTITY: dict[Path, tuple[int, int]] = {}  # placeholder -> (device, inode) of the directory made here
+_IDENTITY: dict[Path, ledger.Identity] = {}  # placeholder -> (device, inode) of the directory made here
 _TOKENS = itertools.count(1)
 _RELEASED: dict[Path, float] = {}  # placeholder nothing mounts on -> since when (monotonic)
 _WAKE = threading.Event()
 _cleaner: threading.Thread | None = None
 IDLE_S = 1.0
+_swept = False
 
 
-def acquire(paths: Iterable[Path]) -> int:
+def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None = None) -> int:
     """Make the absent ones (empty directories) and note this launch as a user of all; returns its token.
+    `adopt`: stand-ins another process made (ledger.py) that this launch mounts on too, with their identity.
     An `OSError` leaves nothing behind."""
     token = next(_TOKENS)
+    wanted = list(paths)
+    adopt = adopt or {}
     with LOCK:
+        new = [p for p in wanted if p not in _USERS and (p in adopt or not os.path.lexists(p))]
+        if new:  # recorded before they are made: a crash in between leaves nothing unrecorded
+            ledger.save({**_IDENTITY, **dict.fromkeys(new)})
         try:
-            for path in paths:
+            for path in wanted:
                 if path in _USERS:
                     _USERS[path].add(token)  # also one waiting for the cleaner: claimed again, kept
                     _RELEASED.pop(path, None)
+                    continue
+                if path in adopt:
+                    with contextlib.suppress(OSError):
+                        info = os.lstat(path)
+                        if (info.st_dev, info.st_ino) == adopt[path]:
+                            _USERS[path] = {token}
+                            _IDENTITY[path] = adopt[path]
                     continue
                 try:
                     path.mkdir()
@@ -57,6 +74,9 @@ def acquire(paths: Iterable[Path]) -> int:
             release(token)
             flush()
             raise
+        finally:
+            if new:
+                ledger.save(_IDENTITY)
     return token
 
 
@@ -84,6 +104,9 @@ def flush(idle_for: float = 0.0) -> None:
         unused = [p for p, since in _RELEASED.items() if time.monotonic() - since >= idle_for]
     for path in sorted(unused, key=lambda p: len(p.parts), reverse=True):  # one made inside another first
         _remove(path)
+    if unused:
+        with LOCK:
+            ledger.save(_IDENTITY)
 
 
 def in_use() -> list[Path]:
@@ -99,10 +122,21 @@ def _remove(path: Path) -> None:
             return  # claimed again meanwhile, or already removed
         del _USERS[path]
         identity = _IDENTITY.pop(path)
+        if ledger.others_use(path, identity):
+            return  # another toolgate process mounts on it too: the last one removes it
         with contextlib.suppress(OSError):  # rmdir fails on a directory someone put something in
             info = os.lstat(path)
             if (info.st_dev, info.st_ino) == identity:
                 path.rmdir()
+
+
+def sweep_once() -> None:
+    """At this process's first sandbox start (before its first plan, under `LOCK`): the stand-ins of toolgate
+    processes that died are removed."""
+    global _swept
+    if not _swept:
+        _swept = True
+        ledger.sweep()
 
 
 def _clean_forever() -> None:

@@ -24,7 +24,7 @@ from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
 from toolgate.permissions.network import names_exactly
 from toolgate.permissions.safety import git_hooks_dirs
-from toolgate.shell.sandbox import placeholders
+from toolgate.shell.sandbox import ledger, placeholders
 from toolgate.shell.sandbox.backend import SandboxBackend, detect_backend
 from toolgate.shell.sandbox.egress import network_rule_spec
 from toolgate.shell.sandbox.policy import PRIVATE_DIRS, SandboxPlan, SandboxPolicy, tool_dirs_for
@@ -159,13 +159,17 @@ class Sandbox:
             if self.network_specs:
                 channel = self._egress().open_channel()
             with placeholders.LOCK:  # no placeholder is removed between the plan's look and this launch's claim
+                placeholders.sweep_once()
                 plan = self.plan(roots, home, scratch, channel.directory if channel else None)
                 # bwrap resolves every source before it mounts anything, so an absent mount point must exist
                 # first. A placeholder another command made is "present" to the plan, but must outlive this one
                 # too.
-                others = set(placeholders.in_use())
-                mounted = [m.path for m in plan.mounts if m.what == "protected" and m.path in others]
-                token = placeholders.acquire([*plan.stand_ins, *mounted])
+                # So is one another toolgate process made (this process becomes an owner of it too).
+                others, foreign = set(placeholders.in_use()), ledger.foreign()
+                protected = [m.path for m in plan.mounts if m.what == "protected"]
+                mounted = [p for p in protected if p in others or p in foreign]
+                adopt = {p: foreign[p] for p in mounted if p not in others}
+                token = placeholders.acquire([*plan.stand_ins, *mounted], adopt)
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
