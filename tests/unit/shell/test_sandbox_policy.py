@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from toolgate.shell.sandbox.policy import Kind, SandboxPlan, SandboxPolicy, build_plan, describe
+from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES
+from toolgate.shell.sandbox.policy import NO_STAND_IN, Kind, SandboxPlan, SandboxPolicy, build_plan, describe
 
 WS = Path("/work/ws")
 HOME = Path("/home/u")
@@ -87,11 +88,10 @@ def test_no_parent_directory_is_made_for_a_stand_in() -> None:
 
 def test_the_protected_list_is_the_permission_checks_own() -> None:
     from toolgate.core.credentials import CREDENTIAL_FILES
-    from toolgate.permissions.safety import PROTECTED_DIRS
 
     plan = plan_for({HOME / name: "file" for name in CREDENTIAL_FILES})
     ro = pairs(plan, "--ro-bind")
-    assert all((str(EMPTY), str(WS / name)) in ro for name in PROTECTED_DIRS - {".hg", ".svn"})
+    assert all((str(EMPTY), str(WS / name)) in ro for name in PROTECTED_DIRS - set(NO_STAND_IN))
     assert all((str(EMPTY_FILE), str(HOME / name)) in ro for name in CREDENTIAL_FILES)
 
 
@@ -113,7 +113,7 @@ def test_an_absent_repository_gets_a_stand_in_git_and_absent_hg_none() -> None:
 def test_absent_protected_files_get_an_empty_read_only_directory_listed_for_the_command_only() -> None:
     plan = plan_for({WS / ".git": "dir", WS / ".envrc": "file"})
     ro = pairs(plan, "--ro-bind")
-    for path in (WS / ".mcp.json", WS / ".gitmodules", WS / "agents.md", WS / ".git" / "config"):
+    for path in (WS / ".mcp.json", WS / ".pre-commit-config.yaml", WS / "agents.md", WS / ".git" / "config"):
         assert (str(EMPTY), str(path)) in ro  # a directory: git ignores it, `git add -A` would commit a file
         assert path in plan.stand_ins
     assert (str(WS / ".envrc"), str(WS / ".envrc")) in ro and WS / ".envrc" not in plan.stand_ins
@@ -128,6 +128,21 @@ def test_absent_shell_startup_files_get_a_stand_in_only_in_a_working_directory_t
     assert WS / ".zshrc" not in plan.stand_ins and WS / ".gitconfig" not in plan.stand_ins
     assert HOME / ".zshrc" in plan.stand_ins and HOME / ".gitconfig" in plan.stand_ins
     assert WS / ".envrc" in plan.stand_ins  # read where it is: everywhere
+
+
+def test_only_what_could_run_code_or_change_policy_outside_later_gets_a_stand_in() -> None:
+    plan = plan_for({})
+    assert len(plan.stand_ins) == 30  # 34 before `NO_STAND_IN` grew and `.ssh` became home-only
+    for name in (".husky", ".pre-commit-hooks.yaml", ".gitmodules", ".ssh", ".hg", ".svn"):
+        assert WS / name not in plan.stand_ins
+    for name in (".vscode", ".git", ".claude", ".toolgate", ".envrc", ".mcp.json", ".pre-commit-config.yaml"):
+        assert WS / name in plan.stand_ins
+    assert set(NO_STAND_IN) <= PROTECTED_DIRS | PROTECTED_FILES  # derived from the ladder's lists, never new
+    present = plan_for({WS / name: "dir" for name in NO_STAND_IN})
+    for name in NO_STAND_IN:  # still read-only where they exist
+        assert (str(WS / name), str(WS / name)) in pairs(present, "--ro-bind")
+    at_home = plan_for({HOME: "dir"}, writable_roots=(HOME,))
+    assert HOME / ".ssh" in at_home.stand_ins
 
 
 def test_an_absent_github_directory_stands_in_itself_so_workflows_cannot_be_made() -> None:

@@ -42,24 +42,46 @@ PathKind = Callable[[Path], Kind]
 
 # The protected and credential lists are the permission checks' own (one answer to "what is protected"):
 # - every PROTECTED_DIRS name at the top of each working directory: read-only, and an empty read-only stand-in
-#   when absent (so nothing inside can create `.vscode/tasks.json`), except PRESENT_ONLY;
+#   when absent (so nothing inside can create `.vscode/tasks.json`), except NO_STAND_IN;
 # - `.git/hooks` and `.git/config` of a repository there, and the PROTECTED_SUFFIXES directories (`.github/
 #   workflows`, ...): read-only; a stand-in when absent but their parent exists (no new parents are made, but an
 #   absent STAND_IN_PARENTS directory gets a stand-in itself);
 # - PROTECTED_FILES: read-only; an empty read-only directory stands in while a command runs when absent;
 # - credentials under the home directory (CREDENTIAL_DIRS, CREDENTIAL_FILES): not visible at all.
-# An empty `.hg` or `.svn` would look like a broken repository to those tools. (An empty `.git` does not: git
-# looks further up; so an absent `.git` gets a stand-in, and `git init` cannot run in the sandbox.)
-PRESENT_ONLY: frozenset[str] = frozenset({".hg", ".svn"})
-# Files only read from the home directory (shells, readline, git's global config, Claude Code's ~/.claude.json) or
-# from where an environment variable points (.ripgreprc): an absent one gets a stand-in
+# (An empty `.git` does not look like a repository: git looks further up; so an absent `.git` gets a stand-in,
+# and `git init`, whose hooks would run outside later, cannot run in the sandbox.)
+#
+# Which absent names need a stand-in: those a command could create to run code, or change policy, *outside* the
+# sandbox later and without the user running the project's own code (an editor's tasks on opening the folder,
+# an agent's hooks or MCP servers, git's hooks, direnv, CI with the repository's secrets, toolgate's own
+# instructions). A stand-in costs a directory in the user's workspace and a mount per command, so these, on
+# the protected lists for the ladder's asks, stay makeable in the sandbox (present ones stay read-only):
+NO_STAND_IN: dict[str, str] = {
+    ".hg": "an empty one would look like a broken repository to Mercurial",
+    ".svn": "an empty one would look like a broken working copy to Subversion",
+    ".husky": (
+        "husky's hooks run only through git's core.hooksPath, which is set in .git/config (read-only, and "
+        "the directory it names is protected itself); a new .husky/ alone runs nothing"
+    ),
+    ".pre-commit-hooks.yaml": (
+        "it declares the hooks this repository offers to *other* repositories; pre-commit never runs it here "
+        "(.pre-commit-config.yaml, which it does run, keeps its stand-in)"
+    ),
+    ".gitmodules": (
+        "git runs no code from it (`update = !command` is honoured only from .git/config, `ext::` URLs are "
+        "refused by default), and cloning a submodule runs none of its hooks"
+    ),
+}
+# Read only from the home directory (shells, readline, git's global config, Claude Code's ~/.claude.json, ssh's
+# ~/.ssh) or from where an environment variable points (.ripgreprc): an absent one gets a stand-in
 # only in a working directory that is the home directory. Elsewhere nothing reads them, and every mount costs
 # each command time (bench_sandbox). Present ones stay read-only everywhere (a dotfiles repository's may be
 # linked from home).
-HOME_ONLY_FILES: frozenset[str] = frozenset(
+HOME_ONLY: frozenset[str] = frozenset(
     {
         ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
         ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".gitconfig", ".claude.json", ".ripgreprc",
+        ".ssh",
     }
 )  # fmt: skip
 # Absent parents that get a stand-in themselves, so the protected directory below cannot be made by making
@@ -203,9 +225,9 @@ def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> S
         found = kind(target)
         if target.name == ".git" and target.parent == root and found == "dir":
             continue  # a repository: pinned as the parent of its hooks and config, which stay read-only
-        if found == "absent" and target.name in PRESENT_ONLY:
+        if found == "absent" and target == root / target.name and target.name in NO_STAND_IN:
             continue
-        if found == "absent" and target.name in HOME_ONLY_FILES and root != policy.home:
+        if found == "absent" and target.name in HOME_ONLY and root != policy.home:
             continue
         if found == "absent" and not is_dir:
             # A directory, not an empty file: `git add -A` in the sandbox would commit an empty file, and git
