@@ -165,6 +165,10 @@ def test_the_sandbox_commands_status_policy_and_run(workspace: Path) -> None:
     assert run.returncode == 3 and "Read-only file system" in run.stderr
     assert (workspace / "made.txt").read_text() == "inside\n" and not Path("/etc/toolgate-x").exists()
     assert not (workspace / ".vscode").exists()  # its stand-in is gone with the command
+    # Several words are argv, each kept whole: not `sh -c exit 7` (exit status 0) nor `touch a b` (two files).
+    assert toolgate("run", "--", "sh", "-c", "exit 7").returncode == 7
+    assert toolgate("run", "--", "touch", "a b").returncode == 0 and (workspace / "a b").exists()
+    assert not (workspace / "a").exists()
     off = subprocess.run(
         [*TOOLGATE, "sandbox", "policy", "--workspace", str(workspace), "--sandbox", "off"],
         capture_output=True,

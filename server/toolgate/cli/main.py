@@ -154,7 +154,12 @@ def _add_sandbox_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     _add_session_options(policy)
     run = actions.add_parser("run", help="run one command in the sandbox: toolgate sandbox run -- CMD")
     _add_session_options(run)
-    run.add_argument("cmd", nargs=argparse.REMAINDER, help="the command (after --), run by /bin/bash -c")
+    run.add_argument(
+        "cmd",
+        nargs=argparse.REMAINDER,
+        help="the command (after --): one word is a shell command line for /bin/bash -c ('make test && ls'); "
+        "several are a program and its arguments, each passed as it is (sh -c 'sleep 1')",
+    )
 
 
 def _add_mcp_parser(

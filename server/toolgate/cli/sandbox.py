@@ -2,12 +2,14 @@
 
 status: whether commands would run sandboxed here, and if not, why (exit status 0 when they would, 1 if not).
 policy: the effective layout (what is read-only, writable, protected, hidden) and the network.
-run:    one command inside the sandbox, with this terminal's output; its exit status is the command's.
+run:    one command inside the sandbox, with this terminal's output; its exit status is the command's. One
+        word after `--` is a shell command line; several are a program and its arguments, quoted as they are.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -75,7 +77,10 @@ def _act(
     except StateError as exc:
         print(f"toolgate sandbox run: {exc}", file=sys.stderr)
         return 1
-    argv = [*launch.prefix, BASH, "-c", " ".join(words)]
+    # One word is a command line, as Bash gets it; several are argv as the shell that ran us split it, and
+    # joining them with spaces would split `sh -c 'sleep 1'` once more.
+    line = words[0] if len(words) == 1 else shlex.join(words)
+    argv = [*launch.prefix, BASH, "-c", line]
     code = subprocess.run(argv, cwd=workspace, env={**command_env(env), **launch.env}, check=False).returncode
     blocked = sandbox.finish(launch)
     if blocked is not None:
