@@ -58,6 +58,24 @@ def test_stand_ins_stay_while_a_sandboxed_process_runs_and_go_after_it(workspace
     sandbox.close()
 
 
+def test_a_second_command_cannot_fill_the_stand_ins_the_first_one_made(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    first = sandbox.launch([workspace], tmp_path, [], outside=False)
+    second = sandbox.launch([workspace], tmp_path, [], outside=False)
+    done = subprocess.run(
+        [*second.prefix, "/bin/bash", "-c", "mkdir .git/objects || mkdir .github/workflows || touch .vscode/x"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and "Read-only file system" in done.stderr
+    assert not any(any((workspace / name).iterdir()) for name in (".git", ".github", ".vscode"))
+    sandbox.finish(second)
+    sandbox.finish(first)
+    sandbox.close()
+    assert sorted(workspace.iterdir()) == []
+
+
 def test_a_stand_in_someone_filled_from_outside_is_left_alone(workspace: Path, tmp_path: Path) -> None:
     sandbox = on()
     sandbox.launch([workspace], tmp_path, [], outside=False)

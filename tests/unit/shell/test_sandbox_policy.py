@@ -145,6 +145,15 @@ def test_only_what_could_run_code_or_change_policy_outside_later_gets_a_stand_in
     assert HOME / ".ssh" in at_home.stand_ins
 
 
+def test_a_stand_in_another_command_made_is_planned_as_absent_never_pinned_writable() -> None:
+    made = frozenset({WS / ".git", WS / ".github"})
+    plan = plan_for({WS / ".git": "dir", WS / ".github": "dir"}, stand_ins_made=made)
+    assert (str(EMPTY), str(WS / ".git")) in pairs(plan, "--ro-bind")
+    assert (str(WS / ".git"), str(WS / ".git")) not in pairs(plan, "--bind")
+    assert WS / ".git" in plan.stand_ins and WS / ".github" in plan.stand_ins
+    assert not any(len(p.relative_to(WS).parts) > 1 for p in plan.stand_ins)  # none inside them
+
+
 def test_an_absent_github_directory_stands_in_itself_so_workflows_cannot_be_made() -> None:
     plan = plan_for({})
     assert (str(EMPTY), str(WS / ".github")) in pairs(plan, "--ro-bind")

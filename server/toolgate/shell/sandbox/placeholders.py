@@ -56,12 +56,9 @@ def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None 
                     _USERS[path].add(token)  # also one waiting for the cleaner: claimed again, kept
                     _RELEASED.pop(path, None)
                     continue
-                if path in adopt:
-                    with contextlib.suppress(OSError):
-                        info = os.lstat(path)
-                        if (info.st_dev, info.st_ino) == adopt[path]:
-                            _USERS[path] = {token}
-                            _IDENTITY[path] = adopt[path]
+                if path in adopt and _identity(path) == adopt[path]:
+                    _USERS[path] = {token}
+                    _IDENTITY[path] = adopt[path]
                     continue
                 try:
                     path.mkdir()
@@ -128,6 +125,14 @@ def _remove(path: Path) -> None:
             info = os.lstat(path)
             if (info.st_dev, info.st_ino) == identity:
                 path.rmdir()
+
+
+def _identity(path: Path) -> ledger.Identity | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 def sweep_once() -> None:

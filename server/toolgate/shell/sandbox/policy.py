@@ -122,6 +122,11 @@ class SandboxPolicy:
     # finds its programs; `tool_dirs_for` picks them.
     tool_dirs: tuple[Path, ...] = ()
     extra_protected: tuple[Path, ...] = ()  # absolute: git's core.hooksPath directories
+    # The empty stand-ins toolgate made that exist now (for other commands): planned as absent, so each gets its
+    # empty read-only mount again. Seen as present, a stand-in `.git` would be pinned writable, and get stand-ins
+    # of its own inside (`.git/hooks`). One the user filled meanwhile shows empty to this command (read-only
+    # either way) and is left alone when the stand-ins go.
+    stand_ins_made: frozenset[Path] = frozenset()
     protected: tuple[tuple[str, bool], ...] = field(default_factory=protected_entries)
     hidden_home: tuple[str, ...] = field(default_factory=hidden_home_entries)
 
@@ -171,7 +176,10 @@ def _ancestors_within(path: Path, root: Path) -> list[Path]:
     return [root.joinpath(*parts[:depth]) for depth in range(1, len(parts))]
 
 
-def build_plan(policy: SandboxPolicy, kind: PathKind, bwrap: str = "bwrap") -> SandboxPlan:
+def build_plan(policy: SandboxPolicy, path_kind: PathKind, bwrap: str = "bwrap") -> SandboxPlan:
+    def kind(path: Path) -> Kind:
+        return "absent" if path in policy.stand_ins_made else path_kind(path)
+
     argv: list[str] = [bwrap]
     mounts: list[Mount] = []
     absent: list[Path] = []

@@ -122,9 +122,15 @@ class Sandbox:
         return SandboxState(True, self.settings.auto_allow, status.backend, status.detail, rules)
 
     def policy(
-        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
+        self,
+        roots: Sequence[Path],
+        home: Path,
+        scratch: Sequence[Path],
+        proxy_dir: Path | None = None,
+        made: frozenset[Path] = frozenset(),
     ) -> SandboxPolicy:
-        """`roots`: the working directories, workspace first; `scratch`: other directories commands write."""
+        """`roots`: the working directories, workspace first; `scratch`: other directories commands write;
+        `made`: the stand-ins that exist now (SandboxPolicy.stand_ins_made)."""
         writable = tuple(dict.fromkeys(plan_roots(roots)))
         hooks = tuple(Path(os.path.realpath(p)) for p in git_hooks_dirs(writable[0], home)) if writable else ()
         return SandboxPolicy(
@@ -138,12 +144,18 @@ class Sandbox:
             extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
             proxy_dir=proxy_dir,
             tool_dirs=tool_dirs_for(plan_roots(_path_entries())),
+            stand_ins_made=made,
         )
 
     def plan(
-        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
+        self,
+        roots: Sequence[Path],
+        home: Path,
+        scratch: Sequence[Path],
+        proxy_dir: Path | None = None,
+        made: frozenset[Path] = frozenset(),
     ) -> SandboxPlan:
-        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir))
+        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir, made))
 
     def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
         """The prefix for one command (empty: run it without a sandbox), and a note for its result."""
@@ -160,16 +172,15 @@ class Sandbox:
                 channel = self._egress().open_channel()
             with placeholders.LOCK:  # no placeholder is removed between the plan's look and this launch's claim
                 placeholders.sweep_once()
-                plan = self.plan(roots, home, scratch, channel.directory if channel else None)
-                # bwrap resolves every source before it mounts anything, so an absent mount point must exist
-                # first. A placeholder another command made is "present" to the plan, but must outlive this one
-                # too.
-                # So is one another toolgate process made (this process becomes an owner of it too).
+                # A stand-in another command made (here, or in another toolgate process, which makes this one
+                # an owner too) is planned as absent: it gets its empty read-only mount again, and must outlive
+                # this command too. bwrap resolves every source before it mounts anything, so an absent mount
+                # point must exist first: `acquire` makes the rest.
                 others, foreign = set(placeholders.in_use()), ledger.foreign()
-                protected = [m.path for m in plan.mounts if m.what == "protected"]
-                mounted = [p for p in protected if p in others or p in foreign]
-                adopt = {p: foreign[p] for p in mounted if p not in others}
-                token = placeholders.acquire([*plan.stand_ins, *mounted], adopt)
+                made = frozenset(others | foreign.keys())
+                plan = self.plan(roots, home, scratch, channel.directory if channel else None, made)
+                adopt = {p: foreign[p] for p in plan.stand_ins if p in foreign and p not in others}
+                token = placeholders.acquire(plan.stand_ins, adopt)
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
