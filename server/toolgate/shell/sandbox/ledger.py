@@ -5,7 +5,8 @@ process, removes the leftovers.
 `<data root>/sandbox/stand-ins.json` (the data root of session_files.py) holds one entry per stand-in and owner:
 its path, the device and inode of the directory, and the owner's pid with the process's start time (a reused
 pid is not taken for the owner). Every process rewrites only its own entries, atomically (core/atomic_file.py)
-and under a file lock: before it makes a stand-in (the entry has no inode yet) and after (with it). A process
+and under a file lock: before it makes a stand-in (the entry has no inode yet), and after (with it: on a thread
+of its own, so the command does not wait for the second durable write). A process
 that mounts on a stand-in another one made is an owner too, so neither removes it while the other uses it.
 
 A leftover is removed only when every owner is dead and it is still an empty directory with the recorded device
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import logging
 import os
 import stat
@@ -117,11 +119,50 @@ def _write(path: Path, ledger: LedgerFile) -> None:
 
 
 def save(mine: Mapping[Path, Identity | None]) -> None:
-    """Make this process's entries exactly `mine` (path -> identity; None: about to be made)."""
+    """Make this process's entries exactly `mine` (path -> identity; None: about to be made), now."""
+    _save(next(_SNAPSHOTS), dict(mine))
+
+
+def save_soon(mine: Mapping[Path, Identity | None]) -> None:
+    """`save`, on a thread of its own: for what only adds certainty (the identities of stand-ins already
+    recorded), so the command does not wait for a second durable write (a few ms)."""
+    global _writer
+    with _PENDING_LOCK:
+        _PENDING[:] = [(next(_SNAPSHOTS), dict(mine))]
+        if _writer is None or not _writer.is_alive():
+            _writer = threading.Thread(target=_write_pending, name="toolgate-stand-in-record", daemon=True)
+            _writer.start()
+    _PENDING_SET.set()
+
+
+_SNAPSHOTS = itertools.count(1)  # a snapshot older than the one last written is stale: never written after it
+_written = 0
+_PENDING: list[tuple[int, dict[Path, Identity | None]]] = []
+_PENDING_LOCK = threading.Lock()
+_PENDING_SET = threading.Event()
+_writer: threading.Thread | None = None
+
+
+def _write_pending() -> None:
+    while True:
+        _PENDING_SET.wait()
+        with _PENDING_LOCK:
+            _PENDING_SET.clear()
+            pending = _PENDING[:]
+            _PENDING.clear()
+        for snapshot, mine in pending:
+            _save(snapshot, mine)
+
+
+def _save(snapshot: int, mine: dict[Path, Identity | None]) -> None:
+    global _written
     pid, started = me()
     try:
         path = ledger_path()
         with _locked(path) as ledger:
+            if snapshot < _written:
+                return  # a newer one is on disk already
+            _written = snapshot
             kept = [e for e in ledger.stand_ins if e.owner != (pid, started)]
             for stand_in, identity in mine.items():
                 device, inode = identity if identity is not None else (None, None)

@@ -73,7 +73,7 @@ def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None 
             raise
         finally:
             if new:
-                ledger.save(_IDENTITY)
+                ledger.save_soon(_IDENTITY)
     return token
 
 
