@@ -148,14 +148,9 @@ class Sandbox:
         )
 
     def plan(
-        self,
-        roots: Sequence[Path],
-        home: Path,
-        scratch: Sequence[Path],
-        proxy_dir: Path | None = None,
-        made: frozenset[Path] = frozenset(),
+        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
     ) -> SandboxPlan:
-        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir, made))
+        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir))
 
     def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
         """The prefix for one command (empty: run it without a sandbox), and a note for its result."""
@@ -178,7 +173,8 @@ class Sandbox:
                 # point must exist first: `acquire` makes the rest.
                 others, foreign = set(placeholders.in_use()), ledger.foreign()
                 made = frozenset(others | foreign.keys())
-                plan = self.plan(roots, home, scratch, channel.directory if channel else None, made)
+                proxy_dir = channel.directory if channel else None
+                plan = self.backend.plan(self.policy(roots, home, scratch, proxy_dir, made))
                 adopt = {p: foreign[p] for p in plan.stand_ins if p in foreign and p not in others}
                 token = placeholders.acquire(plan.stand_ins, adopt)
         except (OSError, StateError) as exc:
