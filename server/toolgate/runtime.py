@@ -24,6 +24,7 @@ from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
 from toolgate.core.tool import AnyTool
 from toolgate.core.tool_session import ProgressListener, ProgressListeners, ReviewEdits, ToolSession
+from toolgate.mcp.session import McpOptions, attach_mcp
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
@@ -95,7 +96,8 @@ class RuntimeOptions:
     default ones (the editor's open documents, for example). `sandbox`: None runs Bash without a sandbox and
     reads no sandbox settings (library callers, tests); otherwise as the request and the settings files say.
     `checkpoints_root`: the data root whose checkpoint store records the workspace before each turn and each
-    call that may change files (None: no checkpoints).
+    call that may change files (None: no checkpoints). `mcp`: where the session's MCP servers come from; they
+    start with its first chat turn (toolgate.mcp.session). None: no MCP servers.
     """
 
     mode: PermissionMode | None = None
@@ -114,6 +116,7 @@ class RuntimeOptions:
     dependencies: Mapping[Dep[Any], Any] = field(default_factory=dict)
     sandbox: SandboxRequest | None = None
     checkpoints_root: Path | None = None
+    mcp: McpOptions | None = None
 
 
 def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions | None = None) -> Runtime:
@@ -161,4 +164,7 @@ def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions |
     if engine is not None:
         # Read on every call: the rule book is rebuilt when a settings file changes.
         session.deps.override_factory(PASS_THROUGH, lambda _r: engine.book.pass_through)
-    return Runtime(session, registry, runner, Orchestrator(runner, o.max_concurrency))
+    runtime = Runtime(session, registry, runner, Orchestrator(runner, o.max_concurrency))
+    if o.mcp is not None:
+        attach_mcp(runtime, o.mcp)
+    return runtime

@@ -54,6 +54,7 @@ from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.tool import DescribeContext, ToolDefinition
 from toolgate.core.tool_session import ProgressEvent
+from toolgate.mcp.session import MCP_SERVERS
 from toolgate.runtime import Runtime
 from toolgate.tools.todo_write import TODOS, TodoItem
 
@@ -168,6 +169,7 @@ class AgentChat:
         totals = _Totals()
         stop: StopReason = "error"
         try:
+            await self._start_mcp_servers()
             self._add(user_text(await self._begin_turn(text)))
             stop = await self._run(token, totals)
             if self.runtime.checkpoints is not None:  # the turn's last changes, before anyone hears it ended
@@ -184,6 +186,13 @@ class AgentChat:
         if self._after_send is not None:
             self._after_send(text, stop)
         return stop
+
+    async def _start_mcp_servers(self) -> None:
+        """The session's MCP servers start with its first turn, before the first request, so that the model
+        sees their tools (toolgate.mcp.session); later turns find them started."""
+        servers = self.runtime.session.deps.get(MCP_SERVERS)
+        if servers is not None:
+            await servers.ensure_started()
 
     async def _begin_turn(self, text: str) -> str:
         """A user message starts a turn: its checkpoint first. Files the user restored since the last message

@@ -40,6 +40,7 @@ from toolgate.cli.options import (
     workspace_trust,
 )
 from toolgate.core.permission import NonInteractiveApprover
+from toolgate.mcp.session import McpOptions
 from toolgate.runtime import RuntimeOptions
 from toolgate.session_files import SessionFiles, SessionNotFound
 from toolgate.shell.sandbox.settings import SandboxRequest
@@ -107,6 +108,8 @@ def chat_command(args: argparse.Namespace) -> int:
                 settings_files=files,
                 trust_workspace=workspace_trust(args),
                 sandbox=SandboxRequest(args.sandbox),
+                # The approved MCP servers start with the first turn; approvals live under the data root.
+                mcp=McpOptions(data_dir=store.root, trust_workspace=workspace_trust(args)),
             ),
             max_turns=args.max_turns,
         )

@@ -22,6 +22,12 @@ class ToolRegistry:
         for alias in tool.aliases:
             self._by_alias[alias] = tool
 
+    def remove(self, name: str) -> None:
+        """Take a tool (and its aliases) away; nothing happens when no tool has that name."""
+        tool = self._by_name.pop(name, None)
+        for alias in tool.aliases if tool is not None else ():
+            self._by_alias.pop(alias, None)
+
     def get(self, name: str) -> AnyTool | None:
         return self._by_name.get(name) or self._by_alias.get(name)
 

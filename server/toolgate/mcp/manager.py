@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -21,8 +22,10 @@ from toolgate.mcp.connection import INITIALIZE_TIMEOUT, McpConnection
 from toolgate.mcp.names import tool_names
 from toolgate.mcp.tool import McpTool
 from toolgate.permissions.decide import PermissionEngine
-from toolgate.runtime import Runtime
 from toolgate.session_files import default_data_root
+
+if TYPE_CHECKING:
+    from toolgate.runtime import Runtime
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,7 @@ class McpManager:
         self.connections: dict[str, McpConnection] = {}
         self._blocked: dict[str, tuple[str, str]] = {}
         self._group: anyio.abc.TaskGroup | None = None
+        self.on_tools_changed: list[Callable[[], None]] = []  # run when a server's usable tools may differ
 
     async def __aenter__(self) -> McpManager:
         self._group = anyio.create_task_group()
@@ -118,7 +122,12 @@ class McpManager:
                 backoff=self.backoff,
             )
             self.connections[server.name] = connection
+            connection.on_tools_changed.append(self._tools_changed)
             await connection.start(self._group)
+
+    def _tools_changed(self, _connection: McpConnection) -> None:
+        for listener in self.on_tools_changed:
+            listener()
 
     def tools(self, denied: Callable[[str], bool] = lambda _name: False) -> list[McpTool]:
         """The tools to register: running servers with their pin intact, minus what `denied` names."""

@@ -204,6 +204,7 @@ class ToolgateServer(LanguageServer):
 
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
         from toolgate.core.documents import OPEN_DOCUMENTS
+        from toolgate.mcp.session import McpOptions
         from toolgate.runtime import RuntimeOptions, build_runtime
         from toolgate.shell.sandbox.settings import SandboxRequest
 
@@ -223,6 +224,7 @@ class ToolgateServer(LanguageServer):
                 # empty directories in the workspace while the session lives, which the explorer shows.
                 sandbox=SandboxRequest(default="off"),
                 checkpoints_root=self._storage_root,
+                mcp=McpOptions(data_dir=self._storage_root, trust_workspace=True if self.trust_workspaces else None),
             ),
         )
 

@@ -1,0 +1,176 @@
+"""A chat session's MCP servers (`toolgate chat`, the editor's sessions): started lazily, stopped with the session.
+
+Nothing starts when the session opens: the servers start before its first model request (`ensure_started`,
+called by the agent loop as a turn begins), so opening a session, listing sessions or drawing a history
+spawns no process and imports no MCP SDK. A session whose settings name no server never imports it at all.
+
+A session spans many requests, each answered in a task of its own, while the SDK's transports must be entered
+and left in one task: the manager therefore lives in a host task of its own, from the first start until the
+session closes (`aclose`, run when the session's dependencies close), which stops every server and so kills
+their process groups.
+
+The tools the model sees follow the manager (`sync_tools`): after a start, a restart, an approval or a
+`tools/list_changed`, the registry holds exactly the usable MCP tools, after the built-ins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from toolgate.core.deps import Dep
+
+if TYPE_CHECKING:
+    from toolgate.core.registry import ToolRegistry
+    from toolgate.mcp.manager import McpManager
+    from toolgate.permissions.decide import PermissionEngine
+    from toolgate.runtime import Runtime
+
+log = logging.getLogger("toolgate.mcp")
+
+# How long a closing session waits for its servers to stop (the SDK escalates to SIGKILL well within it).
+STOP_GRACE_SECONDS = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class McpOptions:
+    """Where a session's MCP servers come from. `data_dir`: the data root whose `mcp/` holds the approvals and
+    logs (None: the default root). `trust_workspace` None: as the user settings' trustedWorkspaces say."""
+
+    data_dir: Path | None = None
+    trust_workspace: bool | None = None
+    home: Path | None = None
+    environ: Mapping[str, str] | None = None
+
+
+class SessionMcp:
+    def __init__(
+        self, workspace: Path, registry: ToolRegistry, engine: PermissionEngine | None, options: McpOptions
+    ) -> None:
+        self.workspace = workspace
+        self.registry = registry
+        self.engine = engine
+        self.options = options
+        self.manager: McpManager | None = None
+        self.closed = False
+        self._host: asyncio.Task[None] | None = None
+        self._ready = anyio.Event()
+        self._stop = anyio.Event()
+        self._lock = anyio.Lock()
+        self._registered: set[str] = set()
+
+    @property
+    def started(self) -> bool:
+        return self._host is not None
+
+    def make_manager(self) -> McpManager:
+        from toolgate.mcp.manager import McpManager
+
+        o = self.options
+        return McpManager(
+            self.workspace, data_dir=o.data_dir, home=o.home, environ=o.environ, trust_workspace=o.trust_workspace
+        )
+
+    async def ensure_started(self) -> None:
+        """Start the servers that may start (once per session) and offer their tools. Never raises: a server
+        that fails is reported in its status, and the session goes on without it."""
+        async with self._lock:
+            if self._host is not None or self.closed:
+                return
+            if not _any_configured(self.workspace, self.options):
+                return  # not even the SDK is imported
+            manager = self.make_manager()
+            self.manager = manager
+            # The host outlives the request that starts it (see the module docstring), so it is not a child of
+            # the caller's task group.
+            self._host = asyncio.get_running_loop().create_task(self._run(manager))
+            await self._ready.wait()
+            self.sync_tools()
+
+    async def _run(self, manager: McpManager) -> None:
+        try:
+            async with manager:
+                manager.on_tools_changed.append(self._on_tools_changed)
+                await manager.start()
+                self._ready.set()
+                await self._stop.wait()
+        except Exception:
+            log.exception("the MCP servers of %s stopped unexpectedly", self.workspace)
+        finally:
+            self._ready.set()
+
+    def _on_tools_changed(self) -> None:
+        if self._ready.is_set():
+            self.sync_tools()
+
+    def sync_tools(self) -> list[str]:
+        """Make the registry's MCP tools exactly the manager's usable ones; their names."""
+        from toolgate.mcp.manager import denied_by_rules
+
+        if self.manager is None:
+            return []
+        denied = denied_by_rules(self.engine) if self.engine is not None else (lambda _name: False)
+        tools = self.manager.tools(denied)
+        for name in self._registered:
+            self.registry.remove(name)
+        self._registered = set()
+        for tool in tools:
+            if self.registry.get(tool.name) is None:
+                self.registry.add(tool)
+                self._registered.add(tool.name)
+        return sorted(self._registered)
+
+    async def aclose(self) -> None:
+        """Stop every server (their process groups die with them) and take their tools away."""
+        self.closed = True
+        self._stop.set()
+        host = self._host
+        if host is not None and not host.done():
+            with anyio.CancelScope(shield=True), anyio.move_on_after(STOP_GRACE_SECONDS):
+                await asyncio.wait({host})
+            if not host.done():
+                log.error("the MCP servers of %s did not stop in %.0f s", self.workspace, STOP_GRACE_SECONDS)
+                host.cancel()
+        for name in self._registered:
+            self.registry.remove(name)
+        self._registered = set()
+
+
+def _any_configured(workspace: Path, options: McpOptions) -> bool:
+    import os
+
+    from toolgate.mcp.config import configured_servers
+
+    environ = os.environ if options.environ is None else options.environ
+    listing = configured_servers(workspace, options.home or Path.home(), environ, options.trust_workspace)
+    for problem in listing.problems:
+        log.warning("%s", problem)
+    return bool(listing.servers)
+
+
+async def _close(value: SessionMcp | None) -> None:
+    if value is not None:
+        await value.aclose()
+
+
+# The session's MCP servers, when it has them (`attach_mcp`); closed with the session.
+MCP_SERVERS: Dep[SessionMcp | None] = Dep("mcp_servers", lambda _r: None, close=_close)
+
+
+def attach_mcp(runtime: Runtime, options: McpOptions) -> SessionMcp:
+    """Give the runtime's session MCP servers, started by `ensure_started` and stopped when it closes."""
+    try:
+        engine: PermissionEngine | None = runtime.permissions
+    except LookupError:
+        engine = None  # a custom policy decides each call itself; no deny rule hides a tool
+    servers = SessionMcp(runtime.session.workspace, runtime.registry, engine, options)
+    deps = runtime.session.deps
+    deps.override(MCP_SERVERS, servers)
+    deps.get(MCP_SERVERS)  # created now, so that closing the session closes it
+    return servers
