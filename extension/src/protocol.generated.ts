@@ -210,6 +210,66 @@ export interface InitializationOptions {
   editorAnswerTimeoutSeconds?: number;
 }
 
+export interface McpLogParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  name: string;
+  maxBytes?: number;
+}
+
+export interface McpLogResult {
+  path: string;
+  text: string;
+  truncated: boolean;
+}
+
+export interface McpServerInfo {
+  name: string;
+  scope: "user" | "workspace";
+  source: string;
+  transport: "stdio" | "http";
+  command: string;
+  state: "blocked-untrusted" | "needs-approval" | "stopped" | "starting" | "running" | "changed" | "crashed" | "failed";
+  reason: string;
+  approved: boolean;
+  pinned: boolean;
+  changed: boolean;
+  changedTools: string[];
+  diff: string;
+  tools: McpToolInfo[];
+  log: string | null;
+}
+
+export interface McpServerRef {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  name: string;
+}
+
+export interface McpServerResult {
+  server: McpServerInfo;
+  approvedDiff: string;
+}
+
+export interface McpServersParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+}
+
+export interface McpServersResult {
+  servers: McpServerInfo[];
+  problems: string[];
+  workspaceTrusted: boolean;
+}
+
+export interface McpToolInfo {
+  name: string;
+  originalName: string;
+  description: string;
+  readOnlyHint: boolean | null;
+  readOnly: boolean;
+}
+
 /** A whole message joined the conversation (the assistant's reply, or the tool results sent back). */
 export interface MessageAdded {
   type: "message";
@@ -610,6 +670,11 @@ export const Methods = {
   checkpointsDiff: "toolgate/checkpoints/diff",
   checkpointsFile: "toolgate/checkpoints/file",
   checkpointsRestore: "toolgate/checkpoints/restore",
+  mcpServers: "toolgate/mcp/servers",
+  mcpApprove: "toolgate/mcp/approve",
+  mcpRevoke: "toolgate/mcp/revoke",
+  mcpRestart: "toolgate/mcp/restart",
+  mcpLog: "toolgate/mcp/log",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -658,6 +723,16 @@ export interface ClientRequests {
   "toolgate/checkpoints/file": { params: CheckpointFileParams; result: CheckpointFileResult };
   /** Restore a checkpoint's files (a redo checkpoint is taken first). */
   "toolgate/checkpoints/restore": { params: CheckpointsRestoreParams; result: CheckpointsRestoreResult };
+  /** A session's MCP servers and tools. */
+  "toolgate/mcp/servers": { params: McpServersParams; result: McpServersResult };
+  /** Approve an MCP server's settings (and changed tools), then start it in the session. */
+  "toolgate/mcp/approve": { params: McpServerRef; result: McpServerResult };
+  /** Withdraw an approval and stop the server. */
+  "toolgate/mcp/revoke": { params: McpServerRef; result: McpServerResult };
+  /** Start an MCP server again (reads its settings). */
+  "toolgate/mcp/restart": { params: McpServerRef; result: McpServerResult };
+  /** The end of an MCP server's stderr log. */
+  "toolgate/mcp/log": { params: McpLogParams; result: McpLogResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

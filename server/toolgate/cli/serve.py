@@ -40,4 +40,6 @@ def run_server(server: ToolgateServer) -> NoReturn:
 
 
 def serve_command(args: argparse.Namespace) -> int:
+    # The editor's output channel shows MCP servers' stderr (with their names) whatever the log level.
+    logging.getLogger("toolgate.mcp.stderr").setLevel(min(logging.INFO, logging.getLogger().level))
     run_server(ToolgateServer(data_root=args.data_dir, trust_workspaces=args.trust_workspace))

@@ -3,7 +3,7 @@
 The SDK's transports and sessions are async context managers that must be entered and left in one task, so
 each connection runs in a task of its own (inside the manager's task group) and calls reach its session from
 the callers' tasks. A crashed stdio server is restarted by the next call, after a backoff that doubles with
-each crash in a row. Its stderr goes to `<data>/mcp/logs/<server>.log`.
+each crash in a row. Its stderr goes to `<data>/mcp/logs/<server>.log` and to toolgate's log (server_log.py).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.config import ConfiguredServer, StdioServerConfig
 from toolgate.mcp.pinning import ToolSnapshot, snapshot_of
 from toolgate.mcp.processes import server_group
+from toolgate.mcp.server_log import stderr_pipe
 from toolgate.shell.watchdog import WATCHDOG
 
 log = logging.getLogger("toolgate.mcp")
@@ -106,8 +107,7 @@ class McpConnection:
     def _transport(self, stack: AsyncExitStack) -> Any:
         config = self.server.config
         if isinstance(config, StdioServerConfig):
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8"))  # noqa: SIM115 (the stack closes it)
+            errlog = stack.enter_context(stderr_pipe(self.server.name, self.log_path))
             cwd = (self.workspace / config.cwd) if config.cwd else self.workspace
             params = StdioServerParameters(
                 command=config.command, args=config.args, env=server_environment(self.environ, config.env), cwd=cwd

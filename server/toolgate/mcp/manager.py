@@ -59,6 +59,7 @@ class McpManager:
         self.home = home or Path.home()
         self.directory = mcp_dir(data_dir)
         self.store = ApprovalStore(self.directory)
+        self.trust_workspace = trust_workspace
         self.listing: ServerList = configured_servers(workspace, self.home, self.environ, trust_workspace)
         self.initialize_timeout = initialize_timeout
         self.backoff = backoff  # seconds before the first restart of a crashed server; doubles per crash
@@ -79,6 +80,10 @@ class McpManager:
             connection._stop.set()
         assert self._group is not None
         await self._group.__aexit__(kind, exc, tb)
+
+    def blocked(self, name: str) -> tuple[str, str] | None:
+        """(state, why) of a server this manager did not start, if it tried."""
+        return self._blocked.get(name)
 
     def server(self, name: str) -> ConfiguredServer | None:
         return next((s for s in self.listing.servers if s.name == name), None)
@@ -108,24 +113,48 @@ class McpManager:
         """Start every server that may start, one after another (a slow one delays only the start)."""
         assert self._group is not None, "use the manager as `async with McpManager(...)`"
         for server in self.listing.servers:
-            allowed, state, reason = self.may_start(server)
-            if not allowed:
-                self._blocked[server.name] = (state, reason)
-                continue
-            connection = McpConnection(
-                server,
-                self.store,
-                self.directory / "logs",
-                self.workspace,
-                environ=self.environ,
-                initialize_timeout=self.initialize_timeout,
-                backoff=self.backoff,
-            )
-            self.connections[server.name] = connection
-            connection.on_tools_changed.append(self._tools_changed)
-            await connection.start(self._group)
+            await self._start_one(server)
 
-    def _tools_changed(self, _connection: McpConnection) -> None:
+    async def _start_one(self, server: ConfiguredServer) -> None:
+        assert self._group is not None, "use the manager as `async with McpManager(...)`"
+        allowed, state, reason = self.may_start(server)
+        if not allowed:
+            self._blocked[server.name] = (state, reason)
+            return
+        self._blocked.pop(server.name, None)
+        connection = McpConnection(
+            server,
+            self.store,
+            self.directory / "logs",
+            self.workspace,
+            environ=self.environ,
+            initialize_timeout=self.initialize_timeout,
+            backoff=self.backoff,
+        )
+        self.connections[server.name] = connection
+        connection.on_tools_changed.append(self._tools_changed)
+        await connection.start(self._group)
+
+    async def restart(self, name: str) -> ConfiguredServer:
+        """Stop the server if it runs, read the settings again, and start it if it may start now (a server that
+        failed, was approved since, or whose tools changed and were re-approved). KeyError: no such server."""
+        await self.stop_server(name)
+        self.listing = configured_servers(self.workspace, self.home, self.environ, self.trust_workspace)
+        server = self.server(name)
+        if server is None:
+            raise KeyError(name)
+        await self._start_one(server)
+        self._tools_changed(None)
+        return server
+
+    async def stop_server(self, name: str) -> None:
+        """Stop one server (its process group dies) and forget its connection; its tools go with it."""
+        connection = self.connections.pop(name, None)
+        if connection is not None:
+            await connection.stop()
+            self._tools_changed(None)
+
+    def _tools_changed(self, _connection: McpConnection | None) -> None:
         for listener in self.on_tools_changed:
             listener()
 

@@ -28,7 +28,9 @@ from toolgate.core.deps import Dep
 
 if TYPE_CHECKING:
     from toolgate.core.registry import ToolRegistry
+    from toolgate.mcp.config import ConfiguredServer
     from toolgate.mcp.manager import McpManager
+    from toolgate.mcp.report import ServerReport
     from toolgate.permissions.decide import PermissionEngine
     from toolgate.runtime import Runtime
 
@@ -36,6 +38,10 @@ log = logging.getLogger("toolgate.mcp")
 
 # How long a closing session waits for its servers to stop (the SDK escalates to SIGKILL well within it).
 STOP_GRACE_SECONDS = 15.0
+
+
+class UnknownServer(LookupError):
+    """A request names a server the session does not have; the message says which it has."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +131,71 @@ class SessionMcp:
                 self.registry.add(tool)
                 self._registered.add(tool.name)
         return sorted(self._registered)
+
+    # --- what the editor asks for (sidecar/mcp_handlers.py) ---------------------------------------------------
+    def reports(self) -> tuple[list[ServerReport], list[str], bool]:
+        """Every configured server's report, the settings' problems, and whether the workspace is trusted. Before
+        the first start a fresh manager answers: listing starts nothing."""
+        from toolgate.mcp.report import server_reports
+
+        manager = self.manager or self.make_manager()
+        return server_reports(manager), manager.listing.problems, manager.listing.workspace_trusted
+
+    def _configured(self, name: str) -> tuple[McpManager, ConfiguredServer]:
+        manager = self.manager or self.make_manager()
+        server = manager.server(name)
+        if server is None:
+            known = ", ".join(s.name for s in manager.listing.servers) or "none"
+            raise UnknownServer(f"No MCP server is named {name!r} in this session's settings (configured: {known}).")
+        return manager, server
+
+    async def approve(self, name: str) -> tuple[ServerReport, str]:
+        """Approve the server's current settings (and its changed tools, if any) and start it in this session.
+        Returns its report now, and the diff of the tools that were approved (empty when none had changed)."""
+        from toolgate.mcp.report import server_report
+
+        manager, server = self._configured(name)
+        before = server_report(manager, server)
+        await anyio.to_thread.run_sync(manager.store.approve, server)
+        return await self.restart(name), before.diff
+
+    async def restart(self, name: str) -> ServerReport:
+        """(Re)start one server in this session, reading its settings again: a server that failed at start, or
+        one approved since, runs without a new session. Starts the session's servers if none has started."""
+        from toolgate.mcp.report import server_report
+
+        self._configured(name)
+        if self.closed:
+            raise UnknownServer("This session is closed; its MCP servers do not start again.")
+        fresh = self._host is None
+        await self.ensure_started()
+        manager = self.manager
+        if manager is None:
+            raise UnknownServer(f"No MCP server is configured in this session, so {name!r} cannot start.")
+        server = manager.server(name) if fresh else None
+        if server is None or manager.connections.get(name) is None:
+            try:
+                server = await manager.restart(name)
+            except KeyError:
+                raise UnknownServer(f"MCP server {name!r} is no longer in the settings.") from None
+        self.sync_tools()
+        return server_report(manager, server)
+
+    async def revoke(self, name: str) -> ServerReport:
+        """Withdraw the approval and stop the server in this session; its tools leave the model's list."""
+        from toolgate.mcp.report import server_report
+
+        manager, server = self._configured(name)
+        await anyio.to_thread.run_sync(manager.store.revoke, server)
+        if self.manager is not None:
+            await self.manager.stop_server(name)
+            self.sync_tools()
+        return server_report(manager, server)
+
+    def log_file(self, name: str) -> Path:
+        manager, server = self._configured(name)
+        connection = manager.connections.get(server.name)
+        return connection.log_path if connection is not None else manager.directory / "logs" / f"{server.name}.log"
 
     async def aclose(self) -> None:
         """Stop every server (their process groups die with them) and take their tools away."""

@@ -34,6 +34,7 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
 from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
@@ -393,6 +394,7 @@ METHODS: tuple[Method, ...] = (
         CheckpointsRestoreResult,
         "Restore a checkpoint's files (a redo checkpoint is taken first).",
     ),
+    *(Method(*spec) for spec in MCP_METHODS),
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

@@ -43,6 +43,7 @@ from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
@@ -142,6 +143,7 @@ class ToolgateServer(LanguageServer):
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
+            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime),
         }
 
     def _register_lsp_features(self) -> None:

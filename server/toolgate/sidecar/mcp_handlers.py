@@ -1,0 +1,125 @@
+"""toolgate/mcp/servers|approve|revoke|restart|log: a session's MCP servers, for the editor's MCP view and card.
+
+The session's servers do the work (toolgate.mcp.session); this module maps their reports to the wire models.
+Listing starts nothing; approve and restart start the server in that session (a server that failed at start
+is retried without a new session).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from pygls.exceptions import JsonRpcInvalidParams
+
+from toolgate.sidecar import protocol_mcp as p
+from toolgate.sidecar.wire_model import WireModel
+
+if TYPE_CHECKING:  # types only: the server imports this module before initialize
+    from toolgate.mcp.report import ServerReport
+    from toolgate.mcp.session import SessionMcp
+    from toolgate.runtime import Runtime
+
+_NONE = "This session has no MCP servers (it was built without them). Open a new session from the editor to get them."
+
+
+def server_info(report: ServerReport) -> p.McpServerInfo:
+    return p.McpServerInfo(
+        name=report.name,
+        scope=report.scope,
+        source=report.source,
+        transport=report.transport,
+        command=report.command,
+        state=report.state,
+        reason=report.reason,
+        approved=report.approved,
+        pinned=report.pinned,
+        changed=report.changed,
+        changed_tools=report.changed_tools,
+        diff=report.diff,
+        tools=[
+            p.McpToolInfo(
+                name=t.name,
+                original_name=t.original,
+                description=t.description,
+                read_only_hint=t.read_only_hint,
+                read_only=t.read_only,
+            )
+            for t in report.tools
+        ],
+        log=str(report.log) if report.log is not None else None,
+    )
+
+
+def _tail(path: Any, max_bytes: int) -> tuple[str, bool]:
+    try:
+        with open(path, "rb") as source:
+            size = source.seek(0, 2)
+            source.seek(max(0, size - max_bytes))
+            data = source.read()
+    except FileNotFoundError:
+        return "", False
+    return data.decode("utf-8", errors="replace"), size > max_bytes
+
+
+def mcp_handlers(runtime_of: Callable[[str], Runtime]) -> dict[str, Callable[[Any], Awaitable[WireModel]]]:
+    """The five methods, for the server's handler table. `runtime_of` finds a live session's runtime (and raises
+    the server's error for an unknown one)."""
+
+    def servers_of(session_id: str) -> SessionMcp:
+        from toolgate.mcp.session import MCP_SERVERS
+
+        servers = runtime_of(session_id).session.deps.get(MCP_SERVERS)
+        if servers is None:
+            raise JsonRpcInvalidParams(message=_NONE)
+        return servers
+
+    async def guarded(work: Awaitable[ServerReport], diff: str = "") -> p.McpServerResult:
+        from toolgate.mcp.approvals import ApprovalError
+        from toolgate.mcp.session import UnknownServer
+
+        try:
+            return p.McpServerResult(server=server_info(await work), approved_diff=diff)
+        except (UnknownServer, ApprovalError) as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from None
+
+    async def listing(params: p.McpServersParams) -> p.McpServersResult:
+        reports, problems, trusted = await anyio.to_thread.run_sync(servers_of(params.session_id).reports)
+        return p.McpServersResult(
+            servers=[server_info(r) for r in reports], problems=problems, workspace_trusted=trusted
+        )
+
+    async def approve(params: p.McpServerRef) -> p.McpServerResult:
+        from toolgate.mcp.approvals import ApprovalError
+        from toolgate.mcp.session import UnknownServer
+
+        try:
+            report, diff = await servers_of(params.session_id).approve(params.name)
+        except (UnknownServer, ApprovalError) as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from None
+        return p.McpServerResult(server=server_info(report), approved_diff=diff)
+
+    async def revoke(params: p.McpServerRef) -> p.McpServerResult:
+        return await guarded(servers_of(params.session_id).revoke(params.name))
+
+    async def restart(params: p.McpServerRef) -> p.McpServerResult:
+        return await guarded(servers_of(params.session_id).restart(params.name))
+
+    async def log(params: p.McpLogParams) -> p.McpLogResult:
+        from toolgate.mcp.session import UnknownServer
+
+        try:
+            path = servers_of(params.session_id).log_file(params.name)
+        except UnknownServer as exc:
+            raise JsonRpcInvalidParams(message=str(exc)) from None
+        text, truncated = await anyio.to_thread.run_sync(_tail, path, params.max_bytes)
+        return p.McpLogResult(path=str(path), text=text, truncated=truncated)
+
+    return {
+        p.MCP_SERVERS_LIST: listing,
+        p.MCP_APPROVE: approve,
+        p.MCP_REVOKE: revoke,
+        p.MCP_RESTART: restart,
+        p.MCP_LOG: log,
+    }
