@@ -18,6 +18,7 @@ import { languageClientFactory } from './languageClient';
 import { runProcess } from './processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
 import { LiveSettings } from './liveSettings';
+import { MCP_VIEW_ID, McpView, nodeSpec } from './mcpView';
 import { PendingBadge } from './pendingBadge';
 import { SidecarPython } from './pythonEnvSidecar';
 import { RestartPolicy } from './restartPolicy';
@@ -153,6 +154,8 @@ export function activate(context: vscode.ExtensionContext): void {
     openFile: (file, at) => files.openSettingsFile(file, at),
     onSettings: (answer) => controller.showSettings(answer),
   });
+  const mcp = new McpView({ client, session: () => controller.sessionForRules(), notifier: api.notifier, openText: api.openReadOnlyText });
+  store.onDidDispatch((action) => mcp.chatChanged(action));
   const commands = new Commands({
     notifier: api.notifier,
     manager: sidecar,
@@ -218,6 +221,12 @@ export function activate(context: vscode.ExtensionContext): void {
       sidecarPython.rebuildNext();
       return restartSidecar();
     }),
+    api.registerTreeView(MCP_VIEW_ID, { ...mcp.tree(), spec: nodeSpec }, () => void mcp.shown()),
+    api.registerCommand('toolgate.mcp.refresh', () => mcp.refresh()),
+    api.registerCommand('toolgate.mcp.approve', (target) => mcp.approve(target)),
+    api.registerCommand('toolgate.mcp.restart', (target) => mcp.restart(target)),
+    api.registerCommand('toolgate.mcp.revoke', (target) => mcp.revoke(target)),
+    api.registerCommand('toolgate.mcp.showLog', (target) => mcp.showLog(target)),
     api.registerCommand('toolgate.review.accept', (target) => commands.answerReview('accept', target)),
     api.registerCommand('toolgate.review.reject', (target) => commands.answerReview('reject', target)),
   );

@@ -15,6 +15,9 @@ import type {
   ChatInterruptResult,
   ChatSendResult,
   DiffReviewAnswer,
+  McpLogResult,
+  McpServerResult,
+  McpServersResult,
   DiffReviewParams,
   PendingCall,
   PermissionCheckResult,
@@ -144,6 +147,27 @@ export class SidecarClient {
 
   removeRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
     return this.request(Methods.settingsRemoveRule, { sessionId, rule, behavior, scope });
+  }
+
+  // MCP servers of a session (the MCP view, mcpView.ts).
+  mcpServers(sessionId: string): Promise<McpServersResult> {
+    return this.request(Methods.mcpServers, { sessionId });
+  }
+
+  mcpApprove(sessionId: string, name: string): Promise<McpServerResult> {
+    return this.request(Methods.mcpApprove, { sessionId, name });
+  }
+
+  mcpRevoke(sessionId: string, name: string): Promise<McpServerResult> {
+    return this.request(Methods.mcpRevoke, { sessionId, name });
+  }
+
+  mcpRestart(sessionId: string, name: string): Promise<McpServerResult> {
+    return this.request(Methods.mcpRestart, { sessionId, name });
+  }
+
+  mcpLog(sessionId: string, name: string): Promise<McpLogResult> {
+    return this.request(Methods.mcpLog, { sessionId, name });
   }
 
   // -- server → client ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 
 import * as vscode from 'vscode';
 
+import type { TreeNodeSpec } from './mcpView';
 import type { DiffEditorHost, Disposable, MessageLevel, Notifier, QuickPickItem, ResourceRef, SecretStore } from './host';
 import type { ProposalStore } from './proposals';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, StoreError, storePathOf, uriPartsOf } from './proposals';
@@ -459,4 +460,51 @@ export function runInTerminal(name: string, commandLine: string): void {
 
 export async function copyToClipboard(text: string): Promise<void> {
   await vscode.env.clipboard.writeText(text);
+}
+
+// -- tree views -------------------------------------------------------------------------------------------------------
+
+/** A tree's content, as plain nodes; `spec` says how each looks (mcpView.ts has one). */
+export interface TreeSource<T> {
+  roots(): T[];
+  children(node: T): T[];
+  spec(node: T): TreeNodeSpec;
+  onDidChange(listener: () => void): Disposable;
+}
+
+/** Show `source` in the view `viewId`; `onVisible` runs whenever the view comes into sight. */
+export function registerTreeView<T>(viewId: string, source: TreeSource<T>, onVisible: () => void): vscode.Disposable {
+  const changes = new vscode.EventEmitter<void>();
+  const subscription = source.onDidChange(() => changes.fire());
+  const provider: vscode.TreeDataProvider<T> = {
+    onDidChangeTreeData: changes.event,
+    getChildren: (node) => (node === undefined ? source.roots() : source.children(node)),
+    getTreeItem: (node) => {
+      const spec = source.spec(node);
+      const state = !spec.collapsible
+        ? vscode.TreeItemCollapsibleState.None
+        : spec.expanded
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed;
+      const item = new vscode.TreeItem(spec.label, state);
+      item.id = spec.id;
+      item.description = spec.description;
+      item.tooltip = spec.tooltip;
+      item.contextValue = spec.contextValue;
+      if (spec.icon) item.iconPath = new vscode.ThemeIcon(spec.icon);
+      return item;
+    },
+  };
+  const view = vscode.window.createTreeView(viewId, { treeDataProvider: provider, showCollapseAll: false });
+  const visibility = view.onDidChangeVisibility((event) => {
+    if (event.visible) onVisible();
+  });
+  if (view.visible) onVisible();
+  return vscode.Disposable.from(view, visibility, changes, { dispose: () => subscription.dispose() });
+}
+
+/** A read-only text (a log) in an editor tab, without a file. */
+export async function openReadOnlyText(_title: string, text: string): Promise<void> {
+  const document = await vscode.workspace.openTextDocument({ content: text, language: 'log' });
+  await vscode.window.showTextDocument(document, { preview: true });
 }
