@@ -56,6 +56,25 @@ def secret_values(environ: Mapping[str, str]) -> list[str]:
     return [value for name, value in environ.items() if is_secret_name(name) and len(value) >= 8]
 
 
+# (a copy of os.environ's raw table, its secret values): every tool result is redacted with this process's secrets,
+# and reading os.environ item by item (decoding each) cost more than the rest of the redaction.
+_own_secrets: tuple[dict[bytes, bytes], list[str]] | None = None
+
+
+def own_secret_values() -> list[str]:
+    """`secret_values(os.environ)`, computed again only when the environment changed since the last call."""
+    global _own_secrets
+    raw = getattr(os.environ, "_data", None)  # CPython's table behind os.environ; compared in C, at once
+    if not isinstance(raw, dict):
+        return secret_values(os.environ)
+    cached = _own_secrets
+    if cached is not None and cached[0] == raw:
+        return cached[1]
+    values = secret_values(os.environ)
+    _own_secrets = (dict(raw), values)
+    return values
+
+
 def child_environment(
     base: Mapping[str, str] | None = None, *, pass_through: Iterable[str] = (), extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:

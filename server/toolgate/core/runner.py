@@ -8,7 +8,6 @@ the traceback goes to the log.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +15,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from toolgate.core.change_guard import CHANGE_GUARD, with_warning
-from toolgate.core.child_env import secret_values
+from toolgate.core.child_env import own_secret_values
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.errors import ErrorKind, ToolError, format_error
 from toolgate.core.input_errors import describe_validation_error
@@ -62,7 +61,7 @@ def _is_empty(content: ToolResultContent) -> bool:
 def _redacted(content: ToolResultContent, where: str) -> ToolResultContent:
     """`content` with secrets taken out (text/redact.py), and a note saying so. Every result passes here, so
     no tool can hand the model a key: not one printed by a command, nor one read from a file."""
-    known = secret_values(os.environ)
+    known = own_secret_values()
     if isinstance(content, str):
         done = redact(content, known)
         note = done.note(where)

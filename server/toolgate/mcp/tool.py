@@ -7,6 +7,7 @@ read-only. The input schema is the server's, checked here before the call so a b
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, ClassVar
 
@@ -48,11 +49,7 @@ class McpTool(Tool[McpArguments, mcp_types.CallToolResult]):
         # server would let that server's tools run without asking.
         marked = config.readOnly or spec.name in config.readOnlyTools
         self.marked_read_only = marked and server.scope == "user"
-        try:
-            self._validator: Draft202012Validator | None = Draft202012Validator(spec.input_schema)
-            Draft202012Validator.check_schema(spec.input_schema)
-        except SchemaError:
-            self._validator = None
+        self._validator = _validator(json.dumps(spec.input_schema, sort_keys=True))
 
     @property
     def server_name(self) -> str:
@@ -120,6 +117,18 @@ class McpTool(Tool[McpArguments, mcp_types.CallToolResult]):
         if all(isinstance(b, TextBlock) for b in blocks):
             return Rendered("\n".join(b.text for b in blocks if isinstance(b, TextBlock)), is_error=bool(data.is_error))
         return Rendered(blocks, is_error=bool(data.is_error))
+
+
+@functools.lru_cache(maxsize=512)
+def _validator(schema: str) -> Draft202012Validator | None:
+    """The checked, compiled validator of a schema (JSON text), None when it is not valid JSON Schema. Cached: a
+    pinned tool keeps its schema, and its tool objects are made again on every restart and re-listing."""
+    loaded = json.loads(schema)
+    try:
+        Draft202012Validator.check_schema(loaded)
+    except SchemaError:
+        return None
+    return Draft202012Validator(loaded)
 
 
 def _blocks(item: Any) -> list[ContentBlock]:

@@ -29,6 +29,17 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     ("Google API key", re.compile(r"\bAIza[A-Za-z0-9_-]{35}")),
 )
+# Text a shape's match must contain: a pattern runs only over text holding one of its hints (a substring test is
+# far cheaper than a regex pass, and most results hold no secret at all).
+_HINTS: dict[str, tuple[str, ...]] = {
+    "private key": ("PRIVATE KEY",),
+    "Anthropic API key": ("sk-ant-",),
+    "OpenAI API key": ("sk-",),
+    "GitHub token": ("gh", "github_pat_"),
+    "AWS access key id": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "Slack token": ("xox",),
+    "Google API key": ("AIza",),
+}
 _MIN_KNOWN_CHARS = 8  # shorter "secrets" would redact ordinary words
 
 
@@ -62,7 +73,8 @@ def redact(text: str, known_values: Iterable[str] = ()) -> Redacted:
             spans.append((start, start + len(value), "secret from the environment"))
             start = text.find(value, start + len(value))
     for kind, pattern in _SHAPES:
-        spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+        if any(hint in text for hint in _HINTS[kind]):
+            spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
     if not spans:
         return Redacted(text, ())
     pieces: list[str] = []

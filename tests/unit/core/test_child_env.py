@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgate.core.child_env import child_environment, is_secret_name, secret_values
+from toolgate.core.child_env import child_environment, is_secret_name, own_secret_values, secret_values
 
 
 @pytest.mark.parametrize(
@@ -35,3 +35,13 @@ def test_secret_values() -> None:
     assert secret_values({"A_TOKEN": "long-enough-value", "B_TOKEN": "short", "HOME": "/home/someone"}) == [
         "long-enough-value"
     ]
+
+
+def test_own_secret_values_follow_changes_to_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLGATE_TEST_API_KEY", raising=False)
+    assert "value-of-the-test-key" not in own_secret_values()
+    monkeypatch.setenv("TOOLGATE_TEST_API_KEY", "value-of-the-test-key")
+    assert "value-of-the-test-key" in own_secret_values()  # the cached answer is not reused after a change
+    assert own_secret_values() is own_secret_values()  # and is reused while nothing changes
+    monkeypatch.setenv("TOOLGATE_TEST_API_KEY", "another-value-now")
+    assert "value-of-the-test-key" not in own_secret_values() and "another-value-now" in own_secret_values()
