@@ -7,17 +7,16 @@ command and its arguments, env, URL) and, after a change, about the new tool lis
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import sys
 from pathlib import Path
 
 from toolgate.cli.errors import UsageError
 from toolgate.mcp.approvals import ApprovalError, approval_summary
 from toolgate.mcp.config import ConfiguredServer
-from toolgate.mcp.manager import McpManager, register_mcp_tools
+from toolgate.mcp.manager import McpManager
 from toolgate.mcp.pinning import changed_tools, snapshot_diff
+from toolgate.mcp.session import McpOptions, attach_mcp
 from toolgate.runtime import Runtime
 
 
@@ -36,17 +35,12 @@ def _server(manager: McpManager, name: str) -> ConfiguredServer:
     return server
 
 
-async def start_mcp_servers(runtime: Runtime, stack: contextlib.AsyncExitStack, args: argparse.Namespace) -> None:
-    """Start the approved MCP servers for a headless session and register their tools; problems go to stderr."""
-    manager = McpManager(runtime.session.workspace, environ=os.environ, trust_workspace=args.trust_workspace or None)
-    await stack.enter_async_context(manager)
-    await manager.start()
-    register_mcp_tools(runtime, manager)
-    for problem in manager.listing.problems:
-        print(f"toolgate: warning: {problem}", file=sys.stderr)
-    for status in manager.status():
-        if status.state != "running":
-            print(f"toolgate: MCP server {status.name!r} is {status.state}: {status.reason}", file=sys.stderr)
+async def start_mcp_servers(runtime: Runtime, args: argparse.Namespace) -> None:
+    """Start the approved MCP servers for a headless session and offer their tools (the same way a chat session
+    does: toolgate.mcp.session); they stop when the runtime closes. Problems go to stderr."""
+    data_dir = args.data_dir.expanduser().resolve() if args.data_dir else None
+    servers = attach_mcp(runtime, McpOptions(data_dir=data_dir, trust_workspace=args.trust_workspace or None))
+    await servers.ensure_started()
 
 
 def mcp_command(args: argparse.Namespace) -> int:

@@ -114,12 +114,11 @@ def run_tools_command(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                if args.mcp:
-                    from toolgate.cli.mcp import start_mcp_servers
+            if args.mcp:
+                from toolgate.cli.mcp import start_mcp_servers
 
-                    await start_mcp_servers(runtime, stack, args)
-                await serve_lines(runtime, stdin_lines(), _write_stdout)
+                await start_mcp_servers(runtime, args)
+            await serve_lines(runtime, stdin_lines(), _write_stdout)
         finally:
             with anyio.CancelScope(shield=True):
                 await runtime.aclose()

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 import anyio
 
@@ -23,9 +22,6 @@ from toolgate.mcp.names import tool_names
 from toolgate.mcp.tool import McpTool
 from toolgate.permissions.decide import PermissionEngine
 from toolgate.session_files import default_data_root
-
-if TYPE_CHECKING:
-    from toolgate.runtime import Runtime
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,17 +197,3 @@ def denied_by_rules(engine: PermissionEngine) -> Callable[[str], bool]:
         return any(e.rule.tool_wide and e.rule.covers_tool(name) for e in engine.book.of("deny"))
 
     return denied
-
-
-def register_mcp_tools(runtime: Runtime, manager: McpManager) -> list[str]:
-    """Add the manager's usable tools to the runtime's registry (after the built-ins); their names."""
-    try:
-        denied = denied_by_rules(runtime.permissions)
-    except LookupError:
-        denied = lambda _name: False  # noqa: E731  (a custom policy: it decides each call itself)
-    added = []
-    for tool in manager.tools(denied):
-        if runtime.registry.get(tool.name) is None:
-            runtime.registry.add(tool)
-            added.append(tool.name)
-    return added

@@ -98,6 +98,9 @@ class SessionMcp:
             self._host = asyncio.get_running_loop().create_task(self._run(manager))
             await self._ready.wait()
             self.sync_tools()
+            for status in manager.status():
+                if status.state in ("needs-approval", "blocked-untrusted"):  # said once, where the person looks
+                    log.warning("MCP server %r is %s: %s", status.name, status.state, status.reason)
 
     async def _run(self, manager: McpManager) -> None:
         try:

@@ -81,6 +81,7 @@ def test_chat_print_without_approval_starts_nothing_and_says_why(mcp_setup: McpS
         names = [json.loads(tool)["name"] for tool in tool_definitions(mock)]
     assert not any(name.startswith("mcp__") for name in names)
     assert mcp_setup.started_pids() == []
+    assert "MCP server 'edge' is needs-approval" in err and "toolgate mcp approve edge" in err
 
 
 @pytest.fixture
