@@ -22,7 +22,7 @@ from toolgate.mcp.pinning import ToolSnapshot, changed_tools, snapshot_diff
 @dataclass(frozen=True, slots=True)
 class ToolReport:
     name: str  # as the model sees it: mcp__server__tool
-    original: str  # as the server calls it
+    original_name: str  # as the server calls it
     description: str
     read_only_hint: bool | None  # what the server says; never trusted on its own
     read_only: bool  # what the person's own settings say (readOnly / readOnlyTools of a user server)
@@ -57,7 +57,7 @@ def _tools(server: ConfiguredServer, snapshot: ToolSnapshot) -> list[ToolReport]
     reports = [
         ToolReport(
             name=names[original],
-            original=original,
+            original_name=original,
             description=str(spec.get("description", "")),
             read_only_hint=_hint(spec.get("annotations") or {}),
             read_only=server.scope == "user" and (config.readOnly or original in config.readOnlyTools),

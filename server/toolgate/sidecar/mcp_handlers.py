@@ -7,6 +7,7 @@ is retried without a new session).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,31 +26,10 @@ _NONE = "This session has no MCP servers (it was built without them). Open a new
 
 
 def server_info(report: ServerReport) -> p.McpServerInfo:
-    return p.McpServerInfo(
-        name=report.name,
-        scope=report.scope,
-        source=report.source,
-        transport=report.transport,
-        command=report.command,
-        state=report.state,
-        reason=report.reason,
-        approved=report.approved,
-        pinned=report.pinned,
-        changed=report.changed,
-        changed_tools=report.changed_tools,
-        diff=report.diff,
-        tools=[
-            p.McpToolInfo(
-                name=t.name,
-                original_name=t.original,
-                description=t.description,
-                read_only_hint=t.read_only_hint,
-                read_only=t.read_only,
-            )
-            for t in report.tools
-        ],
-        log=str(report.log) if report.log is not None else None,
-    )
+    """The report as the wire model: the same fields (the report's log is a path)."""
+    fields = dataclasses.asdict(report)
+    fields["log"] = str(report.log) if report.log is not None else None
+    return p.McpServerInfo.model_validate(fields)
 
 
 def _tail(path: Any, max_bytes: int) -> tuple[str, bool]:
