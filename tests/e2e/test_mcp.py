@@ -34,19 +34,33 @@ def workspace_server(code_server: CodeServer) -> Iterator[Path]:
         config.unlink(missing_ok=True)
 
 
-def mcp_view(workbench: Workbench) -> Locator:
-    page = workbench.page
-    header = page.locator(".pane-header", has_text="MCP Servers")
+def mcp_header(workbench: Workbench) -> Locator:
+    header = workbench.page.locator(".pane-header", has_text="MCP Servers")
     header.wait_for(state="visible")
+    return header
+
+
+@pytest.fixture
+def mcp_view(workbench: Workbench) -> Iterator[Locator]:
+    """The MCP Servers view, expanded (it starts collapsed); collapsed again after, so the chat gets its room back."""
+    workbench.open_chat()  # the toolgate side bar, where the view is
+    header = mcp_header(workbench)
     if header.get_attribute("aria-expanded") == "false":
         header.click()
-    return page.locator(".pane", has=header)
+    try:
+        yield workbench.page.locator(".pane", has=header)
+    finally:
+        header = mcp_header(workbench)
+        if header.get_attribute("aria-expanded") == "true":
+            header.click()
+        expect(header).to_have_attribute("aria-expanded", "false")
 
 
 def test_approve_a_workspace_server_from_the_view_and_the_model_calls_its_tool(
     mock_model: MockFactory,  # noqa: F811
     workspace_server: Path,
     workbench: Workbench,
+    mcp_view: Locator,
 ) -> None:
     page = workbench.page
     model = mock_model(
@@ -55,7 +69,7 @@ def test_approve_a_workspace_server_from_the_view_and_the_model_calls_its_tool(
             {"text": "The edge server echoed it back."},
         ]
     )
-    view = mcp_view(workbench)
+    view = mcp_view
     row = view.locator(".monaco-list-row", has_text="edge").first
     expect(row).to_contain_text("needs-approval")
     assert not workspace_server.exists(), "a workspace server started before it was approved"
