@@ -145,6 +145,8 @@ export class McpView {
 
   /** Whether the view has been shown: until then nothing is asked of the sidecar. */
   private wanted = false;
+  /** Servers (and what about them) already put to the person in a notification: asked once, not at every turn. */
+  private readonly offered = new Set<string>();
 
   constructor(private readonly deps: McpViewDeps) {}
 
@@ -156,9 +158,32 @@ export class McpView {
 
   /** The chat moved on: another session is on screen, or a turn started (servers start with the first) or ended. */
   chatChanged(action: { type: string; event?: { type: string } }): void {
+    // A session opened: its servers are listed (which starts nothing) whether or not the view is open, so that a
+    // server waiting for approval is put to the person before they wonder where its tools are.
+    if (action.type === 'sessionOpened') {
+      void this.refresh().then(() => this.offerApprovals());
+      return;
+    }
     if (!this.wanted) return;
     const event = action.type === 'event' ? action.event?.type : undefined;
-    if (action.type === 'sessionOpened' || event === 'request_started' || event === 'turn_end') void this.refresh();
+    if (event === 'request_started' || event === 'turn_end') void this.refresh().then(() => this.offerApprovals());
+  }
+
+  /** A notification for each server that waits for the person (not yet approved, or its tools changed), once per
+   * server and reason: "Review…" asks as the view's approve does (the command, or the diff). */
+  async offerApprovals(): Promise<void> {
+    const waiting = this.servers.filter((server) => server.state === 'needs-approval' || server.changed);
+    for (const server of waiting) {
+      const key = `${server.name}\n${server.changed ? server.diff : server.command}`;
+      if (this.offered.has(key)) continue;
+      this.offered.add(key);
+      const why = server.changed
+        ? `The tools of MCP server "${server.name}" changed since you approved them (${server.changedTools.join(', ')}); they are hidden until you review the change.`
+        : `MCP server "${server.name}" (${server.scope} settings) does not start until you approve it.`;
+      void this.deps.notifier.show('info', why, 'Review…', 'Not Now').then((picked) => {
+        if (picked === 'Review…') return this.approve(server.name);
+      });
+    }
   }
 
   /** The tree's content for vscodeApi.registerTreeView. */

@@ -140,15 +140,43 @@ describe('the MCP tree', () => {
     expect(nodeSpec(broken.view.roots()[0]!).label).toBe('MCP servers cannot be listed: This session has no MCP servers');
   });
 
-  it('asks only after being shown, and then follows the chat', async () => {
+  it('follows the chat: a new session is listed at once, turns once the view has been shown', async () => {
     const { client, view } = setup();
-    view.chatChanged({ type: 'sessionOpened' });
+    view.chatChanged({ type: 'event', event: { type: 'turn_end' } });
     expect(client.calls).toEqual([]);
+    view.chatChanged({ type: 'sessionOpened' });
+    await settle();
+    expect(client.calls).toEqual(['servers s1']);
     await view.shown();
     view.chatChanged({ type: 'event', event: { type: 'text_delta' } });
     view.chatChanged({ type: 'event', event: { type: 'turn_end' } });
     await settle();
-    expect(client.calls).toEqual(['servers s1', 'servers s1']);
+    expect(client.calls).toEqual(['servers s1', 'servers s1', 'servers s1']);
+  });
+
+  it('puts a server waiting for approval to the person once, and Review… approves it', async () => {
+    const { client, notifier, view } = setup();
+    view.chatChanged({ type: 'sessionOpened' });
+    await settle();
+    const [offer] = notifier.shown;
+    expect(offer?.message).toBe('MCP server "docs" (workspace settings) does not start until you approve it.');
+    expect(offer?.actions).toEqual(['Review…', 'Not Now']);
+    client.servers = [server()]; // still waiting: asked once, not at every session
+    view.chatChanged({ type: 'sessionOpened' });
+    await settle();
+    expect(notifier.shown).toHaveLength(1);
+    notifier.click('Review…', 0);
+    await settle();
+    expect(notifier.confirmations[0]?.action).toBe('Approve');
+    expect(client.calls).toContain('approve docs');
+  });
+
+  it('puts changed tools to the person with what changed', async () => {
+    const { client, notifier, view } = setup();
+    client.servers = [server({ state: 'changed', approved: true, changed: true, changedTools: ['search'], diff: '-a\n+b\n' })];
+    await view.refresh();
+    await view.offerApprovals();
+    expect(notifier.shown[0]?.message).toContain('The tools of MCP server "docs" changed since you approved them (search)');
   });
 });
 

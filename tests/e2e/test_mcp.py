@@ -72,6 +72,9 @@ def test_approve_a_workspace_server_from_the_view_and_the_model_calls_its_tool(
     view = mcp_view
     row = view.locator(".monaco-list-row", has_text="edge").first
     expect(row).to_contain_text("needs-approval")
+    # The new session's server waiting for approval is also put to the person in a notification.
+    toast = page.locator(".notification-toast", has_text='MCP server "edge" (workspace settings) does not start')
+    expect(toast).to_be_visible()
     assert not workspace_server.exists(), "a workspace server started before it was approved"
     workbench.shot("60-mcp-view-needs-approval")
 
@@ -83,6 +86,7 @@ def test_approve_a_workspace_server_from_the_view_and_the_model_calls_its_tool(
     workbench.shot("61-mcp-approve-dialog")
     dialog.get_by_role("button", name="Approve").click()
     expect(row).to_contain_text("running")
+    toast.get_by_role("button", name="Not Now").click()
     wait_for(lambda: workspace_server.exists(), 30, "the approved server to start")
     expect(view.locator(".monaco-list-row", has_text="echo").first).to_contain_text("server says read-only")
     workbench.shot("62-mcp-view-running")
