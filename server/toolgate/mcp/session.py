@@ -71,10 +71,6 @@ class SessionMcp:
         self._lock = anyio.Lock()
         self._registered: set[str] = set()
 
-    @property
-    def started(self) -> bool:
-        return self._host is not None
-
     def make_manager(self) -> McpManager:
         from toolgate.mcp.manager import McpManager
 
