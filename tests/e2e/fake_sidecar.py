@@ -131,6 +131,12 @@ def session_list(params: Any) -> dict[str, Any]:
     return {"sessions": sessions}
 
 
+@server.feature("toolgate/mcp/servers")
+def mcp_servers(params: Any) -> dict[str, Any]:
+    # The extension lists a new session's MCP servers (to offer an approval); the fake has none.
+    return {"servers": [], "problems": [], "workspaceTrusted": True}
+
+
 @server.feature("toolgate/settings/setMode")
 def set_mode(params: Any) -> None:
     record("setMode", params)
