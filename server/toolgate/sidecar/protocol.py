@@ -10,7 +10,6 @@ from, so this file is the single source of truth for both sides.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -39,6 +38,8 @@ from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionC
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
 from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
 from toolgate.sidecar.protocol_sandbox import SandboxStatus
+from toolgate.sidecar.wire_model import Direction as Direction
+from toolgate.sidecar.wire_model import Method as Method
 from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
 from toolgate.sidecar.wire_model import WireModel as WireModel
 from toolgate.tools.todo_write import TodoItem
@@ -335,18 +336,6 @@ CHECKPOINTS_DIFF = "toolgate/checkpoints/diff"
 CHECKPOINTS_RESTORE = "toolgate/checkpoints/restore"
 CHECKPOINTS_FILE = "toolgate/checkpoints/file"
 
-Direction = Literal["clientToServer", "serverToClient"]
-
-
-@dataclass(frozen=True, slots=True)
-class Method:
-    name: str
-    direction: Direction
-    params: type[WireModel]
-    result: type[WireModel] | None  # None: a notification
-    doc: str
-
-
 METHODS: tuple[Method, ...] = (
     Method(PING, "clientToServer", Empty, Empty, "Does nothing; for liveness checks and latency baselines."),
     Method(TOOLS_LIST, "clientToServer", ToolsListParams, ToolsListResult, "The tool definitions a model sees."),
@@ -394,7 +383,7 @@ METHODS: tuple[Method, ...] = (
         CheckpointsRestoreResult,
         "Restore a checkpoint's files (a redo checkpoint is taken first).",
     ),
-    *(Method(*spec) for spec in MCP_METHODS),
+    *MCP_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

@@ -3,11 +3,11 @@ view and its approval card. The methods are listed here (`MCP_METHODS`) and join
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from toolgate.sidecar.wire_model import SessionId, WireModel
+from toolgate.sidecar.wire_model import Method, SessionId, WireModel
 
 McpServerState = Literal[
     "blocked-untrusted", "needs-approval", "stopped", "starting", "running", "changed", "crashed", "failed"
@@ -75,17 +75,20 @@ MCP_REVOKE = "toolgate/mcp/revoke"
 MCP_RESTART = "toolgate/mcp/restart"
 MCP_LOG = "toolgate/mcp/log"
 
-# (name, direction, params, result, doc), made into protocol.Method entries by protocol.py.
-MCP_METHODS: tuple[tuple[str, Any, type[WireModel], type[WireModel], str], ...] = (
-    (MCP_SERVERS_LIST, "clientToServer", McpServersParams, McpServersResult, "A session's MCP servers and tools."),
-    (
+MCP_METHODS: tuple[Method, ...] = (
+    Method(
+        MCP_SERVERS_LIST, "clientToServer", McpServersParams, McpServersResult, "A session's MCP servers and tools."
+    ),
+    Method(
         MCP_APPROVE,
         "clientToServer",
         McpServerRef,
         McpServerResult,
         "Approve an MCP server's settings (and changed tools), then start it in the session.",
     ),
-    (MCP_REVOKE, "clientToServer", McpServerRef, McpServerResult, "Withdraw an approval and stop the server."),
-    (MCP_RESTART, "clientToServer", McpServerRef, McpServerResult, "Start an MCP server again (reads its settings)."),
-    (MCP_LOG, "clientToServer", McpLogParams, McpLogResult, "The end of an MCP server's stderr log."),
+    Method(MCP_REVOKE, "clientToServer", McpServerRef, McpServerResult, "Withdraw an approval and stop the server."),
+    Method(
+        MCP_RESTART, "clientToServer", McpServerRef, McpServerResult, "Start an MCP server again (reads its settings)."
+    ),
+    Method(MCP_LOG, "clientToServer", McpLogParams, McpLogResult, "The end of an MCP server's stderr log."),
 )

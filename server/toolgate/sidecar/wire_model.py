@@ -1,11 +1,13 @@
 """The base of every wire-protocol model (camelCase on the wire, unknown keys refused) and the session id type.
 
-Kept apart from `protocol.py` so that a family of methods can define its models in its own module.
+Kept apart from `protocol.py` so that a family of methods can define its models (and list its methods) in its
+own module.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Self
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -41,3 +43,15 @@ SessionId = Annotated[
         description="A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters.",
     ),
 ]
+
+
+Direction = Literal["clientToServer", "serverToClient"]
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    name: str
+    direction: Direction
+    params: type[WireModel]
+    result: type[WireModel] | None  # None: a notification
+    doc: str
