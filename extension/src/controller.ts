@@ -326,8 +326,14 @@ export class ChatController {
     }
   }
 
+  /** Draw the open session again from the sidecar's history (after its conversation was cut back). */
+  async reloadSession(): Promise<void> {
+    const { sessionId, mode } = this.deps.store.state;
+    if (sessionId) await this.showSession({ sessionId, mode });
+  }
+
   /** Draw a session: its settings, and its conversation so far when the sidecar can tell it. */
-  private async showSession(info: SessionInfo): Promise<void> {
+  private async showSession(info: Pick<SessionInfo, 'sessionId' | 'mode'>): Promise<void> {
     const { store, client } = this.deps;
     try {
       const history = await client.history(info.sessionId);

@@ -10,6 +10,7 @@ import type * as vscode from 'vscode';
 import { ApprovalBroker, sidecarRuleSaver } from './approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
 import { ChatStore } from './chatStore';
+import { CheckpointController, isCheckpointMessage } from './checkpoints';
 import { Commands } from './commands';
 import { ChatController } from './controller';
 import { Relay, realTimers } from './host';
@@ -171,7 +172,18 @@ export function activate(context: vscode.ExtensionContext): void {
     files,
     settingsProblems: () => store.state.settingsProblems,
   });
-  viewMessages.connect((message) => commands.viewMessage(message));
+  const checkpoints = new CheckpointController({
+    store,
+    client,
+    notifier: api.notifier,
+    changes: api.checkpointChanges,
+    workspaceRoot: api.firstWorkspaceFolder,
+    reloadSession: () => controller.reloadSession(),
+    log,
+  });
+  viewMessages.connect((message) =>
+    isCheckpointMessage(message) ? checkpoints.viewMessage(message) : commands.viewMessage(message),
+  );
   const notices = new SidecarNotices({
     notifier: api.notifier,
     store,
@@ -204,6 +216,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerChatView(CHAT_VIEW_ID, chatView),
     api.registerProposalFileSystem(proposed),
     api.registerProposalFileSystem(originals),
+    api.registerCheckpointContent((ref) => checkpoints.fileText(ref)),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void reloadSettings(false)),

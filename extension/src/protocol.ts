@@ -17,6 +17,11 @@ export type {
   ChatInterruptResult,
   ChatMessage,
   ChatSendResult,
+  CheckpointFileResult,
+  CheckpointsDiffResult,
+  CheckpointsListResult,
+  CheckpointsRestoreResult,
+  FileChange,
   FileProposal,
   InitializationOptions,
   McpLogResult,
@@ -40,6 +45,7 @@ export type {
   SettingsProblem as SidecarSettingsProblem,
   TodoItem,
   ToolResult,
+  TurnInfo,
 } from './protocol.generated';
 
 export type ApprovalRequestParams = generated.ApprovalParams;

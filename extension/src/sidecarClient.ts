@@ -14,6 +14,10 @@ import type {
   ChatHistoryResult,
   ChatInterruptResult,
   ChatSendResult,
+  CheckpointFileResult,
+  CheckpointsDiffResult,
+  CheckpointsListResult,
+  CheckpointsRestoreResult,
   DiffReviewAnswer,
   McpLogResult,
   McpServerResult,
@@ -168,6 +172,23 @@ export class SidecarClient {
 
   mcpLog(sessionId: string, name: string): Promise<McpLogResult> {
     return this.request(Methods.mcpLog, { sessionId, name });
+  }
+
+  listCheckpoints(sessionId: string): Promise<CheckpointsListResult> {
+    return this.request(Methods.checkpointsList, { sessionId });
+  }
+
+  /** `to` absent: what restoring `checkpointId` would do to the files now; with `to`: that stretch's changes. */
+  checkpointDiff(sessionId: string, checkpointId: string, to?: string): Promise<CheckpointsDiffResult> {
+    return this.request(Methods.checkpointsDiff, to ? { sessionId, checkpointId, to } : { sessionId, checkpointId });
+  }
+
+  checkpointFile(sessionId: string, checkpointId: string, path: string): Promise<CheckpointFileResult> {
+    return this.request(Methods.checkpointsFile, { sessionId, checkpointId, path });
+  }
+
+  restoreCheckpoint(sessionId: string, checkpointId: string, what: 'code' | 'conversation' | 'both'): Promise<CheckpointsRestoreResult> {
+    return this.request(Methods.checkpointsRestore, { sessionId, checkpointId, what });
   }
 
   // -- server → client ---------------------------------------------------------------------------------------------

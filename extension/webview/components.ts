@@ -4,6 +4,7 @@ import type { RuleScope } from '../src/protocol';
 import type { Item, ReviewFileView } from '../src/shared/chatModel';
 import type { ViewMessage } from '../src/shared/messages';
 import { toolBody, toolTiming } from '../src/shared/toolView';
+import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
 import { renderMarkdown } from './markdownDom';
 
@@ -33,6 +34,7 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
         item.queued
           ? h('div', { class: 'msg-queued', role: 'status' }, 'Waits for the sidecar to be ready; sent as soon as it is.')
           : null,
+        promptControls(item, ctx.post),
       );
     case 'assistant': {
       const body = h('div', { class: 'msg-body markdown' }, renderMarkdown(item.text, (text) => ctx.post({ type: 'copy', text })));
@@ -57,6 +59,7 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
               h('button', { class: 'secondary', onclick: () => ctx.post({ type: 'setApiKey' }) }, 'Set API Key'),
             )
           : null,
+        redoControl(item, ctx.post),
       );
   }
 }

@@ -18,7 +18,10 @@ import type {
   SandboxStatus,
   SessionInfo,
   TodoItem,
+  TurnInfo,
 } from '../protocol';
+import type { RestoreRedo, TurnMark } from './checkpointView';
+import { markPrompts } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
 
@@ -69,8 +72,8 @@ export interface ReviewFileView {
 }
 
 export type Item =
-  /** `queued`: typed while the sidecar was not ready; sent as soon as it is. */
-  | { kind: 'user'; id: string; text: string; queued: boolean }
+  /** `queued`: typed while the sidecar was not ready; sent as soon as it is. `turn`: its checkpoints, once known. */
+  | { kind: 'user'; id: string; text: string; queued: boolean; turn?: TurnMark }
   | { kind: 'assistant'; id: string; text: string; streaming: boolean }
   | {
       kind: 'tool';
@@ -115,9 +118,9 @@ export type Item =
     }
   /**
    * `retry`: says the model API is being asked again; it goes once the answer comes after all. `action`: the fix
-   * the notice offers as a button (an API key the provider refused).
+   * the notice offers as a button (an API key the provider refused). `redo`: what undoes a restore.
    */
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean; action?: NoticeAction };
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean; action?: NoticeAction; redo?: RestoreRedo };
 
 export type NoticeAction = 'setApiKey';
 
@@ -197,7 +200,9 @@ export type ChatAction =
       at?: number;
     }
   | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; at?: number }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
+  /** The open session's turns and their checkpoints (`toolgate/checkpoints/list`): Restore… and "files changed". */
+  | { type: 'checkpoints'; turns: TurnInfo[] }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo };
 
 export function initialState(provider: ProviderStatus, mode: PermissionMode): ChatState {
   return {
@@ -305,10 +310,14 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return updateItem(stopWaiting(state, cardToolUseId(state, action.id, 'review'), action.at), action.id, 'review', (card) =>
         card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome } : card,
       );
+    case 'checkpoints':
+      return { ...state, items: markPrompts(state.items, action.turns, isPrompt) };
     case 'notice':
-      return appendWithId(state, (id) => ({ kind: 'notice', id, level: action.level, text: action.text }));
+      return appendWithId(state, (id) => ({ kind: 'notice', id, level: action.level, text: action.text, ...(action.redo ? { redo: action.redo } : {}) }));
   }
 }
+
+const isPrompt = (item: Item): item is Extract<Item, { kind: 'user' }> => item.kind === 'user' && !item.queued;
 
 function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
   switch (event.type) {

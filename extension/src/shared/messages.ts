@@ -36,7 +36,9 @@ export type ViewMessage =
   /** A code block's Copy button. */
   | { type: 'copy'; text: string }
   /** Open the file of the chat state's `settingsProblems[index]` (an index, so the view names no path itself). */
-  | { type: 'openSettingsProblem'; index: number };
+  | { type: 'openSettingsProblem'; index: number }
+  /** A prompt's Restore… and "N files changed", a restore notice's Redo (by the item's id: the host knows the rest). */
+  | { type: 'restoreCheckpoint' | 'showTurnChanges' | 'redoRestore'; itemId: string };
 
 const SIDECAR_ACTIONS: readonly SidecarAction[] = [
   'restartSidecar',
@@ -98,6 +100,12 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       return typeof index === 'number' && Number.isInteger(index) && index >= 0
         ? { type: 'openSettingsProblem', index }
         : undefined;
+    }
+    case 'restoreCheckpoint':
+    case 'showTurnChanges':
+    case 'redoRestore': {
+      const itemId = text(raw.itemId);
+      return itemId ? { type: raw.type, itemId } : undefined;
     }
     case 'copy': {
       const value = text(raw.text);
