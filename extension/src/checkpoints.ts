@@ -15,11 +15,13 @@ import type { SidecarClient } from './sidecarClient';
 import { failureReason, NotSupported, SidecarUnavailable } from './sidecarClient';
 
 /** One side of a file's diff: the file on disk now, a file at a checkpoint, or nothing (it does not exist there). */
-export type DiffSide = { file: string } | { checkpoint: CheckpointFileRef } | null;
+export type DiffSide = { file: string } | { checkpoint: CheckpointFileRef; shownAs: string } | null;
 
 export interface ChangedFile {
   /** Relative to the workspace. */
   path: string;
+  /** Where it is on disk (the name the editor shows for both sides). */
+  onDisk: string;
   original: DiffSide;
   modified: DiffSide;
 }
@@ -151,11 +153,11 @@ export class CheckpointController {
     try {
       const { files } = await this.deps.client.checkpointDiff(sessionId, start, end);
       if (files.length === 0) return this.say('info', 'That turn left no file changed.');
-      const sides = files.map((file) => ({
-        path: file.path,
-        original: { checkpoint: { sessionId, checkpointId: start, path: file.path } },
-        modified: file.action === 'remove' ? null : { checkpoint: { sessionId, checkpointId: end, path: file.path } },
-      }));
+      const sides = files.map((file) => {
+        const onDisk = this.onDisk(file.path);
+        const at = (checkpointId: string): DiffSide => ({ checkpoint: { sessionId, checkpointId, path: file.path }, shownAs: onDisk });
+        return { path: file.path, onDisk, original: at(start), modified: file.action === 'remove' ? null : at(end) };
+      });
       await this.preview(`Changes of "${excerpt(prompt.text)}"`, sides);
     } catch (error) {
       this.say('error', `The turn's changes could not be shown: ${failureReason(error)}`);
@@ -180,15 +182,17 @@ export class CheckpointController {
     const root = this.deps.workspaceRoot();
     return Promise.all(
       files.map(async (file) => {
-        const onDisk = root ? `${root.replace(/\/+$/, '')}/${file.path}` : undefined;
-        const exists = onDisk !== undefined && (await this.deps.changes.fileExists(onDisk));
-        return {
-          path: file.path,
-          original: exists && onDisk ? { file: onDisk } : null,
-          modified: file.action === 'remove' ? null : { checkpoint: { sessionId, checkpointId, path: file.path } },
-        };
+        const onDisk = this.onDisk(file.path);
+        const exists = root !== undefined && (await this.deps.changes.fileExists(onDisk));
+        const checkpoint = { checkpoint: { sessionId, checkpointId, path: file.path }, shownAs: onDisk };
+        return { path: file.path, onDisk, original: exists ? { file: onDisk } : null, modified: file.action === 'remove' ? null : checkpoint };
       }),
     );
+  }
+
+  private onDisk(path: string): string {
+    const root = this.deps.workspaceRoot();
+    return root ? `${root.replace(/\/+$/, '')}/${path}` : path;
   }
 
   private async preview(title: string, files: readonly ChangedFile[]): Promise<void> {

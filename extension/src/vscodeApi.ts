@@ -517,12 +517,13 @@ export async function openReadOnlyText(_title: string, text: string): Promise<vo
 /** A diff side's URI (none: the file does not exist on that side). */
 function sideUri(side: DiffSide): vscode.Uri | undefined {
   if (side === null) return undefined;
-  return 'file' in side ? vscode.Uri.file(side.file) : vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, ...checkpointUriParts(side.checkpoint) });
+  if ('file' in side) return vscode.Uri.file(side.file);
+  return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, ...checkpointUriParts(side.checkpoint, side.shownAs) });
 }
 
 export const checkpointChanges: ChangesHost = {
   async showChanges(title, files) {
-    const resources = files.map((file) => [sideUri(file.modified ?? file.original), sideUri(file.original), sideUri(file.modified)]);
+    const resources = files.map((file) => [vscode.Uri.file(file.onDisk), sideUri(file.original), sideUri(file.modified)]);
     try {
       await vscode.commands.executeCommand('vscode.changes', title, resources);
       return true;
@@ -531,18 +532,16 @@ export const checkpointChanges: ChangesHost = {
     }
   },
   async showDiff(title, file) {
-    const empty = vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: `/${file.path}` });
+    const empty = vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, path: file.onDisk }); // no query: an empty document
     const [left, right] = [sideUri(file.original) ?? empty, sideUri(file.modified) ?? empty];
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: false });
   },
-  async fileExists(path) {
-    return vscode.workspace.fs.stat(vscode.Uri.file(path)).then(() => true, () => false);
-  },
+  fileExists: async (path) => vscode.workspace.fs.stat(vscode.Uri.file(path)).then(() => true, () => false),
 };
 
 /** The checkpoint side of the diff views: `provide` gives a file's text at a checkpoint ('' for an unknown address). */
 export function registerCheckpointContent(provide: (ref: CheckpointFileRef | undefined) => Promise<string>): vscode.Disposable {
   return vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, {
-    provideTextDocumentContent: (uri) => provide(checkpointRefOf(uri.path, uri.query)),
+    provideTextDocumentContent: (uri) => provide(checkpointRefOf(uri.query)),
   });
 }

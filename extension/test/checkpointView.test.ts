@@ -84,11 +84,11 @@ describe('checkpoint words', () => {
 
   it('round-trips a checkpoint file address through a URI path and query, and refuses a broken one', () => {
     const ref = { sessionId: 's-1', checkpointId: '0000007', path: 'dir/a b&c.py' };
-    const parts = checkpointUriParts(ref);
-    expect(parts.path).toBe('/dir/a b&c.py');
-    expect(checkpointRefOf(parts.path, parts.query)).toEqual(ref);
-    expect(checkpointRefOf('/a.py', 'session=s-1')).toBeUndefined();
-    expect(checkpointRefOf('/', parts.query)).toBeUndefined();
+    const parts = checkpointUriParts(ref, '/ws/dir/a b&c.py');
+    expect(parts.path).toBe('/ws/dir/a b&c.py');
+    expect(checkpointRefOf(parts.query)).toEqual(ref);
+    expect(checkpointUriParts(ref, 'dir/a b&c.py').path).toBe('/dir/a b&c.py');
+    expect(checkpointRefOf('session=s-1&checkpoint=0000007')).toBeUndefined();
   });
 
   it('accepts the checkpoint buttons from the webview only with an item id', () => {

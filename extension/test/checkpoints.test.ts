@@ -117,8 +117,13 @@ describe('checkpoints in the chat', () => {
     const [view] = context.changes.opened;
     expect(view?.title).toBe('Restore: now ↔ before "make the change"');
     expect(view?.files).toEqual([
-      { path: 'a.py', original: { file: '/ws/a.py' }, modified: { checkpoint: { sessionId: 's1', checkpointId: '0000001', path: 'a.py' } } },
-      { path: 'made.txt', original: { file: '/ws/made.txt' }, modified: null },
+      {
+        path: 'a.py',
+        onDisk: '/ws/a.py',
+        original: { file: '/ws/a.py' },
+        modified: { checkpoint: { sessionId: 's1', checkpointId: '0000001', path: 'a.py' }, shownAs: '/ws/a.py' },
+      },
+      { path: 'made.txt', onDisk: '/ws/made.txt', original: { file: '/ws/made.txt' }, modified: null },
     ]);
     expect(context.calls.find((call) => call.method === 'restore')?.args).toEqual(['s1', '0000001', 'code']);
     expect(context.reloads).toEqual([]);
@@ -195,8 +200,9 @@ describe('checkpoints in the chat', () => {
     expect(context.calls.find((call) => call.method === 'diff')?.args).toEqual(['s1', '0000001', '0000004']);
     expect(context.changes.opened[0]?.files[0]).toEqual({
       path: 'a.py',
-      original: { checkpoint: { sessionId: 's1', checkpointId: '0000001', path: 'a.py' } },
-      modified: { checkpoint: { sessionId: 's1', checkpointId: '0000004', path: 'a.py' } },
+      onDisk: '/ws/a.py',
+      original: { checkpoint: { sessionId: 's1', checkpointId: '0000001', path: 'a.py' }, shownAs: '/ws/a.py' },
+      modified: { checkpoint: { sessionId: 's1', checkpointId: '0000004', path: 'a.py' }, shownAs: '/ws/a.py' },
     });
     context.changes.hasChangesView = false;
     context.notifier.pickAnswers = ['made.txt'];

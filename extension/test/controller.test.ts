@@ -353,6 +353,23 @@ describe('ChatController', () => {
     expect(store.state.items).toMatchObject([{ kind: 'user', text: 'hello again' }]);
   });
 
+  it('draws the open session again from its history (a conversation restore cut it back)', async () => {
+    let said = ['first', 'second'];
+    const { store, controller } = setup({
+      'toolgate/session/load': () => ({ sessionId: 's9', mode: 'acceptEdits', title: 'Old work' }),
+      'toolgate/chat/history': () => ({
+        messages: said.map((text) => ({ role: 'user', content: [{ type: 'text', text }] })),
+        todos: [],
+        busy: false,
+      }),
+    });
+    await controller.handle({ type: 'openSession', sessionId: 's9' });
+    said = ['first'];
+    await controller.reloadSession();
+    expect(store.state).toMatchObject({ sessionId: 's9', mode: 'acceptEdits' });
+    expect(store.state.items).toMatchObject([{ kind: 'user', text: 'first' }]);
+  });
+
   it('shows the settings problems of a new session in the banner', async () => {
     const broken = '/ws/.toolgate/settings.json:3:14: permissions.allow: Input should be a valid list';
     const { store, controller } = setup({

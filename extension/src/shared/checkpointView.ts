@@ -122,16 +122,19 @@ export interface CheckpointFileRef {
 
 export const CHECKPOINT_SCHEME = 'toolgate-checkpoint';
 
-/** URI path and query for a checkpoint file: the path keeps the file's name (the editor's tab and language). */
-export function checkpointUriParts(ref: CheckpointFileRef): { path: string; query: string } {
-  const query = new URLSearchParams({ session: ref.sessionId, checkpoint: ref.checkpointId }).toString();
-  return { path: `/${ref.path}`, query };
+/**
+ * URI path and query for a checkpoint file. The path is where the file is on disk (`shownAs`), so the editor's
+ * tab, language and the changes view's file name are the file's own; the query says which checkpoint and file.
+ */
+export function checkpointUriParts(ref: CheckpointFileRef, shownAs: string): { path: string; query: string } {
+  const query = new URLSearchParams({ session: ref.sessionId, checkpoint: ref.checkpointId, path: ref.path }).toString();
+  return { path: shownAs.startsWith('/') ? shownAs : `/${shownAs}`, query };
 }
 
-export function checkpointRefOf(path: string, query: string): CheckpointFileRef | undefined {
+export function checkpointRefOf(query: string): CheckpointFileRef | undefined {
   const params = new URLSearchParams(query);
   const sessionId = params.get('session');
   const checkpointId = params.get('checkpoint');
-  if (!sessionId || !checkpointId || !path.startsWith('/') || path.length < 2) return undefined;
-  return { sessionId, checkpointId, path: path.slice(1) };
+  const path = params.get('path');
+  return sessionId && checkpointId && path ? { sessionId, checkpointId, path } : undefined;
 }
