@@ -160,12 +160,12 @@ describe('checkpoints in the chat', () => {
   });
 
   it("shows the sidecar's refusal in the chat (unsaved editor changes, a turn running, an unknown checkpoint)", async () => {
-    const refusal = 'a.py has unsaved changes in the editor: save or revert them, then restore again.';
+    const refusal = 'a.py has unsaved changes in the editor: save or revert them, then restore again';
     const context = setup({ restore: { restored: false, reason: refusal, redo: null, files: [], conversationRestored: false, entriesRemoved: null } });
     const prompt = await withTurn(context);
     context.notifier.pickAnswers = ['Restore code'];
     await context.checkpoints.restore(prompt.id);
-    expect(notices(context).at(-1)).toMatchObject({ level: 'error', text: `Nothing was restored: ${refusal}` });
+    expect(notices(context).at(-1)).toMatchObject({ level: 'error', text: `Nothing was restored: ${refusal}.` });
 
     const unknown = setup({ diff: new SidecarError('toolgate/checkpoints/diff', 'failed', -32602, 'There is no checkpoint 0000001 in this session.') });
     const other = await withTurn(unknown);

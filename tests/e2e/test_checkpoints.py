@@ -134,3 +134,60 @@ def test_a_conversation_restore_cuts_the_transcript(mock_model: MockFactory, wor
     expect(transcript).to_contain_text("The first question.")
     expect(transcript).to_contain_text("First answer.")
     workbench.shot("155-checkpoints-conversation-restored")
+
+
+def test_a_restore_refuses_files_with_unsaved_changes_and_says_which(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    page = workbench.page
+    greet = code_server.workspace / "src" / "greet.py"
+    before = greet.read_bytes()
+    model = mock_model(
+        [
+            {
+                "text": "Shorter.",
+                "tool_uses": [{"name": "Bash", "input": {"command": "sed -i 's/Hello/Hi/' src/greet.py"}}],
+            },
+            {"text": "Done."},
+        ]
+    )
+    # The web editor saves after a delay by default: off, so a typed change stays unsaved.
+    settings = {"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1", "files.autoSave": "off"}
+    code_server.write_workspace_settings(settings)
+    chat = workbench.open_chat()
+    send(workbench, "Say hi instead.")
+    chat.locator(".approval-pending").last.get_by_role("button", name="Allow once").click()
+    expect(chat.locator(".msg-assistant").last).to_contain_text("Done.")
+    wait_idle(chat)
+    changed = greet.read_bytes()
+    assert b"Hi," in changed
+
+    # The person has typed into the file and not saved: the restore would overwrite that, so it refuses, by name.
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+P")
+    box = page.locator(".quick-input-widget input.input")
+    box.fill("src/greet.py")
+    page.locator(".quick-input-widget .monaco-list-row", has_text="greet.py").first.click()
+    page.locator(".monaco-editor .view-line", has_text="def greet").click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # my draft")
+    expect(page.locator(".tabs-container .tab.dirty", has_text="greet.py")).to_be_visible()
+    workbench.open_chat()
+    chat.locator(".msg-user").last.get_by_role("button", name="Restore…").click()
+    choose(page, "Restore code")
+    confirm(page, "Restore 1 file to before this message?")
+    refusal = chat.locator(".notice-error").last
+    expect(refusal).to_contain_text("Nothing was restored")
+    expect(refusal).to_contain_text("unsaved changes in the editor")
+    expect(refusal).to_contain_text("src/greet.py")
+    workbench.shot("156-checkpoints-unsaved-refused")
+    assert greet.read_bytes() == changed
+
+    # Reverted, the same restore goes through.
+    workbench.run_command("File: Revert File")
+    expect(page.locator(".tabs-container .tab.dirty", has_text="greet.py")).to_have_count(0)
+    workbench.open_chat()
+    chat.locator(".msg-user").last.get_by_role("button", name="Restore…").click()
+    choose(page, "Restore code")
+    confirm(page, "Restore 1 file to before this message?")
+    wait_for(lambda: greet.read_bytes() == before, 30, "greet.py to be restored")

@@ -109,7 +109,8 @@ export function restoreNotice(what: RestoreWhat | 'redo', result: CheckpointsRes
 
 /** Why a restore did not happen, in the person's words (the sidecar's reason says what to do). */
 export function restoreRefusal(reason: string | null): string {
-  return `Nothing was restored: ${reason ?? 'the sidecar gave no reason'}`;
+  const why = reason?.trim() || 'the sidecar gave no reason';
+  return `Nothing was restored: ${why}${/[.!?…]$/.test(why) ? '' : '.'}`;
 }
 
 /** The address of a file at a checkpoint, for the checkpoint side of the diff views (checkpoints.ts). */
