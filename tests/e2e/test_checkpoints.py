@@ -9,17 +9,14 @@ from __future__ import annotations
 import pytest
 import test_real_flows
 from codeserver import CodeServer, wait_for
-from playwright.sync_api import FrameLocator, Page, expect
+from playwright.sync_api import Page, expect
+from test_flows import wait_idle
 from test_real_flows import MockFactory, send
 from workbench import Workbench
 
 pytestmark = pytest.mark.e2e
 
 mock_model = test_real_flows.mock_model
-
-
-def wait_idle(chat: FrameLocator) -> None:
-    expect(chat.locator("button.send")).to_be_visible()
 
 
 def choose(page: Page, label: str) -> None:
