@@ -11,6 +11,7 @@ import { ApprovalBroker, sidecarRuleSaver } from './approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
 import { ChatStore } from './chatStore';
 import { CheckpointController, isCheckpointMessage } from './checkpoints';
+import { checkpointChanges, registerCheckpointContent } from './checkpointsVscode';
 import { Commands } from './commands';
 import { ChatController } from './controller';
 import { Relay, realTimers } from './host';
@@ -176,7 +177,7 @@ export function activate(context: vscode.ExtensionContext): void {
     store,
     client,
     notifier: api.notifier,
-    changes: api.checkpointChanges,
+    changes: checkpointChanges,
     workspaceRoot: api.firstWorkspaceFolder,
     reloadSession: () => controller.reloadSession(),
     log,
@@ -216,7 +217,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerChatView(CHAT_VIEW_ID, chatView),
     api.registerProposalFileSystem(proposed),
     api.registerProposalFileSystem(originals),
-    api.registerCheckpointContent((ref) => checkpoints.fileText(ref)),
+    registerCheckpointContent((ref) => checkpoints.fileText(ref)),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void reloadSettings(false)),
