@@ -20,8 +20,7 @@ import type {
   TodoItem,
   TurnInfo,
 } from '../protocol';
-import type { RestoreRedo, TurnMark } from './checkpointView';
-import { markPrompts } from './checkpointView';
+import { markPrompts, type RestoreRedo, type TurnMark } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
 
