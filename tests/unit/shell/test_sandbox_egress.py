@@ -95,6 +95,13 @@ def test_a_plain_request_goes_upstream_in_origin_form_and_closes() -> None:
     )
 
 
+def test_a_plain_request_reaches_the_checked_host_whatever_host_header_it_carries() -> None:
+    head = b"GET http://allowed.test/x HTTP/1.1\r\nHost: evil.test\r\nhost:evil.test\r\nAccept: */*\r\n\r\n"
+    request = parse_request(head)
+    check_host(request, SPECS)
+    assert request.upstream_head == b"GET /x HTTP/1.1\r\nHost: allowed.test\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+
+
 @pytest.mark.parametrize(
     "target",
     ["http://allowed.test@evil.test/", "http://allowed.test%00.evil.test/", "https://allowed.test/", "/relative"],

@@ -117,9 +117,11 @@ def parse_request(head: bytes) -> ProxyRequest:
         raise Refusal(400, str(exc), _printable(target)) from None
     split = urlsplit(fetch.url)
     path = (split.path or "/") + (f"?{split.query}" if split.query else "")
-    headers = [h for h in lines[1:] if h and h.split(":", 1)[0].strip().lower() not in _DROPPED_HEADERS]
-    if not any(h.split(":", 1)[0].strip().lower() == "host" for h in headers):
-        headers.insert(0, f"Host: {urlsplit(fetch.url).netloc}")
+    # The client's own Host header is replaced by the checked URL's: on a shared server (a CDN) the Host header
+    # picks the site, so `GET http://allowed.test/` with `Host: evil.test` would otherwise reach evil.test.
+    dropped = _DROPPED_HEADERS | {"host"}
+    headers = [h for h in lines[1:] if h and h.split(":", 1)[0].strip().lower() not in dropped]
+    headers.insert(0, f"Host: {split.netloc}")
     upstream = "\r\n".join([f"{method} {path} {version}", *headers, "Connection: close", "", ""])
     return ProxyRequest(fetch.host, fetch.port, tunnel=False, upstream_head=upstream.encode("latin-1"))
 
