@@ -21,6 +21,7 @@ import { runProcess } from './processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
 import { LiveSettings } from './liveSettings';
 import { MCP_VIEW_ID, McpView, nodeSpec } from './mcpView';
+import type { McpCardAction } from './shared/mcpCard';
 import { PendingBadge } from './pendingBadge';
 import { SidecarPython } from './pythonEnvSidecar';
 import { RestartPolicy } from './restartPolicy';
@@ -156,7 +157,8 @@ export function activate(context: vscode.ExtensionContext): void {
     openFile: (file, at) => files.openSettingsFile(file, at),
     onSettings: (answer) => controller.showSettings(answer),
   });
-  const mcp = new McpView({ client, session: () => controller.sessionForRules(), notifier: api.notifier, openText: api.openReadOnlyText });
+  const mcpChat = { dispatch: (action: McpCardAction) => store.dispatch(action), presence: chatView };
+  const mcp = new McpView({ client, session: () => controller.sessionForRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
   store.onDidDispatch((action) => mcp.chatChanged(action));
   const commands = new Commands({
     notifier: api.notifier,
@@ -183,7 +185,11 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
   });
   viewMessages.connect((message) =>
-    isCheckpointMessage(message) ? checkpoints.viewMessage(message) : commands.viewMessage(message),
+    message.type === 'mcpCard'
+      ? mcp.cardChoice(message.name, message.choice)
+      : isCheckpointMessage(message)
+        ? checkpoints.viewMessage(message)
+        : commands.viewMessage(message),
   );
   const notices = new SidecarNotices({
     notifier: api.notifier,
@@ -235,6 +241,7 @@ export function activate(context: vscode.ExtensionContext): void {
       sidecarPython.rebuildNext();
       return restartSidecar();
     }),
+    mcp,
     api.registerTreeView(MCP_VIEW_ID, { ...mcp.tree(), spec: nodeSpec }, () => void mcp.shown()),
     api.registerCommand('toolgate.mcp.refresh', () => mcp.refresh()),
     api.registerCommand('toolgate.mcp.approve', (target) => mcp.approve(target)),

@@ -4,9 +4,13 @@
  * module only shows its answers and asks the person before an approval. vscodeApi.ts turns the nodes into tree items.
  */
 
+import type { ChatPresence } from './chatStore';
 import { Emitter } from './host';
-import type { Notifier } from './host';
+import type { Disposable, Notifier } from './host';
 import type { McpLogResult, McpServerInfo, McpServerResult, McpServersResult, McpToolInfo } from './protocol';
+import type { McpCardAction } from './shared/mcpCard';
+import { approvalKey, waitsForApproval } from './shared/mcpCard';
+import type { McpCardChoice } from './shared/messages';
 import { failureReason } from './sidecarClient';
 
 /** The sidecar's MCP methods (SidecarClient implements them). */
@@ -135,9 +139,11 @@ export interface McpViewDeps {
   notifier: Notifier;
   /** Show a read-only text (a server's log). */
   openText: (title: string, text: string) => Promise<void>;
+  /** The chat, where the approval cards are shown; a notification asks instead while it is hidden. */
+  chat?: { dispatch(action: McpCardAction): void; presence: Pick<ChatPresence, 'isVisible' | 'onDidChangeVisibility'> };
 }
 
-export class McpView {
+export class McpView implements Disposable {
   private servers: McpServerInfo[] = [];
   private message: string | undefined = 'Open the toolgate chat to see its MCP servers.';
   private readonly changes = new Emitter<void>();
@@ -148,7 +154,18 @@ export class McpView {
   /** Servers (and what about them) already put to the person in a notification: asked once, not at every turn. */
   private readonly offered = new Set<string>();
 
-  constructor(private readonly deps: McpViewDeps) {}
+  private readonly visibility: Disposable | undefined;
+
+  constructor(private readonly deps: McpViewDeps) {
+    // A card that waited in a visible chat is put to the person in a notification once the chat is hidden.
+    this.visibility = deps.chat?.presence.onDidChangeVisibility((visible) => {
+      if (!visible) void this.offerApprovals();
+    });
+  }
+
+  dispose(): void {
+    this.visibility?.dispose();
+  }
 
   /** The view came into sight. */
   shown(): Promise<void> {
@@ -164,17 +181,18 @@ export class McpView {
       void this.refresh().then(() => this.offerApprovals());
       return;
     }
-    if (!this.wanted) return;
+    // Turns refresh the list for the view once shown, and always for the chat's cards (tools may change mid-session).
+    if (!this.wanted && !this.deps.chat) return;
     const event = action.type === 'event' ? action.event?.type : undefined;
     if (event === 'request_started' || event === 'turn_end') void this.refresh().then(() => this.offerApprovals());
   }
 
   /** A notification for each server that waits for the person (not yet approved, or its tools changed), once per
-   * server and reason: "Review…" asks as the view's approve does (the command, or the diff). */
+   * server and reason, while the chat (where its card is) is hidden: "Review…" asks as the view's approve does. */
   async offerApprovals(): Promise<void> {
-    const waiting = this.servers.filter((server) => server.state === 'needs-approval' || server.changed);
-    for (const server of waiting) {
-      const key = `${server.name}\n${server.changed ? server.diff : server.command}`;
+    if (this.deps.chat?.presence.isVisible()) return;
+    for (const server of this.servers.filter(waitsForApproval)) {
+      const key = approvalKey(server);
       if (this.offered.has(key)) continue;
       this.offered.add(key);
       const why = server.changed
@@ -214,6 +232,7 @@ export class McpView {
       const result = await this.deps.client.mcpServers(sessionId);
       const empty = 'No MCP server is configured: add mcpServers to your toolgate user settings or a .mcp.json in the workspace.';
       this.show(result.servers, result.servers.length === 0 ? empty : undefined);
+      this.deps.chat?.dispatch({ type: 'mcpServers', servers: result.servers });
       for (const problem of result.problems) void this.deps.notifier.show('warning', `MCP settings: ${problem}`);
     } catch (error) {
       this.show([], `MCP servers cannot be listed: ${failureReason(error)}`);
@@ -227,6 +246,22 @@ export class McpView {
     const question = approvalQuestion(server);
     if (!(await this.deps.notifier.confirm(question.message, question.detail, question.action))) return;
     await this.act(server.name, (sessionId) => this.deps.client.mcpApprove(sessionId, server.name));
+  }
+
+  /** An approval card's answer. The card showed what runs (or what changed), so Approve asks nothing more. */
+  async cardChoice(name: string, choice: McpCardChoice): Promise<void> {
+    const chat = this.deps.chat;
+    if (!chat) return;
+    if (choice !== 'approve') {
+      const server = this.server(name);
+      // "Not now" also answers the notification: it is not put to the person again for the same question.
+      if (choice === 'notNow' && server) this.offered.add(approvalKey(server));
+      chat.dispatch({ type: 'mcpCardFolded', name, folded: choice === 'notNow' });
+      return;
+    }
+    chat.dispatch({ type: 'mcpCardApproving', name });
+    const outcome = await this.act(name, (sessionId) => this.deps.client.mcpApprove(sessionId, name));
+    chat.dispatch({ type: 'mcpCardOutcome', name, server: outcome.server ?? null, error: outcome.error ?? '' });
   }
 
   async restart(target: unknown): Promise<void> {
@@ -252,11 +287,17 @@ export class McpView {
     }
   }
 
-  private async act(name: string, request: (sessionId: string) => Promise<McpServerResult>): Promise<void> {
+  /** Ask the sidecar, show what came of it, then list the servers again; the server as it is now, or why not. */
+  private async act(
+    name: string,
+    request: (sessionId: string) => Promise<McpServerResult>,
+  ): Promise<{ server?: McpServerInfo; error?: string }> {
     const sessionId = await this.deps.session();
-    if (!sessionId) return;
+    if (!sessionId) return { error: 'the toolgate sidecar is not running.' };
+    let outcome: { server?: McpServerInfo; error?: string };
     try {
       const { server } = await request(sessionId);
+      outcome = { server };
       this.servers = this.servers.map((known) => (known.name === name ? server : known));
       this.changes.fire();
       if (server.state === 'failed' || server.state === 'crashed') {
@@ -266,9 +307,11 @@ export class McpView {
         void this.deps.notifier.show('warning', `MCP server "${name}" is ${server.state}: ${server.reason}`);
       }
     } catch (error) {
-      void this.deps.notifier.show('error', `MCP server "${name}": ${failureReason(error)}`);
+      outcome = { error: failureReason(error) };
+      void this.deps.notifier.show('error', `MCP server "${name}": ${outcome.error}`);
     }
     await this.refresh();
+    return outcome;
   }
 
   /** The server a command names: its tree node, its name, or one the person picks. */

@@ -4,6 +4,9 @@ import type { McpClient } from '../src/mcpView';
 import { McpView, approvalQuestion, nodeSpec, serverChildren, serverContext } from '../src/mcpView';
 import type { McpLogResult, McpServerInfo, McpServerResult, McpServersResult } from '../src/protocol';
 import { SidecarError } from '../src/sidecarClient';
+import { Emitter } from '../src/host';
+import { initialState, reduce } from '../src/shared/chatModel';
+import type { McpCardAction } from '../src/shared/mcpCard';
 import { FakeNotifier, settle } from './fakes';
 
 function server(overrides: Partial<McpServerInfo> = {}): McpServerInfo {
@@ -84,8 +87,28 @@ class ConfirmingNotifier extends FakeNotifier {
   }
 }
 
-/** `session` null: no sidecar runs. */
-function setup(session: string | null = 's1') {
+/** The chat the cards are shown in: its state through the real reducer, and whether it is on screen. */
+class FakeChat {
+  state = initialState({ provider: 'anthropic', model: 'm', baseUrl: '', hasApiKey: true, message: '' }, 'default');
+  visible = true;
+  private readonly visibility = new Emitter<boolean>();
+  readonly presence = {
+    isVisible: () => this.visible,
+    onDidChangeVisibility: (listener: (visible: boolean) => void) => this.visibility.event(listener),
+  };
+
+  dispatch(action: McpCardAction): void {
+    this.state = reduce(this.state, action);
+  }
+
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.visibility.fire(visible);
+  }
+}
+
+/** `session` null: no sidecar runs. `chat`: the cards' chat (absent: notifications only). */
+function setup(session: string | null = 's1', chat?: FakeChat) {
   const client = new FakeMcpClient();
   const notifier = new ConfirmingNotifier();
   const opened: { title: string; text: string }[] = [];
@@ -96,6 +119,7 @@ function setup(session: string | null = 's1') {
     openText: async (title, text) => {
       opened.push({ title, text });
     },
+    ...(chat ? { chat } : {}),
   });
   let changes = 0;
   view.onDidChange(() => changes++);
@@ -232,5 +256,54 @@ describe('MCP commands', () => {
     await view.revoke(undefined);
     expect(notifier.picks[0]?.labels).toEqual(['docs']);
     expect(client.calls).toContain('revoke docs');
+  });
+});
+
+describe('the approval card in the chat', () => {
+  it('shows the card instead of a notification while the chat is visible, and Approve approves without a modal', async () => {
+    const chat = new FakeChat();
+    const { client, notifier, view } = setup('s1', chat);
+    view.chatChanged({ type: 'sessionOpened' });
+    await settle();
+    expect(chat.state.mcpCards.map((card) => [card.name, card.state])).toEqual([['docs', 'pending']]);
+    expect(notifier.shown).toEqual([]);
+    await view.cardChoice('docs', 'approve');
+    expect(notifier.confirmations).toEqual([]); // the card showed what runs: nothing more is asked
+    expect(client.calls).toEqual(['servers s1', 'approve docs', 'servers s1']);
+    expect(chat.state.mcpCards[0]).toMatchObject({ state: 'approved', outcome: 'Approved: its 2 tools are offered from the next message.' });
+    expect(view.server('docs')?.state).toBe('running');
+  });
+
+  it('asks in a notification once the chat is hidden, unless Not now answered the card', async () => {
+    const chat = new FakeChat();
+    const { notifier, view } = setup('s1', chat);
+    await view.refresh();
+    chat.setVisible(false);
+    await settle();
+    expect(notifier.shown.map((shown) => shown.message)).toEqual([
+      'MCP server "docs" (workspace settings) does not start until you approve it.',
+    ]);
+
+    const folded = new FakeChat();
+    const quiet = setup('s1', folded);
+    await quiet.view.refresh();
+    await quiet.view.cardChoice('docs', 'notNow');
+    expect(folded.state.mcpCards[0]?.folded).toBe(true);
+    folded.setVisible(false);
+    await settle();
+    expect(quiet.notifier.shown).toEqual([]);
+    await quiet.view.cardChoice('docs', 'reopen');
+    expect(folded.state.mcpCards[0]?.folded).toBe(false);
+  });
+
+  it('says on the card why an approval failed', async () => {
+    const chat = new FakeChat();
+    const { client, view } = setup('s1', chat);
+    await view.refresh();
+    client.mcpApprove = async () => {
+      throw new SidecarError('toolgate/mcp/approve', 'failed', -32602, 'No MCP server is called "docs"');
+    };
+    await view.cardChoice('docs', 'approve');
+    expect(chat.state.mcpCards[0]).toMatchObject({ state: 'failed', outcome: 'Not approved: No MCP server is called "docs"' });
   });
 });

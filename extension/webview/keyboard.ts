@@ -4,7 +4,7 @@
  * Escape does).
  */
 
-const PENDING_CARDS = '.approval-pending, .review-pending';
+const PENDING_CARDS = '.approval-pending, .review-pending, .mcp-card-pending';
 
 /** The things Escape closes, innermost first: a card's feedback box or rule editor, the bypass question. */
 export const OPEN_PANELS = '.card-panel:not([hidden]), .bypass-warning:not([hidden])';
@@ -14,7 +14,8 @@ export class KeyboardFocus {
   private pointerDown = false;
 
   constructor(
-    private readonly transcript: HTMLElement,
+    /** Where the cards are: the transcript's, and the MCP approval cards above it. */
+    private readonly root: HTMLElement,
     private readonly composer: HTMLTextAreaElement,
   ) {
     // The view took the focus (Open Chat, the keybinding, a click on its tab): the composer is where typing goes,
@@ -34,7 +35,7 @@ export class KeyboardFocus {
    * a stray Enter answers nothing), from where Tab reaches its choices.
    */
   focusNewPendingCard(): void {
-    const cards = [...this.transcript.querySelectorAll<HTMLElement>(PENDING_CARDS)];
+    const cards = [...this.root.querySelectorAll<HTMLElement>(PENDING_CARDS)];
     const fresh = cards.find((card) => !this.focusedPending.has(card.dataset.item ?? ''));
     this.focusedPending = new Set(cards.map((card) => card.dataset.item ?? ''));
     if (!fresh || !document.hasFocus()) return;
@@ -46,7 +47,7 @@ export class KeyboardFocus {
 
   /** Alt+Shift+P: the first pending card, at any time. */
   focusFirstPendingCard(): boolean {
-    const card = this.transcript.querySelector<HTMLElement>(PENDING_CARDS);
+    const card = this.root.querySelector<HTMLElement>(PENDING_CARDS);
     card?.focus();
     return card !== null;
   }

@@ -14,6 +14,7 @@ import { renderItem } from './components';
 import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
+import { drawMcpCards, mcpCardsElement } from './mcpCard';
 import { drawSandbox, sandboxElement } from './sandboxState';
 import { TranscriptFollower } from './scrolling';
 
@@ -52,6 +53,7 @@ function post(message: ViewMessage): void {
 const sidecarStatus = h('div', { class: 'sidecar-status', role: 'status', 'data-state': 'stopped' });
 const providerStatus = h('div', { class: 'provider-status' });
 const sandboxState = sandboxElement();
+const mcpCards = mcpCardsElement();
 const sessionSelect = h('select', { class: 'session-select', 'aria-label': 'Session' });
 const newSessionButton = h('button', { class: 'secondary', title: 'Start a new session' }, 'New');
 const deleteSessionButton = h('button', { class: 'secondary', title: 'Delete this session' }, 'Delete');
@@ -109,6 +111,7 @@ app.append(
     h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, modeSelect),
     bypassWarning,
     settingsProblems,
+    mcpCards,
   ),
   h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton),
   todos,
@@ -140,6 +143,7 @@ function draw(): void {
   if (!state) return;
   drawHeader(state);
   drawSandbox(sandboxState, state.sandbox);
+  drawMcpCards(mcpCards, state.mcpCards, post, () => requestAnimationFrame(() => composer.focus()));
   drawTranscript(state);
   drawTodos(state);
   const busy = state.busy;
@@ -153,7 +157,7 @@ function draw(): void {
 }
 
 const follower = new TranscriptFollower(transcript, jumpButton, () => composer.focus());
-const keyboard = new KeyboardFocus(transcript, composer);
+const keyboard = new KeyboardFocus(app, composer);
 
 function drawHeader(current: ChatState): void {
   const status = current.sidecar;

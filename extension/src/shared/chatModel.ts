@@ -23,13 +23,12 @@ import type {
 import { markPrompts, type RestoreRedo, type TurnMark } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
+import { isMcpCardAction, reduceMcpCards, type McpCard, type McpCardAction } from './mcpCard';
+import { appendOutput } from './toolView';
 
 export { resultText, summarizeInput } from './history';
-export { formatDuration } from './toolView';
+export { formatDuration, TOOL_OUTPUT_CAP } from './toolView';
 export type { HistoryRecords } from './history';
-
-/** Live tool output kept per card. Older output is dropped, and the card says so. */
-export const TOOL_OUTPUT_CAP = 64 * 1024;
 
 export type SidecarAction = 'restartSidecar' | 'showLog' | 'openPythonSetting' | 'installToolgate' | 'selectPython';
 
@@ -140,6 +139,8 @@ export interface ChatState {
   settingsProblems: SettingsProblem[];
   /** The open session's Bash sandbox, as the sidecar reports it (null: no session yet, or it does not say). */
   sandbox: SandboxStatus | null;
+  /** The open session's MCP servers that wait for the person's approval, as cards (shared/mcpCard.ts). */
+  mcpCards: McpCard[];
   nextId: number;
 }
 
@@ -201,7 +202,8 @@ export type ChatAction =
   | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; at?: number }
   /** The open session's turns and their checkpoints (`toolgate/checkpoints/list`): Restore… and "files changed". */
   | { type: 'checkpoints'; turns: TurnInfo[] }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo };
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo }
+  | McpCardAction;
 
 export function initialState(provider: ProviderStatus, mode: PermissionMode): ChatState {
   return {
@@ -217,11 +219,13 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     provider,
     settingsProblems: [],
     sandbox: null,
+    mcpCards: [],
     nextId: 1,
   };
 }
 
 export function reduce(state: ChatState, action: ChatAction): ChatState {
+  if (isMcpCardAction(action)) return { ...state, mcpCards: reduceMcpCards(state.mcpCards, action) };
   switch (action.type) {
     case 'snapshot':
       return action.state;
@@ -232,7 +236,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessions':
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
-      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [] };
+      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [] };
       const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
       const drawn = itemsFromHistory(opened, action.messages, history);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
@@ -451,12 +455,6 @@ function cardToolUseId(state: ChatState, id: string, kind: 'approval' | 'review'
 /** Events that say nothing about the answer: while only these arrive, the model is still thinking. */
 function isQuiet(event: ChatEvent): boolean {
   return event.type === 'message' || event.type === 'tool_call_progress' || event.type === 'todo_update';
-}
-
-function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool: T, text: string): T {
-  const output = tool.output + text;
-  if (output.length <= TOOL_OUTPUT_CAP) return { ...tool, output };
-  return { ...tool, output: output.slice(output.length - TOOL_OUTPUT_CAP), outputTrimmed: true };
 }
 
 /** The answer came after all: the notices that said it was being asked for again have done their job. */

@@ -38,7 +38,12 @@ export type ViewMessage =
   /** Open the file of the chat state's `settingsProblems[index]` (an index, so the view names no path itself). */
   | { type: 'openSettingsProblem'; index: number }
   /** A prompt's Restore… and "N files changed", a restore notice's Redo (by the item's id: the host knows the rest). */
-  | { type: 'restoreCheckpoint' | 'showTurnChanges' | 'redoRestore'; itemId: string };
+  | { type: 'restoreCheckpoint' | 'showTurnChanges' | 'redoRestore'; itemId: string }
+  /** An MCP approval card's Approve, Not now (folds it) and reopen (unfolds it), by the server's name. */
+  | { type: 'mcpCard'; name: string; choice: McpCardChoice };
+
+export type McpCardChoice = 'approve' | 'notNow' | 'reopen';
+const MCP_CARD_CHOICES: readonly McpCardChoice[] = ['approve', 'notNow', 'reopen'];
 
 const SIDECAR_ACTIONS: readonly SidecarAction[] = [
   'restartSidecar',
@@ -106,6 +111,11 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case 'redoRestore': {
       const itemId = text(raw.itemId);
       return itemId ? { type: raw.type, itemId } : undefined;
+    }
+    case 'mcpCard': {
+      const name = text(raw.name);
+      const choice = oneOf(raw.choice, MCP_CARD_CHOICES);
+      return name && choice ? { type: 'mcpCard', name, choice } : undefined;
     }
     case 'copy': {
       const value = text(raw.text);

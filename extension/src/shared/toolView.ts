@@ -7,6 +7,16 @@ import type { Item } from './chatModel';
 
 type ToolItem = Extract<Item, { kind: 'tool' }>;
 
+/** Live tool output kept per card. Older output is dropped, and the card says so. */
+export const TOOL_OUTPUT_CAP = 64 * 1024;
+
+/** A tool card's live output with `text` added, only its last TOOL_OUTPUT_CAP characters kept. */
+export function appendOutput<T extends { output: string; outputTrimmed: boolean }>(tool: T, text: string): T {
+  const output = tool.output + text;
+  if (output.length <= TOOL_OUTPUT_CAP) return { ...tool, output };
+  return { ...tool, output: output.slice(output.length - TOOL_OUTPUT_CAP), outputTrimmed: true };
+}
+
 /** "1.2 s", "850 ms", "2 min 5 s": how long a tool ran, for its card. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
