@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpServerInfo } from '../src/protocol';
 import type { ChatState } from '../src/shared/chatModel';
 import { initialState, reduce } from '../src/shared/chatModel';
-import { changeSummary, diffLines, toolChanges } from '../src/shared/mcpCard';
+import { cardTitle, changeSummary, diffLines, toolChanges } from '../src/shared/mcpCard';
 import { parseViewMessage } from '../src/shared/messages';
 
 function server(overrides: Partial<McpServerInfo> = {}): McpServerInfo {
@@ -83,6 +83,7 @@ describe('MCP approval cards in the chat state', () => {
     const state = withServers([server(), RUNNING]);
     expect(state.mcpCards).toHaveLength(1);
     expect(state.mcpCards[0]).toMatchObject({ name: 'edge', kind: 'new', command: 'python edge_server.py', state: 'pending' });
+    expect(cardTitle(state.mcpCards[0]!)).toBe('MCP server "edge" waits for your approval');
     expect(withServers([RUNNING]).mcpCards).toEqual([]);
   });
 
@@ -105,6 +106,7 @@ describe('MCP approval cards in the chat state', () => {
     state = withServers([RUNNING], state);
     state = reduce(state, { type: 'mcpCardOutcome', name: 'edge', server: RUNNING, error: '' });
     expect(state.mcpCards[0]).toMatchObject({ state: 'approved', outcome: 'Approved: its 1 tool is offered from the next message.' });
+    expect(cardTitle(state.mcpCards[0]!)).toBe('MCP server "edge"');
     expect(withServers([RUNNING], state).mcpCards[0]?.state).toBe('approved');
 
     const crashed = server({ state: 'failed', approved: true, reason: 'it exited with status 2' });

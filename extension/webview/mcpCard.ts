@@ -74,8 +74,8 @@ function fullCard(card: McpCard, post: Post, answered: () => void): HTMLElement 
       h('button', { class: 'primary', disabled: !pending, onclick: () => choose('approve') }, pending ? 'Approve' : 'Approving…'),
       h('button', { class: 'secondary', disabled: !pending, onclick: () => choose('notNow') }, 'Not now'),
     ),
-    h('div', { class: 'card-reason' }, cardExplanation(card)),
     card.kind === 'new' ? whatRuns(card) : whatChanged(card),
+    h('div', { class: 'card-reason' }, cardExplanation(card)),
   );
   return element;
 }

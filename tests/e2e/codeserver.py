@@ -236,6 +236,10 @@ class CodeServer:
                 wait_for(lambda: not self._group_alive(), 5, "the process group to exit")
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
+        # The sidecar's watchdog runs in its own session and may still be ending MCP servers' process groups (TERM,
+        # up to two seconds, then KILL): what is still there five seconds on is a leak.
+        with contextlib.suppress(TimeoutError):
+            wait_for(lambda: not self.processes(), 5, "the watchdog to end the sidecar's process groups")
         self.leaked = self.processes()
         for pid in self.leaked:
             with contextlib.suppress(ProcessLookupError):

@@ -117,6 +117,7 @@ function approvalOutcome(card: McpCard, server: McpServerInfo | null, error: str
 
 /** The card's title line (also the folded line). */
 export function cardTitle(card: McpCard): string {
+  if (card.state === 'approved' || card.state === 'failed') return `MCP server "${card.name}"`;
   return card.kind === 'new'
     ? `MCP server "${card.name}" waits for your approval`
     : `The tools of MCP server "${card.name}" changed since you approved them`;
