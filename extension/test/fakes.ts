@@ -14,7 +14,7 @@ import type {
   ResourceRef,
   Timers,
 } from '../src/host';
-import type { PendingCall, RuleScope } from '../src/protocol';
+import type { McpServerInfo, PendingCall, RuleScope } from '../src/protocol';
 import { initialState } from '../src/shared/chatModel';
 import { SidecarError } from '../src/sidecarClient';
 
@@ -235,4 +235,25 @@ export class FakeRules implements RuleSaver {
     this.added.push({ sessionId, rule, scope, call });
     return { warnings: this.warnings, coversCall: this.covers };
   }
+}
+
+/** An MCP server as `toolgate/mcp/servers` lists it: a workspace server waiting for its first approval. */
+export function mcpServer(overrides: Partial<McpServerInfo> = {}): McpServerInfo {
+  return {
+    name: 'docs',
+    scope: 'workspace',
+    source: '/ws/.mcp.json',
+    transport: 'stdio',
+    command: 'python docs_server.py',
+    state: 'needs-approval',
+    reason: 'it has not been approved with its current settings',
+    approved: false,
+    pinned: false,
+    changed: false,
+    changedTools: [],
+    diff: '',
+    tools: [],
+    log: '/data/mcp/logs/docs.log',
+    ...overrides,
+  };
 }

@@ -5,25 +5,10 @@ import type { ChatState } from '../src/shared/chatModel';
 import { initialState, reduce } from '../src/shared/chatModel';
 import { cardTitle, changeSummary, diffLines, toolChanges } from '../src/shared/mcpCard';
 import { parseViewMessage } from '../src/shared/messages';
+import { mcpServer } from './fakes';
 
 function server(overrides: Partial<McpServerInfo> = {}): McpServerInfo {
-  return {
-    name: 'edge',
-    scope: 'workspace',
-    source: '/ws/.mcp.json',
-    transport: 'stdio',
-    command: 'python edge_server.py',
-    state: 'needs-approval',
-    reason: 'it has not been approved with its current settings',
-    approved: false,
-    pinned: false,
-    changed: false,
-    changedTools: [],
-    diff: '',
-    tools: [],
-    log: null,
-    ...overrides,
-  };
+  return mcpServer({ name: 'edge', command: 'python edge_server.py', ...overrides });
 }
 
 const ECHO = { name: 'mcp__edge__echo', originalName: 'echo', description: 'Echoes.', readOnlyHint: true, readOnly: false };

@@ -7,27 +7,9 @@ import { SidecarError } from '../src/sidecarClient';
 import { Emitter } from '../src/host';
 import { initialState, reduce } from '../src/shared/chatModel';
 import type { McpCardAction } from '../src/shared/mcpCard';
-import { FakeNotifier, settle } from './fakes';
+import { FakeNotifier, mcpServer, settle } from './fakes';
 
-function server(overrides: Partial<McpServerInfo> = {}): McpServerInfo {
-  return {
-    name: 'docs',
-    scope: 'workspace',
-    source: '/ws/.mcp.json',
-    transport: 'stdio',
-    command: 'python docs_server.py',
-    state: 'needs-approval',
-    reason: 'it has not been approved with its current settings',
-    approved: false,
-    pinned: false,
-    changed: false,
-    changedTools: [],
-    diff: '',
-    tools: [],
-    log: '/data/mcp/logs/docs.log',
-    ...overrides,
-  };
-}
+const server = mcpServer;
 
 const RUNNING = server({
   state: 'running',
