@@ -301,8 +301,10 @@ export class McpView implements Disposable {
       this.servers = this.servers.map((known) => (known.name === name ? server : known));
       this.changes.fire();
       if (server.state === 'failed' || server.state === 'crashed') {
-        const picked = await this.deps.notifier.show('error', `MCP server "${name}" did not start: ${server.reason}`, 'Show Log');
-        if (picked === 'Show Log') await this.showLog(name);
+        // Not awaited: the answer (and a card's outcome) does not wait for the notification to be dismissed.
+        void this.deps.notifier.show('error', `MCP server "${name}" did not start: ${server.reason}`, 'Show Log').then((picked) => {
+          if (picked === 'Show Log') return this.showLog(name);
+        });
       } else if (server.state !== 'running' && server.reason) {
         void this.deps.notifier.show('warning', `MCP server "${name}" is ${server.state}: ${server.reason}`);
       }

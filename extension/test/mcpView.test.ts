@@ -227,6 +227,7 @@ describe('MCP commands', () => {
     expect(failure?.message).toBe('MCP server "docs" did not start: exited with status 2');
     notifier.click('Show Log');
     await restarting;
+    await settle();
     expect(opened).toEqual([
       { title: 'MCP docs: /data/mcp/logs/docs.log', text: '… (only the end of the log is shown)\nTraceback: token missing\n' },
     ]);
@@ -276,6 +277,17 @@ describe('the approval card in the chat', () => {
     expect(quiet.notifier.shown).toEqual([]);
     await quiet.view.cardChoice('docs', 'reopen');
     expect(folded.state.mcpCards[0]?.folded).toBe(false);
+  });
+
+  it('says on the card that an approved server did not start, without waiting for the notification', async () => {
+    const chat = new FakeChat();
+    const { client, notifier, view } = setup('s1', chat);
+    await view.refresh();
+    const failed = server({ state: 'failed', approved: true, reason: 'it exited with status 2' });
+    client.mcpApprove = async () => ({ server: failed, approvedDiff: '' });
+    await view.cardChoice('docs', 'approve');
+    expect(chat.state.mcpCards[0]?.outcome).toBe('Approved, but it did not start: it exited with status 2. Its log is in the MCP view.');
+    expect(notifier.shown[0]?.actions).toEqual(['Show Log']); // still offered, not answered
   });
 
   it('says on the card why an approval failed', async () => {
