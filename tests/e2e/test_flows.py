@@ -112,7 +112,15 @@ def test_streaming_reply_tool_card_and_always_allow(fake: FakeSidecar, workbench
     added = fake.answers("addRule")[-1]
     assert (added["rule"], added["behavior"], added["scope"]) == ("Bash(pytest:*)", "allow", "user")
     assert added["call"]["tool"] == "Bash"  # the waiting call, so the one answer says whether the rule covers it
-    assert fake.answers("permissionsCheck") == []  # no second request for that
+    # Before saving, one check of the unsaved rule against the waiting call (does it cover it?); nothing else.
+    assert fake.answers("permissionsCheck") == [
+        {
+            "sessionId": added["sessionId"],
+            "tool": "Bash",
+            "input": {"command": "pytest -q"},
+            "withAllow": "Bash(pytest:*)",
+        }
+    ]
     resolved = chat.locator(".approval-allowed").last
     expect(resolved).to_contain_text("From now on Bash(pytest:*) is allowed (all my projects)")
     tool = chat.locator("details.tool-done").last

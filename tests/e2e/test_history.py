@@ -83,6 +83,8 @@ def test_a_reopened_session_draws_its_cards_outcomes_and_todos_as_live(
     expect(chat.locator(".review-accepted").last).to_contain_text("Accepted with your edits to notes.md.")
     expect(chat.locator(".msg-assistant").last).to_contain_text("All done.")
     expect(chat.locator("button.send")).to_be_visible()
+    # The turn's checkpoints arrive after it ended (checkpoints/list): wait for them, live and reopened alike.
+    expect(chat.locator(".msg-user .checkpoint-changes")).to_have_text("1 file changed")
     live_items, live_todos = snapshot(chat)
     assert "Write the notes" in live_todos
     workbench.shot("80-history-live")
@@ -95,6 +97,7 @@ def test_a_reopened_session_draws_its_cards_outcomes_and_todos_as_live(
     wait_for(lambda: sessions.locator(f"option[value='{session_id}']").count() == 1, 30, "the session to be listed")
     sessions.select_option(session_id)
     expect(chat.locator(".review-accepted")).to_contain_text("Accepted with your edits to notes.md.")
+    expect(chat.locator(".msg-user .checkpoint-changes")).to_have_text("1 file changed")
     reopened_items, reopened_todos = snapshot(chat)
     workbench.shot("81-history-reopened")
 
