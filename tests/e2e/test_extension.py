@@ -26,7 +26,8 @@ def test_the_activity_bar_entry_opens_the_chat_panel(workbench: Workbench) -> No
     expect(chat.locator(".mode-select")).to_have_value("default")
     expect(chat.locator(".provider-status")).to_contain_text("anthropic")
     # No key is configured in the private instance (as in `make run` without one): the panel says how to connect a
-    # model, each way with its button.
+    # model, each way with its button. (A new session: earlier tests in this instance left theirs on screen.)
+    chat.get_by_role("button", name="New").click()
     empty = chat.locator(".empty")
     expect(empty).to_contain_text("Connect a model to start")
     expect(empty).to_contain_text("has no API key for it yet")
