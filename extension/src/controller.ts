@@ -25,6 +25,7 @@ import type { SidecarState } from './sidecar';
 import { NotSupported, SidecarUnavailable } from './sidecarClient';
 import type { SidecarClient } from './sidecarClient';
 import { errorMessage } from './rpc';
+import { STOP_NOTICES, connectionLost, crashNotice, sidecarStatus } from './chatNotices';
 
 export interface ControllerDeps {
   store: ChatStore;
@@ -43,59 +44,6 @@ export interface ControllerDeps {
   /** Start a new sidecar process (for a settings change only a new process can take). */
   restartSidecar: () => Promise<void>;
   log: (line: string) => void;
-}
-
-/** What the transcript says when a turn ends other than by the model finishing (errors have their own event). */
-const STOP_NOTICES: Partial<Record<StopReason, string>> = {
-  interrupted: 'Interrupted. Calls that were still running were stopped.',
-  max_tokens: 'The reply was cut off at the model\'s output limit.',
-  max_turns: 'The turn stopped after the most model requests one message may take.',
-};
-
-/** How the sidecar's state reads at the top of the chat. */
-export function sidecarStatus(state: SidecarState): SidecarStatus {
-  switch (state.kind) {
-    case 'stopped':
-      return { state: 'stopped' };
-    case 'starting':
-      return {
-        state: 'starting',
-        detail:
-          state.step ?? (state.attempt > 0 ? `Restarting the sidecar (attempt ${state.attempt})…` : 'Starting the sidecar…'),
-      };
-    case 'running': {
-      const version = state.server.version ? ` ${state.server.version}` : '';
-      return { state: 'ready', detail: `${state.server.name}${version} · Python ${state.python.version}` };
-    }
-    case 'restarting':
-      return {
-        state: 'restarting',
-        detail: `The sidecar stopped (${state.reason}). Restarting in ${(state.delayMs / 1000).toFixed(1)} s…`,
-        attempt: state.attempt,
-        maxAttempts: state.maxAttempts,
-      };
-    case 'failed':
-      return {
-        state: 'unavailable',
-        detail: `The toolgate sidecar is unavailable: ${state.reason}.`,
-        fix: state.detail
-          ? `Its last output: ${lastLines(state.detail, 3)}`
-          : 'The sidecar log has the details. Fix the cause, then restart the sidecar.',
-        actions: ['restartSidecar', 'showLog'],
-      };
-    case 'unavailable':
-      return {
-        state: 'unavailable',
-        detail: `The toolgate sidecar is unavailable: ${state.python.message}`,
-        fix: state.python.fix,
-        actions: [...state.python.actions, 'restartSidecar'],
-      };
-  }
-}
-
-/** A request that failed because the connection to the sidecar went away under it (the process died). */
-export function connectionLost(error: unknown): boolean {
-  return /connection got disposed|connection (is |was )?(closed|disposed)|stream (was )?destroyed/i.test(errorMessage(error));
 }
 
 export class ChatController {
@@ -524,29 +472,4 @@ export class ChatController {
     const level = error instanceof NotSupported || error instanceof SidecarUnavailable ? 'warning' : 'error';
     this.deps.store.dispatch({ type: 'notice', level, text: errorMessage(error) });
   }
-}
-
-/** What a crash means for the person, in their words: what ended, and what to do now. */
-function crashNotice(state: Extract<SidecarState, { kind: 'restarting' | 'failed' }>, turnEnded: boolean): string {
-  const turn = turnEnded
-    ? ' The turn that was running has ended: running tools were stopped and questions still waiting for you were withdrawn.'
-    : '';
-  if (state.kind === 'restarting') {
-    return (
-      `The toolgate sidecar stopped unexpectedly (${state.reason}).${turn} It is being restarted (attempt ` +
-      `${state.attempt} of ${state.maxAttempts}); once the top of the chat says ready, send your message again.`
-    );
-  }
-  return (
-    `The toolgate sidecar stopped unexpectedly and was not restarted: ${state.reason}.${turn} ` +
-    'Show log has the details; fix the cause, then use Restart sidecar at the top of the chat.'
-  );
-}
-
-function lastLines(text: string, count: number): string {
-  return text
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '')
-    .slice(-count)
-    .join(' ⏎ ');
 }

@@ -44,11 +44,12 @@ import { SidecarManager } from './sidecar';
 import { SidecarClient } from './sidecarClient';
 import { SidecarNotices } from './sidecarNotices';
 import * as api from './vscodeApi';
+import { SidecarOutput, createOutputChannel } from './vscodeOutput';
 
 let manager: SidecarManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const output = new api.SidecarOutput(api.createOutputChannel('toolgate'));
+  const output = new SidecarOutput(createOutputChannel('toolgate'));
   const log = (line: string): void => output.note(`[extension] ${line}`);
   const showLog = (): void => output.show(true);
   const secrets = api.secretStore(context);

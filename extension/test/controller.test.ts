@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { ApprovalBroker, sidecarRuleSaver } from '../src/approvals';
-import { ChatController, sidecarStatus } from '../src/controller';
+import { sidecarStatus } from '../src/chatNotices';
+import { ChatController } from '../src/controller';
 import type { CancellationLike } from '../src/host';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposals';
 import { ReviewController } from '../src/reviews';

@@ -2,7 +2,8 @@ import type * as vscode from 'vscode';
 import { describe, expect, it } from 'vitest';
 
 import { ProposalStore } from '../src/proposals';
-import { SidecarOutput, notifier, registerProposalFileSystem, resourceOf, uriOf } from '../src/vscodeApi';
+import { notifier, registerProposalFileSystem, resourceOf, uriOf } from '../src/vscodeApi';
+import { SidecarOutput } from '../src/vscodeOutput';
 import * as mock from './vscodeMock';
 
 function provider(store: ProposalStore): vscode.FileSystemProvider {

@@ -16,6 +16,7 @@ import { append, clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
 import { drawMcpCards, mcpCardsElement } from './mcpCard';
 import { drawSandbox, sandboxElement } from './sandboxState';
+import { drawSettingsProblems, settingsProblemsElement } from './settingsProblems';
 import { TranscriptFollower } from './scrolling';
 
 interface VsCodeApi {
@@ -75,12 +76,7 @@ const bypassWarning = h(
     h('button', { class: 'secondary', onclick: () => confirmBypass(false) }, 'Cancel'),
   ),
 );
-const settingsProblems = h('section', {
-  class: 'settings-problems',
-  role: 'alert',
-  'aria-label': 'Problems in the permission settings',
-  hidden: true,
-});
+const settingsProblems = settingsProblemsElement();
 const transcript = h('main', { class: 'transcript', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
 const jumpButton = h(
   'button',
@@ -222,74 +218,7 @@ function drawHeader(current: ChatState): void {
   deleteSessionButton.disabled = current.sidecar.state !== 'ready' || !current.sessionId || !current.sessionsAvailable;
   if (bypassWarning.hidden) modeSelect.value = current.mode;
   modeSelect.dataset.mode = current.mode;
-  drawSettingsProblems(current);
-}
-
-/** Broken settings files and unusable rules: what they are, a way to open each file, and what follows from them. */
-/** The problems the person folded the banner on; it unfolds by itself when they change. */
-let foldedProblems = '';
-
-function drawSettingsProblems(current: ChatState): void {
-  const problems = current.settingsProblems;
-  settingsProblems.hidden = problems.length === 0;
-  clear(settingsProblems);
-  if (problems.length === 0) return;
-  const title =
-    problems.length === 1 ? 'A permission setting is not in force' : `${problems.length} permission settings are not in force`;
-  const key = JSON.stringify(problems.map((problem) => problem.text));
-  const folded = foldedProblems === key;
-  settingsProblems.dataset.folded = String(folded);
-  const fold = h(
-    'button',
-    {
-      class: 'icon fold',
-      'aria-expanded': String(!folded),
-      title: folded ? 'Show the details' : 'Fold this warning to one line (it opens again when the problems change)',
-      onclick: () => {
-        foldedProblems = folded ? '' : key;
-        drawSettingsProblems(current);
-        settingsProblems.querySelector<HTMLButtonElement>('button.fold')?.focus();
-      },
-    },
-    folded ? 'Show' : 'Hide',
-  );
-  settingsProblems.append(h('div', { class: 'problems-title' }, h('span', { title }, `⚠ ${title}`), fold));
-  if (folded) return;
-  settingsProblems.append(
-    h(
-      'ul',
-      {},
-      problems.map((problem, index) =>
-        h(
-          'li',
-          {},
-          problem.text,
-          problem.file
-            ? h(
-                'button',
-                {
-                  class: 'link',
-                  title: `Open ${problem.file}${problem.line ? ` at line ${problem.line}` : ''}`,
-                  onclick: () => post({ type: 'openSettingsProblem', index }),
-                },
-                'Open file',
-              )
-            : null,
-        ),
-      ),
-    ),
-    h(
-      'div',
-      { class: 'problems-hint' },
-      'These rules are not applied; while a file is broken, calls it would allow are asked about instead. ' +
-        'A session reads the files when it starts: after a fix, start a new session.',
-    ),
-    h(
-      'div',
-      { class: 'card-actions' },
-      h('button', { class: 'secondary', onclick: () => post({ type: 'openPermissionRules' }) }, 'Permission rules…'),
-    ),
-  );
+  drawSettingsProblems(settingsProblems, current.settingsProblems, post);
 }
 
 function drawTranscript(current: ChatState): void {
