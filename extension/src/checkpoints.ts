@@ -31,6 +31,8 @@ export interface ChangesHost {
   /** Open the multi-file changes editor; false when this editor has none (then each file opens on its own). */
   showChanges(title: string, files: readonly ChangedFile[]): Promise<boolean>;
   showDiff(title: string, file: ChangedFile): Promise<void>;
+  /** Close the editors a preview of this title opened (the changes view, or the diffs opened one by one). */
+  closeChanges(title: string): Promise<void>;
   fileExists(path: string): Promise<boolean>;
 }
 
@@ -118,6 +120,7 @@ export class CheckpointController {
     );
     if (!choice) return;
     const what = choice.what;
+    const previewTitle = `Restore: now ↔ before "${excerpt(prompt.text)}"`;
     let files: FileChange[] = [];
     if (what !== 'conversation') {
       try {
@@ -128,11 +131,12 @@ export class CheckpointController {
       if (files.length === 0 && what === 'code') {
         return this.say('info', 'The files are already as they were before that message: there is nothing to restore.');
       }
-      if (files.length > 0) await this.preview(`Restore: now ↔ before "${excerpt(prompt.text)}"`, await this.restoreSides(sessionId, prompt.turn.start, files));
+      if (files.length > 0) await this.preview(previewTitle, await this.restoreSides(sessionId, prompt.turn.start, files));
     }
     const question = restoreQuestion(what, files);
     if (!(await this.deps.notifier.confirm(question.message, question.detail, 'Restore'))) return;
-    await this.apply(sessionId, prompt.turn.start, what, what);
+    // Once restored, the preview compares the checkpoint with itself: a stale view left open would only mislead.
+    if (await this.apply(sessionId, prompt.turn.start, what, what)) await this.deps.changes.closeChanges(previewTitle);
   }
 
   async redo(itemId: string): Promise<void> {
@@ -164,16 +168,22 @@ export class CheckpointController {
     }
   }
 
-  private async apply(sessionId: string, checkpointId: string, what: RestoreWhat, said: RestoreWhat | 'redo'): Promise<void> {
+  /** Restore (or redo); whether the sidecar did it. */
+  private async apply(sessionId: string, checkpointId: string, what: RestoreWhat, said: RestoreWhat | 'redo'): Promise<boolean> {
     try {
       const result = await this.deps.client.restoreCheckpoint(sessionId, checkpointId, what);
-      if (!result.restored) return this.say('error', restoreRefusal(result.reason));
+      if (!result.restored) {
+        this.say('error', restoreRefusal(result.reason));
+        return false;
+      }
       if (result.conversationRestored) await this.deps.reloadSession();
       const redo = said !== 'redo' && result.redo ? { checkpoint: result.redo, what } : undefined;
       this.deps.store.dispatch({ type: 'notice', level: 'info', text: restoreNotice(said, result), ...(redo ? { redo } : {}) });
       await this.refresh();
+      return true;
     } catch (error) {
       this.say('error', restoreRefusal(failureReason(error)));
+      return false;
     }
   }
 

@@ -31,6 +31,13 @@ export const checkpointChanges: ChangesHost = {
     const [left, right] = [sideUri(file.original) ?? empty, sideUri(file.modified) ?? empty];
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: false });
   },
+  async closeChanges(title) {
+    // The changes view's tab is labelled `title (N files)`; a diff opened from the list, `title: path`.
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.label === title || tab.label.startsWith(`${title} (`) || tab.label.startsWith(`${title}: `));
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
+  },
   fileExists: async (path) => vscode.workspace.fs.stat(vscode.Uri.file(path)).then(() => true, () => false),
 };
 

@@ -10,6 +10,7 @@ import { FakeNotifier, newStore, settle } from './fakes';
 class FakeChanges implements ChangesHost {
   readonly opened: { title: string; files: readonly ChangedFile[] }[] = [];
   readonly diffs: string[] = [];
+  readonly closed: string[] = [];
   hasChangesView = true;
   existing = new Set<string>();
 
@@ -21,6 +22,10 @@ class FakeChanges implements ChangesHost {
 
   async showDiff(title: string): Promise<void> {
     this.diffs.push(title);
+  }
+
+  async closeChanges(title: string): Promise<void> {
+    this.closed.push(title);
   }
 
   async fileExists(path: string): Promise<boolean> {
@@ -126,6 +131,7 @@ describe('checkpoints in the chat', () => {
       { path: 'made.txt', onDisk: '/ws/made.txt', original: { file: '/ws/made.txt' }, modified: null },
     ]);
     expect(context.calls.find((call) => call.method === 'restore')?.args).toEqual(['s1', '0000001', 'code']);
+    expect(context.changes.closed).toEqual(['Restore: now ↔ before "make the change"']); // the preview is stale now
     expect(context.reloads).toEqual([]);
     const [done] = notices(context);
     expect(done).toMatchObject({ text: 'Restored 2 files to before that message.', redo: { checkpoint: '0000009', what: 'code' } });
@@ -145,6 +151,7 @@ describe('checkpoints in the chat', () => {
     await context.checkpoints.restore(prompt.id);
     expect(context.calls.some((call) => call.method === 'restore')).toBe(false);
     expect(context.changes.opened).toHaveLength(1);
+    expect(context.changes.closed).toEqual([]); // a person who said no may still be reading the preview
   });
 
   it('restores the conversation without a diff, and draws the session again', async () => {
@@ -166,6 +173,7 @@ describe('checkpoints in the chat', () => {
     context.notifier.pickAnswers = ['Restore code'];
     await context.checkpoints.restore(prompt.id);
     expect(notices(context).at(-1)).toMatchObject({ level: 'error', text: `Nothing was restored: ${refusal}.` });
+    expect(context.changes.closed).toEqual([]); // nothing changed: the preview still shows what a restore would do
 
     const unknown = setup({ diff: new SidecarError('toolgate/checkpoints/diff', 'failed', -32602, 'There is no checkpoint 0000001 in this session.') });
     const other = await withTurn(unknown);

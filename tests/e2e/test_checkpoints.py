@@ -92,6 +92,8 @@ def test_a_turns_files_changed_restore_code_and_redo(
     wait_for(lambda: readme.read_bytes() == readme_before, 30, "README.md to be restored")
     notice = chat.locator(".notice", has_text="Restored 2 files to before that message.")
     expect(notice).to_be_visible()
+    # The preview compared now with the checkpoint; after the restore it would show nothing true, so it closes.
+    expect(page.locator(".tabs-container .tab", has_text="Restore: now")).to_have_count(0)
     workbench.shot("153-checkpoints-restored")
 
     # Redo: the turn's changes are back.
