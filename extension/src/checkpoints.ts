@@ -123,11 +123,14 @@ export class CheckpointController {
     const previewTitle = `Restore: now ↔ before "${excerpt(prompt.text)}"`;
     let files: FileChange[] = [];
     if (what !== 'conversation') {
+      let unsaved: string[];
       try {
-        files = (await this.deps.client.checkpointDiff(sessionId, prompt.turn.start)).files;
+        ({ files, unsaved } = await this.deps.client.checkpointDiff(sessionId, prompt.turn.start));
       } catch (error) {
         return this.say('error', restoreRefusal(failureReason(error)));
       }
+      // The restore would refuse them anyway: say so before a preview and a question that could only end there.
+      if (unsaved.length > 0) return this.say('warning', unsavedNotice(unsaved));
       if (files.length === 0 && what === 'code') {
         return this.say('info', 'The files are already as they were before that message: there is nothing to restore.');
       }
@@ -223,6 +226,15 @@ export class CheckpointController {
   private say(level: 'info' | 'warning' | 'error', text: string): void {
     this.deps.store.dispatch({ type: 'notice', level, text });
   }
+}
+
+function unsavedNotice(unsaved: readonly string[]): string {
+  const named = unsaved.slice(0, 5).join(', ') + (unsaved.length > 5 ? ` and ${unsaved.length - 5} more` : '');
+  const these = unsaved.length === 1 ? 'has' : 'have';
+  return (
+    `Nothing was restored: ${named} ${these} unsaved changes in the editor, and restoring would overwrite them. ` +
+    'Save or revert them, then use Restore… again.'
+  );
 }
 
 /** A prompt as a title names it: its first line, shortened. */

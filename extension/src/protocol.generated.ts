@@ -114,6 +114,7 @@ export interface CheckpointsDiffParams {
 export interface CheckpointsDiffResult {
   files: FileChange[];
   diff: string;
+  unsaved: string[];
 }
 
 export interface CheckpointsListResult {

@@ -51,7 +51,7 @@ function setup(answers: { restore?: CheckpointsRestoreResult | Error; diff?: Che
     },
     async checkpointDiff(...args: [string, string, string?]) {
       calls.push({ method: 'diff', args });
-      return answer(answers.diff ?? { files: [{ path: 'a.py', action: 'write' as const }, { path: 'made.txt', action: 'remove' as const }], diff: '' });
+      return answer(answers.diff ?? { files: [{ path: 'a.py', action: 'write' as const }, { path: 'made.txt', action: 'remove' as const }], diff: '', unsaved: [] });
     },
     async checkpointFile(...args: [string, string, string]) {
       calls.push({ method: 'file', args });
@@ -183,6 +183,20 @@ describe('checkpoints in the chat', () => {
     expect(unknown.calls.some((call) => call.method === 'restore')).toBe(false);
   });
 
+  it('says which files have unsaved editor changes before any preview or question, and restores nothing', async () => {
+    const files = [{ path: 'a.py', action: 'write' as const }, { path: 'made.txt', action: 'remove' as const }];
+    const context = setup({ diff: { files, diff: '', unsaved: ['a.py'] } });
+    const prompt = await withTurn(context);
+    context.notifier.pickAnswers = ['Restore code and conversation'];
+    await context.checkpoints.restore(prompt.id);
+    expect(notices(context).at(-1)).toMatchObject({
+      level: 'warning',
+      text: 'Nothing was restored: a.py has unsaved changes in the editor, and restoring would overwrite them. Save or revert them, then use Restore… again.',
+    });
+    expect(context.changes.opened).toEqual([]);
+    expect(context.calls.some((call) => call.method === 'restore')).toBe(false);
+  });
+
   it('asks nothing while a turn runs, and says so', async () => {
     const context = setup();
     const prompt = await withTurn(context);
@@ -193,7 +207,7 @@ describe('checkpoints in the chat', () => {
   });
 
   it('says there is nothing to restore when the files are as they were', async () => {
-    const context = setup({ diff: { files: [], diff: '' } });
+    const context = setup({ diff: { files: [], diff: '', unsaved: [] } });
     const prompt = await withTurn(context);
     context.notifier.pickAnswers = ['Restore code'];
     await context.checkpoints.restore(prompt.id);

@@ -161,7 +161,8 @@ def test_a_restore_refuses_files_with_unsaved_changes_and_says_which(
     changed = greet.read_bytes()
     assert b"Hi," in changed
 
-    # The person has typed into the file and not saved: the restore would overwrite that, so it refuses, by name.
+    # The person has typed into the file and not saved: the restore would overwrite that, so it refuses, by name,
+    # before any preview or question.
     page.keyboard.press("Escape")
     page.keyboard.press("Control+P")
     box = page.locator(".quick-input-widget input.input")
@@ -174,11 +175,11 @@ def test_a_restore_refuses_files_with_unsaved_changes_and_says_which(
     workbench.open_chat()
     chat.locator(".msg-user").last.get_by_role("button", name="Restore…").click()
     choose(page, "Restore code")
-    confirm(page, "Restore 1 file to before this message?")
-    refusal = chat.locator(".notice-error").last
+    refusal = chat.locator(".notice-warning").last
     expect(refusal).to_contain_text("Nothing was restored")
     expect(refusal).to_contain_text("unsaved changes in the editor")
     expect(refusal).to_contain_text("src/greet.py")
+    expect(page.locator(".monaco-dialog-box")).to_have_count(0)
     workbench.shot("156-checkpoints-unsaved-refused")
     assert greet.read_bytes() == changed
 

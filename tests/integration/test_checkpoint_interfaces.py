@@ -80,6 +80,7 @@ async def test_the_sidecar_lists_diffs_and_restores_and_refuses_over_unsaved_buf
         ("other.txt", "remove"),
     }
     assert "-second\n+first\n" in diff["diff"]
+    assert diff["unsaved"] == []
 
     uri = target.as_uri()
     item = types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="second\n")
@@ -90,6 +91,7 @@ async def test_the_sidecar_lists_diffs_and_restores_and_refuses_over_unsaved_buf
     sidecar.text_document_did_change(
         types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), [change])
     )
+    assert (await sidecar.call(p.CHECKPOINTS_DIFF, ref))["unsaved"] == ["notes.txt"]  # said before a restore
     refused = await sidecar.call(p.CHECKPOINTS_RESTORE, ref)
     assert refused["restored"] is False and "notes.txt" in refused["reason"] and "unsaved" in refused["reason"]
     assert target.read_text() == "second\n"

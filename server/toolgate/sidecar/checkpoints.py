@@ -62,7 +62,7 @@ def checkpoint_handlers(
 
     async def diff(params: p.CheckpointsDiffParams) -> p.CheckpointsDiffResult:
         try:
-            return await diff_checkpoint(session_of(params.session_id).runtime.checkpoints, params)
+            return await diff_checkpoint(session_of(params.session_id).runtime.checkpoints, params, is_dirty)
         except CheckpointError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from None
 
@@ -123,7 +123,9 @@ def _listing(checkpoints: SessionCheckpoints) -> tuple[list[Checkpoint], list[Tu
 
 
 async def diff_checkpoint(
-    checkpoints: SessionCheckpoints | None, params: p.CheckpointsDiffParams
+    checkpoints: SessionCheckpoints | None,
+    params: p.CheckpointsDiffParams,
+    is_dirty: Callable[[Path], bool] = lambda _path: False,
 ) -> p.CheckpointsDiffResult:
     """Raises CheckpointError (an unknown id, checkpoints off) for the caller to turn into a JSON-RPC error."""
     if checkpoints is None:
@@ -135,7 +137,9 @@ async def diff_checkpoint(
         )
         return p.CheckpointsDiffResult(files=files, diff=patch)
     report, _ = await anyio.to_thread.run_sync(lambda: checkpoints.restore(params.checkpoint_id, dry_run=True))
-    return p.CheckpointsDiffResult(files=report.changes, diff=report.diff)
+    workspace = checkpoints.store().workspace  # the restore's own test for unsaved work, on the same paths
+    unsaved = [change.path for change in report.changes if is_dirty(workspace / change.path)]
+    return p.CheckpointsDiffResult(files=report.changes, diff=report.diff, unsaved=unsaved)
 
 
 async def checkpoint_file(

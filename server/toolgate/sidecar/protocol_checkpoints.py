@@ -67,6 +67,9 @@ class CheckpointFileResult(WireModel):
 class CheckpointsDiffResult(WireModel):
     files: list[FileChange]  # what restoring the checkpoint's files would do
     diff: str  # unified, from the files now to the checkpoint's
+    # Of those files, the ones with unsaved changes in the editor: a restore would refuse them, so the editor says
+    # so before asking (empty for a turn's diff, which restores nothing)
+    unsaved: list[str] = []
 
 
 class CheckpointsRestoreParams(CheckpointRef):
