@@ -69,7 +69,7 @@ class CheckpointsDiffResult(WireModel):
     diff: str  # unified, from the files now to the checkpoint's
     # Of those files, the ones with unsaved changes in the editor: a restore would refuse them, so the editor says
     # so before asking (empty for a turn's diff, which restores nothing)
-    unsaved: list[str] = []
+    unsaved: list[str] = Field(default_factory=list)
 
 
 class CheckpointsRestoreParams(CheckpointRef):
