@@ -1,7 +1,8 @@
 /**
  * Approval requests from the sidecar (`toolgate/approval/request`): each becomes a card in the chat with Allow
- * once, Always allow (a suggested rule the person may edit, in a scope the person picks) and Deny (with optional
- * feedback). When the chat is hidden, a notification offers the same choices; whichever is answered first wins.
+ * once, Always allow (a suggested rule the person may edit, in a scope the person picks), "Allow, and accept edits"
+ * (when acceptEdits mode would allow the call: no single rule can say "this command, and the files it writes") and
+ * Deny (with optional feedback). When the chat is hidden, a notification offers the same choices; whichever is answered first wins.
  * Nothing here takes focus from the editor: a card is added where the person can reach it, and a notification waits
  * in its corner.
  *
@@ -9,7 +10,8 @@
  * sidecar refuses (a typo, a broken settings file) is shown with its reason and can be corrected; the call still
  * waits. Before saving, the sidecar is asked whether the rule would cover the waiting call (an edited rule may not):
  * if not, nothing is saved yet and the card says so; saving the same rule again keeps it anyway. Once saved, the
- * answer is a plain allow.
+ * answer is a plain allow. "Accept edits" works the same way: the mode is switched first (naming the call), then
+ * the answer is a plain allow.
  */
 
 import type { ChatPresence, ChatStore } from './chatStore';
@@ -20,13 +22,14 @@ import { SCOPE_LABELS } from './scopes';
 import type { SidecarClient } from './sidecarClient';
 import { failureReason } from './sidecarClient';
 import type { ApprovalChoice } from './shared/messages';
-import { ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from './shared/outcomes';
+import { ACCEPTED_EDITS, ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from './shared/outcomes';
 
 /** The answer the sidecar gets for a choice ("always" saved its rule first). Feedback is trimmed; empty is left out. */
 export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
   switch (choice.kind) {
     case 'once':
     case 'always':
+    case 'acceptEdits':
       return { decision: 'allow' };
     case 'deny': {
       const feedback = choice.feedback.trim();
@@ -35,7 +38,7 @@ export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {
   }
 }
 
-/** Saves "always allow" rules, through the sidecar (which validates them). */
+/** Keeps what an answer grants beyond the call: "always allow" rules (the sidecar validates them), accept edits. */
 export interface RuleSaver {
   /**
    * Add an allow rule written for the waiting `call`; rejects with the sidecar's reason when it refuses the rule.
@@ -44,15 +47,27 @@ export interface RuleSaver {
   addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall?: boolean | null }>;
   /** Whether the rules in force plus `rule` (not saved) would allow `call`, and if not, why it would still ask. */
   wouldCover(sessionId: string, rule: string, call: PendingCall): Promise<{ covers: boolean; reason: string }>;
+  /** Switch the session to acceptEdits mode for the waiting `call` (shown at the top of the chat too). */
+  acceptEdits(sessionId: string, call: PendingCall): Promise<void>;
 }
 
-/** The rule saver over the sidecar's own methods (settings/addRule, permissions/check with `withAllow`). */
-export function sidecarRuleSaver(client: Pick<SidecarClient, 'addRule' | 'checkPermission'>): RuleSaver {
+/**
+ * The rule saver over the sidecar's own methods (settings/addRule, permissions/check with `withAllow`,
+ * settings/setMode); `modeChanged` tells the chat's header.
+ */
+export function sidecarRuleSaver(
+  client: Pick<SidecarClient, 'addRule' | 'checkPermission' | 'setMode'>,
+  modeChanged: (mode: 'acceptEdits') => void = () => undefined,
+): RuleSaver {
   return {
     addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
     wouldCover: async (sessionId, rule, call) => {
       const verdict = await client.checkPermission(sessionId, call, rule);
       return { covers: verdict.decision === 'allow', reason: verdict.reason };
+    },
+    acceptEdits: async (sessionId, call) => {
+      await client.setMode(sessionId, 'acceptEdits', call);
+      modeChanged('acceptEdits');
     },
   };
 }
@@ -70,6 +85,8 @@ export function outcomeForChoice(
   switch (choice.kind) {
     case 'once':
       return ALLOWED_ONCE;
+    case 'acceptEdits':
+      return ACCEPTED_EDITS;
     case 'always':
       return alwaysAllowedOutcome(choice.rule, choice.scope, saved.coversCall, saved.warnings);
     case 'deny':
@@ -128,6 +145,7 @@ export class ApprovalBroker implements Disposable {
         summary: params.summary,
         reason: params.reason,
         suggestions: validSuggestions(params.suggestions),
+        offersAcceptEdits: params.offersAcceptEdits === true,
         at: Date.now(),
       });
       this.onPendingChanged();
@@ -149,6 +167,7 @@ export class ApprovalBroker implements Disposable {
   async answer(id: string, choice: ApprovalChoice): Promise<AnswerOutcome> {
     const entry = this.pending.get(id);
     if (!entry || entry.saving) return { ok: false, error: 'This request was answered already.' };
+    if (choice.kind === 'acceptEdits') return this.acceptEdits(entry);
     if (choice.kind !== 'always') {
       this.settle(entry, answerForChoice(choice), choice.kind === 'deny' ? 'denied' : 'allowed', outcomeForChoice(choice));
       return { ok: true };
@@ -183,6 +202,24 @@ export class ApprovalBroker implements Disposable {
     entry.saving = false;
     if (!this.pending.has(id)) return { ok: false, error: 'The request was withdrawn while the rule was saved.' };
     this.settle(entry, answerForChoice(choice), 'allowed', outcomeForChoice(choice, saved));
+    return { ok: true };
+  }
+
+  /** "Allow, and accept edits": the mode first; if the sidecar refuses it, the request stays open and says why. */
+  private async acceptEdits(entry: Pending): Promise<AnswerOutcome> {
+    const { sessionId, toolName, input } = entry.params;
+    entry.saving = true;
+    try {
+      await this.rules.acceptEdits(sessionId, { tool: toolName, input });
+    } catch (error) {
+      entry.saving = false;
+      const reason = `The mode was not changed: ${failureReason(error)}`;
+      if (this.pending.has(entry.id)) this.store.dispatch({ type: 'approvalFailed', id: entry.id, error: reason });
+      return { ok: false, error: reason };
+    }
+    entry.saving = false;
+    if (!this.pending.has(entry.id)) return { ok: false, error: 'The request was withdrawn while the mode was changed.' };
+    this.settle(entry, { decision: 'allow' }, 'allowed', ACCEPTED_EDITS);
     return { ok: true };
   }
 
@@ -225,7 +262,12 @@ export class ApprovalBroker implements Disposable {
   private async runNotification(entry: Pending): Promise<void> {
     const { params } = entry;
     const suggestions = validSuggestions(params.suggestions);
-    const actions = suggestions.length > 0 ? ['Allow once', 'Always allow…', 'Deny…'] : ['Allow once', 'Deny…'];
+    const actions = [
+      'Allow once',
+      ...(suggestions.length > 0 ? ['Always allow…'] : []),
+      ...(params.offersAcceptEdits ? [ACCEPT_EDITS_ACTION] : []),
+      'Deny…',
+    ];
     const message = `toolgate wants to run ${params.toolName}: ${params.summary}. ${params.reason}`;
     // Loop so that backing out of a follow-up picker brings the question back instead of dropping it.
     for (;;) {
@@ -234,6 +276,10 @@ export class ApprovalBroker implements Disposable {
       if (picked === 'Allow once') {
         await this.answer(entry.id, { kind: 'once' });
         return;
+      }
+      if (picked === ACCEPT_EDITS_ACTION) {
+        if ((await this.answer(entry.id, { kind: 'acceptEdits' })).ok || !this.pending.has(entry.id)) return;
+        continue; // the card says why the mode was not changed; the question comes back
       }
       if (picked === 'Always allow…') {
         if (await this.alwaysAllowFromPrompts(entry, suggestions)) return;
@@ -298,6 +344,8 @@ export class ApprovalBroker implements Disposable {
     return picked?.scope;
   }
 }
+
+const ACCEPT_EDITS_ACTION = 'Allow, Accept Edits';
 
 /** Suggestions with a rule and a known scope; anything else from the wire is dropped rather than shown. */
 function validSuggestions(suggestions: readonly RuleSuggestion[] | undefined): RuleSuggestion[] {

@@ -117,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): void {
     store,
     chatView,
     api.notifier,
-    sidecarRuleSaver(client),
+    sidecarRuleSaver(client, (mode) => store.dispatch({ type: 'mode', mode })),
     badge.update,
   );
   const reviews = new ReviewController(

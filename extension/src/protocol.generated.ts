@@ -14,6 +14,8 @@ export interface ApprovalParams {
   reason: string;
   /** Rules the UI may offer as 'always allow'. */
   suggestions: RuleSuggestion[];
+  /** acceptEdits mode would allow this call. */
+  offersAcceptEdits: boolean;
 }
 
 export interface ApprovalRecord {
@@ -26,6 +28,7 @@ export interface ApprovalRecord {
   summary: string;
   decision: "allow" | "deny";
   saved_rule: SavedRule | null;
+  accepted_edits: boolean;
 }
 
 export interface ApprovalResult {
@@ -464,6 +467,8 @@ export interface SetModeParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   mode: PermissionMode;
+  /** The waiting call the mode was changed for. */
+  call?: PendingCall | null;
 }
 
 export interface SetReviewEditsParams {

@@ -127,8 +127,9 @@ export class SidecarClient {
     return this.request(Methods.settingsGet, { sessionId });
   }
 
-  setMode(sessionId: string, mode: PermissionMode): Promise<Settings> {
-    return this.request(Methods.settingsSetMode, { sessionId, mode });
+  /** `call`: the waiting call the mode is changed for (its approval then records the switch). */
+  setMode(sessionId: string, mode: PermissionMode, call?: PendingCall): Promise<Settings> {
+    return this.request(Methods.settingsSetMode, call ? { sessionId, mode, call } : { sessionId, mode });
   }
 
   setReviewEdits(sessionId: string, reviewEdits: ReviewEdits): Promise<Settings> {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/approvals';
+import { ApprovalBroker, answerForChoice, notCoveringNotice, sidecarRuleSaver } from '../src/approvals';
 import type { ApprovalRequestParams } from '../src/protocol';
+import { ACCEPTED_EDITS } from '../src/shared/outcomes';
 import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, deferred, newStore, settle } from './fakes';
 
 const bash: ApprovalRequestParams = {
@@ -15,6 +16,7 @@ const bash: ApprovalRequestParams = {
     { rule: 'Bash(npm test)', scope: 'local' },
     { rule: 'Bash(npm test:*)', scope: 'project' },
   ],
+  offersAcceptEdits: false,
 };
 
 function setup(visible: boolean) {
@@ -139,6 +141,56 @@ describe('ApprovalBroker', () => {
     expect((await saving).ok).toBe(false);
     await expect(answer).resolves.toEqual({ decision: 'deny' });
     expect(card(store).state).toBe('cancelled');
+  });
+
+  it('"allow, and accept edits" switches the mode for the waiting call first, then allows', async () => {
+    const mkdir = { ...bash, input: { command: 'mkdir build' }, summary: 'mkdir build', suggestions: [], offersAcceptEdits: true };
+    const { store, broker, rules } = setup(true);
+    const answer = broker.request(mkdir);
+    expect(card(store).offersAcceptEdits).toBe(true);
+    expect(await broker.answer(card(store).id, { kind: 'acceptEdits' })).toEqual({ ok: true });
+    expect(rules.acceptedEdits).toEqual([{ sessionId: 's1', call: { tool: 'Bash', input: { command: 'mkdir build' } } }]);
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(card(store)).toMatchObject({ state: 'allowed', outcome: ACCEPTED_EDITS });
+  });
+
+  it('keeps the card open with the reason when the mode cannot be switched, and takes another answer', async () => {
+    const mkdir = { ...bash, suggestions: [], offersAcceptEdits: true };
+    const { store, broker, rules } = setup(true);
+    const answer = broker.request(mkdir);
+    rules.modeRefusal = 'There is no session s1.';
+    const outcome = await broker.answer(card(store).id, { kind: 'acceptEdits' });
+    expect(outcome).toEqual({ ok: false, error: 'The mode was not changed: There is no session s1.' });
+    expect(card(store)).toMatchObject({ state: 'pending', draft: null, error: 'The mode was not changed: There is no session s1.' });
+    await broker.answer(card(store).id, { kind: 'once' });
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(rules.acceptedEdits).toEqual([]);
+  });
+
+  it('offers "accept edits" in the notification only when the sidecar does', async () => {
+    const { broker, notifier, rules } = setup(false);
+    const answer = broker.request({ ...bash, offersAcceptEdits: true });
+    expect(notifier.shown[0]?.actions).toEqual(['Allow once', 'Always allow…', 'Allow, Accept Edits', 'Deny…']);
+    notifier.click('Allow, Accept Edits');
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+    expect(rules.acceptedEdits).toHaveLength(1);
+  });
+
+  it('switches the mode through settings/setMode, naming the call, and tells the header', async () => {
+    const calls: unknown[][] = [];
+    const client = {
+      addRule: async () => ({ changed: true, file: null, warnings: [], coversCall: true, settings: {} as never }),
+      checkPermission: async () => ({ decision: 'allow' as const, read_only: false, reason: '', rule: null }),
+      setMode: async (...args: unknown[]) => {
+        calls.push(args);
+        return {} as never;
+      },
+    };
+    const modes: string[] = [];
+    const saver = sidecarRuleSaver(client as never, (mode) => modes.push(mode));
+    await saver.acceptEdits('s1', { tool: 'Bash', input: { command: 'mkdir build' } });
+    expect(calls).toEqual([['s1', 'acceptEdits', { tool: 'Bash', input: { command: 'mkdir build' } }]]);
+    expect(modes).toEqual(['acceptEdits']);
   });
 
   it('falls back to a notification with the same choices when the chat is hidden', async () => {

@@ -228,6 +228,17 @@ export class FakeRules implements RuleSaver {
     return this.wouldNotCover === null ? { covers: true, reason: 'allowed' } : { covers: false, reason: this.wouldNotCover };
   }
 
+  /** Calls the mode was switched to acceptEdits for; `modeRefusal` makes the next switch fail. */
+  readonly acceptedEdits: { sessionId: string; call: PendingCall }[] = [];
+  modeRefusal: string | undefined;
+
+  async acceptEdits(sessionId: string, call: PendingCall): Promise<void> {
+    const refusal = this.modeRefusal;
+    this.modeRefusal = undefined;
+    if (refusal) throw new SidecarError('toolgate/settings/setMode', `toolgate/settings/setMode failed: ${refusal}`, -32602, refusal);
+    this.acceptedEdits.push({ sessionId, call });
+  }
+
   async addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall: boolean | null }> {
     if (this.gate) await this.gate.promise;
     const refusal = this.refusals.shift();

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRecord, ChatMessage, ReviewRecord, ToolResult } from '../src/protocol';
 import type { ChatAction, ChatState, Item } from '../src/shared/chatModel';
 import { initialState, reduce } from '../src/shared/chatModel';
+import { ACCEPTED_EDITS } from '../src/shared/outcomes';
 
 const start = (): ChatState => ({
   ...initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: true, message: '' }, 'default'),
@@ -64,7 +65,7 @@ const messages: ChatMessage[] = [
 
 const approval: ApprovalRecord = {
   kind: 'approval', tool_use_id: 'b1', tool_name: 'Bash', summary: 'rm -rf build', reason: 'Deletes files.',
-  answered_by: 'user', decision: 'deny', feedback: 'use make clean', saved_rule: null,
+  answered_by: 'user', decision: 'deny', feedback: 'use make clean', saved_rule: null, accepted_edits: false,
 };
 const review: ReviewRecord = {
   kind: 'review', tool_use_id: 'e1', tool_name: 'Edit', title: 'Edit a.py', reason: 'Edits need approval.',
@@ -102,6 +103,11 @@ describe('a reopened session', () => {
         'Allowed. From now on Bash(rm:*) is allowed (this project, just for me). ' +
         'That rule does not cover this call itself, so a call like it will be asked about again.',
     });
+  });
+
+  it('says a call was allowed by switching to accept-edits mode, as the live card did', () => {
+    const state = reopen({ decisions: [{ ...approval, decision: 'allow', feedback: null, accepted_edits: true }], calls });
+    expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({ state: 'allowed', outcome: ACCEPTED_EDITS });
   });
 
   it('says a call whose approval was withdrawn was not answered', () => {

@@ -11,6 +11,11 @@ describe('messages from the webview', () => {
       id: 'a1',
       choice: { kind: 'always', rule: 'Bash(ls)', scope: 'project' },
     });
+    expect(parseViewMessage({ type: 'approval', id: 'a1', choice: { kind: 'acceptEdits' } })).toEqual({
+      type: 'approval',
+      id: 'a1',
+      choice: { kind: 'acceptEdits' },
+    });
     expect(parseViewMessage({ type: 'review', id: 'r1', decision: 'reject', feedback: 'no' })).toMatchObject({ decision: 'reject' });
     expect(parseViewMessage({ type: 'showReview', id: 'r1', path: null })).toEqual({ type: 'showReview', id: 'r1', path: null });
     expect(parseViewMessage({ type: 'setMode', mode: 'plan' })).toEqual({ type: 'setMode', mode: 'plan' });

@@ -148,7 +148,8 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
 
   // "Always allow": a suggested rule, which the person may edit (the sidecar checks it), and a scope. After a
   // refusal the card is drawn again with what was tried and why it was refused.
-  const always = h('div', { class: 'card-panel always', id: `${item.id}-always`, hidden: !item.error });
+  const ruleError = item.draft ? item.error : ''; // an error without a draft is the mode switch's
+  const always = h('div', { class: 'card-panel always', id: `${item.id}-always`, hidden: !ruleError });
   if (item.suggestions.length > 0) {
     const first = item.suggestions[0];
     const ruleInput = h('input', {
@@ -157,7 +158,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       value: item.draft?.rule ?? first?.rule ?? '',
       spellcheck: 'false',
       'aria-label': 'Rule to add',
-      'aria-invalid': item.error ? 'true' : undefined,
+      'aria-invalid': ruleError ? 'true' : undefined,
     });
     const scope = h(
       'select',
@@ -208,12 +209,12 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       h('label', { class: 'panel-label', for: ruleInput.id }, 'Always allow calls matching this rule (you may edit it):'),
       ruleInput,
       suggestions,
-      item.error ? h('div', { class: 'card-error', role: 'alert' }, `Not saved: ${item.error}`) : null,
+      ruleError ? h('div', { class: 'card-error', role: 'alert' }, `Not saved: ${ruleError}`) : null,
       h('label', { class: 'scope-row' }, 'Save for ', scope),
       h('div', { class: 'card-actions' }, h('button', { class: 'primary', onclick: save }, 'Add rule and allow')),
     ]);
     // Back from a refusal: the person was typing here, so the rule is where the cursor belongs.
-    if (item.error && document.hasFocus()) requestAnimationFrame(() => ruleInput.focus());
+    if (ruleError && document.hasFocus()) requestAnimationFrame(() => ruleInput.focus());
   }
 
   const feedback = h('textarea', {
@@ -255,8 +256,22 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       { class: 'card-actions' },
       h('button', { class: 'primary', onclick: () => choose({ kind: 'once' }) }, 'Allow once'),
       item.suggestions.length > 0 ? alwaysButton : null,
+      item.offersAcceptEdits
+        ? h(
+            'button',
+            {
+              class: 'secondary accept-edits',
+              title:
+                'Allow this call, and switch this session to "Accept edits" mode: file changes inside the workspace ' +
+                'then run without asking (the mode menu at the top switches back)',
+              onclick: () => choose({ kind: 'acceptEdits' }),
+            },
+            'Allow, and accept edits',
+          )
+        : null,
       denyButton,
     ),
+    ...(item.error && !item.draft ? [h('div', { class: 'card-error', role: 'alert' }, item.error)] : []),
     always,
     deny,
   );

@@ -236,6 +236,41 @@ def test_always_allow_with_an_edited_rule_that_the_sidecar_checks(
         makefile.unlink(missing_ok=True)
 
 
+def test_allow_and_accept_edits_switches_the_session_so_the_next_change_runs_without_asking(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    workspace = code_server.workspace
+    # `mkdir` is a command and a write: no one rule covers both in default mode, so the card offers the mode.
+    model = mock_model(
+        [
+            {"text": "A build directory.", "tool_uses": [{"name": "Bash", "input": {"command": "mkdir build"}}]},
+            {"text": "And a dist directory.", "tool_uses": [{"name": "Bash", "input": {"command": "mkdir dist"}}]},
+            {"text": "Both made."},
+        ]
+    )
+    chat = workbench.open_chat()
+    try:
+        expect(chat.locator("select.mode-select")).to_have_value("default")
+        send(workbench, "Make the build and dist directories.")
+        card = chat.locator(".approval-pending").last
+        expect(card).to_contain_text("mkdir build")
+        expect(card.get_by_role("button", name="Always allow…")).to_have_count(0)
+        workbench.shot("47-real-accept-edits-offered")
+        card.get_by_role("button", name="Allow, and accept edits").click()
+        allowed = chat.locator(".approval-allowed").last
+        expect(allowed).to_contain_text('This session is now in "Accept edits" mode')
+        expect(chat.locator("select.mode-select")).to_have_value("acceptEdits")
+        expect(chat.locator(".msg-assistant").last).to_contain_text("Both made.")
+        assert (workspace / "build").is_dir() and (workspace / "dist").is_dir()
+        expect(chat.locator(".approval-allowed, .approval-pending")).to_have_count(1)  # dist was not asked about
+        assert len(model.requests()) == 3
+        workbench.shot("48-real-accept-edits-on")
+    finally:
+        for made in (workspace / "build", workspace / "dist"):
+            if made.is_dir():
+                made.rmdir()
+
+
 def test_escape_interrupts_a_long_command(
     mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
 ) -> None:

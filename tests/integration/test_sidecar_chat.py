@@ -262,3 +262,35 @@ async def test_a_reopened_session_knows_which_rule_an_always_allow_saved(
     [approval] = history["decisions"]
     assert approval["decision"] == "allow"
     assert approval["saved_rule"] == {"rule": "Gate", "scope": "session", "covers_call": covered[0]}
+
+
+async def test_answering_with_accept_edits_switches_the_mode_and_a_reopened_session_says_so(
+    sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(
+        mock_model,
+        [
+            {"tool_uses": [{"name": "Bash", "input": {"command": "mkdir build"}}]},
+            {"tool_uses": [{"name": "Bash", "input": {"command": "mkdir dist"}}]},
+            {"text": "Done."},
+        ],
+    )
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+
+    async def accept_edits(params: dict[str, Any]) -> dict[str, Any]:
+        # What the editor does for "Allow, and accept edits": switch the mode (naming the call), then allow.
+        assert params["offersAcceptEdits"] is True
+        call = {"tool": params["toolName"], "input": params["input"]}
+        await sidecar.call(p.SETTINGS_SET_MODE, {"sessionId": session_id, "mode": "acceptEdits", "call": call})
+        return {"decision": "allow"}
+
+    sidecar.answer_approval = accept_edits
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "make the build dirs"})
+    assert (workspace / "build").is_dir() and (workspace / "dist").is_dir()
+    assert len(sidecar.approvals) == 1  # the second mkdir ran in acceptEdits mode, without asking
+    assert (await sidecar.call(p.SETTINGS_GET, {"sessionId": session_id}))["mode"] == "acceptEdits"
+
+    history = await history_in_a_new_sidecar(storage, workspace, session_id)
+    [approval] = history["decisions"]
+    assert (approval["decision"], approval["accepted_edits"], approval["saved_rule"]) == ("allow", True, None)

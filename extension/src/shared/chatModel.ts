@@ -98,9 +98,14 @@ export type Item =
       summary: string;
       reason: string;
       suggestions: RuleSuggestion[];
+      /** acceptEdits mode would allow the call: the card offers "Allow, and accept edits". */
+      offersAcceptEdits: boolean;
       state: ApprovalState;
       outcome: string;
-      /** The "always allow" rule and scope last tried, and why the sidecar refused it ('' when it did not). */
+      /**
+       * The "always allow" rule and scope last tried, and why the sidecar refused it ('' when it did not); with no
+       * draft, the error is the mode switch's ("Allow, and accept edits").
+       */
       draft: { rule: string; scope: RuleScope } | null;
       error: string;
     }
@@ -182,12 +187,13 @@ export type ChatAction =
       summary: string;
       reason: string;
       suggestions: RuleSuggestion[];
+      offersAcceptEdits?: boolean;
       /** When it started waiting (Date.now()); absent in a replayed history, where no waiting is counted. */
       at?: number;
     }
   | { type: 'approvalResolved'; id: string; state: Exclude<ApprovalState, 'pending'>; outcome: string; at?: number }
-  /** The sidecar refused the rule of an "always allow"; the card stays open with the reason. */
-  | { type: 'approvalFailed'; id: string; rule: string; scope: RuleScope; error: string }
+  /** The sidecar refused the rule of an "always allow" (or the mode switch: no rule); the card stays open with why. */
+  | { type: 'approvalFailed'; id: string; rule?: string; scope?: RuleScope; error: string }
   | { type: 'settingsProblems'; problems: SettingsProblem[] }
   | { type: 'sandbox'; sandbox: SandboxStatus | null }
   | {
@@ -279,6 +285,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         summary: action.summary,
         reason: action.reason,
         suggestions: action.suggestions,
+        offersAcceptEdits: action.offersAcceptEdits ?? false,
         state: 'pending',
         outcome: '',
         draft: null,
@@ -291,7 +298,11 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'approvalFailed':
       return updateItem(state, action.id, 'approval', (card) =>
         card.state === 'pending'
-          ? { ...card, draft: { rule: action.rule, scope: action.scope }, error: action.error }
+          ? {
+              ...card,
+              draft: action.rule !== undefined && action.scope !== undefined ? { rule: action.rule, scope: action.scope } : null,
+              error: action.error,
+            }
           : card,
       );
     case 'settingsProblems':

@@ -13,6 +13,7 @@ import type {
 } from '../protocol';
 import type { ChatAction, ChatState } from './chatModel';
 import {
+  ACCEPTED_EDITS,
   ALLOWED,
   UNANSWERED,
   WITHDRAWN,
@@ -93,7 +94,9 @@ function decisionActions(
         ? deniedOutcome(decision.feedback ?? '')
         : decision.saved_rule
           ? alwaysAllowedOutcome(decision.saved_rule.rule, decision.saved_rule.scope, decision.saved_rule.covers_call)
-          : ALLOWED;
+          : decision.accepted_edits
+            ? ACCEPTED_EDITS
+            : ALLOWED;
     return [
       {
         type: 'approvalRequested',

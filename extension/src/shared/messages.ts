@@ -15,6 +15,8 @@ export type HostMessage = { type: 'action'; action: ChatAction } | { type: 'focu
 export type ApprovalChoice =
   | { kind: 'once' }
   | { kind: 'always'; rule: string; scope: RuleScope }
+  /** Allow, and switch the session to acceptEdits mode (offered when that mode would allow the call). */
+  | { kind: 'acceptEdits' }
   | { kind: 'deny'; feedback: string };
 
 /** Webview → host. */
@@ -75,6 +77,8 @@ function parseChoice(value: unknown): ApprovalChoice | undefined {
   switch (value.kind) {
     case 'once':
       return { kind: 'once' };
+    case 'acceptEdits':
+      return { kind: 'acceptEdits' };
     case 'always': {
       const rule = text(value.rule)?.trim();
       const scope = oneOf(value.scope, RULE_SCOPES);

@@ -31,6 +31,11 @@ export function alwaysAllowedOutcome(
   return parts.join(' ');
 }
 
+/** Allowed by switching the session to acceptEdits mode ("Allow, and accept edits"). */
+export const ACCEPTED_EDITS =
+  'Allowed. This session is now in "Accept edits" mode: file changes inside the workspace run without asking ' +
+  '(the mode menu at the top switches back).';
+
 export function deniedOutcome(feedback: string): string {
   const trimmed = feedback.trim();
   return trimmed ? `Denied, with feedback: ${trimmed}` : 'Denied.';

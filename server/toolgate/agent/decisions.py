@@ -56,6 +56,8 @@ class ApprovalRecord(_Record):
     summary: str
     decision: Literal["allow", "deny"]
     saved_rule: SavedRule | None = None
+    # The person answered by switching the session to acceptEdits mode (settings/setMode naming the call)
+    accepted_edits: bool = False
 
 
 class ReviewedPath(BaseModel):
@@ -131,24 +133,34 @@ class RecordingApprover:
         self.inner = inner
         self._record = record
         self._saved: dict[str, SavedRule] = {}
+        self._accepting_edits: set[str] = set()
 
     def rule_saved(self, tool_name: str, tool_input: Mapping[str, Any], rule: SavedRule) -> None:
         """An "always allow" rule was saved for a waiting call; the allow that follows is recorded with it."""
         self._saved[_call_key(tool_name, tool_input)] = rule
 
+    def accepting_edits(self, tool_name: str, tool_input: Mapping[str, Any]) -> None:
+        """The session was switched to acceptEdits mode for a waiting call; the allow that follows is recorded so."""
+        self._accepting_edits.add(_call_key(tool_name, tool_input))
+
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         key = _call_key(request.tool_name, request.input)
-        self._saved.pop(key, None)  # a rule saved for an earlier, identical call is not this one's
+        # What was done for an earlier, identical call is not this one's.
+        self._saved.pop(key, None)
+        self._accepting_edits.discard(key)
         try:
             answer = await self.inner.request(request, ctx)
         except anyio.get_cancelled_exc_class():
             self._saved.pop(key, None)
+            self._accepting_edits.discard(key)
             self._record(approval_record(request, None))
             raise
         record = approval_record(request, answer)
         saved = self._saved.pop(key, None)
-        if saved is not None and answer.decision == "allow":
-            record = record.model_copy(update={"saved_rule": saved})
+        accepted_edits = key in self._accepting_edits
+        self._accepting_edits.discard(key)
+        if answer.decision == "allow":
+            record = record.model_copy(update={"saved_rule": saved, "accepted_edits": accepted_edits})
         self._record(record)
         return answer
 

@@ -62,6 +62,7 @@ class Decision(BaseModel):
     reason: str
     rule: str | None = None  # the rule that decided, if one did
     suggestions: list[RuleSuggestion] = Field(default_factory=list)
+    offers_accept_edits: bool = False  # an ask that acceptEdits mode would allow
     updated_input: dict[str, Any] | None = None  # e.g. a hook rewrote the input
 
 
@@ -75,6 +76,7 @@ class ApprovalRequest(BaseModel):
     summary: str
     reason: str
     suggestions: list[RuleSuggestion] = Field(default_factory=list)
+    offers_accept_edits: bool = False
 
 
 class ApprovalAnswer(BaseModel):

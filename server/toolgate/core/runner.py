@@ -264,6 +264,7 @@ class ToolRunner:
                 summary=tool.summary(tool_input, self.session.workspace),
                 reason=decision.reason,
                 suggestions=decision.suggestions,
+                offers_accept_edits=decision.offers_accept_edits,
             )
             answer = await self.session.approver.request(request, ctx)
             if answer.decision != "allow":

@@ -273,6 +273,7 @@ class PermissionEngine:
             reason=result.reason,
             rule=result.rule,
             suggestions=list(result.suggestions),
+            offers_accept_edits=result.offers_accept_edits,
             updated_input=updated,
         )
 

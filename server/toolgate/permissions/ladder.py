@@ -13,7 +13,7 @@ for read-only calls: in plan mode nothing that can change anything runs without 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -67,6 +67,9 @@ class Evaluation:
     read_only: bool
     rule: str | None = None
     suggestions: tuple[RuleSuggestion, ...] = ()
+    # acceptEdits mode would allow this call (asked in default mode only because it changes files inside the
+    # working directories): the person may switch to it instead of allowing a rule no single rule can express
+    offers_accept_edits: bool = False
 
 
 def _forms(path: Path) -> list[Path]:
@@ -321,4 +324,9 @@ def evaluate(inp: LadderInput) -> Evaluation:
         )
     if inp.mode is PermissionMode.PLAN and not ro:
         reason += "; plan mode runs only read-only calls without asking"
-    return Evaluation("ask", reason, "ask", ro, None, tuple(suggest(cov.needs, facts, inp.workspace)))
+    offers = inp.mode is PermissionMode.DEFAULT and not ro and not coverage(_in_accept_edits(inp)).needs
+    return Evaluation("ask", reason, "ask", ro, None, tuple(suggest(cov.needs, facts, inp.workspace)), offers)
+
+
+def _in_accept_edits(inp: LadderInput) -> LadderInput:
+    return replace(inp, mode=PermissionMode.ACCEPT_EDITS)

@@ -215,6 +215,7 @@ class RuleChangeResult(WireModel):
 class SetModeParams(WireModel):
     session_id: SessionId
     mode: PermissionMode
+    call: PendingCall | None = Field(default=None, description="The waiting call the mode was changed for.")
 
 
 class SetReviewEditsParams(WireModel):
@@ -231,6 +232,7 @@ class ApprovalParams(WireModel):
     summary: str = Field(description="One line a person can read.")
     reason: str = Field(description="Why approval is needed.")
     suggestions: list[RuleSuggestion] = Field(description="Rules the UI may offer as 'always allow'.")
+    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow this call.")
 
 
 class ApprovalResult(WireModel):

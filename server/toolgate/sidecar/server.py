@@ -366,8 +366,13 @@ class ToolgateServer(LanguageServer):
         return self.sessions.get(params.session_id).settings()
 
     async def _settings_set_mode(self, params: p.SetModeParams) -> p.Settings:
+        from toolgate.agent.decisions import RecordingApprover
+
         live = self.sessions.get(params.session_id)
         live.set_mode(params.mode)
+        approver = live.runtime.session.approver
+        if params.call is not None and params.mode == "acceptEdits" and isinstance(approver, RecordingApprover):
+            approver.accepting_edits(params.call.tool, params.call.input)  # for the session's record
         return live.settings()
 
     async def _settings_set_review_edits(self, params: p.SetReviewEditsParams) -> p.Settings:

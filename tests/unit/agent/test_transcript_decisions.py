@@ -148,3 +148,24 @@ async def test_an_allow_after_a_rule_was_saved_for_the_call_records_the_rule(tmp
     first, second = load_transcript(path).decisions
     assert isinstance(first, ApprovalRecord) and first.saved_rule is None
     assert isinstance(second, ApprovalRecord) and second.saved_rule == saved
+
+
+async def test_an_allow_after_the_mode_was_switched_for_the_call_records_accepted_edits(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"))
+    transcript, approver = recorder(path, inner)
+
+    approver.accepting_edits("Bash", {"command": "rm x"})  # before the call was asked: not its answer
+    await approver.request(APPROVAL, CTX)
+
+    async def answer_after_switching(request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        approver.accepting_edits("Bash", {"command": "other"})  # another call's
+        approver.accepting_edits("Bash", {"command": "rm x"})
+        return ApprovalAnswer(decision="allow")
+
+    inner.request = answer_after_switching  # type: ignore[method-assign]
+    await approver.request(APPROVAL.model_copy(update={"tool_use_id": "t3"}), CTX)
+    transcript.close()
+    first, second = load_transcript(path).decisions
+    assert isinstance(first, ApprovalRecord) and first.accepted_edits is False
+    assert isinstance(second, ApprovalRecord) and second.accepted_edits is True

@@ -434,6 +434,33 @@ async def test_every_suggestion_makes_the_call_pass(rt_factory: Callable[..., Ru
             assert (await check(granted, name, **tool_input)).decision == "allow", (name, tool_input, rule)
 
 
+@pytest.mark.parametrize(
+    ("name", "tool_input", "offered"),
+    [
+        ("Bash", {"command": "mkdir build"}, True),  # a write plus a command: no one rule covers both
+        ("Bash", {"command": "echo hi > out.txt"}, True),
+        ("Bash", {"command": "rm -rf build"}, False),  # acceptEdits does not run rm without asking either
+        ("Bash", {"command": "sed -i s/a/b/ a.txt"}, False),  # nor sed -i: the command still needs a rule
+        ("Bash", {"command": "npm run build"}, False),  # it runs code: no mode makes that safe
+        ("Write", {"file_path": "src/app.py"}, True),
+        ("Write", {"file_path": ".git/config"}, False),  # safety: asked in every mode
+        ("Read", {"file_path": "OUTSIDE"}, False),  # a read outside: not an edit at all
+    ],
+)
+async def test_accept_edits_is_offered_exactly_when_that_mode_would_allow_the_call(
+    rt_factory: Callable[..., Runtime], outside: Path, name: str, tool_input: dict[str, object], offered: bool
+) -> None:
+    tool_input = {k: str(outside / "notes.txt") if v == "OUTSIDE" else v for k, v in tool_input.items()}
+    asked = await rt_factory().evaluate_call(name, tool_input)
+    assert asked.behavior == "ask"
+    assert asked.offers_accept_edits is offered
+    in_mode = await check(rt_factory(mode=PermissionMode.ACCEPT_EDITS), name, **tool_input)
+    assert (in_mode.decision == "allow") is offered  # what the offer promises is what the mode does
+    # Never offered outside default mode (plan mode asks for another reason; the others do not ask for edits).
+    planned = await rt_factory(mode=PermissionMode.PLAN).evaluate_call(name, tool_input)
+    assert planned.offers_accept_edits is False
+
+
 # --- denial tracking ---------------------------------------------------------------------------------------
 
 
