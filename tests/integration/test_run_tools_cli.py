@@ -72,6 +72,12 @@ def test_asks_are_denied_with_the_rule_that_would_grant_them(workspace: Path, tm
     out, _, code = run_tools(workspace, [tool_use("o", "Read", file_path=str(tmp_path / "outside.txt"))])
     assert code == 0 and out[0]["is_error"]
     assert "non-interactive" in out[0]["content"] and "--allow 'Read(/" in out[0]["content"]
+    assert "acceptEdits" not in out[0]["content"]  # a read outside: no mode of edits would help
+
+    # A command that writes a file: no single rule covers both, and the refusal names the mode that would.
+    out, _, _ = run_tools(workspace, [tool_use("m", "Bash", command="mkdir build", outside_sandbox=True)])
+    assert out[0]["is_error"] and "`--permission-mode acceptEdits` would let it run" in out[0]["content"]
+    assert not (workspace / "build").exists()
 
     out, _, _ = run_tools(
         workspace,

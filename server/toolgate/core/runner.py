@@ -329,6 +329,8 @@ def _refusal_text(
     if reason == "non_interactive":
         rules = ", ".join(f"--allow '{s.rule}'" for s in decision.suggestions[:3])
         how = f" To let it run, start the session with a rule that grants it ({rules})." if rules else ""
+        if decision.offers_accept_edits:
+            how += " `--permission-mode acceptEdits` would let it run too (file changes inside the workspace)."
         return (
             f"This call needs approval ({decision.reason}), and this session is non-interactive, "
             f"so nobody could approve it and it did not run.{how} Otherwise, find a way that needs no approval."
