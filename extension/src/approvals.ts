@@ -14,6 +14,7 @@
  * the answer is a plain allow.
  */
 
+import type { AcceptEditsSwitch } from './acceptEdits';
 import type { ChatPresence, ChatStore } from './chatStore';
 import type { CancellationLike, Disposable, Notifier, QuickPickItem } from './host';
 import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from './protocol';
@@ -47,17 +48,14 @@ export interface RuleSaver {
   addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall?: boolean | null }>;
   /** Whether the rules in force plus `rule` (not saved) would allow `call`, and if not, why it would still ask. */
   wouldCover(sessionId: string, rule: string, call: PendingCall): Promise<{ covers: boolean; reason: string }>;
-  /** Switch the session to acceptEdits mode for the waiting `call` (shown at the top of the chat too). */
-  acceptEdits(sessionId: string, call: PendingCall): Promise<void>;
+  /** Switch the session to acceptEdits mode to answer the waiting call `toolUseId`. */
+  acceptEdits: AcceptEditsSwitch;
 }
 
-/**
- * The rule saver over the sidecar's own methods (settings/addRule, permissions/check with `withAllow`,
- * settings/setMode); `modeChanged` tells the chat's header.
- */
+/** The rule saver over the sidecar's own methods (settings/addRule, permissions/check with `withAllow`). */
 export function sidecarRuleSaver(
-  client: Pick<SidecarClient, 'addRule' | 'checkPermission' | 'setMode'>,
-  modeChanged: (mode: 'acceptEdits') => void = () => undefined,
+  client: Pick<SidecarClient, 'addRule' | 'checkPermission'>,
+  acceptEdits: AcceptEditsSwitch,
 ): RuleSaver {
   return {
     addRule: async (sessionId, rule, scope, call) => client.addRule(sessionId, rule, 'allow', scope, call),
@@ -65,10 +63,7 @@ export function sidecarRuleSaver(
       const verdict = await client.checkPermission(sessionId, call, rule);
       return { covers: verdict.decision === 'allow', reason: verdict.reason };
     },
-    acceptEdits: async (sessionId, call) => {
-      await client.setMode(sessionId, 'acceptEdits', call);
-      modeChanged('acceptEdits');
-    },
+    acceptEdits,
   };
 }
 
@@ -207,10 +202,10 @@ export class ApprovalBroker implements Disposable {
 
   /** "Allow, and accept edits": the mode first; if the sidecar refuses it, the request stays open and says why. */
   private async acceptEdits(entry: Pending): Promise<AnswerOutcome> {
-    const { sessionId, toolName, input } = entry.params;
+    const { sessionId, toolUseId } = entry.params;
     entry.saving = true;
     try {
-      await this.rules.acceptEdits(sessionId, { tool: toolName, input });
+      await this.rules.acceptEdits(sessionId, toolUseId);
     } catch (error) {
       entry.saving = false;
       const reason = `The mode was not changed: ${failureReason(error)}`;

@@ -132,9 +132,9 @@ export class ChatController {
         await this.deps.approvals.answer(message.id, message.choice);
         return;
       case 'review':
-        return message.decision === 'accept'
-          ? this.deps.reviews.accept(message.id)
-          : this.deps.reviews.reject(message.id, message.feedback);
+        if (message.decision === 'accept') return this.deps.reviews.accept(message.id);
+        if (message.decision === 'acceptEdits') return this.deps.reviews.acceptAndAcceptEdits(message.id);
+        return this.deps.reviews.reject(message.id, message.feedback);
       case 'showReview':
         return this.deps.reviews.show(message.id, message.path, true);
       default:

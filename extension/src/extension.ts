@@ -7,6 +7,7 @@ import * as path from 'node:path';
 
 import type * as vscode from 'vscode';
 
+import { acceptEditsSwitch } from './acceptEdits';
 import { ApprovalBroker, sidecarRuleSaver } from './approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
 import { ChatStore } from './chatStore';
@@ -113,11 +114,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const badge = new PendingBadge(chatView);
   const proposed = new ProposalStore(PROPOSED_SCHEME, false);
   const originals = new ProposalStore(ORIGINAL_SCHEME, true);
+  const acceptEdits = acceptEditsSwitch(client, (mode) => store.dispatch({ type: 'mode', mode }));
   const approvals = new ApprovalBroker(
     store,
     chatView,
     api.notifier,
-    sidecarRuleSaver(client, (mode) => store.dispatch({ type: 'mode', mode })),
+    sidecarRuleSaver(client, acceptEdits),
     badge.update,
   );
   const reviews = new ReviewController(
@@ -129,6 +131,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.notifier,
     badge.update,
     api.firstWorkspaceFolder,
+    acceptEdits,
   );
   badge.track(approvals, reviews);
   client.onApprovalRequest((params, token) => approvals.request(params, token));

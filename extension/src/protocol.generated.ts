@@ -24,11 +24,11 @@ export interface ApprovalRecord {
   reason: string;
   answered_by: "user" | "non_interactive" | "unavailable" | "withdrawn";
   feedback: string | null;
+  accepted_edits: boolean;
   kind: "approval";
   summary: string;
   decision: "allow" | "deny";
   saved_rule: SavedRule | null;
-  accepted_edits: boolean;
 }
 
 export interface ApprovalResult {
@@ -162,6 +162,8 @@ export interface DiffReviewParams {
   /** original null: a new file; proposed null: a deletion. */
   files: FileProposal[];
   suggestions: RuleSuggestion[];
+  /** acceptEdits mode would allow these changes. */
+  offersAcceptEdits: boolean;
 }
 
 export interface DiffReviewResult {
@@ -355,6 +357,7 @@ export interface ReviewRecord {
   reason: string;
   answered_by: "user" | "non_interactive" | "unavailable" | "withdrawn";
   feedback: string | null;
+  accepted_edits: boolean;
   kind: "review";
   title: string;
   files: ReviewedPath[];
@@ -467,8 +470,8 @@ export interface SetModeParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   mode: PermissionMode;
-  /** The waiting call the mode was changed for. */
-  call?: PendingCall | null;
+  /** The waiting call (approval or diff review) the mode was changed to answer. */
+  toolUseId?: string | null;
 }
 
 export interface SetReviewEditsParams {

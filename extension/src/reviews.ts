@@ -5,13 +5,15 @@
  * diffs against an empty original; a deletion diffs against an empty proposal.
  */
 
+import type { AcceptEditsSwitch } from './acceptEdits';
 import type { ChatPresence, ChatStore } from './chatStore';
 import type { CancellationLike, DiffEditorHost, Disposable, Notifier } from './host';
 import type { DiffReviewAnswer, DiffReviewParams, ReviewedFile } from './protocol';
 import type { ProposalStore, ResourceRef } from './proposals';
 import { reviewIdOf, reviewPath } from './proposals';
 import type { ReviewFileView } from './shared/chatModel';
-import { WITHDRAWN, acceptedOutcome, basename, displayPath, rejectedOutcome } from './shared/outcomes';
+import { ACCEPT_EDITS_ON, WITHDRAWN, acceptedOutcome, basename, displayPath, rejectedOutcome } from './shared/outcomes';
+import { failureReason } from './sidecarClient';
 
 export { basename, displayPath };
 
@@ -30,6 +32,8 @@ interface PendingReview {
   resolve: (answer: DiffReviewAnswer) => void;
   subscriptions: Disposable[];
   settled: boolean;
+  /** The mode is being switched for "Accept, and accept edits": other answers wait for it. */
+  switching: boolean;
 }
 
 export function changeOf(file: { original: string | null; proposed: string | null }): ReviewFileView['change'] {
@@ -63,6 +67,9 @@ export class ReviewController implements Disposable {
     private readonly notifier: Notifier,
     private readonly onPendingChanged: () => void = () => undefined,
     private readonly workspaceFolder: () => string | undefined = () => undefined,
+    private readonly acceptEdits: AcceptEditsSwitch = async () => {
+      throw new Error('this editor cannot switch the mode');
+    },
   ) {}
 
   get pendingCount(): number {
@@ -92,7 +99,7 @@ export class ReviewController implements Disposable {
       else this.proposed.put(file.right.path, file.proposed);
     }
     return new Promise<DiffReviewAnswer>((resolve) => {
-      const review: PendingReview = { id, params, files, resolve, subscriptions: [], settled: false };
+      const review: PendingReview = { id, params, files, resolve, subscriptions: [], settled: false, switching: false };
       this.reviews.set(id, review);
       this.store.dispatch({
         type: 'reviewRequested',
@@ -105,6 +112,7 @@ export class ReviewController implements Disposable {
           label: displayPath(file.path, this.workspaceFolder()),
           change: changeOf(file),
         })),
+        offersAcceptEdits: params.offersAcceptEdits === true,
         at: Date.now(),
       });
       this.onPendingChanged();
@@ -145,6 +153,26 @@ export class ReviewController implements Disposable {
     return this.finish(id, 'accepted', '');
   }
 
+  /**
+   * "Accept, and accept edits": the session switches to acceptEdits mode first; if the sidecar refuses, the review
+   * stays open and its card says why.
+   */
+  async acceptAndAcceptEdits(id: string): Promise<void> {
+    const review = this.reviews.get(id);
+    if (!review || review.settled || review.switching) return;
+    review.switching = true;
+    try {
+      await this.acceptEdits(review.params.sessionId, review.params.toolUseId);
+    } catch (error) {
+      review.switching = false;
+      const reason = `The mode was not changed: ${failureReason(error)}`;
+      if (this.reviews.has(id)) this.store.dispatch({ type: 'reviewFailed', id, error: reason });
+      return;
+    }
+    review.switching = false;
+    await this.finish(id, 'accepted', '', true);
+  }
+
   reject(id: string, feedback: string = ''): Promise<void> {
     return this.finish(id, 'rejected', feedback);
   }
@@ -158,9 +186,14 @@ export class ReviewController implements Disposable {
     this.cancelAll();
   }
 
-  private async finish(id: string, outcome: 'accepted' | 'rejected' | 'cancelled', feedback: string): Promise<void> {
+  private async finish(
+    id: string,
+    outcome: 'accepted' | 'rejected' | 'cancelled',
+    feedback: string,
+    acceptedEdits = false,
+  ): Promise<void> {
     const review = this.reviews.get(id);
-    if (!review || review.settled) return;
+    if (!review || review.settled || (review.switching && outcome !== 'cancelled')) return;
     review.settled = true;
     for (const subscription of review.subscriptions) subscription.dispose();
     let answer: DiffReviewAnswer;
@@ -189,7 +222,7 @@ export class ReviewController implements Disposable {
         type: 'reviewResolved',
         id,
         state: outcome,
-        outcome: describeOutcome(outcome, edited, feedback),
+        outcome: describeOutcome(outcome, edited, feedback, acceptedEdits),
         at: Date.now(),
       });
       this.onPendingChanged();
@@ -220,24 +253,33 @@ export class ReviewController implements Disposable {
       'info',
       `toolgate proposes changes to ${what}. Review the diff (you may edit the proposal), then accept or reject.`,
       'Accept',
+      ...(review.params.offersAcceptEdits ? [ACCEPT_EDITS_ACTION] : []),
       'Reject',
       'Show Diff',
     );
     if (!this.reviews.has(review.id)) return;
     if (picked === 'Accept') await this.accept(review.id);
+    else if (picked === ACCEPT_EDITS_ACTION) await this.acceptAndAcceptEdits(review.id);
     else if (picked === 'Reject') await this.reject(review.id);
     else if (picked === 'Show Diff') await this.show(review.id, null, true);
   }
 }
 
+const ACCEPT_EDITS_ACTION = 'Accept, Accept Edits';
+
 function parentOf(path: string): string {
   return path.slice(0, path.indexOf('/', 1));
 }
 
-function describeOutcome(outcome: 'accepted' | 'rejected' | 'cancelled', edited: string[], feedback: string): string {
+function describeOutcome(
+  outcome: 'accepted' | 'rejected' | 'cancelled',
+  edited: string[],
+  feedback: string,
+  acceptedEdits: boolean,
+): string {
   switch (outcome) {
     case 'accepted':
-      return acceptedOutcome(edited);
+      return acceptedEdits ? `${acceptedOutcome(edited)} ${ACCEPT_EDITS_ON}` : acceptedOutcome(edited);
     case 'rejected':
       return rejectedOutcome(feedback);
     case 'cancelled':

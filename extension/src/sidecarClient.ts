@@ -127,9 +127,9 @@ export class SidecarClient {
     return this.request(Methods.settingsGet, { sessionId });
   }
 
-  /** `call`: the waiting call the mode is changed for (its approval then records the switch). */
-  setMode(sessionId: string, mode: PermissionMode, call?: PendingCall): Promise<Settings> {
-    return this.request(Methods.settingsSetMode, call ? { sessionId, mode, call } : { sessionId, mode });
+  /** `toolUseId`: the waiting call the mode is changed to answer (its answer then records the switch). */
+  setMode(sessionId: string, mode: PermissionMode, toolUseId?: string): Promise<Settings> {
+    return this.request(Methods.settingsSetMode, toolUseId ? { sessionId, mode, toolUseId } : { sessionId, mode });
   }
 
   setReviewEdits(sessionId: string, reviewEdits: ReviewEdits): Promise<Settings> {

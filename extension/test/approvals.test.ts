@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { ApprovalBroker, answerForChoice, notCoveringNotice, sidecarRuleSaver } from '../src/approvals';
+import { acceptEditsSwitch } from '../src/acceptEdits';
+import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/approvals';
 import type { ApprovalRequestParams } from '../src/protocol';
 import { ACCEPTED_EDITS } from '../src/shared/outcomes';
 import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, deferred, newStore, settle } from './fakes';
@@ -149,7 +150,7 @@ describe('ApprovalBroker', () => {
     const answer = broker.request(mkdir);
     expect(card(store).offersAcceptEdits).toBe(true);
     expect(await broker.answer(card(store).id, { kind: 'acceptEdits' })).toEqual({ ok: true });
-    expect(rules.acceptedEdits).toEqual([{ sessionId: 's1', call: { tool: 'Bash', input: { command: 'mkdir build' } } }]);
+    expect(rules.acceptedEdits).toEqual([{ sessionId: 's1', toolUseId: 'toolu_1' }]);
     await expect(answer).resolves.toEqual({ decision: 'allow' });
     expect(card(store)).toMatchObject({ state: 'allowed', outcome: ACCEPTED_EDITS });
   });
@@ -179,17 +180,14 @@ describe('ApprovalBroker', () => {
   it('switches the mode through settings/setMode, naming the call, and tells the header', async () => {
     const calls: unknown[][] = [];
     const client = {
-      addRule: async () => ({ changed: true, file: null, warnings: [], coversCall: true, settings: {} as never }),
-      checkPermission: async () => ({ decision: 'allow' as const, read_only: false, reason: '', rule: null }),
       setMode: async (...args: unknown[]) => {
         calls.push(args);
         return {} as never;
       },
     };
     const modes: string[] = [];
-    const saver = sidecarRuleSaver(client as never, (mode) => modes.push(mode));
-    await saver.acceptEdits('s1', { tool: 'Bash', input: { command: 'mkdir build' } });
-    expect(calls).toEqual([['s1', 'acceptEdits', { tool: 'Bash', input: { command: 'mkdir build' } }]]);
+    await acceptEditsSwitch(client as never, (mode) => modes.push(mode))('s1', 'toolu_1');
+    expect(calls).toEqual([['s1', 'acceptEdits', 'toolu_1']]);
     expect(modes).toEqual(['acceptEdits']);
   });
 

@@ -445,7 +445,7 @@ describe('ChatController', () => {
       onNotification: (method, handler) => sidecar.notificationHandlers.set(method, handler),
     });
     // The same wiring as extension.ts: the broker saves rules with the client.
-    const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), sidecarRuleSaver(client));
+    const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), sidecarRuleSaver(client, async () => undefined));
     const answer = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: { command: 'ls -l' }, summary: 'ls -l', reason: 'r', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }], offersAcceptEdits: false });
     const id = store.state.items[0]?.id ?? '';
     await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*', scope: 'local' });

@@ -229,15 +229,15 @@ export class FakeRules implements RuleSaver {
   }
 
   /** Calls the mode was switched to acceptEdits for; `modeRefusal` makes the next switch fail. */
-  readonly acceptedEdits: { sessionId: string; call: PendingCall }[] = [];
+  readonly acceptedEdits: { sessionId: string; toolUseId: string }[] = [];
   modeRefusal: string | undefined;
 
-  async acceptEdits(sessionId: string, call: PendingCall): Promise<void> {
+  readonly acceptEdits = async (sessionId: string, toolUseId: string): Promise<void> => {
     const refusal = this.modeRefusal;
     this.modeRefusal = undefined;
     if (refusal) throw new SidecarError('toolgate/settings/setMode', `toolgate/settings/setMode failed: ${refusal}`, -32602, refusal);
-    this.acceptedEdits.push({ sessionId, call });
-  }
+    this.acceptedEdits.push({ sessionId, toolUseId });
+  };
 
   async addRule(sessionId: string, rule: string, scope: RuleScope, call: PendingCall): Promise<{ warnings: string[]; coversCall: boolean | null }> {
     if (this.gate) await this.gate.promise;

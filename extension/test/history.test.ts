@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRecord, ChatMessage, ReviewRecord, ToolResult } from '../src/protocol';
 import type { ChatAction, ChatState, Item } from '../src/shared/chatModel';
 import { initialState, reduce } from '../src/shared/chatModel';
-import { ACCEPTED_EDITS } from '../src/shared/outcomes';
+import { ACCEPTED_EDITS, ACCEPT_EDITS_ON } from '../src/shared/outcomes';
 
 const start = (): ChatState => ({
   ...initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: true, message: '' }, 'default'),
@@ -69,7 +69,7 @@ const approval: ApprovalRecord = {
 };
 const review: ReviewRecord = {
   kind: 'review', tool_use_id: 'e1', tool_name: 'Edit', title: 'Edit a.py', reason: 'Edits need approval.',
-  files: [{ path: '/ws/a.py', change: 'modify' }], answered_by: 'user', decision: 'accept', feedback: null, edited: ['/ws/a.py'],
+  files: [{ path: '/ws/a.py', change: 'modify' }], answered_by: 'user', decision: 'accept', feedback: null, edited: ['/ws/a.py'], accepted_edits: false,
 };
 const calls = {
   w1: { summary: 'Update 1 todo', result_summary: 'Todos updated' },
@@ -108,6 +108,14 @@ describe('a reopened session', () => {
   it('says a call was allowed by switching to accept-edits mode, as the live card did', () => {
     const state = reopen({ decisions: [{ ...approval, decision: 'allow', feedback: null, accepted_edits: true }], calls });
     expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({ state: 'allowed', outcome: ACCEPTED_EDITS });
+  });
+
+  it('says a review was accepted by switching to accept-edits mode', () => {
+    const state = reopen({ decisions: [approval, { ...review, accepted_edits: true }], calls });
+    expect(state.items.find((item) => item.kind === 'review')).toMatchObject({
+      state: 'accepted',
+      outcome: `Accepted with your edits to a.py. ${ACCEPT_EDITS_ON}`,
+    });
   });
 
   it('says a call whose approval was withdrawn was not answered', () => {

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore, StoreError } from '../src/proposals';
 import type { DiffReviewParams } from '../src/protocol';
 import { ReviewController, diffTitle, displayPath } from '../src/reviews';
+import { ACCEPT_EDITS_ON } from '../src/shared/outcomes';
 import { FakeCancellation, FakeEditor, FakeNotifier, FakePresence, newStore, settle } from './fakes';
 
-function setup(visible = true) {
+function setup(visible = true, switchRefusal?: string) {
   const store = newStore();
   const proposed = new ProposalStore(PROPOSED_SCHEME, false);
   const originals = new ProposalStore(ORIGINAL_SCHEME, true);
@@ -15,8 +16,13 @@ function setup(visible = true) {
   // Saving a proposal in the editor writes it to the in-memory store, as the real file system provider does.
   editor.onSave = (resource, text) =>
     proposed.writeFile(resource.path, new TextEncoder().encode(text), { create: false, overwrite: true });
-  const reviews = new ReviewController(proposed, originals, editor, store, presence, notifier, undefined, () => '/ws');
-  return { store, proposed, originals, editor, notifier, presence, reviews };
+  const switched: [string, string][] = [];
+  const acceptEdits = async (sessionId: string, toolUseId: string): Promise<void> => {
+    if (switchRefusal) throw new Error(switchRefusal);
+    switched.push([sessionId, toolUseId]);
+  };
+  const reviews = new ReviewController(proposed, originals, editor, store, presence, notifier, undefined, () => '/ws', acceptEdits);
+  return { store, proposed, originals, editor, notifier, presence, reviews, switched };
 }
 
 const edit: DiffReviewParams = {
@@ -25,6 +31,7 @@ const edit: DiffReviewParams = {
   toolName: 'Edit',
   reason: 'Edits ask first in the default mode.',
   suggestions: [],
+  offersAcceptEdits: false,
   title: 'Edit src/app.py',
   files: [{ path: '/ws/src/app.py', original: 'print("hi")\n', proposed: 'print("hello")\n' }],
 };
@@ -35,6 +42,7 @@ const patch: DiffReviewParams = {
   toolName: 'ApplyPatch',
   reason: '',
   suggestions: [],
+  offersAcceptEdits: false,
   title: 'Apply patch',
   files: [
     { path: '/ws/a.txt', original: 'a\n', proposed: 'A\n' },
@@ -191,6 +199,39 @@ describe('ReviewController', () => {
     await expect(answer).resolves.toEqual({ decision: 'reject' });
     expect(editor.closed).toHaveLength(1);
     expect(reviewCard(store).state).toBe('cancelled');
+  });
+
+  it('"accept, and accept edits" switches the mode for the call first, then accepts', async () => {
+    const { reviews, store, switched } = setup();
+    const answer = reviews.review({ ...edit, offersAcceptEdits: true });
+    expect(reviewCard(store).offersAcceptEdits).toBe(true);
+    await reviews.acceptAndAcceptEdits('r1');
+    expect(switched).toEqual([['s1', 'toolu_1']]);
+    await expect(answer).resolves.toMatchObject({ decision: 'accept' });
+    expect(reviewCard(store)).toMatchObject({ state: 'accepted', outcome: `Accepted as proposed. ${ACCEPT_EDITS_ON}` });
+  });
+
+  it('keeps the review open with the reason when the mode cannot be switched', async () => {
+    const { reviews, store, editor } = setup(true, 'There is no session s1.');
+    const answer = reviews.review({ ...edit, offersAcceptEdits: true });
+    await reviews.acceptAndAcceptEdits('r1');
+    expect(reviewCard(store)).toMatchObject({ state: 'pending', error: 'The mode was not changed: There is no session s1.' });
+    expect(editor.closed).toEqual([]);
+    await reviews.reject('r1');
+    await expect(answer).resolves.toEqual({ decision: 'reject' });
+    expect(reviewCard(store).error).toBe('');
+  });
+
+  it('offers "accept edits" in the notification only when the sidecar does', async () => {
+    const { reviews, notifier, switched } = setup(false);
+    void reviews.review(patch);
+    const answer = reviews.review({ ...edit, offersAcceptEdits: true });
+    await settle();
+    expect(notifier.shown[0]?.actions).toEqual(['Accept', 'Reject', 'Show Diff']);
+    expect(notifier.shown[1]?.actions).toEqual(['Accept', 'Accept, Accept Edits', 'Reject', 'Show Diff']);
+    notifier.click('Accept, Accept Edits', 1);
+    await expect(answer).resolves.toMatchObject({ decision: 'accept' });
+    expect(switched).toEqual([['s1', 'toolu_1']]);
   });
 
   it('offers Accept and Reject in a notification when the chat is hidden', async () => {

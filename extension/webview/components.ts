@@ -261,9 +261,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
             'button',
             {
               class: 'secondary accept-edits',
-              title:
-                'Allow this call, and switch this session to "Accept edits" mode: file changes inside the workspace ' +
-                'then run without asking (the mode menu at the top switches back)',
+              title: ACCEPT_EDITS_TITLE,
               onclick: () => choose({ kind: 'acceptEdits' }),
             },
             'Allow, and accept edits',
@@ -277,6 +275,10 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   );
   return card;
 }
+
+const ACCEPT_EDITS_TITLE =
+  'Say yes to this, and switch this session to "Accept edits" mode: file changes inside the workspace then run ' +
+  'without asking (the mode menu at the top switches back)';
 
 /** The review editor's keybindings (package.json contributes.keybindings), as the person's platform writes them. */
 const KEYS = /Mac/.test(navigator.platform)
@@ -336,7 +338,7 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     'aria-label': 'Feedback for the agent',
   });
   const rejectPanel = h('div', { class: 'card-panel reject', id: `${item.id}-reject`, hidden: true });
-  const decide = (decision: 'accept' | 'reject'): void => {
+  const decide = (decision: 'accept' | 'acceptEdits' | 'reject'): void => {
     for (const button of card.querySelectorAll('button')) button.disabled = true;
     ctx.post({ type: 'review', id: item.id, decision, feedback: decision === 'reject' ? feedback.value : '' });
     ctx.decided();
@@ -367,9 +369,17 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
       'div',
       { class: 'card-actions' },
       h('button', { class: 'primary', onclick: () => decide('accept') }, 'Accept'),
+      item.offersAcceptEdits
+        ? h(
+            'button',
+            { class: 'secondary accept-edits', title: ACCEPT_EDITS_TITLE, onclick: () => decide('acceptEdits') },
+            'Accept, and accept edits',
+          )
+        : null,
       rejectButton,
       h('button', { class: 'secondary', onclick: () => ctx.post({ type: 'showReview', id: item.id, path: null }) }, 'Show diff'),
     ),
+    ...(item.error ? [h('div', { class: 'card-error', role: 'alert' }, item.error)] : []),
     rejectPanel,
   );
   return card;

@@ -58,7 +58,7 @@ def test_a_turns_files_changed_restore_code_and_redo(
     )
     chat = workbench.open_chat()
     send(workbench, "Make it a farewell and shout demo.")
-    chat.locator(".review-pending").last.get_by_role("button", name="Accept").click()
+    chat.locator(".review-pending").last.get_by_role("button", name="Accept", exact=True).click()
     chat.locator(".approval-pending").last.get_by_role("button", name="Allow once").click()
     expect(chat.locator(".msg-assistant").last).to_contain_text("Both are changed.")
     wait_idle(chat)

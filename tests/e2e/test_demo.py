@@ -174,7 +174,7 @@ def test_make_demo_plays_its_script_and_ctrl_c_stops_everything(demo: Demo, brow
         expect(page.locator(".tabs-container .tab", has_text="greet.py ↔ toolgate proposal")).to_be_visible()
         assert greet.read_text() == original
         bench.shot("52-demo-diff-review")
-        review.get_by_role("button", name="Accept").click()
+        review.get_by_role("button", name="Accept", exact=True).click()
         wait_for(lambda: greet.read_text() == GREET_AFTER_THE_DEMO, 30, "the accepted edit on disk")
 
         # The closing summary, and the plan done.

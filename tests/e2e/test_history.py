@@ -78,7 +78,7 @@ def test_a_reopened_session_draws_its_cards_outcomes_and_todos_as_live(
     page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="one").click()
     page.keyboard.press("End")
     page.keyboard.type(" (mine)")
-    review.get_by_role("button", name="Accept").click()
+    review.get_by_role("button", name="Accept", exact=True).click()
     wait_for(lambda: notes.exists(), 30, "the sidecar to write the accepted file")
     expect(chat.locator(".review-accepted").last).to_contain_text("Accepted with your edits to notes.md.")
     expect(chat.locator(".msg-assistant").last).to_contain_text("All done.")

@@ -113,7 +113,7 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     page.keyboard.press("End")
     page.keyboard.type("  # reviewed")
     workbench.shot("41-real-diff-review")
-    review.get_by_role("button", name="Accept").click()
+    review.get_by_role("button", name="Accept", exact=True).click()
     wait_for(lambda: target.exists(), 30, "the sidecar to write the accepted file")
     assert target.read_text() == "print('hello')  # reviewed\n"
     expect(tab).to_have_count(0)
@@ -269,6 +269,34 @@ def test_allow_and_accept_edits_switches_the_session_so_the_next_change_runs_wit
         for made in (workspace / "build", workspace / "dist"):
             if made.is_dir():
                 made.rmdir()
+
+
+def test_accept_and_accept_edits_from_a_diff_review(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    workspace = code_server.workspace
+    first, second = workspace / "first.txt", workspace / "second.txt"
+    mock_model(
+        [
+            {"text": "One.", "tool_uses": [{"name": "Write", "input": {"file_path": str(first), "content": "1\n"}}]},
+            {"text": "Two.", "tool_uses": [{"name": "Write", "input": {"file_path": str(second), "content": "2\n"}}]},
+            {"text": "Written."},
+        ]
+    )
+    chat = workbench.open_chat()
+    try:
+        send(workbench, "Write two files.")
+        review = chat.locator(".review-pending").last
+        expect(review).to_contain_text("first.txt")
+        review.get_by_role("button", name="Accept, and accept edits").click()
+        expect(chat.locator(".review-accepted").last).to_contain_text('This session is now in "Accept edits" mode')
+        expect(chat.locator("select.mode-select")).to_have_value("acceptEdits")
+        expect(chat.locator(".msg-assistant").last).to_contain_text("Written.")
+        assert first.read_text() == "1\n" and second.read_text() == "2\n"
+        expect(chat.locator(".review-accepted, .review-pending")).to_have_count(1)  # the second was not reviewed
+    finally:
+        first.unlink(missing_ok=True)
+        second.unlink(missing_ok=True)
 
 
 def test_escape_interrupts_a_long_command(

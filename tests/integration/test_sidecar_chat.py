@@ -281,8 +281,8 @@ async def test_answering_with_accept_edits_switches_the_mode_and_a_reopened_sess
     async def accept_edits(params: dict[str, Any]) -> dict[str, Any]:
         # What the editor does for "Allow, and accept edits": switch the mode (naming the call), then allow.
         assert params["offersAcceptEdits"] is True
-        call = {"tool": params["toolName"], "input": params["input"]}
-        await sidecar.call(p.SETTINGS_SET_MODE, {"sessionId": session_id, "mode": "acceptEdits", "call": call})
+        switch = {"sessionId": session_id, "mode": "acceptEdits", "toolUseId": params["toolUseId"]}
+        await sidecar.call(p.SETTINGS_SET_MODE, switch)
         return {"decision": "allow"}
 
     sidecar.answer_approval = accept_edits
@@ -294,3 +294,33 @@ async def test_answering_with_accept_edits_switches_the_mode_and_a_reopened_sess
     history = await history_in_a_new_sidecar(storage, workspace, session_id)
     [approval] = history["decisions"]
     assert (approval["decision"], approval["accepted_edits"], approval["saved_rule"]) == ("allow", True, None)
+
+
+async def test_a_diff_review_answered_with_accept_edits_lets_the_next_edit_through_unreviewed(
+    sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(
+        mock_model,
+        [
+            {"tool_uses": [{"name": "Write", "input": {"file_path": "one.txt", "content": "1\n"}}]},
+            {"tool_uses": [{"name": "Write", "input": {"file_path": "two.txt", "content": "2\n"}}]},
+            {"text": "Done."},
+        ],
+    )
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    reviewed: list[dict[str, Any]] = []
+
+    async def accept_edits(params: dict[str, Any]) -> dict[str, Any]:
+        reviewed.append(params)
+        switch = {"sessionId": session_id, "mode": "acceptEdits", "toolUseId": params["toolUseId"]}
+        await sidecar.call(p.SETTINGS_SET_MODE, switch)
+        return {"decision": "accept"}
+
+    sidecar.answer_review = accept_edits
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "write two files"})
+    assert [r["offersAcceptEdits"] for r in reviewed] == [True]  # the second Write was not reviewed
+    assert (workspace / "one.txt").read_text() == "1\n" and (workspace / "two.txt").read_text() == "2\n"
+    history = await history_in_a_new_sidecar(storage, workspace, session_id)
+    [review] = history["decisions"]
+    assert (review["kind"], review["decision"], review["accepted_edits"]) == ("review", "accept", True)

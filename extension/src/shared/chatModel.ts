@@ -116,8 +116,12 @@ export type Item =
       title: string;
       reason: string;
       files: ReviewFileView[];
+      /** acceptEdits mode would allow the changes: the card offers "Accept, and accept edits". */
+      offersAcceptEdits: boolean;
       state: ReviewState;
       outcome: string;
+      /** Why the last answer did not go through (the mode switch was refused); '' when nothing went wrong. */
+      error: string;
     }
   /**
    * `retry`: says the model API is being asked again; it goes once the answer comes after all. `action`: the fix
@@ -203,8 +207,10 @@ export type ChatAction =
       title: string;
       reason: string;
       files: ReviewFileView[];
+      offersAcceptEdits?: boolean;
       at?: number;
     }
+  | { type: 'reviewFailed'; id: string; error: string }
   | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; at?: number }
   /** The open session's turns and their checkpoints (`toolgate/checkpoints/list`): Restore… and "files changed". */
   | { type: 'checkpoints'; turns: TurnInfo[] }
@@ -317,12 +323,16 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         title: action.title,
         reason: action.reason,
         files: action.files,
+        offersAcceptEdits: action.offersAcceptEdits ?? false,
         state: 'pending',
         outcome: '',
+        error: '',
       });
+    case 'reviewFailed':
+      return updateItem(state, action.id, 'review', (card) => (card.state === 'pending' ? { ...card, error: action.error } : card));
     case 'reviewResolved':
       return updateItem(stopWaiting(state, cardToolUseId(state, action.id, 'review'), action.at), action.id, 'review', (card) =>
-        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome } : card,
+        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome, error: '' } : card,
       );
     case 'checkpoints':
       return { ...state, items: markPrompts(state.items, action.turns, isPrompt) };

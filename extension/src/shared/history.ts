@@ -14,6 +14,7 @@ import type {
 import type { ChatAction, ChatState } from './chatModel';
 import {
   ACCEPTED_EDITS,
+  ACCEPT_EDITS_ON,
   ALLOWED,
   UNANSWERED,
   WITHDRAWN,
@@ -114,7 +115,9 @@ function decisionActions(
   const outcome = !byPerson
     ? unanswered
     : decision.decision === 'accept'
-      ? acceptedOutcome(decision.edited)
+      ? decision.accepted_edits
+        ? `${acceptedOutcome(decision.edited)} ${ACCEPT_EDITS_ON}`
+        : acceptedOutcome(decision.edited)
       : rejectedOutcome(decision.feedback ?? '');
   return [
     {

@@ -29,7 +29,8 @@ export type ViewMessage =
   | { type: 'deleteSession'; sessionId: string }
   | { type: 'setMode'; mode: PermissionMode }
   | { type: 'approval'; id: string; choice: ApprovalChoice }
-  | { type: 'review'; id: string; decision: 'accept' | 'reject'; feedback: string }
+  /** `acceptEdits`: accept, and switch the session to acceptEdits mode (offered when that mode would allow it). */
+  | { type: 'review'; id: string; decision: 'accept' | 'acceptEdits' | 'reject'; feedback: string }
   | { type: 'showReview'; id: string; path: string | null }
   | { type: 'sidecarAction'; action: SidecarAction }
   | { type: 'setApiKey' }
@@ -145,7 +146,7 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     }
     case 'review': {
       const id = text(raw.id);
-      const decision = oneOf(raw.decision, ['accept', 'reject'] as const);
+      const decision = oneOf(raw.decision, ['accept', 'acceptEdits', 'reject'] as const);
       const feedback = text(raw.feedback ?? '');
       return id && decision && feedback !== undefined ? { type: 'review', id, decision, feedback } : undefined;
     }

@@ -31,10 +31,13 @@ export function alwaysAllowedOutcome(
   return parts.join(' ');
 }
 
-/** Allowed by switching the session to acceptEdits mode ("Allow, and accept edits"). */
-export const ACCEPTED_EDITS =
-  'Allowed. This session is now in "Accept edits" mode: file changes inside the workspace run without asking ' +
+/** What answering by switching the session to acceptEdits mode ("…, and accept edits") adds to the outcome. */
+export const ACCEPT_EDITS_ON =
+  'This session is now in "Accept edits" mode: file changes inside the workspace run without asking ' +
   '(the mode menu at the top switches back).';
+
+/** An approval answered with "Allow, and accept edits". */
+export const ACCEPTED_EDITS = `Allowed. ${ACCEPT_EDITS_ON}`;
 
 export function deniedOutcome(feedback: string): string {
   const trimmed = feedback.trim();

@@ -39,6 +39,8 @@ class _Record(BaseModel):
     reason: str
     answered_by: AnsweredBy
     feedback: str | None = None
+    # The person answered yes by switching the session to acceptEdits mode (settings/setMode naming the call)
+    accepted_edits: bool = False
 
 
 class SavedRule(BaseModel):
@@ -56,8 +58,6 @@ class ApprovalRecord(_Record):
     summary: str
     decision: Literal["allow", "deny"]
     saved_rule: SavedRule | None = None
-    # The person answered by switching the session to acceptEdits mode (settings/setMode naming the call)
-    accepted_edits: bool = False
 
 
 class ReviewedPath(BaseModel):
@@ -133,32 +133,35 @@ class RecordingApprover:
         self.inner = inner
         self._record = record
         self._saved: dict[str, SavedRule] = {}
-        self._accepting_edits: set[str] = set()
+        self._accepting_edits: set[str] = set()  # tool_use_ids
 
     def rule_saved(self, tool_name: str, tool_input: Mapping[str, Any], rule: SavedRule) -> None:
         """An "always allow" rule was saved for a waiting call; the allow that follows is recorded with it."""
         self._saved[_call_key(tool_name, tool_input)] = rule
 
-    def accepting_edits(self, tool_name: str, tool_input: Mapping[str, Any]) -> None:
-        """The session was switched to acceptEdits mode for a waiting call; the allow that follows is recorded so."""
-        self._accepting_edits.add(_call_key(tool_name, tool_input))
+    def accepting_edits(self, tool_use_id: str) -> None:
+        """The session was switched to acceptEdits mode to answer a waiting call (an approval or a review); the yes
+        that follows is recorded so."""
+        self._accepting_edits.add(tool_use_id)
+
+    def _answered_by_accepting_edits(self, tool_use_id: str) -> bool:
+        found = tool_use_id in self._accepting_edits
+        self._accepting_edits.discard(tool_use_id)
+        return found
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         key = _call_key(request.tool_name, request.input)
-        # What was done for an earlier, identical call is not this one's.
-        self._saved.pop(key, None)
-        self._accepting_edits.discard(key)
+        self._saved.pop(key, None)  # a rule saved for an earlier, identical call is not this one's
         try:
             answer = await self.inner.request(request, ctx)
         except anyio.get_cancelled_exc_class():
             self._saved.pop(key, None)
-            self._accepting_edits.discard(key)
+            self._answered_by_accepting_edits(request.tool_use_id)
             self._record(approval_record(request, None))
             raise
         record = approval_record(request, answer)
         saved = self._saved.pop(key, None)
-        accepted_edits = key in self._accepting_edits
-        self._accepting_edits.discard(key)
+        accepted_edits = self._answered_by_accepting_edits(request.tool_use_id)
         if answer.decision == "allow":
             record = record.model_copy(update={"saved_rule": saved, "accepted_edits": accepted_edits})
         self._record(record)
@@ -168,7 +171,11 @@ class RecordingApprover:
         try:
             answer = await self.inner.review(request, ctx)
         except anyio.get_cancelled_exc_class():
+            self._answered_by_accepting_edits(request.tool_use_id)
             self._record(review_record(request, None))
             raise
-        self._record(review_record(request, answer))
+        record = review_record(request, answer)
+        if self._answered_by_accepting_edits(request.tool_use_id) and answer.decision == "accept":
+            record = record.model_copy(update={"accepted_edits": True})
+        self._record(record)
         return answer

@@ -110,6 +110,7 @@ class ReviewRequest(BaseModel):
     reason: str  # why it is being reviewed (the approval reason, or "edits are always reviewed")
     files: list[FileProposal]
     suggestions: list[RuleSuggestion] = Field(default_factory=list)
+    offers_accept_edits: bool = False
 
 
 class ReviewedFile(BaseModel):

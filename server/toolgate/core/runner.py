@@ -290,6 +290,7 @@ class ToolRunner:
             reason=decision.reason if decision.behavior == "ask" else "file changes are reviewed before they apply",
             files=proposals,
             suggestions=decision.suggestions if decision.behavior == "ask" else [],
+            offers_accept_edits=decision.behavior == "ask" and decision.offers_accept_edits,
         )
         answer = await self.session.approver.review(request, ctx)
         if answer.decision != "accept":

@@ -215,7 +215,9 @@ class RuleChangeResult(WireModel):
 class SetModeParams(WireModel):
     session_id: SessionId
     mode: PermissionMode
-    call: PendingCall | None = Field(default=None, description="The waiting call the mode was changed for.")
+    tool_use_id: str | None = Field(
+        default=None, description="The waiting call (approval or diff review) the mode was changed to answer."
+    )
 
 
 class SetReviewEditsParams(WireModel):
@@ -248,6 +250,7 @@ class DiffReviewParams(WireModel):
     reason: str
     files: list[FileProposal] = Field(description="original null: a new file; proposed null: a deletion.")
     suggestions: list[RuleSuggestion]
+    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow these changes.")
 
 
 class DiffReviewResult(WireModel):

@@ -371,8 +371,8 @@ class ToolgateServer(LanguageServer):
         live = self.sessions.get(params.session_id)
         live.set_mode(params.mode)
         approver = live.runtime.session.approver
-        if params.call is not None and params.mode == "acceptEdits" and isinstance(approver, RecordingApprover):
-            approver.accepting_edits(params.call.tool, params.call.input)  # for the session's record
+        if params.tool_use_id is not None and params.mode == "acceptEdits" and isinstance(approver, RecordingApprover):
+            approver.accepting_edits(params.tool_use_id)  # for the session's record
         return live.settings()
 
     async def _settings_set_review_edits(self, params: p.SetReviewEditsParams) -> p.Settings:

@@ -155,12 +155,11 @@ async def test_an_allow_after_the_mode_was_switched_for_the_call_records_accepte
     inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"))
     transcript, approver = recorder(path, inner)
 
-    approver.accepting_edits("Bash", {"command": "rm x"})  # before the call was asked: not its answer
     await approver.request(APPROVAL, CTX)
 
     async def answer_after_switching(request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        approver.accepting_edits("Bash", {"command": "other"})  # another call's
-        approver.accepting_edits("Bash", {"command": "rm x"})
+        approver.accepting_edits("t9")  # another call's
+        approver.accepting_edits("t3")
         return ApprovalAnswer(decision="allow")
 
     inner.request = answer_after_switching  # type: ignore[method-assign]
@@ -169,3 +168,14 @@ async def test_an_allow_after_the_mode_was_switched_for_the_call_records_accepte
     first, second = load_transcript(path).decisions
     assert isinstance(first, ApprovalRecord) and first.accepted_edits is False
     assert isinstance(second, ApprovalRecord) and second.accepted_edits is True
+
+    async def accept_after_switching(request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        approver.accepting_edits(request.tool_use_id)
+        return ReviewAnswer(decision="accept")
+
+    transcript, approver = recorder(tmp_path / "reviews.jsonl", inner)
+    inner.review = accept_after_switching  # type: ignore[method-assign]
+    await approver.review(REVIEW, CTX)
+    transcript.close()
+    [reviewed] = load_transcript(tmp_path / "reviews.jsonl").decisions
+    assert isinstance(reviewed, ReviewRecord) and reviewed.accepted_edits is True
