@@ -50,7 +50,16 @@ def test_params_are_camel_case_and_results_dump_as_plain_json() -> None:
     review = p.DiffReviewParams(
         session_id="s", tool_use_id="t", tool_name="Write", title="x", reason="y", files=[], suggestions=[]
     )
-    assert set(review.wire()) == {"sessionId", "toolUseId", "toolName", "title", "reason", "files", "suggestions"}
+    assert set(review.wire()) == {
+        "sessionId",
+        "toolUseId",
+        "toolName",
+        "title",
+        "reason",
+        "files",
+        "suggestions",
+        "offersAcceptEdits",
+    }
 
 
 def test_invalid_params_name_every_bad_field() -> None:
