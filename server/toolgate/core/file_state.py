@@ -11,6 +11,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolgate.text.encoding import TextFormat
+
 DEFAULT_MAX_ENTRIES = 100
 DEFAULT_MAX_BYTES = 25 * 1024 * 1024
 
@@ -30,6 +32,12 @@ class FileRecord:
     full: bool
     file_size: int | None = None  # bytes on disk when recorded; a cheap second witness beside the mtime
     unchanged_notice_given: bool = False  # Read answered "unchanged" for this record once already
+    # Left by this session's own write, when decoding the bytes it wrote is certain to give `content` back in
+    # `text_format` (`text.encoding.decoded_as_written`): the file's (device, inode, size, mtime, ctime) right
+    # after the write. While a stat still shows exactly that, the file is the one written, and the next write
+    # uses `content` instead of reading and decoding the file again (`tools._write.load_for_call`).
+    identity: tuple[int, ...] | None = None
+    text_format: TextFormat | None = None
 
     @property
     def size(self) -> int:

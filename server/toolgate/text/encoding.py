@@ -110,6 +110,23 @@ def decode(data: bytes) -> Decoded:
     return Decoded(text=raw.replace("\r\n", "\n"), format=fmt, raw=raw if has_mixed_endings(raw) else None)
 
 
+def decoded_as_written(text: str, fmt: TextFormat) -> Decoded | None:
+    """What `decode` gives back for the bytes `encode_raw(text, fmt)` wrote, when that is certain without
+    decoding them; None when only decoding them can tell.
+
+    A writer that knows this can remember the file it just wrote, so that its next change of the same, unchanged
+    file need not read and decode megabytes again. Certain for text without a carriage return (so line-ending
+    detection has nothing to weigh) that is either behind a byte-order mark, which decides the encoding, or
+    UTF-8 that does not itself start with one. An 8-bit file is left to decoding: new text that happens to be
+    valid UTF-8 reads back as UTF-8.
+    """
+    if "\r" in text:
+        return None
+    if not fmt.bom and (fmt.encoding != "utf-8" or text.startswith("\ufeff")):
+        return None
+    return Decoded(text=text, format=TextFormat(encoding=fmt.encoding, bom=fmt.bom, newline="\n"))
+
+
 def encode(text: str, fmt: TextFormat, like: Decoded | None = None) -> bytes:
     """Inverse of `decode`: LF becomes the format's newline, and the BOM is put back.
 

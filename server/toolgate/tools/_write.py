@@ -10,7 +10,9 @@ Rules (DESIGN §3):
 - the write is atomic and durable (`core.atomic_file`: temp file in the target's directory, fsync, rename,
   directory fsync), keeps the file's mode, goes through symlinks to their target, and refuses if the file
   changed while the temp file was being written;
-- a temp file that a killed writer left behind is swept by the next write to the same target (`_temp_files`).
+- a temp file that a killed writer left behind is swept by the next write to the same target (`_temp_files`);
+- a file this session wrote and nothing touched since (same device, inode, size, mtime and ctime) is not read
+  back for the next Write or Edit: the record of the write holds its text and format (`load_for_call`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ _BINARY_SNIFF_BYTES = 8192
 
 @dataclass(frozen=True, slots=True)
 class OnDisk:
-    """A file as it is now. `stat` None: nothing exists at the path (it would be created)."""
+    """A file as it is now. `stat` None: nothing exists at the path (it would be created). `data` is empty when
+    the text came from the record of this session's own write (`load_for_call` with a record)."""
 
     path: Path  # as the model named it, absolute and normalised
     target: Path  # where the bytes live: symlinks followed
@@ -109,10 +112,14 @@ def _identity(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def load_for_call(ctx: ToolContext, path: Path, shown: str) -> OnDisk:
+def load_for_call(ctx: ToolContext, path: Path, shown: str, record: FileRecord | None = None) -> OnDisk:
     """`load`, reusing what this call loaded already when the file is provably the one read then (same
     device, inode, size, mtime and ctime). It is stat-ed anew every time, so the re-check right before a write
-    still sees any change."""
+    still sees any change.
+
+    With `record`: when it was left by this session's own write and the file provably is still the one written
+    (`FileRecord.identity`), the record's text stands for the file, unread. `data` is then empty: a caller that
+    passes a record uses only `text`, `decoded` and `stat`."""
     loaded = ctx.get(_LOADED_THIS_CALL)
     earlier = loaded.get(path)
     if earlier is not None and earlier.stat is not None and os.path.realpath(path) == str(earlier.target):
@@ -122,9 +129,25 @@ def load_for_call(ctx: ToolContext, path: Path, shown: str) -> OnDisk:
             same = False
         if same:
             return earlier
-    disk = load(path, shown)
+    disk = _as_written(path, record) or load(path, shown)
     loaded[path] = disk
     return disk
+
+
+def _as_written(path: Path, record: FileRecord | None) -> OnDisk | None:
+    """The file as this session last wrote it, if the record knows that and nothing has touched the file since."""
+    if record is None or not record.full or record.identity is None or record.text_format is None:
+        return None
+    if "\x00" in record.content[:_BINARY_SNIFF_BYTES]:
+        return None  # `load` decides whether it is still text (its first bytes are at most this many characters)
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(target)
+    except OSError:
+        return None  # `load` says what is wrong
+    if not stat.S_ISREG(st.st_mode) or _identity(st) != record.identity:
+        return None
+    return OnDisk(path, target, st, b"", Decoded(record.content, record.text_format))
 
 
 def freshness(record: FileRecord | None, disk: OnDisk) -> Literal["fresh", "unread", "stale"]:
@@ -167,9 +190,26 @@ def require_clean_in_editor(ctx: ToolContext, disk: OnDisk) -> None:
         )
 
 
-def written_record(text: str, st: os.stat_result) -> FileRecord:
-    """What a successful write leaves in readFileState: the whole new text, so a next edit needs no Read."""
-    return FileRecord(content=text, mtime_ns=st.st_mtime_ns, offset=None, limit=None, full=True, file_size=st.st_size)
+def written_record(text: str, st: os.stat_result, known: Decoded | None = None) -> FileRecord:
+    """What a successful write leaves in readFileState: the whole new text, so a next edit needs no Read.
+
+    `known`: what decoding the written bytes gives, when that is certain (`decoded_as_written`); its text must be
+    `text`. Then the record also keeps the file's identity and format, so the next write skips reading it."""
+    if known is not None and known.raw is None and known.text == text:  # the same object: O(1)
+        identity: tuple[int, ...] | None = _identity(st)
+        text_format = known.format
+    else:
+        identity, text_format = None, None
+    return FileRecord(
+        content=text,
+        mtime_ns=st.st_mtime_ns,
+        offset=None,
+        limit=None,
+        full=True,
+        file_size=st.st_size,
+        identity=identity,
+        text_format=text_format,
+    )
 
 
 def encoding_error(shown: str, exc: UnencodableError) -> StateError:

@@ -18,7 +18,7 @@ from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.diff import Hunk, changed_line_range, structured_patch
-from toolgate.text.encoding import TextFormat, UnencodableError, encode, encode_raw
+from toolgate.text.encoding import Decoded, TextFormat, UnencodableError, decoded_as_written, encode, encode_raw
 from toolgate.text.replace import Matches, explain_miss, find_matches, lines_of, replace_matches
 from toolgate.tools._files import missing_message
 from toolgate.tools._write import (
@@ -118,8 +118,8 @@ class EditTool(Tool[EditInput, EditDone]):
     async def call(self, tool_input: EditInput, ctx: ToolContext) -> EditDone:
         path = ctx.resolve_path(tool_input.file_path)
         record = ctx.file_state.get(path)
-        done, final, st = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
-        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st)))
+        done, final, st, known = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
+        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st, known)))
         return done
 
     def to_result(self, data: EditDone, ctx: ToolContext) -> str:
@@ -152,14 +152,14 @@ def _plan(tool_input: EditInput, path: Path, record: FileRecord | None, ctx: Too
     old, new = tool_input.old_string.replace("\r\n", "\n"), tool_input.new_string.replace("\r\n", "\n")
     if old == new:
         raise StateError("old_string and new_string are identical, so there is nothing to change.")
-    disk = load_for_call(ctx, path, shown)
+    disk = load_for_call(ctx, path, shown, record)
     if not disk.exists:
         if old == "":
             return EditPlan(disk, Matches([], False), tool_input.new_string)  # a new file is written as sent
         raise StateError(
             missing_message(path, ctx) + " To create a new file, call Edit with an empty old_string (or use Write)."
         )
-    if old == "" and disk.data:
+    if old == "" and disk.stat is not None and disk.stat.st_size:
         raise StateError(
             f"{shown} already exists and is not empty, so an empty old_string (which creates a file) cannot be "
             "used. To change part of it, put the text to replace in old_string."
@@ -221,21 +221,23 @@ def _not_found(text: str, old: str, shown: str) -> str:
 
 def _apply(
     tool_input: EditInput, path: Path, record: FileRecord | None, ctx: ToolContext
-) -> tuple[EditDone, str, os.stat_result]:
-    """The final check and the write, with no await between them."""
+) -> tuple[EditDone, str, os.stat_result, Decoded | None]:
+    """The final check and the write, with no await between them. Also returns what reading the file back
+    would give, when that is certain (for the record the write leaves)."""
     shown = display_path(path, ctx.workspace)
     plan = _plan(tool_input, path, record, ctx)
     chosen = final_text(ctx, path, plan.new_text, shown)
     final = chosen.text
     disk = plan.disk
+    fmt = disk.decoded.format if disk.decoded is not None else TextFormat()
     try:
-        if disk.decoded is not None:
-            data = encode(final, disk.decoded.format, like=disk.decoded)
-        else:
-            data = encode_raw(final, TextFormat())
+        data = encode(final, fmt, like=disk.decoded) if disk.decoded is not None else encode_raw(final, fmt)
     except UnencodableError as exc:
         raise encoding_error(shown, exc) from None
     st = atomic_write(disk.target, data, disk.stat, shown)
+    # LF text is written as it is (`encode` changes nothing else), so then the bytes read back as `final`.
+    lf_written = fmt.newline == "\n" and not (disk.decoded is not None and disk.decoded.mixed_endings)
+    known = decoded_as_written(final, fmt) if lf_written else None
     original = disk.text if disk.exists else None
     patch = structured_patch(original or "", final, **_unchanged_ends(plan, chosen.user_modified))
     starts = lines_of(disk.text, [start for start, _ in plan.matches.spans])
@@ -253,4 +255,4 @@ def _apply(
         user_modified=chosen.user_modified,
         user_changes=chosen.user_changes,
     )
-    return done, final, st
+    return done, final, st, known

@@ -17,7 +17,7 @@ from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.text.diff import Hunk, structured_patch
-from toolgate.text.encoding import TextFormat, UnencodableError, encode, encode_raw
+from toolgate.text.encoding import Decoded, TextFormat, UnencodableError, decoded_as_written, encode, encode_raw
 from toolgate.text.preview import count_lines
 from toolgate.tools._write import (
     OnDisk,
@@ -90,8 +90,8 @@ class WriteTool(Tool[WriteInput, WriteDone]):
     async def call(self, tool_input: WriteInput, ctx: ToolContext) -> WriteDone:
         path = ctx.resolve_path(tool_input.file_path)
         record = ctx.file_state.get(path)
-        done, final, st = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
-        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st)))
+        done, final, st, known = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
+        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st, known)))
         return done
 
     def to_result(self, data: WriteDone, ctx: ToolContext) -> str:
@@ -111,7 +111,7 @@ def _proposed(tool_input: WriteInput) -> str:
 
 def _check(path: Path, record: FileRecord | None, ctx: ToolContext) -> OnDisk:
     shown = display_path(path, ctx.workspace)
-    disk = load_for_call(ctx, path, shown)
+    disk = load_for_call(ctx, path, shown, record)
     if disk.exists:
         require_fresh(record, disk, shown)
         require_clean_in_editor(ctx, disk)
@@ -120,17 +120,20 @@ def _check(path: Path, record: FileRecord | None, ctx: ToolContext) -> OnDisk:
 
 def _apply(
     tool_input: WriteInput, path: Path, record: FileRecord | None, ctx: ToolContext
-) -> tuple[WriteDone, str, os.stat_result]:
-    """The final check and the write, with no await between them."""
+) -> tuple[WriteDone, str, os.stat_result, Decoded | None]:
+    """The final check and the write, with no await between them. Also returns what reading the file back
+    would give, when that is certain (for the record the write leaves)."""
     shown = display_path(path, ctx.workspace)
     disk = _check(path, record, ctx)
     chosen = final_text(ctx, path, _proposed(tool_input), shown)
     # Unless the human changed it, the content is written exactly as sent (the proposal shows it with LF endings).
     content = chosen.text if chosen.user_modified else tool_input.content
     notes: list[str] = []
+    known: Decoded | None = None
     try:
         if disk.decoded is None:
             data = encode_raw(content, TextFormat())
+            known = decoded_as_written(content, TextFormat())
         else:
             fmt = disk.decoded.format
             # `"\r" not in` first: one memchr-speed scan, where a two-character search costs milliseconds on 5 MB.
@@ -140,6 +143,7 @@ def _apply(
                 notes.append("The file's CRLF line endings were kept (your content used LF).")
             else:
                 data = encode_raw(content, fmt)
+                known = decoded_as_written(content, fmt)
             if fmt.encoding != "utf-8" or fmt.bom:
                 notes.append(f"It is still {fmt.encoding}{' with a byte-order mark' if fmt.bom else ''}.")
     except UnencodableError as exc:
@@ -157,4 +161,4 @@ def _apply(
         user_modified=chosen.user_modified,
         user_changes=chosen.user_changes,
     )
-    return done, final, st
+    return done, final, st, known
