@@ -19,7 +19,7 @@ from typing import Any
 import bashlex
 import bashlex.errors
 
-from toolgate.shell.quoting import CODE, Heredoc, Scan, braced_expansions, scan, word_value
+from toolgate.shell.quoting import CODE, COMMENT, ESCAPED, Heredoc, Scan, braced_expansions, scan, word_value
 
 # Redirection targets that are not files on disk: writing to them changes nothing.
 SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
@@ -137,7 +137,17 @@ def _prepare(text: str, info: Scan) -> str:
 
 
 def _only_comments(info: Scan) -> bool:
-    return all(ch.isspace() or info.mask[k] != CODE for k, ch in enumerate(info.text))
+    """Nothing runs: only unquoted blanks, comments and line continuations. (A quoted word is a command:
+    `'rm' '-rf' /x` has no unquoted letter in it, yet it runs rm.)"""
+    text, mask = info.text, info.mask
+    for k, ch in enumerate(text):
+        code = mask[k]
+        if code == COMMENT or (code == CODE and ch.isspace()):
+            continue
+        if code == ESCAPED and (ch == "\n" or (ch == "\\" and text.startswith("\n", k + 1))):
+            continue  # a backslash-newline joins lines and is itself nothing
+        return False
+    return True
 
 
 def _parse_problem(exc: Exception, text: str) -> str:

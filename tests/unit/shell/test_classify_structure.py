@@ -7,6 +7,8 @@ import subprocess
 import pytest
 
 from toolgate.shell.classify import classify
+from toolgate.shell.parse import parse
+from toolgate.shell.quoting import scan
 
 # Arguments with tricky quoting. Real bash prints each argument it would pass; the classifier must agree.
 TRICKY_WORDS = [
@@ -252,3 +254,17 @@ def test_results_are_cached_and_immutable() -> None:
     assert classify("ls -la") is first
     with pytest.raises(AttributeError):
         first.read_only = False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("command", ["'rm' '-rf' '/tmp/x'", '"rm" "-rf" "/"', "'touch' 'f'", "'rm' \\\n '/tmp/x'"])
+def test_a_command_of_quoted_words_only_is_a_command(command: str) -> None:
+    # Every character is quoted (or a line continuation), none unquoted code: that is still a command that runs.
+    result = classify(command)
+    assert not result.read_only and result.commands and result.commands[0].argv[0] in ("rm", "touch")
+    assert parse(command, scan(command)).commands  # bashlex's way too, not only the plain one
+
+
+@pytest.mark.parametrize("command", ["", "  \n\t", "# only a comment", "\\\n", "# a\n\n  # b\n"])
+def test_blank_lines_and_comments_run_nothing(command: str) -> None:
+    result = classify(command)
+    assert result.read_only and result.commands == ()
