@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from toolgate.shell.parse import ParsedCommand, ParsedScript, Redirect, Word, parse
+from toolgate.shell.plain import parse_plain
 from toolgate.shell.programs import EVAL_LIKE, PROGRAMS, WRAPPERS, Verdict, unwrap
 from toolgate.shell.programs.builtins import prefix_assignment_problem, shell_variable_problem
 from toolgate.shell.quoting import scan
@@ -284,7 +285,9 @@ def classify_uncached(command: str) -> Classification:
     else:
         info = scan(command)
         failures = raw_check(command, info)
-        script = parse(command, info)
+        # Most commands are plain words and operators: their parse is certain without bashlex (shell.plain).
+        plain = parse_plain(command, info)
+        script = plain if plain is not None else parse(command, info)
     dirs = _Directories()
     commands: list[SimpleCommand] = []
     loops = _loop_values(script)
