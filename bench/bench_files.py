@@ -74,8 +74,11 @@ async def _run(report: Report, workdir: Path) -> None:
     async def plain_write() -> None:
         _plain_write(plain_target, contents[turn["n"] % 2])
 
+    # A file of its own: truncating a file whose blocks the other baseline just made durable costs that one more.
+    durable_target = workdir / "plain-durable.txt"
+
     async def plain_durable_write() -> None:
-        _plain_write(plain_target, contents[turn["n"] % 2], fsync=True)
+        _plain_write(durable_target, contents[turn["n"] % 2], fsync=True)
 
     write_samples, plain_write_samples, durable_samples = await _interleaved(
         one_write, plain_write, plain_durable_write
