@@ -23,7 +23,7 @@ from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
 SIZE = 5 * 1024 * 1024
-REPEAT = 10
+REPEAT = 20
 
 
 def run(report: Report, workdir: Path) -> None:

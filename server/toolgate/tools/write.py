@@ -16,7 +16,7 @@ from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
-from toolgate.text.diff import Hunk, structured_patch
+from toolgate.text.diff import Hunk, structured_patch_counted
 from toolgate.text.encoding import Decoded, TextFormat, UnencodableError, decoded_as_written, encode, encode_raw
 from toolgate.text.preview import count_lines
 from toolgate.tools._write import (
@@ -151,11 +151,12 @@ def _apply(
     st = atomic_write(disk.target, data, disk.stat, shown)
     final = content.replace("\r\n", "\n") if "\r" in content else content
     original = disk.text if disk.exists else None
+    patch, line_count = structured_patch_counted(original, final) if original is not None else ([], count_lines(final))
     done = WriteDone(
         shown=shown,
         created=not disk.exists,
-        line_count=count_lines(final),
-        patch=structured_patch(original, final) if original is not None else [],
+        line_count=line_count,
+        patch=patch,
         original=original,
         notes=tuple(notes),
         user_modified=chosen.user_modified,
