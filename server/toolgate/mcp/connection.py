@@ -205,6 +205,9 @@ class McpConnection:
 
     # --- calls ---------------------------------------------------------------------------------------------
     async def ensure_running(self) -> ClientSession:
+        session = self._session
+        if session is not None:
+            return session  # the common case takes no lock: acquiring one costs a pass of the event loop per call
         async with self._lock:
             if self._session is None and self.state in ("crashed", "stopped") and self._group is not None:
                 wait = self._retry_at - time.monotonic()

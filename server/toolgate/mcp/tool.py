@@ -90,8 +90,9 @@ class McpTool(Tool[McpArguments, mcp_types.CallToolResult]):
                 f"The {self.server_name} MCP server gave {self.spec.name} an input schema that is not valid JSON "
                 "Schema, so toolgate cannot check calls to it. The tool cannot be used until the server fixes it."
             )
-        errors = sorted(self._validator.iter_errors(self._arguments(tool_input)), key=lambda e: list(e.path))
+        errors = list(self._validator.iter_errors(self._arguments(tool_input)))
         if errors:
+            errors.sort(key=lambda e: list(e.path))
             parts = [f"{'.'.join(str(p) for p in e.path) or '(top level)'}: {e.message}" for e in errors[:5]]
             raise BadArguments(
                 f"The input does not fit {self.name}'s schema: " + "; ".join(parts) + ". Fix these and call again."
@@ -106,13 +107,20 @@ class McpTool(Tool[McpArguments, mcp_types.CallToolResult]):
             raise ToolFailure(str(exc)) from None
 
     def to_result(self, data: mcp_types.CallToolResult, ctx: ToolContext) -> Rendered:
+        failed = f"The {self.server_name} MCP server reports that {self.spec.name} failed:"
+        texts = [item.text for item in data.content if isinstance(item, mcp_types.TextContent)]
+        if texts and len(texts) == len(data.content):
+            # The usual answer, text only: its text as the body, not copied into blocks first (a result of
+            # megabytes would be copied once more for nothing; the join of one text is that text).
+            body = "\n".join(texts)
+            return Rendered(f"{failed}\n{body}" if data.is_error else body, is_error=bool(data.is_error))
         blocks: list[ContentBlock] = [block for item in data.content for block in _blocks(item)]
         if data.structured_content is not None and not blocks:
             blocks.append(TextBlock(text=json.dumps(data.structured_content, ensure_ascii=False, indent=2)))
         if not blocks:
             blocks.append(TextBlock(text=f"({self.name} returned no content.)"))
         if data.is_error:
-            blocks.insert(0, TextBlock(text=f"The {self.server_name} MCP server reports that {self.spec.name} failed:"))
+            blocks.insert(0, TextBlock(text=failed))
         # One text body when there is no image, so long results go through the output store like any tool's.
         if all(isinstance(b, TextBlock) for b in blocks):
             return Rendered("\n".join(b.text for b in blocks if isinstance(b, TextBlock)), is_error=bool(data.is_error))
