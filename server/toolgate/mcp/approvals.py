@@ -8,6 +8,11 @@ Stored in the data directory (`<data>/mcp/approvals.json`, not in a settings fil
 
 Approval is of the settings (command, args, env, URL); the first start after it pins the tool list. A later
 list that differs is recorded as `pending` and hides the tools until `approve` accepts it.
+
+The editor and the CLI use one store: the data root's (`toolgate mcp approve` without `--data-dir`, and the
+sidecar whatever storage directory the editor gives it for its sessions), so a server approved in the panel
+is approved for `toolgate mcp list` and the reverse. Editors before that kept theirs in their storage
+directory; `adopt` moves such a file's approvals into the store once.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +31,10 @@ from toolgate.core.atomic_file import write_file_atomically
 from toolgate.mcp.config import ConfiguredServer
 from toolgate.mcp.pinning import ToolSnapshot, snapshot_hash
 
+log = logging.getLogger("toolgate.mcp")
+
 APPROVALS_FILE = "approvals.json"
+ADOPTED_SUFFIX = ".adopted"  # a file whose approvals were moved into the store keeps its bytes under this name
 
 
 class ServerApproval(BaseModel):
@@ -68,6 +77,27 @@ class ApprovalStore:
             yield data
             text = json.dumps(data.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
             write_file_atomically(self.path, text.encode())
+
+    def adopt(self, other: ApprovalStore) -> int:
+        """Move another store's approvals (an editor's storage directory's, from before the store was shared)
+        into this one, and rename its file to `approvals.json.adopted` so that this happens once. An approval
+        this store already has for the same server stays as it is. How many were added; 0 when the other store
+        has no file. A file that cannot be read is left where it is, and none of it counts (logged)."""
+        if not other.path.exists() or other.path.resolve() == self.path.resolve():
+            return 0
+        try:
+            theirs = other.load()
+        except ApprovalError as exc:
+            log.warning("MCP approvals not moved into %s: %s", self.path, exc)
+            return 0
+        with self._locked() as data:
+            added = [key for key in theirs.servers if key not in data.servers]
+            for key in added:
+                data.servers[key] = theirs.servers[key]
+        # Renamed only once they are written here: a crash in between leaves both, and adopting again adds nothing.
+        other.path.replace(other.path.with_name(other.path.name + ADOPTED_SUFFIX))
+        log.info("moved %d MCP approval(s) from %s into %s", len(added), other.path, self.path)
+        return len(added)
 
     def get(self, server: ConfiguredServer) -> ServerApproval | None:
         """The server's approval, if it is for the server's current settings."""

@@ -44,6 +44,7 @@ class McpManager:
         workspace: Path,
         *,
         data_dir: Path | None = None,
+        approvals_root: Path | None = None,
         home: Path | None = None,
         environ: Mapping[str, str] | None = None,
         trust_workspace: bool | None = None,
@@ -53,8 +54,11 @@ class McpManager:
         self.workspace = workspace
         self.environ = dict(os.environ if environ is None else environ)
         self.home = home or Path.home()
-        self.directory = mcp_dir(data_dir)
-        self.store = ApprovalStore(self.directory)
+        self.directory = mcp_dir(data_dir)  # the servers' logs (and, without `approvals_root`, the approvals)
+        self.store = ApprovalStore(self.directory if approvals_root is None else mcp_dir(approvals_root))
+        if approvals_root is not None:
+            # Approvals kept next to the logs before the store was shared (approvals.py) join it, once.
+            self.store.adopt(ApprovalStore(self.directory))
         self.trust_workspace = trust_workspace
         self.listing: ServerList = configured_servers(workspace, self.home, self.environ, trust_workspace)
         self.initialize_timeout = initialize_timeout

@@ -47,9 +47,12 @@ class UnknownServer(LookupError):
 @dataclass(frozen=True, slots=True)
 class McpOptions:
     """Where a session's MCP servers come from. `data_dir`: the data root whose `mcp/` holds the approvals and
-    logs (None: the default root). `trust_workspace` None: as the user settings' trustedWorkspaces say."""
+    logs (None: the default root). `approvals_root`: another data root whose `mcp/` holds the approvals instead
+    (the editor's sessions live in its storage directory, while their approvals are the CLI's: approvals.py).
+    `trust_workspace` None: as the user settings' trustedWorkspaces say."""
 
     data_dir: Path | None = None
+    approvals_root: Path | None = None
     trust_workspace: bool | None = None
     home: Path | None = None
     environ: Mapping[str, str] | None = None
@@ -76,7 +79,12 @@ class SessionMcp:
 
         o = self.options
         return McpManager(
-            self.workspace, data_dir=o.data_dir, home=o.home, environ=o.environ, trust_workspace=o.trust_workspace
+            self.workspace,
+            data_dir=o.data_dir,
+            approvals_root=o.approvals_root,
+            home=o.home,
+            environ=o.environ,
+            trust_workspace=o.trust_workspace,
         )
 
     async def ensure_started(self) -> None:

@@ -226,7 +226,12 @@ class ToolgateServer(LanguageServer):
                 # empty directories in the workspace while the session lives, which the explorer shows.
                 sandbox=SandboxRequest(default="off"),
                 checkpoints_root=self._storage_root,
-                mcp=McpOptions(data_dir=self._storage_root, trust_workspace=True if self.trust_workspaces else None),
+                # The approvals are the CLI's (`toolgate mcp approve`), not kept per editor storage directory.
+                mcp=McpOptions(
+                    data_dir=self._storage_root,
+                    approvals_root=self.data_root or default_data_root(),
+                    trust_workspace=True if self.trust_workspaces else None,
+                ),
             ),
         )
 

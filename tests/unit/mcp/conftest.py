@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,14 @@ class McpSetup:
         for folder in (self.home, self.config_home, self.data, self.workspace):
             folder.mkdir()
         self.pidfile = root / "pids.txt"
-        self.environ = {**os.environ, "XDG_CONFIG_HOME": str(self.config_home), "HOME": str(self.home)}
+        # The default data root, where the CLI without --data-dir and the sidecar keep MCP approvals.
+        self.default_data = root / "xdg" / "toolgate"
+        self.environ = {
+            **os.environ,
+            "XDG_CONFIG_HOME": str(self.config_home),
+            "XDG_DATA_HOME": str(root / "xdg"),
+            "HOME": str(self.home),
+        }
 
     @property
     def user_settings(self) -> Path:
@@ -46,9 +54,16 @@ class McpSetup:
         """A manager over this setup's workspace, home, data dir and environment (`options`: the rest)."""
         return McpManager(self.workspace, data_dir=self.data, home=self.home, environ=self.environ, **options)
 
-    def approve(self, name: str) -> None:
-        """What `toolgate mcp approve NAME` records, without starting anything."""
-        manager = self.manager()
+    def cli(self, *args: str) -> str:
+        """`toolgate mcp ARGS` for this setup's workspace, without --data-dir (the default data root); its output."""
+        command = [sys.executable, "-m", "toolgate", "mcp", *args, "--workspace", str(self.workspace)]
+        done = subprocess.run(command, env=self.environ, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def approve(self, name: str, data: Path | None = None) -> None:
+        """What `toolgate mcp approve NAME` records (under `data`, default this setup's data dir), starting nothing."""
+        manager = McpManager(self.workspace, data_dir=data or self.data, home=self.home, environ=self.environ)
         server = manager.server(name)
         assert server is not None, f"no server {name!r} is configured"
         manager.store.approve(server)

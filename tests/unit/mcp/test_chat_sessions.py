@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from tests.integration.sidecar_client import REAL_SERVER, SidecarClient, initialize, start_client, stop_client
 
-from toolgate.mcp.manager import McpManager
 from toolgate.mockmodel import MockModelServer
 from toolgate.sidecar import protocol as p
 
@@ -89,10 +88,7 @@ async def sidecar_with_edge(mcp_setup: McpSetup) -> AsyncIterator[SidecarClient]
     """The real sidecar (`toolgate serve`) whose user settings name the edge server, approved."""
     mcp_setup.user_servers({"edge": mcp_setup.edge()})
     storage = mcp_setup.root / "storage"
-    manager = McpManager(mcp_setup.workspace, data_dir=storage, home=mcp_setup.home, environ=mcp_setup.environ)
-    server = manager.server("edge")
-    assert server is not None
-    manager.store.approve(server)  # what the sidecar reads: the approvals under its storage directory
+    mcp_setup.approve("edge", mcp_setup.default_data)  # the sidecar reads the CLI's approvals, the data root's
     client = await start_client(REAL_SERVER, env=mcp_setup.environ)
     try:
         await initialize(client, storage, mcp_setup.workspace)

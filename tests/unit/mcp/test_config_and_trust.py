@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.config import parse_servers
 from toolgate.mcp.manager import McpManager
@@ -147,3 +149,30 @@ def test_run_tools_with_mcp_offers_approved_servers_and_leaves_out_denied_tools(
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, 0)
         raise AssertionError("the MCP server outlived run-tools")
+
+
+def test_adopting_another_store_keeps_this_stores_approvals_and_an_unreadable_file_loses_nothing(
+    mcp_setup: McpSetup, caplog: pytest.LogCaptureFixture
+) -> None:
+    mcp_setup.user_servers({"edge": mcp_setup.edge(), "other": mcp_setup.edge("--x")})
+    old_dir, shared_dir = mcp_setup.root / "old", mcp_setup.root / "shared"
+    manager = manager_for(mcp_setup)
+    edge, other = manager.server("edge"), manager.server("other")
+    assert edge is not None and other is not None
+    old, shared = ApprovalStore(old_dir), ApprovalStore(shared_dir)
+    old.approve(edge)
+    old.approve(other)
+    shared.approve(edge)
+    assert shared.pin(edge, {"echo": {"description": "pinned here"}})
+    assert shared.adopt(old) == 1  # only `other` was missing
+    assert shared.get(other) is not None
+    assert shared.load().servers[edge.key].snapshot == {"echo": {"description": "pinned here"}}
+    assert not old.path.exists() and (old_dir / "approvals.json.adopted").exists()
+    assert shared.adopt(old) == 0  # once
+
+    broken = ApprovalStore(mcp_setup.root / "broken")
+    broken.path.parent.mkdir()
+    broken.path.write_text("{not json")
+    assert ApprovalStore(mcp_setup.root / "fresh").adopt(broken) == 0
+    assert broken.path.read_text() == "{not json"  # left for the person to look at
+    assert "MCP approvals not moved" in caplog.text and str(broken.path) in caplog.text

@@ -3,6 +3,7 @@ restart a server that failed at start, and its stderr in the log method and in t
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -109,3 +110,42 @@ async def test_an_unknown_server_is_a_clear_error(sidecar: SidecarClient, mcp_se
     with pytest.raises(JsonRpcException, match=r"No MCP server is named 'nope'.*configured: edge"):
         await sidecar.call(m.MCP_RESTART, {"sessionId": session_id, "name": "nope"})
     assert mcp_setup.started_pids() == []
+
+
+async def test_an_approval_in_the_editor_counts_for_the_cli_and_the_reverse(
+    sidecar: SidecarClient, mcp_setup: McpSetup
+) -> None:
+    mcp_setup.user_servers({"edge": mcp_setup.edge(), "other": mcp_setup.edge("--description-file", "/nonexistent")})
+    session_id = await sidecar.new_session(mcp_setup.workspace)
+
+    await sidecar.call(m.MCP_APPROVE, {"sessionId": session_id, "name": "edge"})  # approved in the panel
+    listed = {row["name"]: row for row in json.loads(mcp_setup.cli("list", "--json"))}
+    assert listed["edge"]["may_start"] is True and listed["other"]["state"] == "needs-approval"
+
+    assert "Approved MCP server 'other'" in mcp_setup.cli("approve", "other")  # approved headless
+    assert (await servers(sidecar, session_id))["other"]["approved"] is True
+    assert "withdrawn" in mcp_setup.cli("revoke", "edge")
+    assert (await servers(sidecar, session_id))["edge"]["approved"] is False
+    # One file for both, in the data root; nothing was kept under the editor's storage directory.
+    assert (mcp_setup.default_data / "mcp" / "approvals.json").exists()
+    assert not (mcp_setup.root / "storage" / "mcp" / "approvals.json").exists()
+
+
+async def test_approvals_kept_in_the_editors_storage_join_the_shared_store_once(mcp_setup: McpSetup) -> None:
+    mcp_setup.user_servers({"edge": mcp_setup.edge(), "other": mcp_setup.edge("--description-file", "/nonexistent")})
+    storage = mcp_setup.root / "storage"
+    mcp_setup.approve("edge", storage)  # where an editor kept its approvals before the store was shared
+    mcp_setup.cli("approve", "other")
+    legacy = storage / "mcp" / "approvals.json"
+    before = legacy.read_bytes()
+
+    client = await start_client(REAL_SERVER, env=mcp_setup.environ)
+    try:
+        await initialize(client, storage, mcp_setup.workspace)
+        session_id = await client.new_session(mcp_setup.workspace)
+        listed = await servers(client, session_id)
+    finally:
+        await stop_client(client)
+    assert listed["edge"]["approved"] and listed["other"]["approved"]
+    assert all(row["may_start"] for row in json.loads(mcp_setup.cli("list", "--json")))
+    assert not legacy.exists() and legacy.with_name("approvals.json.adopted").read_bytes() == before
