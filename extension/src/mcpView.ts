@@ -7,7 +7,7 @@
 import type { ChatPresence } from './chatStore';
 import { Emitter } from './host';
 import type { Disposable, Notifier } from './host';
-import type { McpLogResult, McpServerInfo, McpServerResult, McpServersResult, McpToolInfo } from './protocol';
+import type { McpChangedParams, McpLogResult, McpServerInfo, McpServerResult, McpServersResult, McpToolInfo } from './protocol';
 import type { McpCardAction } from './shared/mcpCard';
 import { approvalKey, waitsForApproval } from './shared/mcpCard';
 import type { McpCardChoice } from './shared/messages';
@@ -20,6 +20,8 @@ export interface McpClient {
   mcpRevoke(sessionId: string, name: string): Promise<McpServerResult>;
   mcpRestart(sessionId: string, name: string): Promise<McpServerResult>;
   mcpLog(sessionId: string, name: string): Promise<McpLogResult>;
+  /** The sidecar's word that a session's servers changed while it runs (toolgate/mcp/changed). */
+  onMcpChanged?(handler: (params: McpChangedParams) => void): void;
 }
 
 export const MCP_VIEW_ID = 'toolgate.mcp';
@@ -161,6 +163,15 @@ export class McpView implements Disposable {
     this.visibility = deps.chat?.presence.onDidChangeVisibility((visible) => {
       if (!visible) void this.offerApprovals();
     });
+    deps.client.onMcpChanged?.((params) => void this.changed(params));
+  }
+
+  /** A session's servers changed while it runs (tools changed mid-turn, a crash, a restart): the view and the
+   * chat's cards show it now, not when the turn ends. Another session's news is not shown. */
+  async changed(params: McpChangedParams): Promise<void> {
+    if (params.sessionId !== (await this.deps.session())) return;
+    this.showListing(params.servers);
+    await this.offerApprovals();
   }
 
   dispose(): void {
@@ -230,9 +241,7 @@ export class McpView implements Disposable {
         return;
       }
       const result = await this.deps.client.mcpServers(sessionId);
-      const empty = 'No MCP server is configured: add mcpServers to your toolgate user settings or a .mcp.json in the workspace.';
-      this.show(result.servers, result.servers.length === 0 ? empty : undefined);
-      this.deps.chat?.dispatch({ type: 'mcpServers', servers: result.servers });
+      this.showListing(result.servers);
       for (const problem of result.problems) void this.deps.notifier.show('warning', `MCP settings: ${problem}`);
     } catch (error) {
       this.show([], `MCP servers cannot be listed: ${failureReason(error)}`);
@@ -326,6 +335,13 @@ export class McpView implements Disposable {
       { title },
     );
     return picked?.server;
+  }
+
+  /** A session's servers as the sidecar listed them, in the view and on the chat's cards. */
+  private showListing(servers: McpServerInfo[]): void {
+    const empty = 'No MCP server is configured: add mcpServers to your toolgate user settings or a .mcp.json in the workspace.';
+    this.show(servers, servers.length === 0 ? empty : undefined);
+    this.deps.chat?.dispatch({ type: 'mcpServers', servers });
   }
 
   private show(servers: McpServerInfo[], message: string | undefined): void {

@@ -216,6 +216,18 @@ export interface InitializationOptions {
   editorAnswerTimeoutSeconds?: number;
 }
 
+/**
+ * A session's servers after one of them changed while the session runs (its tools changed, it crashed or
+ * was restarted): what `toolgate/mcp/servers` would answer now.
+ */
+export interface McpChangedParams {
+  servers: McpServerInfo[];
+  problems: string[];
+  workspaceTrusted: boolean;
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+}
+
 export interface McpLogParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
@@ -684,6 +696,7 @@ export const Methods = {
   mcpRevoke: "toolgate/mcp/revoke",
   mcpRestart: "toolgate/mcp/restart",
   mcpLog: "toolgate/mcp/log",
+  mcpChanged: "toolgate/mcp/changed",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -758,4 +771,6 @@ export interface ServerNotifications {
   "toolgate/tools/progress": ToolProgress;
   /** What a chat is doing, as it happens. */
   "toolgate/chat/event": ChatEventParams;
+  /** A session's MCP servers changed (tools, state) while it runs; sent to the client that asked about them. */
+  "toolgate/mcp/changed": McpChangedParams;
 }

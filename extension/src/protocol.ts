@@ -24,6 +24,7 @@ export type {
   FileChange,
   FileProposal,
   InitializationOptions,
+  McpChangedParams,
   McpLogResult,
   McpServerInfo,
   McpServerResult,

@@ -19,6 +19,7 @@ import type {
   CheckpointsListResult,
   CheckpointsRestoreResult,
   DiffReviewAnswer,
+  McpChangedParams,
   McpLogResult,
   McpServerResult,
   McpServersResult,
@@ -208,6 +209,10 @@ export class SidecarClient {
 
   onToolProgress(handler: (params: ToolProgressParams) => void): void {
     this.handlers.onNotification(Methods.toolsProgress, (params) => handler(params as ToolProgressParams));
+  }
+
+  onMcpChanged(handler: (params: McpChangedParams) => void): void {
+    this.handlers.onNotification(Methods.mcpChanged, (params) => handler(params as McpChangedParams));
   }
 
   private async request<R>(method: string, params: unknown, token?: CancellationLike): Promise<R> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { McpClient } from '../src/mcpView';
 import { McpView, approvalQuestion, nodeSpec, serverChildren, serverContext } from '../src/mcpView';
-import type { McpLogResult, McpServerInfo, McpServerResult, McpServersResult } from '../src/protocol';
+import type { McpChangedParams, McpLogResult, McpServerInfo, McpServerResult, McpServersResult } from '../src/protocol';
 import { SidecarError } from '../src/sidecarClient';
 import { Emitter } from '../src/host';
 import { initialState, reduce } from '../src/shared/chatModel';
@@ -57,6 +57,15 @@ class FakeMcpClient implements McpClient {
   async mcpLog(_sessionId: string, name: string): Promise<McpLogResult> {
     this.calls.push(`log ${name}`);
     return { path: '/data/mcp/logs/docs.log', text: 'Traceback: token missing\n', truncated: true };
+  }
+
+  /** toolgate/mcp/changed, as the sidecar sends it. */
+  push: (params: McpChangedParams) => void = () => {
+    throw new Error('the view did not listen for toolgate/mcp/changed');
+  };
+
+  onMcpChanged(handler: (params: McpChangedParams) => void): void {
+    this.push = handler;
   }
 }
 
@@ -255,6 +264,23 @@ describe('the approval card in the chat', () => {
     expect(client.calls).toEqual(['servers s1', 'approve docs', 'servers s1']);
     expect(chat.state.mcpCards[0]).toMatchObject({ state: 'approved', outcome: 'Approved: its 2 tools are offered from the next message.' });
     expect(view.server('docs')?.state).toBe('running');
+  });
+
+  it('shows tools that changed mid-turn on a card as the sidecar says so, without asking it again', async () => {
+    const chat = new FakeChat();
+    const { client, view } = setup('s1', chat);
+    client.servers = [RUNNING];
+    await view.refresh();
+    expect(chat.state.mcpCards).toEqual([]);
+    const changed = server({ ...RUNNING, state: 'changed', changed: true, changedTools: ['search'], diff: '-a\n+b\n' });
+    client.push({ sessionId: 'other', servers: [changed], problems: [], workspaceTrusted: true });
+    await settle();
+    expect(chat.state.mcpCards).toEqual([]); // another session's servers
+    client.push({ sessionId: 's1', servers: [changed], problems: [], workspaceTrusted: true });
+    await settle();
+    expect(chat.state.mcpCards.map((card) => [card.name, card.state])).toEqual([['docs', 'pending']]);
+    expect(view.server('docs')?.state).toBe('changed');
+    expect(client.calls).toEqual(['servers s1']); // the news carried the list: no request for it
   });
 
   it('asks in a notification once the chat is hidden, unless Not now answered the card', async () => {

@@ -85,7 +85,7 @@ class McpConnection:
         self._lost = False  # the connection closed under us (the server crashed or exited)
         self._group: anyio.abc.TaskGroup | None = None
         self._lock = anyio.Lock()
-        self.on_tools_changed: list[Any] = []  # callables(connection) run after a re-listing
+        self.on_tools_changed: list[Any] = []  # callables(connection) run after a re-listing or a crash
 
     # --- lifecycle -----------------------------------------------------------------------------------------
     async def start(self, group: anyio.abc.TaskGroup) -> None:
@@ -149,6 +149,8 @@ class McpConnection:
                 self.tools = []  # a crashed server keeps its (pinned) tools: the next call restarts it
             ready.set()
             self._stopped.set()
+            if self.state == "crashed":
+                self._changed()  # said as it happens, not at the next call
 
     def _watch_group(self, stack: AsyncExitStack) -> None:
         config = self.server.config
@@ -188,6 +190,9 @@ class McpConnection:
                 "its tools changed since you approved them, so they are hidden; see `toolgate mcp diff "
                 f"{self.server.name}` and run `toolgate mcp approve {self.server.name}` if the change is fine"
             )
+        self._changed()
+
+    def _changed(self) -> None:
         for listener in self.on_tools_changed:
             listener(self)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,6 +73,9 @@ class SessionMcp:
         self._stop = anyio.Event()
         self._lock = anyio.Lock()
         self._registered: set[str] = set()
+        # Told when a server's state or tools changed while the session runs (a `tools/list_changed` mid-turn,
+        # a crash, a restart): the editor's MCP view and approval card hear it then, not after the turn.
+        self.on_change: Callable[[], None] | None = None
 
     def make_manager(self) -> McpManager:
         from toolgate.mcp.manager import McpManager
@@ -119,8 +122,14 @@ class SessionMcp:
             self._ready.set()
 
     def _on_tools_changed(self) -> None:
-        if self._ready.is_set():
-            self.sync_tools()
+        if not self._ready.is_set():
+            return  # the first start: ensure_started offers the tools, and its caller reports
+        self.sync_tools()
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:  # telling the editor must never break the server's connection
+                log.exception("telling the editor that the MCP servers of %s changed failed", self.workspace)
 
     def sync_tools(self) -> list[str]:
         """Make the registry's MCP tools exactly the manager's usable ones; their names."""

@@ -2,7 +2,9 @@
 
 The session's servers do the work (toolgate.mcp.session); this module maps their reports to the wire models.
 Listing starts nothing; approve and restart start the server in that session (a server that failed at start
-is retried without a new session).
+is retried without a new session). Once the client has asked about a session's servers, it is told of their
+changes as they happen (toolgate/mcp/changed): a `tools/list_changed` in the middle of a turn reaches the
+approval card then, not when the turn ends.
 """
 
 from __future__ import annotations
@@ -43,9 +45,11 @@ def _tail(path: Any, max_bytes: int) -> tuple[str, bool]:
     return data.decode("utf-8", errors="replace"), size > max_bytes
 
 
-def mcp_handlers(runtime_of: Callable[[str], Runtime]) -> dict[str, Callable[[Any], Awaitable[WireModel]]]:
+def mcp_handlers(
+    runtime_of: Callable[[str], Runtime], notify: Callable[[str, Any], None] | None = None
+) -> dict[str, Callable[[Any], Awaitable[WireModel]]]:
     """The five methods, for the server's handler table. `runtime_of` finds a live session's runtime (and raises
-    the server's error for an unknown one)."""
+    the server's error for an unknown one); `notify` sends a notification to the client (toolgate/mcp/changed)."""
 
     def servers_of(session_id: str) -> SessionMcp:
         from toolgate.mcp.session import MCP_SERVERS
@@ -53,7 +57,20 @@ def mcp_handlers(runtime_of: Callable[[str], Runtime]) -> dict[str, Callable[[An
         servers = runtime_of(session_id).session.deps.get(MCP_SERVERS)
         if servers is None:
             raise JsonRpcInvalidParams(message=_NONE)
+        if notify is not None and servers.on_change is None:
+            servers.on_change = lambda: changed(session_id, servers)
         return servers
+
+    def changed(session_id: str, servers: SessionMcp) -> None:
+        assert notify is not None
+        reports, problems, trusted = servers.reports()
+        params = p.McpChangedParams(
+            session_id=session_id,
+            servers=[server_info(r) for r in reports],
+            problems=problems,
+            workspace_trusted=trusted,
+        )
+        notify(p.MCP_CHANGED, params.wire())
 
     async def guarded(work: Awaitable[ServerReport], diff: str = "") -> p.McpServerResult:
         from toolgate.mcp.approvals import ApprovalError

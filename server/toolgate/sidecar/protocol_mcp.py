@@ -1,5 +1,6 @@
-"""Wire models of toolgate/mcp/servers|approve|revoke|restart|log: a session's MCP servers, for the editor's MCP
-view and its approval card. The methods are listed here (`MCP_METHODS`) and joined into `protocol.METHODS`."""
+"""Wire models of toolgate/mcp/servers|approve|revoke|restart|log (and the toolgate/mcp/changed notification): a
+session's MCP servers, for the editor's MCP view and its approval card. The methods are listed here
+(`MCP_METHODS`) and joined into `protocol.METHODS`."""
 
 from __future__ import annotations
 
@@ -69,11 +70,19 @@ class McpServersParams(WireModel):
     session_id: SessionId
 
 
+class McpChangedParams(McpServersResult):
+    """A session's servers after one of them changed while the session runs (its tools changed, it crashed or
+    was restarted): what `toolgate/mcp/servers` would answer now."""
+
+    session_id: SessionId
+
+
 MCP_SERVERS_LIST = "toolgate/mcp/servers"
 MCP_APPROVE = "toolgate/mcp/approve"
 MCP_REVOKE = "toolgate/mcp/revoke"
 MCP_RESTART = "toolgate/mcp/restart"
 MCP_LOG = "toolgate/mcp/log"
+MCP_CHANGED = "toolgate/mcp/changed"
 
 MCP_METHODS: tuple[Method, ...] = (
     Method(
@@ -91,4 +100,11 @@ MCP_METHODS: tuple[Method, ...] = (
         MCP_RESTART, "clientToServer", McpServerRef, McpServerResult, "Start an MCP server again (reads its settings)."
     ),
     Method(MCP_LOG, "clientToServer", McpLogParams, McpLogResult, "The end of an MCP server's stderr log."),
+    Method(
+        MCP_CHANGED,
+        "serverToClient",
+        McpChangedParams,
+        None,
+        "A session's MCP servers changed (tools, state) while it runs; sent to the client that asked about them.",
+    ),
 )

@@ -143,7 +143,7 @@ class ToolgateServer(LanguageServer):
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
-            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime),
+            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
         }
 
     def _register_lsp_features(self) -> None:

@@ -18,6 +18,7 @@ from tests.integration.sidecar_client import REAL_SERVER, SidecarClient, initial
 
 from toolgate.mockmodel import MockModelServer
 from toolgate.sidecar import protocol as p
+from toolgate.sidecar import protocol_mcp as m
 
 from .conftest import McpSetup
 
@@ -141,3 +142,41 @@ async def test_closing_the_sidecar_stops_every_sessions_servers(
     assert len(pids) == 2 and all(alive(pid) for pid in pids)
     await stop_client(sidecar)
     assert not any(alive(pid) for pid in pids), "an MCP server outlived the sidecar"
+
+
+async def test_a_tool_list_change_mid_turn_reaches_the_editor_before_the_turn_ends(
+    sidecar_with_edge: SidecarClient, mcp_setup: McpSetup
+) -> None:
+    sidecar = sidecar_with_edge
+    pushed: list[tuple[dict[str, Any], list[str]]] = []  # each notification, and the chat events before it
+
+    @sidecar.feature(m.MCP_CHANGED)
+    def mcp_changed(params: dict[str, Any]) -> None:
+        pushed.append((params, [e["event"]["type"] for e in sidecar.chat_events]))
+        sidecar._changed.set()
+
+    def edge_changed() -> bool:
+        return any(s["name"] == "edge" and s["state"] == "changed" for params, _ in pushed for s in params["servers"])
+
+    async def answer(params: dict[str, Any]) -> dict[str, Any]:
+        if params["toolName"] == "Bash":  # the turn goes on only once the change was pushed: no race with its end
+            await sidecar.wait_for(edge_changed)
+        return {"decision": "allow"}
+
+    mutate = {"name": "mcp__edge__mutate", "input": {}}
+    touch = {"name": "Bash", "input": {"command": "touch after-the-change"}}
+    script = [{"tool_uses": [mutate]}, {"tool_uses": [touch]}, {"text": "Done."}]
+    with MockModelServer(script) as mock:
+        await sidecar.call(
+            p.PROVIDER_CONFIGURE, {"provider": "anthropic", "baseUrl": mock.url, "apiKey": "k", "model": "m"}
+        )
+        session_id = await sidecar.new_session(mcp_setup.workspace)
+        await sidecar.call(m.MCP_SERVERS_LIST, {"sessionId": session_id})  # what the editor does on opening it
+        sidecar.answer_approval = answer
+        result = await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "change your tools"})
+        assert result == {"stopReason": "end_turn"}
+    params, events_before = next((params, before) for params, before in pushed if edge_changed())
+    assert params["sessionId"] == session_id and "turn_end" not in events_before
+    [edge] = [s for s in params["servers"] if s["name"] == "edge"]
+    assert edge["changedTools"] == ["echo"] and "id_rsa" in edge["diff"]
+    assert (mcp_setup.workspace / "after-the-change").exists()
