@@ -28,19 +28,15 @@ from toolgate.core.child_env import child_environment
 from toolgate.mcp.approvals import ApprovalStore
 from toolgate.mcp.config import ConfiguredServer, StdioServerConfig
 from toolgate.mcp.pinning import ToolSnapshot, snapshot_of
-from toolgate.mcp.processes import server_group
+from toolgate.mcp.processes import ServerGroup, missing_command, reporting_group
 from toolgate.mcp.server_log import stderr_pipe
-from toolgate.shell.watchdog import WATCHDOG
 
 log = logging.getLogger("toolgate.mcp")
 
 State = Literal["stopped", "starting", "running", "changed", "crashed", "failed"]
 INITIALIZE_TIMEOUT = 30.0
 MAX_BACKOFF = 30.0
-
-
-# The process groups of MCP servers this process runs (so two servers with the same command are told apart).
-_watched: set[int] = set()
+GROUP_TIMEOUT = 10.0  # seconds a started stdio server's shell has to say its process group (it does at once)
 
 
 class ServerUnavailable(Exception):
@@ -104,14 +100,20 @@ class McpConnection:
         with anyio.move_on_after(10):
             await self._stopped.wait()
 
-    def _transport(self, stack: AsyncExitStack) -> Any:
+    def _transport(self, stack: AsyncExitStack, group: ServerGroup) -> Any:
         config = self.server.config
         if isinstance(config, StdioServerConfig):
-            errlog = stack.enter_context(stderr_pipe(self.server.name, self.log_path))
             cwd = (self.workspace / config.cwd) if config.cwd else self.workspace
-            params = StdioServerParameters(
-                command=config.command, args=config.args, env=server_environment(self.environ, config.env), cwd=cwd
-            )
+            env = server_environment(self.environ, config.env)
+            missing = missing_command(config.command, env, cwd)
+            if missing is not None:
+                raise ServerUnavailable(f"{missing}; fix `command` in {self.server.source}")
+            reporting = reporting_group(config.command, config.args)
+            if reporting is None:
+                group.unsaid()
+            command, args = reporting or (config.command, config.args)
+            errlog = stack.enter_context(stderr_pipe(self.server.name, self.log_path, group if reporting else None))
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
             return stdio_client(params, errlog=errlog)
         client = httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(config.timeout, read=300))
         return streamable_http_client(config.url, http_client=client)
@@ -119,8 +121,10 @@ class McpConnection:
     async def _run(self, ready: anyio.Event) -> None:
         try:
             async with AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport(stack))
-                self._watch_group(stack)
+                group = ServerGroup()
+                stack.callback(group.close)  # runs after the transport stopped the server (entered before it)
+                read, write = await stack.enter_async_context(self._transport(stack, group))
+                await self._watch_group(group)
                 session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
                 try:
                     with anyio.fail_after(self.initialize_timeout):
@@ -152,23 +156,14 @@ class McpConnection:
             if self.state == "crashed":
                 self._changed()  # said as it happens, not at the next call
 
-    def _watch_group(self, stack: AsyncExitStack) -> None:
-        config = self.server.config
-        if not isinstance(config, StdioServerConfig):
+    async def _watch_group(self, group: ServerGroup) -> None:
+        """Wait for the stdio server's process group (its first stderr line: processes.py), which the watchdog
+        then covers until the server is gone."""
+        if not isinstance(self.server.config, StdioServerConfig):
             return
-        pgid = server_group([config.command, *config.args][-max(1, len(config.args)) :], _watched)
-        if pgid is None:
-            log.info("MCP server %s: its process group was not found; the watchdog does not cover it", self.server.name)
-            return
-        _watched.add(pgid)
-        WATCHDOG.track(pgid)
-        self.pgid = pgid
-
-        def forget() -> None:
-            WATCHDOG.forget(pgid)
-            _watched.discard(pgid)
-
-        stack.callback(forget)
+        self.pgid = await anyio.to_thread.run_sync(group.wait, GROUP_TIMEOUT)
+        if self.pgid is None:
+            log.info("MCP server %s: its process group was not said; the watchdog does not cover it", self.server.name)
 
     async def _list_tools(self) -> None:
         assert self._session is not None

@@ -17,31 +17,42 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TextIO
 
+from toolgate.mcp.processes import ServerGroup, group_in
+
 log = logging.getLogger("toolgate.mcp.stderr")
 
 # A server that floods stderr is still copied to its file in full; toolgate's log gets each line cut here.
 LOGGED_LINE_CHARS = 2000
 
 
-def _copy(name: str, source: IO[str], log_path: Path) -> None:
+def _copy(name: str, source: IO[str], log_path: Path, group: ServerGroup | None) -> None:
     with source, open(log_path, "a", encoding="utf-8") as out:
         for line in source:
+            if group is not None:
+                said, first, group = group_in(line), group, None  # only the first line may say it (processes.py)
+                if said is not None:
+                    first.found(said)
+                    continue
+                first.unsaid()
             out.write(line)
             out.flush()
             text = line.rstrip("\n")
             if len(text) > LOGGED_LINE_CHARS:
                 text = text[:LOGGED_LINE_CHARS] + f" … ({len(text) - LOGGED_LINE_CHARS} more characters in {log_path})"
             log.info("[mcp %s] %s", name, text)
+    if group is not None:
+        group.unsaid()  # the stream ended before a first line: nobody waits for it any longer
 
 
 @contextlib.contextmanager
-def stderr_pipe(name: str, log_path: Path) -> Iterator[TextIO]:
-    """A file to hand the SDK as the server's stderr; what is written to it lands in `log_path` and the log."""
+def stderr_pipe(name: str, log_path: Path, group: ServerGroup | None = None) -> Iterator[TextIO]:
+    """A file to hand the SDK as the server's stderr; what is written to it lands in `log_path` and the log.
+    `group`: told the process group the first line reports (processes.py), which is not logged."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     read_fd, write_fd = os.pipe()  # not inherited by other children: only the server gets it, as its stderr
     reader = os.fdopen(read_fd, "r", encoding="utf-8", errors="replace")
     writer = os.fdopen(write_fd, "w", encoding="utf-8")
-    threading.Thread(target=_copy, args=(name, reader, log_path), name=f"mcp-stderr-{name}", daemon=True).start()
+    threading.Thread(target=_copy, args=(name, reader, log_path, group), name=f"mcp-stderr-{name}", daemon=True).start()
     try:
         yield writer
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -234,3 +235,31 @@ async def test_tools_list_changed_with_a_new_description_hides_the_tools(mcp_set
         approval = edge.store.load().servers["edge"]
         assert approval.pending is not None and "id_rsa" in approval.pending["echo"]["description"]
         await runtime.aclose()
+
+
+async def test_the_watchdog_covers_a_server_that_execs_into_another_command(mcp_setup: McpSetup, alive: Any) -> None:
+    # The group is what the server says at spawn, not found by its command line: here that ends up being python's,
+    # not the configured `sh -c ...`.
+    edge = mcp_setup.edge()
+    script = " ".join(shlex.quote(part) for part in [edge["command"], *edge["args"]])
+    mcp_setup.user_servers({"wrapped": {"command": "sh", "args": ["-c", f"exec {script}"]}})
+    approve(mcp_setup, "wrapped")
+    async with manager_for(mcp_setup) as manager:
+        await manager.start()
+        [pid] = mcp_setup.started_pids()
+        connection = manager.connections["wrapped"]
+        assert connection.state == "running" and connection.pgid == pid and pid in WATCHDOG._groups
+        assert "toolgate-mcp-group" not in connection.log_path.read_text()  # said to toolgate, not logged
+    assert not alive(pid) and pid not in WATCHDOG._groups
+
+
+async def test_a_command_that_does_not_exist_fails_with_where_it_was_looked_for(mcp_setup: McpSetup) -> None:
+    mcp_setup.user_servers({"gone": {"command": "no-such-mcp-server-anywhere"}, "rel": {"command": "./bin/serve"}})
+    approve(mcp_setup, "gone")
+    approve(mcp_setup, "rel")
+    async with manager_for(mcp_setup) as manager:
+        await manager.start()
+        gone, rel = manager.status()
+    assert gone.state == "failed" and "'no-such-mcp-server-anywhere' is not on the PATH" in gone.reason
+    assert str(mcp_setup.user_settings) in gone.reason
+    assert rel.state == "failed" and str(mcp_setup.workspace / "bin" / "serve") in rel.reason
