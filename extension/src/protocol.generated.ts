@@ -245,7 +245,7 @@ export interface McpServerInfo {
   name: string;
   scope: "user" | "workspace";
   source: string;
-  transport: "stdio" | "http";
+  transport: "stdio" | "http" | "sse";
   command: string;
   state: "blocked-untrusted" | "needs-approval" | "stopped" | "starting" | "running" | "changed" | "crashed" | "failed";
   reason: string;

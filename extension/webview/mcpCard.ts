@@ -81,7 +81,7 @@ function fullCard(card: McpCard, post: Post, answered: () => void): HTMLElement 
 }
 
 function whatRuns(card: McpCard): HTMLElement {
-  const label = card.transport === 'http' ? 'It connects to: ' : 'It runs: ';
+  const label = card.transport !== 'stdio' ? 'It connects to: ' : 'It runs: ';
   return h('div', { class: 'card-summary' }, h('span', { class: 'label' }, label), h('code', {}, card.command));
 }
 

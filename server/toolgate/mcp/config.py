@@ -5,6 +5,9 @@ Both use Claude Code's shape:
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
                     "docs": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "..."}}}}
 
+`type: "sse"` (with `url` and `headers`) is the legacy HTTP+SSE transport, for servers that do not speak
+Streamable HTTP yet.
+
 A workspace's servers come from the repository, so they are commands its author chose: they are listed but
 never started until the workspace is trusted (permissions/trust.py) and the server itself is approved.
 """
@@ -45,7 +48,7 @@ class StdioServerConfig(BaseModel):
 class HttpServerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["http"]
+    type: Literal["http", "sse"]  # Streamable HTTP, or the legacy HTTP+SSE transport
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
     readOnly: bool = False

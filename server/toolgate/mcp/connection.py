@@ -20,6 +20,7 @@ import anyio
 import httpx2
 import mcp_types
 from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -115,6 +116,8 @@ class McpConnection:
             errlog = stack.enter_context(stderr_pipe(self.server.name, self.log_path, group if reporting else None))
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
             return stdio_client(params, errlog=errlog)
+        if config.type == "sse":
+            return sse_client(config.url, headers=config.headers, timeout=config.timeout, sse_read_timeout=300)
         client = httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(config.timeout, read=300))
         return streamable_http_client(config.url, http_client=client)
 

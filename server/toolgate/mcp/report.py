@@ -33,7 +33,7 @@ class ServerReport:
     name: str
     scope: str  # user | workspace
     source: str  # the settings file it comes from
-    transport: str  # stdio | http
+    transport: str  # stdio | http | sse
     command: str  # what runs (stdio) or where it is (http), for the person approving it
     state: str  # blocked-untrusted | needs-approval | stopped | starting | running | changed | crashed | failed
     reason: str  # why it is in that state, or its last error

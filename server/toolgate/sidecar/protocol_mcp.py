@@ -27,7 +27,7 @@ class McpServerInfo(WireModel):
     name: str
     scope: Literal["user", "workspace"]
     source: str  # the settings file that names it
-    transport: Literal["stdio", "http"]
+    transport: Literal["stdio", "http", "sse"]
     command: str  # what it runs (stdio) or its URL (http)
     state: McpServerState
     reason: str  # why it is in that state, or its last error; empty when running

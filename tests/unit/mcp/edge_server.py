@@ -1,6 +1,6 @@
 """An MCP server written with the SDK for the client's edge cases; its behaviour is chosen by argv.
 
-python edge_server.py [--description-file PATH] [--hang-initialize] [--pidfile PATH]
+python edge_server.py [--description-file PATH] [--hang-initialize] [--pidfile PATH] [--http-port N | --sse-port N]
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def main() -> None:
     parser.add_argument("--hang-initialize", action="store_true")
     parser.add_argument("--pidfile", type=Path, default=None)
     parser.add_argument("--http-port", type=int, default=None, help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--sse-port", type=int, default=None, help="serve legacy SSE on 127.0.0.1:PORT/sse")
     args = parser.parse_args()
     if args.pidfile is not None:
         with args.pidfile.open("a") as out:
@@ -88,6 +89,9 @@ def main() -> None:
         sys.stdin.read()  # never answers; ends when the client closes stdin
         return
     description = args.description_file.read_text() if args.description_file else "Echoes its text."
+    if args.sse_port is not None:
+        build(description).run("sse", host="127.0.0.1", port=args.sse_port)
+        return
     if args.http_port is not None:
         build(description).run("streamable-http", host="127.0.0.1", port=args.http_port)
         return

@@ -84,11 +84,15 @@ def test_parse_servers_reads_claude_codes_shape(tmp_path: Path) -> None:
             "mcpServers": {
                 "a": {"command": "x", "args": ["1"], "env": {"K": "v"}},
                 "b": {"type": "http", "url": "https://h/mcp", "headers": {"X": "y"}},
+                "c": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+                "d": {"type": "websocket", "url": "ws://h"},
             }
         }
     )
     servers, problems = parse_servers(text, tmp_path / ".mcp.json", "workspace")
-    assert problems == [] and [s.config.type for s in servers] == ["stdio", "http"]
+    assert [s.config.type for s in servers] == ["stdio", "http", "sse"]
+    [unknown] = problems
+    assert "server 'd'" in unknown and "not used until fixed" in unknown
     _, problems = parse_servers("{not json", tmp_path / ".mcp.json", "workspace")
     assert "not valid JSON" in problems[0]
 

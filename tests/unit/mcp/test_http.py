@@ -1,4 +1,4 @@
-"""The client over Streamable HTTP, against the edge server listening on 127.0.0.1."""
+"""The client over Streamable HTTP and the legacy SSE transport, against the edge server listening on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -26,11 +26,18 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def http_server() -> Iterator[int]:
+# type in the settings → the edge server's option and the endpoint's path
+TRANSPORTS = {"http": ("--http-port", "/mcp"), "sse": ("--sse-port", "/sse")}
+
+
+@pytest.fixture(params=sorted(TRANSPORTS))
+def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """(transport type, URL) of the edge server listening on 127.0.0.1 with that transport."""
+    kind: str = request.param
+    option, path = TRANSPORTS[kind]
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, str(EDGE_SERVER), "--http-port", str(port)],
+        [sys.executable, str(EDGE_SERVER), option, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -45,15 +52,15 @@ def http_server() -> Iterator[int]:
             except OSError:
                 assert time.monotonic() < deadline, "the edge server did not listen within 30 s"
                 time.sleep(0.05)
-        yield port
+        yield kind, f"http://127.0.0.1:{port}{path}"
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
 
 
-async def test_a_streamable_http_server(mcp_setup: McpSetup, http_server: int) -> None:
-    url = f"http://127.0.0.1:{http_server}/mcp"
-    mcp_setup.user_servers({"web": {"type": "http", "url": url, "headers": {"X-Test": "1"}}})
+async def test_a_server_over_http(mcp_setup: McpSetup, http_server: tuple[str, str]) -> None:
+    kind, url = http_server
+    mcp_setup.user_servers({"web": {"type": kind, "url": url, "headers": {"X-Test": "1"}}})
     mcp_setup.approve("web")
     async with mcp_setup.manager() as manager:
         await manager.start()
@@ -65,8 +72,12 @@ async def test_a_streamable_http_server(mcp_setup: McpSetup, http_server: int) -
                 read_settings=False, rules={"allow": ["mcp__web"]}, tools=[*builtin_tools(), *manager.tools()]
             ),
         )
-        [result] = await runtime.orchestrator.run_turn(
-            [ToolUse(id="1", name="mcp__web__echo", input={"text": "over http"})]
+        [result, failed] = await runtime.orchestrator.run_turn(
+            [
+                ToolUse(id="1", name="mcp__web__echo", input={"text": f"over {kind}"}),
+                ToolUse(id="2", name="mcp__web__fail", input={}),
+            ]
         )
-        assert not result.is_error and result.content == "over http"
+        assert not result.is_error and result.content == f"over {kind}"
+        assert failed.is_error and "the widget is out of stock" in str(failed.content)
         await runtime.aclose()
