@@ -7,6 +7,7 @@ import ipaddress
 import pytest
 
 from toolgate.shell.sandbox.egress import (
+    CHUNKED,
     ProxyRequest,
     Refusal,
     RuleProblem,
@@ -126,3 +127,31 @@ def test_a_refusal_names_the_rule_that_would_allow_it() -> None:
     assert response.startswith(b"HTTP/1.1 403 Forbidden\r\n")
     assert b"Network(domain:evil.test)" in response and b"sandbox.network" in response
     assert ProxyRequest("::1", 80, tunnel=True).target == "[::1]:80"
+
+
+def plain(*headers: str) -> bytes:
+    return ("GET http://allowed.test/ HTTP/1.1\r\n" + "".join(f"{h}\r\n" for h in headers) + "\r\n").encode()
+
+
+def test_a_plain_request_says_how_its_body_ends() -> None:
+    assert parse_request(plain()).body_length == 0
+    assert parse_request(plain("Content-Length: 12")).body_length == 12
+    assert parse_request(plain("content-length: 12", "Content-Length: 12")).body_length == 12
+    assert parse_request(plain("Transfer-Encoding: Chunked")).body_length == CHUNKED
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        ("Content-Length: 5", "Transfer-Encoding: chunked"),
+        ("Content-Length: 5", "Content-Length: 6"),
+        ("Content-Length: -1",),
+        ("Content-Length: 0x10",),
+        ("Transfer-Encoding: gzip, chunked",),
+        ("Transfer-Encoding: chunked", "Transfer-Encoding: chunked"),
+    ],
+)
+def test_a_body_the_proxy_and_the_server_could_frame_differently_is_refused(headers: tuple[str, ...]) -> None:
+    with pytest.raises(Refusal) as caught:
+        parse_request(plain(*headers))
+    assert caught.value.status == 400

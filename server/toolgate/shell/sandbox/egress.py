@@ -3,8 +3,9 @@ proxy (`proxy.py`) does the I/O; the host checks are the network policy's own (`
 WebFetch uses too), so the sandbox and WebFetch agree on what `Network(domain:...)` covers.
 
 Two request forms reach the proxy: `CONNECT host:port` (a tunnel, for https and anything else), and a plain
-request with an absolute `http://` URL, which is passed on in origin form with `Connection: close` (so one
-client connection never carries a second request to another host).
+request with an absolute `http://` URL, which is passed on in origin form with `Connection: close`, followed by
+exactly its body (`body_length`) and nothing else: a client keeping its connection open (or pipelining) sends
+its next request through the proxy's checks again, never raw to the host the first one named.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ MAX_HEAD_BYTES = 64 * 1024
 _NETWORK_RULE = re.compile(r"Network\(domain:(?P<host>[^()]*)\)")
 # Hop-by-hop headers the proxy consumes or replaces; the rest of a plain request goes upstream as it came.
 _DROPPED_HEADERS = frozenset({"proxy-connection", "proxy-authorization", "connection", "keep-alive"})
+CHUNKED = -1  # `body_length` of a request whose body is sent in chunks (Transfer-Encoding: chunked)
 
 
 class RuleProblem(ValueError):
@@ -66,6 +68,7 @@ class ProxyRequest:
     port: int
     tunnel: bool  # CONNECT: answer 200 and relay bytes; otherwise send `upstream_head` first
     upstream_head: bytes = b""
+    body_length: int = 0  # of a plain request: the bytes of body after the head, or CHUNKED
 
     @property
     def target(self) -> str:
@@ -123,7 +126,30 @@ def parse_request(head: bytes) -> ProxyRequest:
     headers = [h for h in lines[1:] if h and h.split(":", 1)[0].strip().lower() not in dropped]
     headers.insert(0, f"Host: {split.netloc}")
     upstream = "\r\n".join([f"{method} {path} {version}", *headers, "Connection: close", "", ""])
-    return ProxyRequest(fetch.host, fetch.port, tunnel=False, upstream_head=upstream.encode("latin-1"))
+    body = _body_length(headers, shown)
+    head_bytes = upstream.encode("latin-1")
+    return ProxyRequest(fetch.host, fetch.port, tunnel=False, upstream_head=head_bytes, body_length=body)
+
+
+def _body_length(headers: list[str], shown: str) -> int:
+    """How the body after a plain request's head ends: its Content-Length, or CHUNKED. A head the proxy and the
+    server could frame differently (both headers, several lengths, another transfer coding) is refused: bytes the
+    proxy took for body could otherwise be read upstream as a second request that no check saw."""
+    values: dict[str, list[str]] = {"content-length": [], "transfer-encoding": []}
+    for header in headers:
+        name, _, value = header.partition(":")
+        if name.strip().lower() in values:
+            values[name.strip().lower()].append(value.strip())
+    lengths, codings = set(values["content-length"]), values["transfer-encoding"]
+    if codings and lengths:
+        raise Refusal(400, "the request has both Content-Length and Transfer-Encoding", shown)
+    if codings:
+        if [c.lower() for c in codings] != ["chunked"]:
+            raise Refusal(400, "the only transfer coding the proxy passes on is chunked", shown)
+        return CHUNKED
+    if len(lengths) > 1 or any(not v.isdigit() for v in lengths):
+        raise Refusal(400, "the request's Content-Length is not one number", shown)
+    return int(lengths.pop()) if lengths else 0
 
 
 def check_host(request: ProxyRequest, specs: tuple[str, ...]) -> None:

@@ -5,9 +5,11 @@ command gets its own socket (a `Channel`), which the in-sandbox forwarder (`forw
 to. The proxy runs its own asyncio loop in one daemon thread, so it serves background commands while the
 session's own loop waits on something else, and stops with the session (`close`).
 
-Per connection: read the request head, check the host against the rules (`egress.py`), resolve it once, check
-every address, and connect to a checked address (never resolving again, so a DNS answer cannot change between
-the check and the connection). What it refused is kept on the channel for the Bash result.
+Per request: read its head, check the host against the rules (`egress.py`), resolve it once, check every
+address, and connect to a checked address (never resolving again, so a DNS answer cannot change between the
+check and the connection). A plain request's connection carries that request alone upstream; the client's next
+request on the same connection is read and checked afresh. What it refused is kept on the channel for the
+Bash result.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import re
 import shutil
 import socket
 import tempfile
@@ -26,6 +29,7 @@ from typing import Any, TypeVar
 
 from toolgate.permissions.network import IPAddress
 from toolgate.shell.sandbox.egress import (
+    CHUNKED,
     MAX_HEAD_BYTES,
     ProxyRequest,
     Refusal,
@@ -40,6 +44,7 @@ _HEAD_TIMEOUT_S = 30.0
 _CONNECT_TIMEOUT_S = 15.0
 _STOP_TIMEOUT_S = 5.0
 _CHUNK = 64 * 1024
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,8})(?:;[^\r\n]*)?\r\n")
 T = TypeVar("T")
 
 
@@ -142,10 +147,46 @@ class EgressProxy:
                 await asyncio.wait_for(channel.server.wait_closed(), _STOP_TIMEOUT_S)
 
     async def _serve(self, channel: Channel, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT_S)
-        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, TimeoutError):
-            return
+        """One client connection: a CONNECT tunnel, or plain requests one after another, each checked (a client
+        that keeps the connection open or pipelines gets each request checked, never relayed raw)."""
+        while True:
+            try:
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT_S)
+            except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, TimeoutError):
+                return
+            checked = await self._check(channel, head, writer)
+            if checked is None:
+                return
+            request, addresses = checked
+            upstream = await self._connect(request, addresses, writer)
+            if upstream is None:
+                return
+            up_reader, up_writer = upstream
+            if request.tunnel:
+                try:
+                    writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    await writer.drain()
+                    await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+                finally:
+                    up_writer.close()
+                return
+            # Exactly this request's head and body go upstream; the response comes back until the server closes
+            # (the head asks it to). Whatever the client sends next is read as a new request, and checked.
+            sending = asyncio.ensure_future(_send_body(reader, up_writer, request))
+            try:
+                await _copy(up_reader, writer)
+            finally:
+                up_writer.close()
+            if not sending.done():
+                sending.cancel()  # the server answered before the body ended: the connection cannot go on
+                return
+            if not sending.result():
+                return
+
+    async def _check(
+        self, channel: Channel, head: bytes, writer: asyncio.StreamWriter
+    ) -> tuple[ProxyRequest, list[IPAddress]] | None:
+        """The request and the addresses it may reach; None when it was refused (and answered)."""
         try:
             request = parse_request(head)
             check_host(request, self.specs)
@@ -155,24 +196,12 @@ class EgressProxy:
             channel.blocked.append(Blocked(refusal.target, refusal.reason, refusal.rule))
             writer.write(refusal_response(refusal))
             await writer.drain()
-            return
+            return None
         except OSError as exc:
             writer.write(failure_response(request.target, f"its name does not resolve ({exc})"))
             await writer.drain()
-            return
-        upstream = await self._connect(request, addresses, writer)
-        if upstream is None:
-            return
-        up_reader, up_writer = upstream
-        try:
-            if request.tunnel:
-                writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                await writer.drain()
-            else:
-                up_writer.write(request.upstream_head)
-            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-        finally:
-            up_writer.close()
+            return None
+        return request, addresses
 
     @staticmethod
     async def _resolve(request: ProxyRequest) -> list[IPAddress]:
@@ -197,6 +226,49 @@ class EgressProxy:
         writer.write(failure_response(request.target, "; ".join(problems)))
         await writer.drain()
         return None
+
+
+async def _send_body(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: ProxyRequest) -> bool:
+    """The request's head, then its body as framed by its head; False when the client went away before the end
+    or sent chunks that are not chunked encoding."""
+    try:
+        writer.write(request.upstream_head)
+        if request.body_length != CHUNKED:
+            await _copy_exactly(reader, writer, request.body_length)
+        else:
+            while True:
+                line = await reader.readuntil(b"\r\n")
+                size = _CHUNK_SIZE.fullmatch(line)
+                if size is None:
+                    return False
+                writer.write(line)
+                if int(size[1], 16) == 0:
+                    while (trailer := await reader.readuntil(b"\r\n")) != b"\r\n":
+                        writer.write(trailer)
+                    writer.write(b"\r\n")
+                    break
+                await _copy_exactly(reader, writer, int(size[1], 16) + 2)
+        await writer.drain()
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        return False
+    return True
+
+
+async def _copy_exactly(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, count: int) -> None:
+    while count > 0:
+        chunk = await reader.read(min(count, _CHUNK))
+        if not chunk:
+            raise asyncio.IncompleteReadError(b"", count)
+        writer.write(chunk)
+        await writer.drain()
+        count -= len(chunk)
+
+
+async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Copy until end of stream, leaving the writer open (for the answer to the client's next request)."""
+    while chunk := await reader.read(_CHUNK):
+        writer.write(chunk)
+        await writer.drain()
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
