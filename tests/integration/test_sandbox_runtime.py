@@ -14,7 +14,8 @@ from tests.integration.test_run_tools_cli import TOOLGATE
 
 from toolgate.core.errors import StateError
 from toolgate.shell.sandbox import placeholders
-from toolgate.shell.sandbox.runtime import Sandbox, SandboxSettings
+from toolgate.shell.sandbox.resident import ResidentProcess, start_background
+from toolgate.shell.sandbox.runtime import Launch, Sandbox, SandboxSettings
 
 
 def gone_soon(*paths: Path) -> None:
@@ -26,6 +27,32 @@ def gone_soon(*paths: Path) -> None:
 
 def on() -> Sandbox:
     return Sandbox(SandboxSettings(enabled="on"))
+
+
+def start_in(launch: Launch, script: str, cwd: Path, env: dict[str, str] | None = None) -> ResidentProcess:
+    """Start `script` in the sandbox `launch` holds, its output discarded."""
+    assert launch.lease is not None
+    with open(os.devnull, "wb") as null:
+        argv = [*launch.prefix, "/bin/bash", "-c", script]
+        return start_background(launch.lease, argv, cwd, env or dict(os.environ), null.fileno())
+
+
+def run_in(
+    launch: Launch, script: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `script` in the sandbox `launch` holds, as `subprocess.run` with captured text output would."""
+    assert launch.lease is not None
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    argv = [*launch.prefix, "/bin/bash", "-c", script]
+    try:
+        process = start_background(launch.lease, argv, cwd, env or dict(os.environ), out_write, errors=err_write)
+    finally:
+        os.close(out_write)
+        os.close(err_write)
+    with open(out_read, encoding="utf-8") as out, open(err_read, encoding="utf-8") as err:
+        stdout, stderr = out.read(), err.read()
+    return subprocess.CompletedProcess(argv, process.wait(), stdout, stderr)
 
 
 def test_stand_ins_outlive_a_session_while_another_sandbox_uses_them(workspace: Path, tmp_path: Path) -> None:
@@ -42,10 +69,10 @@ def test_stand_ins_outlive_a_session_while_another_sandbox_uses_them(workspace: 
 def test_stand_ins_stay_while_a_sandboxed_process_runs_and_go_after_it(workspace: Path, tmp_path: Path) -> None:
     sandbox = on()
     running = sandbox.launch([workspace], tmp_path, [], outside=False)
-    process = subprocess.Popen([*running.prefix, "/bin/sleep", "60"], cwd=workspace, start_new_session=True)
+    process = start_in(running, "exec /bin/sleep 60", workspace)
     try:
         quick = sandbox.launch([workspace], tmp_path, [], outside=False)
-        subprocess.run([*quick.prefix, "/bin/true"], cwd=workspace, check=True)
+        assert run_in(quick, "true", workspace).returncode == 0
         sandbox.finish(quick)
         placeholders.flush()  # what the cleaner does after the idle moment: nothing `running` mounts on goes
         assert (workspace / ".vscode").is_dir() and (workspace / ".envrc").is_dir()
@@ -62,12 +89,7 @@ def test_a_second_command_cannot_fill_the_stand_ins_the_first_one_made(workspace
     sandbox = on()
     first = sandbox.launch([workspace], tmp_path, [], outside=False)
     second = sandbox.launch([workspace], tmp_path, [], outside=False)
-    done = subprocess.run(
-        [*second.prefix, "/bin/bash", "-c", "mkdir .git/objects || mkdir .github/workflows || touch .vscode/x"],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-    )
+    done = run_in(second, "mkdir .git/objects || mkdir .github/workflows || touch .vscode/x", workspace)
     assert done.returncode != 0 and "Read-only file system" in done.stderr
     assert not any(any((workspace / name).iterdir()) for name in (".git", ".github", ".vscode"))
     sandbox.finish(second)
@@ -99,12 +121,7 @@ def test_the_prefix_runs_a_command_in_the_sandbox(workspace: Path, tmp_path: Pat
     sandbox = on()
     launch = sandbox.launch([workspace], tmp_path, [], outside=False)
     try:
-        done = subprocess.run(
-            [*launch.prefix, "/bin/bash", "-c", "touch inside && touch /etc/toolgate-x"],
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-        )
+        done = run_in(launch, "touch inside && touch /etc/toolgate-x", workspace)
     finally:
         sandbox.close()
     assert done.returncode != 0 and "Read-only file system" in done.stderr
@@ -115,9 +132,7 @@ def test_absent_protected_files_stand_in_only_while_their_commands_run(workspace
     sandbox = on()
     first = sandbox.launch([workspace], tmp_path, [], outside=False)
     second = sandbox.launch([workspace], tmp_path, [], outside=False)
-    done = subprocess.run(
-        [*first.prefix, "/bin/bash", "-c", "echo 'export X=1' > .envrc"], cwd=workspace, capture_output=True, text=True
-    )
+    done = run_in(first, "echo 'export X=1' > .envrc", workspace)
     assert "Is a directory" in done.stderr or "Read-only file system" in done.stderr, done.stderr
     assert (workspace / ".envrc").is_dir()  # the empty stand-in, while commands mount on it
     sandbox.finish(first)
@@ -130,7 +145,7 @@ def test_absent_protected_files_stand_in_only_while_their_commands_run(workspace
     (workspace / ".mcp.json").write_text("{}")
     sandbox.close()  # `third` never finished (a background command): the session's end removes the rest
     assert not (workspace / ".envrc").exists() and (workspace / ".mcp.json").read_text() == "{}"
-    assert third.placeholders is not None
+    assert third.lease is not None
 
 
 def test_the_egress_proxy_starts_with_the_first_networked_command_and_stops_with_the_session(
@@ -141,13 +156,7 @@ def test_the_egress_proxy_starts_with_the_first_networked_command_and_stops_with
     background = sandbox.launch([workspace], tmp_path, [], outside=False)  # not finished: lives until close
     assert launch.channel is not None and background.channel is not None
     assert launch.channel.socket.is_socket() and launch.env["HTTPS_PROXY"] == "http://127.0.0.1:3128"
-    done = subprocess.run(
-        [*launch.prefix, "/bin/bash", "-c", "curl -sS http://evil.test/"],
-        cwd=workspace,
-        env={"PATH": "/usr/bin:/bin", **launch.env},
-        capture_output=True,
-        text=True,
-    )
+    done = run_in(launch, "curl -sS http://evil.test/", workspace, {"PATH": "/usr/bin:/bin", **launch.env})
     note = sandbox.finish(launch)
     assert "Network(domain:evil.test)" in done.stdout
     assert note is not None and "refused 1 connection(s): evil.test:80" in note

@@ -24,6 +24,7 @@ from toolgate.core.permission import NonInteractiveApprover
 from toolgate.shell.executor import command_env
 from toolgate.shell.groups import BASH
 from toolgate.shell.sandbox.policy import describe
+from toolgate.shell.sandbox.resident import start_background
 from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
 
 
@@ -81,7 +82,12 @@ def _act(
     # joining them with spaces would split `sh -c 'sleep 1'` once more.
     line = words[0] if len(words) == 1 else shlex.join(words)
     argv = [*launch.prefix, BASH, "-c", line]
-    code = subprocess.run(argv, cwd=workspace, env={**command_env(env), **launch.env}, check=False).returncode
+    child_env = {**command_env(env), **launch.env}
+    if launch.lease is None:
+        code = subprocess.run(argv, cwd=workspace, env=child_env, check=False).returncode
+    else:
+        process = start_background(launch.lease, argv, workspace, child_env, 1, errors=2, stdin=0)
+        code = process.wait()
     blocked = sandbox.finish(launch)
     if blocked is not None:
         print(f"toolgate sandbox run: {blocked}", file=sys.stderr)

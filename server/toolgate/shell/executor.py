@@ -13,9 +13,10 @@ import contextlib
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import anyio
 
@@ -57,6 +58,40 @@ def command_env(
     return child_environment(base, pass_through=pass_through, extra={**EXTRA_ENV, **extra})
 
 
+class Spawned(Protocol):
+    """What `run_command` needs of a started process (an anyio process, or one in a resident sandbox)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def stdout(self) -> AsyncIterable[bytes] | None: ...
+
+    async def wait(self) -> int: ...
+
+    async def aclose(self) -> None: ...
+
+
+# How a command is started: argv, cwd and env in; its stdout and stderr merged into `stdout`, stdin empty, a
+# session (and process group) of its own.
+Spawn = Callable[[Sequence[str], Path, Mapping[str, str]], Awaitable[Spawned]]
+
+
+async def open_plain(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Spawned:
+    return await anyio.open_process(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+        env=dict(env),
+        start_new_session=True,
+    )
+
+
 # --- one foreground command --------------------------------------------------------------------------
 
 
@@ -80,24 +115,18 @@ async def run_command(
     cwd_file: Path,
     on_output: Callable[[str], None] | None = None,
     prefix: Sequence[str] = (),
+    spawn: Spawn = open_plain,
 ) -> ShellRun:
     """Run `command` and wait for it (and its output) to finish, or for the timeout.
 
     On cancellation the group is stopped (shielded from the cancellation) and the cancellation goes on;
-    `capture` holds what was printed until then. `prefix` (a sandbox's argv) runs bash inside it; the
-    process group is the sandbox's, so stopping the group stops everything inside too.
+    `capture` holds what was printed until then. `prefix` runs bash (the sandbox's network forwarder);
+    `spawn` starts it (in a resident sandbox: its command is a process group of this process's numbering, so
+    stopping the group works the same).
     """
     started = time.monotonic()
     _discard(cwd_file)  # a stale file from an earlier run must not be mistaken for this one's answer
-    process = await anyio.open_process(
-        [*prefix, BASH, "-c", command],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=cwd,
-        env={**env, CWD_FILE_VAR: str(cwd_file)},
-        start_new_session=True,
-    )
+    process = await spawn([*prefix, BASH, "-c", command], cwd, {**env, CWD_FILE_VAR: str(cwd_file)})
     pgid = process.pid
     WATCHDOG.track(pgid)
     stopped_leftovers = False
@@ -125,7 +154,7 @@ async def run_command(
                     # The shell is gone; processes it put in the background may still hold the output open.
                     with anyio.move_on_after(EXIT_GRACE_S):
                         await reader_done.wait()
-                    if prefix:
+                    if prefix:  # the forwarder's relay ends with the command, a moment later
                         await _settle(pgid)
                     if not reader_done.is_set() or group_alive(pgid):
                         stopped_leftovers = await stop_group(pgid)
@@ -159,8 +188,8 @@ async def run_command(
 
 
 async def _settle(pgid: int) -> None:
-    """A sandbox's own init may outlive its outer process by a moment (it ends everything inside with it):
-    give the group that moment before anything left in it counts as left behind."""
+    """A helper that ends with the command (the network forwarder's relay) may outlive it by a moment: give
+    the group that moment before anything left in it counts as left behind."""
     deadline = time.monotonic() + EXIT_GRACE_S
     pause = 0.0005  # the moment is usually well under a millisecond: a fixed POLL_S would add it to every command
     while time.monotonic() < deadline:

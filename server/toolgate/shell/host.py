@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
@@ -33,12 +33,32 @@ from toolgate.shell.watchdog import WATCHDOG
 Status = Literal["running", "completed", "failed", "killed"]
 
 
+class Process(Protocol):
+    """What the host needs of a background process (a `subprocess.Popen`, or one in a resident sandbox)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+# How a background command is started: argv, cwd, env, and the descriptor its output goes to.
+BackgroundSpawn = Callable[[Sequence[str], Path, Mapping[str, str], int], Process]
+
+
 @dataclass(eq=False)
 class BackgroundCommand:
     id: str
     command: str
     cwd: Path
-    process: subprocess.Popen[bytes]
+    process: Process
     output_ref: str
     output_path: Path
     started: float  # monotonic
@@ -46,6 +66,7 @@ class BackgroundCommand:
     killed: bool = False
     adopted: bool = False  # registered with the output store (done once it has finished)
     finished_at: float | None = None
+    notes: Callable[[], str | None] | None = None  # what to add to each read (the sandbox's refusals since)
     _decoder: codecs.IncrementalDecoder = field(
         default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="backslashreplace")
     )
@@ -103,22 +124,33 @@ class ShellHost:
         return self.directory / f"cwd-{next(self._calls)}"
 
     def start(
-        self, command: str, *, cwd: Path, env: Mapping[str, str], prefix: Sequence[str] = ()
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        prefix: Sequence[str] = (),
+        spawn: BackgroundSpawn | None = None,
     ) -> BackgroundCommand:
-        """Start `command` in the background (`prefix`: a sandbox's argv to run bash inside)."""
+        """Start `command` in the background (`prefix`: what runs bash; `spawn`: how, default a child process)."""
         if self._closed:
             raise StateError("The session is closing, so no new background command can start.")
         ref, path = self.store.new_path()
+        argv = [*prefix, BASH, "-c", command]
         with open(path, "wb") as output:
-            process = subprocess.Popen(
-                [*prefix, BASH, "-c", command],
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-            )
+            process: Process
+            if spawn is not None:
+                process = spawn(argv, cwd, env, output.fileno())
+            else:
+                process = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    cwd=cwd,
+                    env=dict(env),
+                    start_new_session=True,
+                )
         WATCHDOG.track(process.pid)
         task = BackgroundCommand(
             id=f"bash_{next(self._ids)}",

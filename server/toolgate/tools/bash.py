@@ -24,7 +24,7 @@ from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.paths import display_path, expand_path, inside_any
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.shell.classify import Classification, classify
-from toolgate.shell.executor import command_env, run_command
+from toolgate.shell.executor import command_env, open_plain, run_command
 from toolgate.shell.host import SHELL_HOST
 from toolgate.shell.output import INLINE_LIMIT, Captured, OutputCapture
 from toolgate.shell.sandbox.runtime import SANDBOX
@@ -246,12 +246,18 @@ class BashTool(Tool[BashInput, BashResult]):
         notes.extend(n for n in (launch.note,) if n)
 
         if tool_input.run_in_background:
-            task = host.start(
-                tool_input.command,
-                cwd=cwd,
-                env={**command_env(self._pass_through(ctx)), **launch.env},
-                prefix=launch.prefix,
-            )
+            try:
+                task = host.start(
+                    tool_input.command,
+                    cwd=cwd,
+                    env={**command_env(self._pass_through(ctx)), **launch.env},
+                    prefix=launch.prefix,
+                    spawn=launch.spawn_background,
+                )
+            except BaseException:
+                sandbox.finish(launch)
+                raise
+            task.notes = sandbox.refusal_feed(launch)
             if tool_input.timeout is not None:
                 notes.append("The timeout does not apply to background commands; stop this one with KillShell.")
             return BashResult(tool_input.command, None, None, False, 0.0, 0.0, tuple(notes), final_argv, task.id)
@@ -277,6 +283,7 @@ class BashTool(Tool[BashInput, BashResult]):
                 cwd_file=host.cwd_file(),
                 on_output=lambda text: ctx.progress("output", text),
                 prefix=launch.prefix,
+                spawn=launch.spawn or open_plain,
             )
         except anyio.get_cancelled_exc_class():
             sandbox.finish(launch)
@@ -296,9 +303,9 @@ class BashTool(Tool[BashInput, BashResult]):
             )
         if blocked_note is not None:
             notes.append(blocked_note)
-        elif launch.prefix and run.exit_code == 127:
+        elif launch.sandboxed and run.exit_code == 127:
             notes.append(SANDBOX_NOT_FOUND_NOTE)
-        elif launch.prefix and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
+        elif launch.sandboxed and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
             notes.append(SANDBOX_FAILURE_NOTE)
         return BashResult(
             tool_input.command,

@@ -39,6 +39,7 @@ class BackgroundReport:
     filtered: bool
     stored_ref: str | None  # the complete output, once the command has finished
     chunk_ref: str | None  # this read's new output, when it was too long to show
+    notes: tuple[str, ...] = ()  # what the sandbox refused it since the last read
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
@@ -98,6 +99,7 @@ class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
             notice = omission_notice(omitted, len(text), stored.ref, len(text))
             text = f"{text[:HEAD_CHARS]}\n\n{notice}\n\n{text[-TAIL_CHARS:]}"
         host.adopt_output(task, source=f"Bash background {task.id}")
+        note = task.notes() if task.notes is not None else None
         end = task.finished_at or time.monotonic()
         return BackgroundReport(
             id=task.id,
@@ -111,6 +113,7 @@ class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
             filtered=tool_input.filter is not None,
             stored_ref=task.output_ref if task.adopted else None,
             chunk_ref=chunk_ref,
+            notes=(note,) if note else (),
         )
 
     def to_result(self, data: BackgroundReport, ctx: ToolContext) -> str:
@@ -132,4 +135,5 @@ class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
             lines.append(f"({data.shown_lines} of {data.new_lines} new lines matched the filter.)")
         if data.stored_ref is not None:
             lines.append(f"(Its complete output is stored as {data.stored_ref}.)")
+        lines.extend(f"({note})" for note in data.notes)
         return "\n".join(lines)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from toolgate.shell.sandbox.policy import Kind, SandboxPlan, SandboxPolicy, build_plan
+from toolgate.shell.sandbox.policy import Kind, PathKind, SandboxPlan, SandboxPolicy, build_plan
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`)"
 _PROBE_TIMEOUT_S = 10.0
@@ -34,7 +34,7 @@ class SandboxBackend(Protocol):
 
     def status(self) -> BackendStatus: ...
 
-    def plan(self, policy: SandboxPolicy) -> SandboxPlan: ...
+    def plan(self, policy: SandboxPolicy, kinds: PathKind | None = None) -> SandboxPlan: ...
 
 
 def path_kind(path: Path) -> Kind:
@@ -83,8 +83,9 @@ class Bubblewrap:
             )
         return BackendStatus(True, self.name, self.executable)
 
-    def plan(self, policy: SandboxPolicy) -> SandboxPlan:
-        return build_plan(policy, path_kind, self.executable)
+    def plan(self, policy: SandboxPolicy, kinds: PathKind | None = None) -> SandboxPlan:
+        """`kinds`: how to look at the file system (default `path_kind`; runtime.py records what it asked)."""
+        return build_plan(policy, kinds or path_kind, self.executable)
 
 
 class Unavailable:
@@ -96,7 +97,7 @@ class Unavailable:
     def status(self) -> BackendStatus:
         return BackendStatus(False, self.name, self.detail)
 
-    def plan(self, policy: SandboxPolicy) -> SandboxPlan:
+    def plan(self, policy: SandboxPolicy, kinds: PathKind | None = None) -> SandboxPlan:
         raise RuntimeError(f"there is no sandbox on this machine: {self.detail}")
 
 

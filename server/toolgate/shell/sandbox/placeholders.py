@@ -106,6 +106,13 @@ def flush(idle_for: float = 0.0) -> None:
             ledger.save(_IDENTITY)
 
 
+def intact(paths: Iterable[Path]) -> bool:
+    """Whether every one of `paths` made here is still the very directory made (one removed from outside, even if
+    made again, no longer carries the sandbox's mount on it)."""
+    with LOCK:
+        return all(_identity(p) == _IDENTITY[p] for p in paths if p in _IDENTITY)
+
+
 def in_use() -> list[Path]:
     """Every placeholder that exists (mounted, or waiting for the cleaner)."""
     with LOCK:

@@ -81,6 +81,11 @@ class EgressProxy:
         self._channels: list[Channel] = []
         self._count = 0
 
+    @property
+    def directory(self) -> Path:
+        """Where every channel's socket lives (what a sandbox binds, once for all its commands)."""
+        return self._started()[1]
+
     def open_channel(self) -> Channel:
         loop, directory = self._started()
         self._count += 1

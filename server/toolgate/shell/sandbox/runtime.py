@@ -1,10 +1,12 @@
-"""The session's sandbox: its settings, whether it can run here, and the prefix each Bash command runs under.
+"""The session's sandbox: its settings, whether it can run here, and where each Bash command runs.
 
-One per session (a `Dep`). It decides once per session whether the backend works (a probe, cached) and hands
-out command prefixes. The empty directories it creates as mount points for absent protected paths live only
-while commands mount on them (placeholders.py); a background command keeps its own until the session closes
-(after the shell host stopped every background command): removing a mount point in use would lift that mount
-inside a running sandbox.
+One per session (a `Dep`). It decides once per session whether the backend works (a probe, cached), and keeps
+one resident sandbox (resident.py) that its commands run in for as long as the policy holds: the same settings,
+working directories and PATH, and the same answers from the file system for every path the plan looked at (what
+exists among the protected paths). When any of that changes, the next command gets a new sandbox; the old one
+ends when its last command did. An idle one ends after IDLE_S. The empty directories made as mount points for
+absent protected paths (placeholders.py) live as long as the sandbox that mounts on them: removing a mount point
+in use would lift that mount inside it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -25,16 +29,25 @@ from toolgate.core.errors import StateError
 from toolgate.permissions.network import names_exactly
 from toolgate.permissions.safety import git_hooks_dirs
 from toolgate.shell.sandbox import ledger, placeholders
-from toolgate.shell.sandbox.backend import SandboxBackend, detect_backend
+from toolgate.shell.sandbox.backend import SandboxBackend, detect_backend, path_kind
 from toolgate.shell.sandbox.egress import network_rule_spec
-from toolgate.shell.sandbox.policy import PRIVATE_DIRS, SandboxPlan, SandboxPolicy, tool_dirs_for
-from toolgate.shell.sandbox.proxy import Channel, EgressProxy
+from toolgate.shell.sandbox.policy import PRIVATE_DIRS, Kind, SandboxPlan, SandboxPolicy, tool_dirs_for
+from toolgate.shell.sandbox.proxy import Blocked, Channel, EgressProxy
+from toolgate.shell.sandbox.resident import (
+    AsyncResidentProcess,
+    Lease,
+    Resident,
+    ResidentProcess,
+    open_process,
+    start_background,
+)
 
 Enabled = Literal["auto", "on", "off"]
 # Where the in-sandbox forwarder listens (the sandbox's own 127.0.0.1: always free, nothing else runs there).
 PROXY_PORT = 3128
 _FORWARDER = Path(__file__).with_name("forwarder.py")
 _MAX_BLOCKED_SHOWN = 5
+IDLE_S = placeholders.IDLE_S  # a resident sandbox no command used for this long ends (and its stand-ins go)
 
 
 def plan_roots(roots: Sequence[Path]) -> list[Path]:
@@ -75,11 +88,53 @@ class SandboxState:
 
 @dataclass(frozen=True, slots=True)
 class Launch:
-    prefix: tuple[str, ...]  # empty: run without a sandbox
+    prefix: tuple[str, ...]  # what runs bash (in the sandbox: the network forwarder, with Network rules)
     note: str | None  # for the result when it is not sandboxed although asked to be
     env: dict[str, str] = field(default_factory=dict)  # the proxy variables, with Network rules
     channel: Channel | None = None  # this command's socket into the egress proxy
-    placeholders: int | None = None  # the token of the absent protected paths' stand-ins it mounts on
+    lease: Lease | None = None  # its hold on the resident sandbox it runs in (None: it runs without one)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.lease is not None
+
+    @property
+    def spawn(self) -> Callable[[Sequence[str], Path, Mapping[str, str]], Awaitable[AsyncResidentProcess]] | None:
+        """How the executor starts it (None: as a plain child process)."""
+        lease = self.lease
+        if lease is None:
+            return None
+        return lambda argv, cwd, env: open_process(lease, argv, cwd, env)
+
+    @property
+    def spawn_background(self) -> Callable[[Sequence[str], Path, Mapping[str, str], int], ResidentProcess] | None:
+        lease = self.lease
+        if lease is None:
+            return None
+        return lambda argv, cwd, env, output: start_background(lease, argv, cwd, env, output)
+
+
+@dataclass(eq=False)
+class _Current:
+    """A resident sandbox and what its plan was made of (to tell whether it still holds)."""
+
+    resident: Resident
+    policy: SandboxPolicy  # without stand_ins_made
+    made: frozenset[Path]  # the stand-ins planned as absent
+    probes: dict[Path, Kind]  # every other path the plan looked at, and what it found
+    stand_ins: tuple[Path, ...]
+    token: int  # its hold on the stand-ins
+    idle_since: float | None = None
+
+    def holds(self, policy: SandboxPolicy, made: frozenset[Path]) -> bool:
+        if policy != self.policy or self.resident.retired:
+            return False
+        for path, found in self.probes.items():
+            if ("absent" if path in made else path_kind(path)) != found:
+                return False
+        if any(path_kind(p) != "absent" for p in self.made - made):
+            return False
+        return placeholders.intact(self.stand_ins)
 
 
 @dataclass(eq=False)
@@ -90,7 +145,10 @@ class Sandbox:
     _backend: SandboxBackend | None = None
     _empty: Path | None = None
     _proxy: EgressProxy | None = None
-    _launched: list[int] = field(default_factory=list)  # placeholder tokens of commands not finished yet
+    _current: _Current | None = None  # where new commands run
+    _residents: list[_Current] = field(default_factory=list)  # every resident sandbox not ended yet
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _timer: threading.Timer | None = None
 
     @property
     def network_specs(self) -> tuple[str, ...]:
@@ -153,7 +211,7 @@ class Sandbox:
         return self.backend.plan(self.policy(roots, home, scratch, proxy_dir))
 
     def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
-        """The prefix for one command (empty: run it without a sandbox), and a note for its result."""
+        """Where one command runs (no lease: without a sandbox), and a note for its result."""
         if outside:
             return Launch((), "This command ran outside the sandbox, as approved.")
         state = self.state()
@@ -161,22 +219,12 @@ class Sandbox:
             note = None if self.settings.enabled == "off" else f"The sandbox is not running: {state.detail}."
             return Launch((), note)
         channel: Channel | None = None
-        token: int | None = None
         try:
+            proxy_dir = None
             if self.network_specs:
                 channel = self._egress().open_channel()
-            with placeholders.LOCK:  # no placeholder is removed between the plan's look and this launch's claim
-                placeholders.sweep_once()
-                # A stand-in another command made (here, or in another toolgate process, which makes this one
-                # an owner too) is planned as absent: it gets its empty read-only mount again, and must outlive
-                # this command too. bwrap resolves every source before it mounts anything, so an absent mount
-                # point must exist first: `acquire` makes the rest.
-                others, foreign = set(placeholders.in_use()), ledger.foreign()
-                made = frozenset(others | foreign.keys())
-                proxy_dir = channel.directory if channel else None
-                plan = self.backend.plan(self.policy(roots, home, scratch, proxy_dir, made))
-                adopt = {p: foreign[p] for p in plan.stand_ins if p in foreign and p not in others}
-                token = placeholders.acquire(plan.stand_ins, adopt)
+                proxy_dir = self._egress().directory
+            lease = self._lease(roots, home, scratch, proxy_dir)
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
@@ -187,40 +235,127 @@ class Sandbox:
                 f"The sandbox could not be set up ({exc}), so the command did not run. Fix the cause, or turn the "
                 "sandbox off (sandbox.enabled: off) and let the user approve commands one by one."
             ) from None
-        self._launched.append(token)
         if channel is None:
-            return Launch(plan.argv, None, placeholders=token)
+            return Launch((), None, lease=lease)
+        forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
+        prefix = (*forwarder, str(channel.socket), str(PROXY_PORT), "--")
+        return Launch(prefix, None, proxy_env(self.network_specs), channel, lease)
+
+    def _lease(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None) -> Lease:
+        """A hold on the resident sandbox for this policy: the current one if it still holds, else a new one."""
+        with placeholders.LOCK:  # no placeholder is removed between the plan's look and the sandbox's claim
+            placeholders.sweep_once()
+            # A stand-in another command made (here, or in another toolgate process, which makes this one
+            # an owner too) is planned as absent: it gets its empty read-only mount again, and must outlive
+            # this sandbox too. bwrap resolves every source before it mounts anything, so an absent mount
+            # point must exist first: `acquire` makes the rest.
+            others, foreign = set(placeholders.in_use()), ledger.foreign()
+            made = frozenset(others | foreign.keys())
+            policy = self.policy(roots, home, scratch, proxy_dir)
+            current = self._current
+            if current is not None and current.holds(policy, made):
+                lease = current.resident.lease()
+                if lease is not None:
+                    return lease
+            probes: dict[Path, Kind] = {}
+
+            def kinds(path: Path) -> Kind:
+                probes[path] = found = path_kind(path)
+                return found
+
+            plan = self.backend.plan(replace(policy, stand_ins_made=made), kinds)
+            adopt = {p: foreign[p] for p in plan.stand_ins if p in foreign and p not in others}
+            token = placeholders.acquire(plan.stand_ins, adopt)
+        if current is not None:
+            self._let_go(current)
         try:
-            forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
-        except StateError:
-            self.finish(Launch((), None, channel=channel, placeholders=token))
+            resident = Resident(plan.argv, _forwarder_python())
+        except (OSError, StateError):
+            placeholders.release(token)
             raise
-        prefix = (*plan.argv, *forwarder, str(channel.socket), str(PROXY_PORT), "--")
-        return Launch(prefix, None, proxy_env(self.network_specs), channel, token)
+        entry = _Current(resident, policy, made, probes, plan.stand_ins, token)
+        resident.when_idle(lambda _r: self._idle(entry))
+        lease = resident.lease()
+        assert lease is not None
+        with self._lock:
+            self._current = entry
+            self._residents.append(entry)
+        return lease
+
+    def _let_go(self, entry: _Current) -> None:
+        """No new command runs in it; it ends when its last one did."""
+        with self._lock:
+            if self._current is entry:
+                self._current = None
+        self._idle(entry)
+
+    def _idle(self, entry: _Current) -> None:
+        """No command holds it now: one that is no longer current ends at once, the current one after IDLE_S."""
+        with self._lock:
+            if self._current is entry:
+                entry.idle_since = time.monotonic()
+                if self._timer is None:
+                    self._timer = threading.Timer(IDLE_S, self._on_timer)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+        if entry.resident.retire_if_idle():
+            threading.Thread(target=self._end, args=(entry,), name="toolgate-sandbox-end", daemon=True).start()
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._timer = None
+            entry = self._current
+            if entry is None or entry.idle_since is None:
+                return
+            wait = entry.idle_since + IDLE_S - time.monotonic()
+            if wait > 0:  # used again meanwhile, and idle again since
+                self._timer = threading.Timer(wait, self._on_timer)
+                self._timer.daemon = True
+                self._timer.start()
+                return
+            if not entry.resident.retire_if_idle():
+                return  # a command holds it: it goes idle again later
+            self._current = None
+        self._end(entry)
+
+    def _end(self, entry: _Current) -> None:
+        entry.resident.retire()  # waits until nothing runs in it, so its mount points may go
+        placeholders.release(entry.token)
+        with self._lock:
+            if entry in self._residents:
+                self._residents.remove(entry)
 
     def finish(self, launch: Launch) -> str | None:
-        """After a foreground command: its placeholders are removed, its proxy socket is closed, and what the
+        """After a foreground command: its hold on the sandbox is let go, its proxy socket is closed, and what the
         proxy refused it is returned (for the result)."""
-        if launch.placeholders is not None and launch.placeholders in self._launched:
-            self._launched.remove(launch.placeholders)
-            placeholders.release(launch.placeholders)
+        if launch.lease is not None:
+            launch.lease.release()
         if launch.channel is None:
             return None
         blocked = list(launch.channel.blocked)
         self._egress().close_channel(launch.channel)
-        if not blocked:
+        return describe_refusals(blocked)
+
+    def refusal_feed(self, launch: Launch) -> Callable[[], str | None] | None:
+        """For a background command: what the proxy refused it since the last call (for each BashOutput)."""
+        channel = launch.channel
+        if channel is None:
             return None
-        shown = "; ".join(b.describe() for b in blocked[:_MAX_BLOCKED_SHOWN])
-        more = f" (and {len(blocked) - _MAX_BLOCKED_SHOWN} more)" if len(blocked) > _MAX_BLOCKED_SHOWN else ""
-        return (
-            f"The sandbox's network proxy refused {len(blocked)} connection(s): {shown}{more}. Only the user can "
-            "add a rule (sandbox.network in their user settings); or call again with outside_sandbox: true and "
-            "the user will be asked."
-        )
+        shown = 0
+
+        def new_refusals() -> str | None:
+            nonlocal shown
+            blocked = channel.blocked[shown:]
+            shown += len(blocked)
+            return describe_refusals(blocked)
+
+        return new_refusals
 
     def _egress(self) -> EgressProxy:
         if self._proxy is None:
             self._proxy = EgressProxy(self.network_specs)
+        self._proxy.specs = self.network_specs  # changed rules apply to the next request, in every sandbox
         return self._proxy
 
     def _stand_ins(self) -> Path:
@@ -239,17 +374,35 @@ class Sandbox:
     def close(self) -> None:
         """After the shell host stopped every background command (the Bash tool resolves the sandbox first,
         so it is closed last)."""
+        with self._lock:
+            entries, self._current = list(self._residents), None
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        for entry in entries:
+            entry.resident.retired = True
+            self._end(entry)
         if self._proxy is not None:
             self._proxy.close()
             self._proxy = None
-        for token in self._launched:
-            placeholders.release(token)
-        self._launched.clear()
         placeholders.flush()  # nothing of this session's is left behind once it ended
         if self._empty is not None:
             os.chmod(self._empty / "empty", 0o755)
             shutil.rmtree(self._empty, ignore_errors=True)
             self._empty = None
+
+
+def describe_refusals(blocked: Sequence[Blocked]) -> str | None:
+    """What the proxy refused, and what would allow it (None: it refused nothing)."""
+    if not blocked:
+        return None
+    shown = "; ".join(b.describe() for b in blocked[:_MAX_BLOCKED_SHOWN])
+    more = f" (and {len(blocked) - _MAX_BLOCKED_SHOWN} more)" if len(blocked) > _MAX_BLOCKED_SHOWN else ""
+    return (
+        f"The sandbox's network proxy refused {len(blocked)} connection(s): {shown}{more}. Only the user can "
+        "add a rule (sandbox.network in their user settings); or call again with outside_sandbox: true and "
+        "the user will be asked."
+    )
 
 
 def proxy_env(specs: Sequence[str]) -> dict[str, str]:
@@ -274,8 +427,9 @@ def _forwarder_python() -> str:
         if candidate and visible and os.access(candidate, os.X_OK):
             return candidate
     raise StateError(
-        "The sandbox's network rules need a python3 outside /tmp for the in-sandbox forwarder, and none was "
-        "found, so the command did not run. Install python3, or remove the sandbox.network rules."
+        "The sandbox needs a python3 outside /tmp (it starts the commands inside, and forwards their network "
+        "traffic), and none was found, so the command did not run. Install python3, or turn the sandbox off "
+        "(sandbox.enabled: off) and let the user approve commands one by one."
     )
 
 

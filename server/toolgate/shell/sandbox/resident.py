@@ -1,0 +1,349 @@
+"""A resident sandbox: one bubblewrap sandbox that many Bash commands run in, one after another or side by side.
+
+Starting a sandbox per command costs several times the command itself (namespaces, ~40 mounts, the stand-ins);
+so the session keeps one running for as long as its policy holds (runtime.py replaces it when the policy or the
+file system facts the plan depends on change) and starts each command inside through the in-sandbox runner
+(runner.py) over a socket: a fork and an exec, as outside.
+
+The session still owns each command as it owns an unsandboxed one: the command is a process group of its own
+(its pid in the session's numbering comes with its first message, from the kernel), so the executor's timeout,
+cancellation, leftover stop and the watchdog work on it unchanged; its output goes to a pipe or file the session
+made. What is lost is only what a command left running in a session of its own (setsid): it lives until the
+sandbox retires (idle for IDLE_S, replaced, or the session ended), and dies with it, as bubblewrap's init ends
+everything inside when the runner exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+
+from toolgate.shell.watchdog import WATCHDOG
+
+_RUNNER = Path(__file__).with_name("runner.py")
+_READY_TIMEOUT_S = 10.0
+_STOP_TIMEOUT_S = 5.0
+_CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
+READ_SIZE = 65536
+
+
+class ResidentProcess:
+    """A command running in a resident sandbox: the parts of `subprocess.Popen` the shell host uses, and (through
+    `AsyncResidentProcess`) those of an anyio process the executor uses."""
+
+    def __init__(self, lease: Lease) -> None:
+        self._pid: int | None = None
+        self.returncode: int | None = None
+        self.failure: str | None = None
+        self._started = threading.Event()
+        self._exited = threading.Event()
+        self._lease = lease
+
+    @property
+    def pid(self) -> int:
+        assert self._pid is not None
+        return self._pid
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._exited.wait(timeout):
+            raise subprocess.TimeoutExpired("sandboxed command", timeout or 0.0)
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        if self._pid is not None and self.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self._pid, signal.SIGKILL)
+
+    # --- from the reader thread ------------------------------------------------------------------------------
+    def _start(self, pid: int) -> None:
+        self._pid = pid
+        self._started.set()
+
+    def _exit(self, returncode: int, failure: str | None = None) -> None:
+        if self._exited.is_set():
+            return
+        self.returncode, self.failure = returncode, failure
+        self._exited.set()
+        self._started.set()  # a command that never started is waited for in vain otherwise
+        self._lease.release()
+
+
+class Lease:
+    """A command's hold on a resident sandbox: it is not retired while any lease is held."""
+
+    def __init__(self, resident: Resident) -> None:
+        self.resident = resident
+        self._held = True
+
+    def release(self) -> None:
+        self.resident._release(self)
+
+
+class PipeReader:
+    """The read end of a command's output pipe as an async stream of chunks."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd: int | None = fd
+        os.set_blocking(fd, False)
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._chunks()
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        while self.fd is not None:
+            try:
+                data = os.read(self.fd, READ_SIZE)
+            except BlockingIOError:
+                await anyio.wait_readable(self.fd)
+                continue
+            if not data:
+                return
+            yield data
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+class AsyncResidentProcess:
+    """What `executor.run_command` needs of a process, for one in a resident sandbox."""
+
+    def __init__(self, process: ResidentProcess, stdout: PipeReader) -> None:
+        self.process = process
+        self.stdout = stdout
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    async def wait(self) -> int:
+        if self.process.returncode is None:
+            await anyio.to_thread.run_sync(self.process._exited.wait, abandon_on_cancel=True)
+        assert self.process.returncode is not None
+        return self.process.returncode
+
+    async def aclose(self) -> None:
+        self.stdout.close()
+
+
+class Resident:
+    """One running sandbox (`argv`: bubblewrap and its options up to `--`), until `retire`."""
+
+    def __init__(self, argv: Sequence[str], python: str) -> None:
+        self.argv = tuple(argv)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._commands: dict[int, ResidentProcess] = {}
+        self._leases = 0
+        self.retired = False
+        self._on_idle: Callable[[Resident], None] | None = None
+        self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - bubblewrap writes to it until retire closes it
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        self._control = ours
+        runner = (python, "-I", "-S", "-c", _RUNNER.read_text(encoding="utf-8"), str(theirs.fileno()))
+        try:
+            self._bwrap = subprocess.Popen(
+                [*self.argv, *runner],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._errors,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+        except OSError:
+            ours.close()
+            self._errors.close()
+            raise
+        finally:
+            theirs.close()
+        WATCHDOG.track(self._bwrap.pid)
+        try:
+            self._await_ready()
+        except OSError:
+            self.retire()
+            raise
+        threading.Thread(target=self._read_forever, name="toolgate-sandbox-runner", daemon=True).start()
+
+    def _await_ready(self) -> None:
+        self._control.settimeout(_READY_TIMEOUT_S)
+        try:
+            message = self._control.recv(4096)
+        except TimeoutError:
+            message = b""
+        self._control.settimeout(None)
+        if message != b'{"ready": 1}':
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._bwrap.wait(_STOP_TIMEOUT_S)
+            self._errors.seek(0)
+            why = self._errors.read().decode("utf-8", "replace").strip()
+            raise OSError(why or f"bubblewrap ended with exit status {self._bwrap.poll()} before the sandbox ran")
+
+    # --- leases: the commands that will run, or run, in it ------------------------------------------------------
+    def lease(self) -> Lease | None:
+        """A hold on this sandbox for one command; None once it is retired."""
+        with self._lock:
+            if self.retired:
+                return None
+            self._leases += 1
+            return Lease(self)
+
+    def _release(self, lease: Lease) -> None:
+        with self._lock:
+            if not lease._held:
+                return
+            lease._held = False
+            self._leases -= 1
+            idle = self._leases == 0
+        if idle and self._on_idle is not None:
+            self._on_idle(self)
+
+    def retire_if_idle(self) -> bool:
+        """Mark it retired if no command holds it (then `retire` it); False if one does, or it is retired."""
+        with self._lock:
+            if self._leases or self.retired:
+                return False
+            self.retired = True
+            return True
+
+    def when_idle(self, callback: Callable[[Resident], None]) -> None:
+        self._on_idle = callback
+
+    # --- commands ----------------------------------------------------------------------------------------------
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        output: int,
+        lease: Lease,
+        errors: int | None = None,
+        stdin: int | None = None,
+    ) -> ResidentProcess:
+        """Start `argv` inside, writing its stdout (and stderr, unless `errors` is given) to the descriptor
+        `output`; stdin is empty unless given. The lease passes to the process (released when it ended).
+        OSError when the sandbox is gone or could not start it."""
+        command = next(self._ids)
+        process = ResidentProcess(lease)
+        request = json.dumps({"id": command, "argv": list(argv), "cwd": str(cwd), "env": dict(env)})
+        with self._lock:
+            if self.retired:
+                raise OSError("the sandbox has stopped")
+            self._commands[command] = process
+        try:
+            fds = [output, output if errors is None else errors, *(() if stdin is None else (stdin,))]
+            socket.send_fds(self._control, [request.encode("utf-8", "surrogateescape")], fds)
+        except OSError:
+            with self._lock:
+                self._commands.pop(command, None)
+            raise
+        process._started.wait()
+        if process._pid is None:
+            raise OSError(process.failure or "the sandbox could not start the command")
+        return process
+
+    def _read_forever(self) -> None:
+        while True:
+            try:
+                data, ancillary, _, _ = self._control.recvmsg(65536, socket.CMSG_SPACE(_CREDENTIALS.size))
+            except OSError:
+                data = b""
+            if not data:
+                break
+            pid = next(
+                (
+                    _CREDENTIALS.unpack(d[: _CREDENTIALS.size])[0]
+                    for level, kind, d in ancillary
+                    if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS
+                ),
+                None,
+            )
+            message = json.loads(data)
+            with self._lock:
+                key = message.get("started", message.get("exit", message.get("failed")))
+                process = self._commands.get(key)
+                if process is not None and "exit" not in message and "failed" not in message:
+                    if pid is not None:
+                        process._start(pid)
+                        continue
+                    message = {"failed": key, "reason": "its process id did not arrive"}
+                self._commands.pop(key, None)
+            if process is None:
+                continue
+            if "failed" in message:
+                process._exit(-signal.SIGKILL, str(message.get("reason", "")))
+            else:
+                process._exit(os.waitstatus_to_exitcode(int(message["status"])))
+        # The runner is gone, and every command inside with it.
+        with self._lock:
+            self.retired = True
+            left = list(self._commands.values())
+            self._commands.clear()
+        for process in left:
+            process._exit(-signal.SIGKILL, "the sandbox stopped")
+
+    def retire(self) -> None:
+        """Stop the sandbox and everything in it, and wait until it is gone (its mounts with it)."""
+        with self._lock:
+            self.retired = True
+        with contextlib.suppress(OSError):
+            self._control.shutdown(socket.SHUT_RDWR)
+        try:
+            self._bwrap.wait(_STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._bwrap.pid, signal.SIGKILL)
+            self._bwrap.wait()
+        WATCHDOG.forget(self._bwrap.pid)
+        self._control.close()
+        self._errors.close()
+
+
+async def open_process(lease: Lease, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> AsyncResidentProcess:
+    """Start a foreground command in the lease's sandbox, its output (stdout and stderr) in a pipe."""
+    read, write = os.pipe()
+    try:
+        process = lease.resident.spawn(argv, cwd=cwd, env=env, output=write, lease=lease)
+    except OSError:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return AsyncResidentProcess(process, PipeReader(read))
+
+
+def start_background(
+    lease: Lease,
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    output: int,
+    errors: int | None = None,
+    stdin: int | None = None,
+) -> ResidentProcess:
+    """Start a command in the lease's sandbox without waiting for it, its output going to the descriptor `output`
+    (and `errors`, when given); stdin empty unless given."""
+    return lease.resident.spawn(argv, cwd=cwd, env=env, output=output, lease=lease, errors=errors, stdin=stdin)
