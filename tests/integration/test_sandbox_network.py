@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from tests.integration.test_run_tools_cli import tool_use
 from tests.integration.test_sandbox_escapes import _processes_with, bash_call, python, run_one, run_tools
 
 from toolgate.shell.sandbox.runtime import PROXY_PORT
@@ -139,3 +140,14 @@ def test_background_commands_reach_only_through_the_proxy_and_nothing_is_left_ru
     assert "Network(domain:evil.test)" in (workspace / "refused.txt").read_text()
     assert server.paths == ["/background"]
     assert _processes_with("toolgate-egress-") == []  # the forwarder died with its sandbox, the proxy with the session
+
+
+def test_a_background_commands_refusals_are_reported_by_bash_output(workspace: Path, tmp_path: Path) -> None:
+    start = bash_call(f"{curl('http://evil.test/')} > refused.txt", run_in_background=True)
+    wait = bash_call("until [ -s refused.txt ]; do sleep 0.05; done", timeout=30_000)
+    read = tool_use("out1", "BashOutput", id="bash_1")
+    again = tool_use("out2", "BashOutput", id="bash_1")
+    results = run_tools(workspace, [start, wait, read, again], *settings(tmp_path, "Network(domain:127.0.0.1)"))
+    assert "The sandbox's network proxy refused 1 connection(s): evil.test:80" in results[2], results
+    assert "Network(domain:evil.test) would allow it" in results[2]
+    assert "refused" not in results[3]  # each refusal is reported once
