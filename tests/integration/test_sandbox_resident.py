@@ -4,6 +4,7 @@ the policy, or a fact of the file system its plan rests on, changes; what a comm
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,8 +28,9 @@ def until(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.01)
 
 
-def ended(sandbox: Resident) -> bool:
-    return sandbox.retired and sandbox._bwrap.poll() is not None
+def ended(sandbox: Sandbox, one: Resident) -> bool:
+    """Gone, and let go of: its hold on the stand-ins too."""
+    return one.retired and one._bwrap.poll() is not None and all(e.resident is not one for e in sandbox._residents)
 
 
 def test_commands_share_one_sandbox_while_the_policy_holds(workspace: Path, tmp_path: Path) -> None:
@@ -58,7 +60,7 @@ def test_another_working_directory_gets_a_new_sandbox_and_the_old_one_ends(works
         assert resident(new) is not resident(old)
         assert run_in(new, f"touch {extra}/x", workspace).returncode == 0 and (extra / "x").exists()
         sandbox.finish(old)
-        until(lambda: ended(resident(old)), "the replaced sandbox ends once its last command did")
+        until(lambda: ended(sandbox, resident(old)), "the replaced sandbox ends once its last command did")
         assert not resident(new).retired
     finally:
         sandbox.close()
@@ -131,10 +133,27 @@ def test_an_idle_sandbox_ends_and_the_next_command_starts_a_new_one(workspace: P
         first = sandbox.launch([workspace], tmp_path, [], outside=False)
         assert run_in(first, "true", workspace).returncode == 0
         sandbox.finish(first)
-        until(lambda: ended(resident(first)), "the idle sandbox ends")
+        until(lambda: ended(sandbox, resident(first)), "the idle sandbox ends")
         until(lambda: not (workspace / ".vscode").exists(), "its stand-ins go with it")
         second = sandbox.launch([workspace], tmp_path, [], outside=False)
         assert resident(second) is not resident(first)
         assert run_in(second, "touch .vscode/x", workspace).returncode != 0
+    finally:
+        sandbox.close()
+
+
+def test_a_sandbox_that_stopped_by_itself_is_replaced_and_cleaned_up(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    try:
+        first = sandbox.launch([workspace], tmp_path, [], outside=False)
+        os.killpg(resident(first)._bwrap.pid, signal.SIGKILL)  # someone else ended it
+        until(lambda: resident(first).retired, "its end is noticed")
+        second = sandbox.launch([workspace], tmp_path, [], outside=False)
+        assert resident(second) is not resident(first)
+        assert run_in(second, "touch .vscode/x", workspace).returncode != 0
+        sandbox.finish(first)
+        until(
+            lambda: ended(sandbox, resident(first)), "the stopped one is ended (and its hold on the stand-ins let go)"
+        )
     finally:
         sandbox.close()

@@ -31,6 +31,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
+from toolgate.core.errors import StateError
 from toolgate.shell.watchdog import WATCHDOG
 
 _RUNNER = Path(__file__).with_name("runner.py")
@@ -157,7 +158,8 @@ class Resident:
         self._lock = threading.Lock()
         self._commands: dict[int, ResidentProcess] = {}
         self._leases = 0
-        self.retired = False
+        self.retired = False  # no new command starts in it
+        self._ending = False  # someone is ending it
         self._on_idle: Callable[[Resident], None] | None = None
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - bubblewrap writes to it until retire closes it
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -221,11 +223,11 @@ class Resident:
             self._on_idle(self)
 
     def retire_if_idle(self) -> bool:
-        """Mark it retired if no command holds it (then `retire` it); False if one does, or it is retired."""
+        """Claim ending it if no command holds it (then `retire` it); False if one does, or it is claimed."""
         with self._lock:
-            if self._leases or self.retired:
+            if self._leases or self._ending:
                 return False
-            self.retired = True
+            self._ending = self.retired = True  # retired already, if the runner stopped by itself
             return True
 
     def when_idle(self, callback: Callable[[Resident], None]) -> None:
@@ -327,12 +329,19 @@ async def open_process(lease: Lease, argv: Sequence[str], cwd: Path, env: Mappin
     read, write = os.pipe()
     try:
         process = lease.resident.spawn(argv, cwd=cwd, env=env, output=write, lease=lease)
-    except OSError:
+    except OSError as exc:
         os.close(read)
-        raise
+        raise _not_started(exc) from None
     finally:
         os.close(write)
     return AsyncResidentProcess(process, PipeReader(read))
+
+
+def _not_started(exc: OSError) -> StateError:
+    return StateError(
+        f"The sandbox could not start the command ({exc}), so it did not run. Call it again: the next call "
+        "starts a new sandbox if this one stopped."
+    )
 
 
 def start_background(
@@ -346,4 +355,7 @@ def start_background(
 ) -> ResidentProcess:
     """Start a command in the lease's sandbox without waiting for it, its output going to the descriptor `output`
     (and `errors`, when given); stdin empty unless given."""
-    return lease.resident.spawn(argv, cwd=cwd, env=env, output=output, lease=lease, errors=errors, stdin=stdin)
+    try:
+        return lease.resident.spawn(argv, cwd=cwd, env=env, output=output, lease=lease, errors=errors, stdin=stdin)
+    except OSError as exc:
+        raise _not_started(exc) from None

@@ -11,6 +11,7 @@ in use would lift that mount inside it.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -201,7 +202,7 @@ class Sandbox:
             extra_writable=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.writable),
             extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
             proxy_dir=proxy_dir,
-            tool_dirs=tool_dirs_for(plan_roots(_path_entries())),
+            tool_dirs=_tool_dirs(os.environ.get("PATH", os.defpath)),
             stand_ins_made=made,
         )
 
@@ -415,9 +416,12 @@ def proxy_env(specs: Sequence[str]) -> dict[str, str]:
     return {**dict.fromkeys(names, url), "NO_PROXY": direct, "no_proxy": direct}
 
 
-def _path_entries() -> list[Path]:
-    """This process's PATH, which commands inherit (the scrubbed environment keeps it)."""
-    return [Path(e) for e in os.environ.get("PATH", os.defpath).split(os.pathsep) if e.startswith("/")]
+@functools.lru_cache(maxsize=8)
+def _tool_dirs(path_env: str) -> tuple[Path, ...]:
+    """The tool directories for this process's PATH, which commands inherit (the scrubbed environment keeps
+    it). Cached by its value: every command asks, and resolving each entry costs a command a good part of a
+    millisecond."""
+    return tool_dirs_for(plan_roots([Path(e) for e in path_env.split(os.pathsep) if e.startswith("/")]))
 
 
 def _forwarder_python() -> str:
