@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from tests.integration.test_sandbox_escapes import _processes_with
 from tests.integration.test_sandbox_runtime import on, run_in
 
@@ -155,5 +156,19 @@ def test_a_sandbox_that_stopped_by_itself_is_replaced_and_cleaned_up(workspace: 
         until(
             lambda: ended(sandbox, resident(first)), "the stopped one is ended (and its hold on the stand-ins let go)"
         )
+    finally:
+        sandbox.close()
+
+
+def test_nothing_inside_can_read_this_process_environment(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLGATE_TEST_SECRET", "s3cr3t-in-the-sidecar")
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        env = {"PATH": "/usr/bin:/bin"}  # the command's own (scrubbed) environment
+        done = run_in(launch, "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c s3cr3t", workspace, env)
+        assert done.stdout.strip() == "0", done
     finally:
         sandbox.close()

@@ -169,6 +169,9 @@ class Resident:
         try:
             self._bwrap = subprocess.Popen(
                 [*self.argv, *runner],
+                # Nothing of this process's environment (its secrets): every process inside could read the
+                # runner's from /proc. Each command gets its own, scrubbed, with its request.
+                env={},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._errors,
@@ -283,29 +286,39 @@ class Resident:
                 ),
                 None,
             )
-            message = json.loads(data)
-            with self._lock:
-                key = message.get("started", message.get("exit", message.get("failed")))
-                process = self._commands.get(key)
-                if process is not None and "exit" not in message and "failed" not in message:
-                    if pid is not None:
-                        process._start(pid)
-                        continue
-                    message = {"failed": key, "reason": "its process id did not arrive"}
-                self._commands.pop(key, None)
-            if process is None:
-                continue
-            if "failed" in message:
-                process._exit(-signal.SIGKILL, str(message.get("reason", "")))
-            else:
-                process._exit(os.waitstatus_to_exitcode(int(message["status"])))
-        # The runner is gone, and every command inside with it.
+            try:
+                self._handle(json.loads(data), pid)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                break  # not what the runner sends: whatever sent it, this sandbox is no longer trusted to run more
+        # The runner is gone (and every command inside with it), or misbehaved.
         with self._lock:
             self.retired = True
             left = list(self._commands.values())
             self._commands.clear()
         for process in left:
             process._exit(-signal.SIGKILL, "the sandbox stopped")
+
+    def _handle(self, message: dict[str, object], pid: int | None) -> None:
+        with self._lock:
+            key = message.get("started", message.get("exit", message.get("failed")))
+            if not isinstance(key, int):
+                raise TypeError("the command's id is not a number")
+            process = self._commands.get(key)
+            if process is not None and "exit" not in message and "failed" not in message:
+                if pid is not None:
+                    process._start(pid)
+                    return
+                message = {"failed": key, "reason": "its process id did not arrive"}
+            if process is None:
+                return
+            self._commands.pop(key)
+        if "failed" in message:
+            process._exit(-signal.SIGKILL, str(message.get("reason", "")))
+        else:
+            status = message["status"]
+            if not isinstance(status, int):
+                raise TypeError("the exit status is not a number")
+            process._exit(os.waitstatus_to_exitcode(status))
 
     def retire(self) -> None:
         """Stop the sandbox and everything in it, and wait until it is gone (its mounts with it)."""

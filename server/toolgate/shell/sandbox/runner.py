@@ -25,6 +25,7 @@ import socket
 import sys
 
 _MAX_MESSAGE = 1 << 20
+_PR_SET_DUMPABLE = 4
 
 
 def _start(control: socket.socket, request: dict[str, object], fds: list[int]) -> int:
@@ -72,7 +73,19 @@ def _reap(control: socket.socket, children: dict[int, object]) -> None:
             control.send(json.dumps({"exit": command, "status": status}).encode())
 
 
+def _undumpable() -> None:
+    """No command can ptrace this process or read its /proc files (and so reach the control socket); a command
+    it starts is dumpable again from its exec on, as usual."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def main(argv: list[str]) -> None:
+    _undumpable()
     control = socket.socket(fileno=int(argv[0]))
     os.set_inheritable(control.fileno(), False)
     wake_read, wake_write = os.pipe()
