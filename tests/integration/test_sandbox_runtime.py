@@ -26,7 +26,7 @@ def gone_soon(*paths: Path) -> None:
 
 
 def on() -> Sandbox:
-    return Sandbox(SandboxSettings(enabled="on"))
+    return Sandbox(SandboxSettings(enabled="on"), idle_s=1.0)  # an idle sandbox ends soon: its end is seen here
 
 
 def start_in(launch: Launch, script: str, cwd: Path, env: dict[str, str] | None = None) -> ResidentProcess:

@@ -4,7 +4,7 @@ One per session (a `Dep`). It decides once per session whether the backend works
 one resident sandbox (resident.py) that its commands run in for as long as the policy holds: the same settings,
 working directories and PATH, and the same answers from the file system for every path the plan looked at (what
 exists among the protected paths). When any of that changes, the next command gets a new sandbox; the old one
-ends when its last command did. An idle one ends after IDLE_S. The empty directories made as mount points for
+ends when its last command did. An idle one ends after `idle_s`. The empty directories made as mount points for
 absent protected paths (placeholders.py) live as long as the sandbox that mounts on them: removing a mount point
 in use would lift that mount inside it.
 """
@@ -48,7 +48,10 @@ Enabled = Literal["auto", "on", "off"]
 PROXY_PORT = 3128
 _FORWARDER = Path(__file__).with_name("forwarder.py")
 _MAX_BLOCKED_SHOWN = 5
-IDLE_S = placeholders.IDLE_S  # a resident sandbox no command used for this long ends (and its stand-ins go)
+# A resident sandbox no command used for this long ends, and its stand-ins go a moment later. Starting one costs
+# a command about 0.1 s (bwrap, the runner's python), so it outlives the pause between a model's turns; the
+# stand-ins stay in the workspace meanwhile.
+IDLE_S = 10.0
 
 
 def plan_roots(roots: Sequence[Path]) -> list[Path]:
@@ -150,6 +153,7 @@ class Sandbox:
     _residents: list[_Current] = field(default_factory=list)  # every resident sandbox not ended yet
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _timer: threading.Timer | None = None
+    idle_s: float = IDLE_S
 
     @property
     def network_specs(self) -> tuple[str, ...]:
@@ -291,12 +295,12 @@ class Sandbox:
         self._idle(entry)
 
     def _idle(self, entry: _Current) -> None:
-        """No command holds it now: one that is no longer current ends at once, the current one after IDLE_S."""
+        """No command holds it now: one that is no longer current ends at once, the current one after `idle_s`."""
         with self._lock:
             if self._current is entry:
                 entry.idle_since = time.monotonic()
                 if self._timer is None:
-                    self._timer = threading.Timer(IDLE_S, self._on_timer)
+                    self._timer = threading.Timer(self.idle_s, self._on_timer)
                     self._timer.daemon = True
                     self._timer.start()
                 return
@@ -309,7 +313,7 @@ class Sandbox:
             entry = self._current
             if entry is None or entry.idle_since is None:
                 return
-            wait = entry.idle_since + IDLE_S - time.monotonic()
+            wait = entry.idle_since + self.idle_s - time.monotonic()
             if wait > 0:  # used again meanwhile, and idle again since
                 self._timer = threading.Timer(wait, self._on_timer)
                 self._timer.daemon = True
