@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from tests.integration.recording_server import RecordingServer, recording_server
 from tests.integration.test_run_tools_cli import tool_use
 from tests.integration.test_sandbox_escapes import _processes_with, bash_call, python, run_one, run_tools
 
@@ -23,38 +22,10 @@ from toolgate.shell.sandbox.runtime import PROXY_PORT
 REPLY = "hello from the test's server"
 
 
-class Server:
-    def __init__(self) -> None:
-        self.paths: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.paths.append(self.path)
-                body = REPLY.encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *_args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-
 @pytest.fixture
-def server() -> Iterator[Server]:
-    running = Server()
-    running.thread.start()
-    try:
+def server() -> Iterator[RecordingServer]:
+    with recording_server(lambda _path: REPLY.encode()) as running:
         yield running
-    finally:
-        running.httpd.shutdown()
-        running.httpd.server_close()
-        running.thread.join()
 
 
 def settings(tmp_path: Path, *rules: str) -> list[str]:
@@ -78,14 +49,14 @@ print('STATUS', s.recv(65536).split(b'\\r\\n')[0].decode())
     return python(code)
 
 
-def test_without_a_rule_curl_reaches_nothing(workspace: Path, tmp_path: Path, server: Server) -> None:
+def test_without_a_rule_curl_reaches_nothing(workspace: Path, tmp_path: Path, server: RecordingServer) -> None:
     result = run_one(workspace, curl(f"http://127.0.0.1:{server.port}/"), *settings(tmp_path))
     assert "needs approval" not in result, result
     assert REPLY not in result and server.paths == []
 
 
 def test_a_rule_naming_the_loopback_address_exactly_reaches_it_through_the_proxy(
-    workspace: Path, tmp_path: Path, server: Server
+    workspace: Path, tmp_path: Path, server: RecordingServer
 ) -> None:
     args = settings(tmp_path, "Network(domain:127.0.0.1)")
     url = f"http://127.0.0.1:{server.port}/via-curl"
@@ -120,7 +91,9 @@ def test_an_unlisted_host_gets_a_403_naming_the_rule_and_the_result_says_so(work
         ("localhost.:{port}", "200"),
     ],
 )
-def test_proxy_host_tricks(workspace: Path, tmp_path: Path, server: Server, authority: str, status: str) -> None:
+def test_proxy_host_tricks(
+    workspace: Path, tmp_path: Path, server: RecordingServer, authority: str, status: str
+) -> None:
     target = authority.format(port=server.port)
     head = f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n"
     result = run_one(workspace, raw_request(head), *settings(tmp_path, "Network(domain:localhost)"))
@@ -130,7 +103,7 @@ def test_proxy_host_tricks(workspace: Path, tmp_path: Path, server: Server, auth
 
 
 def test_background_commands_reach_only_through_the_proxy_and_nothing_is_left_running(
-    workspace: Path, tmp_path: Path, server: Server
+    workspace: Path, tmp_path: Path, server: RecordingServer
 ) -> None:
     url = f"http://127.0.0.1:{server.port}/background"
     start = bash_call(f"{curl(url)} > got.txt; {curl('http://evil.test/')} > refused.txt", run_in_background=True)

@@ -4,54 +4,18 @@ kept-alive second request included (without a sandbox in between, so the bytes a
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from tests.integration.recording_server import RecordingServer, recording_server
 
 from toolgate.shell.sandbox.proxy import Channel, EgressProxy
 
 
-class Upstream:
-    """An HTTP server on 127.0.0.1 that records each request's path and body."""
-
-    def __init__(self) -> None:
-        self.seen: list[tuple[str, bytes]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def _answer(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                outer.seen.append((self.path, body))
-                reply = f"reply to {self.path}".encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-            do_GET = do_POST = _answer
-
-            def log_message(self, *_args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-
 @pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    server = Upstream()
-    server.thread.start()
-    try:
+def upstream() -> Iterator[RecordingServer]:
+    with recording_server(lambda path: f"reply to {path}".encode()) as server:
         yield server
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        server.thread.join()
 
 
 @pytest.fixture
@@ -77,7 +41,7 @@ def exchange(channel: Channel, data: bytes) -> bytes:
         return received
 
 
-def test_a_pipelined_second_request_to_a_denied_host_is_refused(upstream: Upstream, channel: Channel) -> None:
+def test_a_pipelined_second_request_to_a_denied_host_is_refused(upstream: RecordingServer, channel: Channel) -> None:
     first = f"GET http://127.0.0.1:{upstream.port}/first HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     second = "GET http://evil.test/second HTTP/1.1\r\nHost: evil.test\r\n\r\n"
     answer = exchange(channel, (first + second).encode())
@@ -87,7 +51,7 @@ def test_a_pipelined_second_request_to_a_denied_host_is_refused(upstream: Upstre
     assert [b.target for b in channel.blocked] == ["evil.test:80"]
 
 
-def test_a_second_allowed_request_on_the_same_connection_is_served(upstream: Upstream, channel: Channel) -> None:
+def test_a_second_allowed_request_on_the_same_connection_is_served(upstream: RecordingServer, channel: Channel) -> None:
     head = f"GET http://127.0.0.1:{upstream.port}/%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     answer = exchange(channel, (head % "one" + head % "two").encode())
     assert b"reply to /one" in answer and b"reply to /two" in answer
@@ -96,7 +60,7 @@ def test_a_second_allowed_request_on_the_same_connection_is_served(upstream: Ups
 
 
 def test_a_request_hidden_in_a_body_goes_upstream_as_body_and_the_next_one_is_checked(
-    upstream: Upstream, channel: Channel
+    upstream: RecordingServer, channel: Channel
 ) -> None:
     hidden = b"GET http://evil.test/in-body HTTP/1.1\r\nHost: evil.test\r\n\r\n"
     post = f"POST http://127.0.0.1:{upstream.port}/post HTTP/1.1\r\nContent-Length: {len(hidden)}\r\n\r\n"
