@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
@@ -83,7 +83,7 @@ class ToolRunner:
 
     def describe_context(self) -> DescribeContext:
         return DescribeContext(
-            tool_names=frozenset(self.registry.names),
+            tool_names=self.registry.name_set,
             mode=self.session.mode,
             workspace=self.session.workspace,
         )
@@ -207,7 +207,7 @@ class ToolRunner:
                 limit=tool.max_result_chars,
                 store=lambda: ctx.get(OUTPUT_STORE),
                 source=f"{tool.name} {use_id}",
-                readers=self.registry.names,
+                readers=self.registry.name_set,
             )
         return ToolResult(tool_use_id=use_id, content=content, is_error=rendered.is_error)
 
@@ -216,10 +216,12 @@ class ToolRunner:
     ) -> ToolResult:
         """A policy that watches finished calls (PostToolUse hooks) may add to the result, never replace it."""
         policy = self.session.policy
-        if not isinstance(policy, AfterCallPolicy):
+        # What `isinstance(policy, AfterCallPolicy)` checks, without a runtime Protocol check on every call
+        # (that walks the protocol's attributes each time).
+        if getattr(policy, "after_call", None) is None:
             return result
         try:
-            return await policy.after_call(tool, tool_input, result, ctx)
+            return await cast(AfterCallPolicy, policy).after_call(tool, tool_input, result, ctx)
         except Exception:
             ctx.logger.exception("%s: after_call raised", tool.name)
             return result

@@ -42,3 +42,18 @@ def test_lookup_by_name_and_alias_and_clashes_are_refused() -> None:
     assert registry.get("echo") is None  # names are exact
     with pytest.raises(ValueError, match="Say"):
         registry.add(type("Clash", (BareTool,), {"name": "Say"})())
+
+
+def test_names_and_order_follow_every_add_and_remove() -> None:
+    # The order and the names are cached between changes of the tool set: each change must show at once.
+    registry = ToolRegistry([FailTool(), EchoTool()])
+    assert registry.names == ["Echo", "Fail"] and registry.name_set == {"Echo", "Fail"}
+    registry.add(ExternalTool())
+    registry.add(BareTool())
+    assert registry.names == ["Bare", "Echo", "Fail", "mcp__a__zeta"]
+    assert registry.name_set == {"Bare", "Echo", "Fail", "mcp__a__zeta"}
+    registry.remove("Echo")
+    assert registry.names == ["Bare", "Fail", "mcp__a__zeta"] and "Echo" not in registry.name_set
+    assert registry.get("Say") is None  # its alias went with it
+    registry.ordered().clear()  # a caller's copy: the registry's own order is untouched
+    assert [t.name for t in registry.ordered()] == registry.names == ["Bare", "Fail", "mcp__a__zeta"]
