@@ -200,3 +200,24 @@ async def test_each_result_is_reported_as_soon_as_it_exists(workspace: Path) -> 
         assert heard == ["fastest", "slowest"]  # completion order, while "held" still runs
         token.cancel()
     assert len(heard) == 3 and 'kind="cancelled"' in heard[2]
+
+
+async def test_a_single_call_is_interrupted_by_its_token(workspace: Path) -> None:
+    # A turn of one call runs without a watcher task: the token itself must stop it.
+    probe = Probe(expected=1)
+    rt = make(workspace, probe)
+    token = CancelToken()
+    results: list[object] = []
+
+    async def run() -> None:
+        results.extend(await rt.orchestrator.run_turn([slow("held", hold=True, safe=False)], token))
+
+    with anyio.fail_after(5):  # a token that failed to stop the call would leave it held for ever
+        async with anyio.create_task_group() as group:
+            group.start_soon(run)
+            await probe.all_started.wait()
+            token.cancel()
+
+    [result] = results
+    assert result.is_error and 'kind="cancelled"' in result.text()  # type: ignore[attr-defined]
+    assert probe.running == 0
