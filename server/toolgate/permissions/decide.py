@@ -64,6 +64,17 @@ def code_execution_warning(rule: str) -> str:
     )
 
 
+_StatKey = tuple[int, int, int] | None  # (mtime_ns, size, inode); None: no such file (or unreadable)
+
+
+def _stat_key(path: str) -> _StatKey:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 @dataclass(frozen=True, slots=True)
 class _Pending:
     context: list[str]
@@ -97,6 +108,9 @@ class PermissionEngine:
         self._readers: dict[str, bool] = {}
         self.book = RuleBook()
         self._hooks: list[ConfiguredHook] = []
+        self._hooks_for: dict[tuple[HookEvent, str, tuple[str, ...]], list[ConfiguredHook]] = {}
+        self._watched: tuple[str, ...] = ()
+        self._signature: tuple[_StatKey, ...] = ()
         self.hook_problems: list[RuleProblem] = []
         self.reload()
 
@@ -114,29 +128,23 @@ class PermissionEngine:
             trust_workspace=self._trust_workspace,
         )
         self._hooks, self.hook_problems = compile_hooks(self.book.hooks)
+        self._hooks_for = {}
+        # Only files that are read are watched: with settings files off, an edit to one changes nothing.
+        files = [*self.book.files.values(), *self.book.flag_files] if self._read_files else []
+        self._watched = tuple(os.fspath(path) for path in files)
         # An edit landing between the read above and this stat is seen at the file's next change only; the
         # window is a few milliseconds, and a rule change through toolgate always reloads.
-        self._signature = self._files_signature()
+        self._signature = tuple(_stat_key(path) for path in self._watched)
         return self.book
 
     def refresh(self) -> bool:
-        """Re-read the settings files when one changed on disk (a person edited it by hand). Cheap: a stat per file."""
-        if self._files_signature() == self._signature:
-            return False
-        self.reload()
-        return True
-
-    def _files_signature(self) -> tuple[tuple[str, int, int, int] | tuple[str], ...]:
-        files = [*self.book.files.values(), *self.book.flag_files]
-        signature: list[tuple[str, int, int, int] | tuple[str]] = []
-        for path in files:
-            try:
-                st = os.stat(path)
-            except OSError:
-                signature.append((str(path),))
-            else:
-                signature.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
-        return tuple(signature)
+        """Re-read the settings files when one changed on disk (a person edited it by hand). Cheap: one stat per
+        file, stopping at the first that changed; nothing is read or parsed unless one did."""
+        for path, seen in zip(self._watched, self._signature, strict=True):
+            if _stat_key(path) != seen:
+                self.reload()
+                return True
+        return False
 
     @property
     def problems(self) -> list[str]:
@@ -205,8 +213,13 @@ class PermissionEngine:
         return result
 
     def _matching_hooks(self, event: HookEvent, tool: AnyTool) -> list[ConfiguredHook]:
+        """The hooks for `event` whose matcher covers the tool; remembered per tool until the next reload."""
         names = (tool.name, *tool.aliases)
-        return [h for h in self._hooks if h.event == event and h.matches(names)]
+        key = (event, tool.name, names)
+        hooks = self._hooks_for.get(key)
+        if hooks is None:
+            hooks = self._hooks_for[key] = [h for h in self._hooks if h.event == event and h.matches(names)]
+        return hooks
 
     def _hook_payload(self, event: HookEvent, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> dict[str, Any]:
         return {
@@ -220,11 +233,8 @@ class PermissionEngine:
         }
 
     async def _run_hooks(
-        self, event: HookEvent, tool: AnyTool, payload: dict[str, Any], ctx: ToolContext
+        self, event: HookEvent, hooks: list[ConfiguredHook], payload: dict[str, Any], ctx: ToolContext
     ) -> HookOutcome:
-        hooks = self._matching_hooks(event, tool)
-        if not hooks:
-            return HookOutcome()
         env = {**self._environ, "TOOLGATE_PROJECT_DIR": str(self.workspace), "TOOLGATE_SESSION_ID": ctx.session.id}
         # Hooks are commands: they may change files. Checkpoints on both sides keep what they changed apart
         # from what the call changes (the one after names exactly the hooks' changes).
@@ -239,9 +249,12 @@ class PermissionEngine:
 
     async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision:
         self.refresh()
-        outcome = await self._run_hooks(
-            "PreToolUse", tool, self._hook_payload("PreToolUse", tool, tool_input, ctx), ctx
-        )
+        hooks = self._matching_hooks("PreToolUse", tool)
+        outcome = HookOutcome()
+        if hooks:  # the payload (a dump of the input) is built only for hooks that will read it
+            outcome = await self._run_hooks(
+                "PreToolUse", hooks, self._hook_payload("PreToolUse", tool, tool_input, ctx), ctx
+            )
         updated: dict[str, Any] | None = None
         if outcome.updated_input is not None:
             try:
@@ -296,10 +309,11 @@ class PermissionEngine:
         """PostToolUse hooks; context from them (and from PreToolUse hooks) is appended for the model."""
         pending = self._pending.pop(ctx.tool_use_id, None)
         context = list(pending.context) if pending else []
-        if self._matching_hooks("PostToolUse", tool):
+        hooks = self._matching_hooks("PostToolUse", tool)
+        if hooks:
             payload = self._hook_payload("PostToolUse", tool, tool_input, ctx)
             payload["tool_result"] = {"content": result.text(), "is_error": result.is_error}
-            context += (await self._run_hooks("PostToolUse", tool, payload, ctx)).context
+            context += (await self._run_hooks("PostToolUse", hooks, payload, ctx)).context
         if not context:
             return result
         note = "\n".join(f"[hook] {text.strip()}" for text in context)

@@ -276,3 +276,21 @@ async def test_only_the_users_own_hooks_get_the_secrets_named_in_env_pass_throug
         await rt.aclose()
     assert seen_by_user.read_text() == "ghp-for-the-user|unset"  # named by the user: passed; the rest: scrubbed
     assert seen_by_project.read_text() == "unset|unset"  # the workspace wrote this hook: no secrets at all
+
+
+async def test_hooks_edited_by_hand_apply_from_the_next_call(
+    with_hooks: Callable[..., Any], workspace: Path, tmp_path: Path
+) -> None:
+    # Which hooks match a tool is remembered between calls; a settings file edited by hand must still count.
+    log = tmp_path / "log.txt"
+    rt, _ = with_hooks(pre=[hook(f"cat >/dev/null; echo grep >> {log}", "Grep")], mode=PermissionMode.BYPASS)
+    await run1(rt, "Read", file_path="a.txt")
+    assert not log.exists()  # no hook for Read, so nothing ran
+    settings = workspace / ".toolgate" / "settings.json"
+    pre = [hook(f"cat >/dev/null; echo read >> {log}", "Read")]
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": pre}}))
+    await run1(rt, "Read", file_path="a.txt")
+    assert log.read_text() == "read\n"
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": []}}))
+    await run1(rt, "Read", file_path="a.txt")
+    assert log.read_text() == "read\n"

@@ -329,3 +329,16 @@ async def test_a_settings_file_edited_by_hand_applies_to_the_next_call(tmp_path:
     assert check.decision == "allow" and check.rule == "Bash(npm test)"
     assert engine.problems == []
     await rt.aclose()
+
+
+def test_with_settings_files_off_a_settings_file_is_not_watched(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / ".toolgate").mkdir(parents=True)
+    engine = PermissionEngine(workspace, home=tmp_path, environ={}, read_settings_files=False)
+    (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Bash"]}}')
+    assert engine.refresh() is False  # nothing to re-read: the files are not read at all
+    assert engine.book.of("deny") == []
+    engine_reading = PermissionEngine(workspace, home=tmp_path, environ={}, trust_workspace=True)
+    (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Bash", "Grep"]}}')
+    assert engine_reading.refresh() is True and len(engine_reading.book.of("deny")) == 2
+    assert engine_reading.refresh() is False  # unchanged since: no re-read
