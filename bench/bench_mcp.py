@@ -33,6 +33,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from bench.report import Figure, Report, median_us
 from toolgate.core.messages import ToolUse
+from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.connection import server_environment
 from toolgate.mcp.manager import McpManager
@@ -82,7 +83,8 @@ def _caller(runtime: Runtime) -> Once:
 
     async def once() -> None:
         use = ToolUse(id=f"t{next(counter)}", name="mcp__time__get_current_time", input=ARGS)
-        [result] = await runtime.orchestrator.run_turn([use])
+        # A token per turn, as the agent loop, the sidecar and `run-tools` all pass one.
+        [result] = await runtime.orchestrator.run_turn([use], CancelToken())
         assert not result.is_error, result
 
     return once

@@ -8,6 +8,7 @@ import anyio
 
 from bench.report import Figure, Report, median_us, time_async, time_sync
 from toolgate.core.messages import ToolUse
+from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
 
@@ -37,7 +38,8 @@ async def _run(report: Report, workdir: Path) -> None:
     plain = time_sync(plain_read, 2000)
 
     async def one_read() -> None:
-        [result] = await runtime.orchestrator.run_turn([use(files[0])])
+        # A token per turn, as the agent loop, the sidecar and `run-tools` all pass one.
+        [result] = await runtime.orchestrator.run_turn([use(files[0])], CancelToken())
         assert not result.is_error, result
 
     piped = await time_async(one_read, 2000)
@@ -55,9 +57,9 @@ async def _run(report: Report, workdir: Path) -> None:
     async def batch(concurrent: bool) -> None:
         uses = [use(p) for p in files]
         if concurrent:
-            results = await runtime.orchestrator.run_turn(uses)
+            results = await runtime.orchestrator.run_turn(uses, CancelToken())
         else:
-            results = [r for u in uses for r in await runtime.orchestrator.run_turn([u])]
+            results = [r for u in uses for r in await runtime.orchestrator.run_turn([u], CancelToken())]
         assert not any(r.is_error for r in results)
 
     sequential = await time_async(lambda: batch(False), 200)
