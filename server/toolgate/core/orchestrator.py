@@ -70,12 +70,19 @@ class CancelToken:
 
 def partition(calls: Sequence[PreparedCall]) -> list[list[int]]:
     """Indices grouped into batches: runs of concurrency-safe calls together, every other call alone."""
+    if len(calls) == 1:
+        # Nothing to group it with, so it need not be classified: for Bash the classifier parses the command,
+        # and a turn of one call (the usual turn) would parse it for nothing.
+        return [[0]]
     batches: list[list[int]] = []
+    previous_safe = False
     for index, call in enumerate(calls):
-        if call.concurrency_safe and batches and calls[batches[-1][0]].concurrency_safe:
+        safe = call.concurrency_safe  # once per call: the classifier may be costly
+        if safe and previous_safe:
             batches[-1].append(index)
         else:
             batches.append([index])
+        previous_safe = safe
     return batches
 
 

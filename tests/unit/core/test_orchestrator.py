@@ -221,3 +221,20 @@ async def test_a_single_call_is_interrupted_by_its_token(workspace: Path) -> Non
     [result] = results
     assert result.is_error and 'kind="cancelled"' in result.text()  # type: ignore[attr-defined]
     assert probe.running == 0
+
+
+def test_each_call_is_classified_at_most_once_and_a_lone_call_not_at_all(workspace: Path) -> None:
+    asked: list[str] = []
+
+    class Counted(EchoTool):
+        def is_concurrency_safe(self, tool_input: object) -> bool:
+            asked.append(str(getattr(tool_input, "text", "")))
+            return True
+
+    def call(text: str) -> PreparedCall:
+        return PreparedCall(use("Echo", text=text), tool=Counted(), tool_input=Counted.input_model(text=text))
+
+    assert partition([call("alone")]) == [[0]]
+    assert asked == []  # nothing to group it with: the classifier (for Bash, a parse) is not asked
+    assert partition([call("a"), call("b"), call("c")]) == [[0, 1, 2]]
+    assert asked == ["a", "b", "c"]
