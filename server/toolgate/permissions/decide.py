@@ -108,7 +108,7 @@ class PermissionEngine:
         self._readers: dict[str, bool] = {}
         self.book = RuleBook()
         self._hooks: list[ConfiguredHook] = []
-        self._hooks_for: dict[tuple[HookEvent, str, tuple[str, ...]], list[ConfiguredHook]] = {}
+        self._hooks_for: dict[tuple[HookEvent, tuple[str, ...]], list[ConfiguredHook]] = {}
         self._watched: tuple[str, ...] = ()
         self._signature: tuple[_StatKey, ...] = ()
         self.hook_problems: list[RuleProblem] = []
@@ -215,7 +215,7 @@ class PermissionEngine:
     def _matching_hooks(self, event: HookEvent, tool: AnyTool) -> list[ConfiguredHook]:
         """The hooks for `event` whose matcher covers the tool; remembered per tool until the next reload."""
         names = (tool.name, *tool.aliases)
-        key = (event, tool.name, names)
+        key = (event, names)
         hooks = self._hooks_for.get(key)
         if hooks is None:
             hooks = self._hooks_for[key] = [h for h in self._hooks if h.event == event and h.matches(names)]
