@@ -16,9 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import bashlex
-import bashlex.errors
-
 from toolgate.shell.quoting import CODE, COMMENT, ESCAPED, Heredoc, Scan, braced_expansions, scan, word_value
 
 # Redirection targets that are not files on disk: writing to them changes nothing.
@@ -151,6 +148,8 @@ def _only_comments(info: Scan) -> bool:
 
 
 def _parse_problem(exc: Exception, text: str) -> str:
+    import bashlex.errors
+
     message = str(exc).strip()
     if "[[" in text and ("unexpected token" in message or isinstance(exc, bashlex.errors.ParsingError)):
         return "it uses [[ … ]], a conditional expression this checker does not model"
@@ -177,6 +176,11 @@ def parse(text: str, info: Scan) -> ParsedScript:
         return script
     if _only_comments(info):
         return script
+    # Imported here, not with the module: building bashlex's parser takes ~0.15 s, and most commands never need it
+    # (shell.plain parses the plain ones), so a session that runs only plain commands never pays for it.
+    import bashlex
+    import bashlex.errors
+
     try:
         prepared = _prepare(text, info)
         trees = bashlex.parse(prepared)

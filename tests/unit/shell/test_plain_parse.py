@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,17 @@ def test_generated_commands_parse_as_bashlex_parses_them(pieces: list[tuple[str,
     plain, full = _both(command)
     if plain is not None:
         assert plain == full
+
+
+def test_bashlex_is_imported_only_for_a_command_that_needs_it() -> None:
+    # Building bashlex's parser costs ~0.15 s: a session whose commands are all plain should never pay for it.
+    probe = (
+        "import sys\n"
+        "from toolgate.shell.classify import classify\n"
+        "assert classify('git status && ls -la src | wc -l').read_only\n"
+        "assert 'bashlex' not in sys.modules, 'a plain command imported bashlex'\n"
+        "assert not classify('echo $(rm -rf x)').read_only\n"
+        "assert 'bashlex' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
