@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from toolgate.shell import watchdog as watchdog_module
 from toolgate.shell.groups import group_alive
 from toolgate.shell.watchdog import GroupWatchdog
 
@@ -90,3 +91,33 @@ def test_nothing_starts_until_a_group_is_tracked() -> None:
     watchdog = GroupWatchdog()
     watchdog.forget(12345)
     assert watchdog.pid is None
+
+
+def test_a_long_list_is_handed_to_a_new_watchdog_without_dropping_a_group(
+    groups: list[subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past COMPACT_BYTES a new watchdog takes over the running groups; the old one ends and stops nothing."""
+    monkeypatch.setattr(watchdog_module, "COMPACT_BYTES", 64)
+    watchdog = GroupWatchdog()
+    running = _start(groups)
+    watchdog.track(running)
+    old = watchdog._process
+    assert old is not None
+    for fake in range(900_000, 900_020):  # groups that come and go (no such pgids exist)
+        watchdog.track(fake)
+        watchdog.forget(fake)
+    assert watchdog.pid != old.pid
+    assert old.wait(timeout=30) == 0  # struck off first, so it had nothing to stop
+    assert group_alive(running)
+    _die(watchdog)
+    assert _wait(lambda: groups[0].poll() is not None and not group_alive(running))
+
+
+def test_the_list_is_private_and_leaves_nothing_on_disk(groups: list[subprocess.Popen[bytes]]) -> None:
+    watchdog = GroupWatchdog()
+    watchdog.track(_start(groups))
+    watcher = watchdog._watcher
+    assert watcher is not None
+    # The watchdog holds the list open and removed its name: nobody else can find or change it.
+    assert _wait(lambda: not os.path.exists(watcher.directory))
+    _die(watchdog)
