@@ -75,12 +75,36 @@ def own_secret_values() -> list[str]:
     return values
 
 
+# The last scrubbed copy of this process's environment, with what it was made from (a copy of os.environ's raw
+# table, the pass-through names, the extra variables): every Bash command asks for the same one, and scrubbing
+# decodes and checks every variable each time.
+_own_env: tuple[dict[bytes, bytes], tuple[str, ...], tuple[tuple[str, str], ...], dict[str, str]] | None = None
+
+
 def child_environment(
     base: Mapping[str, str] | None = None, *, pass_through: Iterable[str] = (), extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """A copy of `base` (default: this process's environment) without its secrets, except those named in
-    `pass_through`, plus `extra` (which the caller sets on purpose and is never scrubbed)."""
-    source = os.environ if base is None else base
+    `pass_through`, plus `extra` (which the caller sets on purpose and is never scrubbed).
+
+    Without `base`, the scrubbed copy is made again only when this process's environment (or the arguments)
+    changed since the last call; the caller always gets a dict of its own."""
+    global _own_env
+    raw = getattr(os.environ, "_data", None) if base is None else None
+    if not isinstance(raw, dict):
+        return _scrubbed(os.environ if base is None else base, pass_through, extra)
+    names, added = tuple(pass_through), tuple((extra or {}).items())
+    cached = _own_env
+    if cached is not None and cached[1] == names and cached[2] == added and cached[0] == raw:
+        return dict(cached[3])
+    env = _scrubbed(os.environ, names, extra)
+    _own_env = (dict(raw), names, added, env)
+    return dict(env)
+
+
+def _scrubbed(
+    source: Mapping[str, str], pass_through: Iterable[str], extra: Mapping[str, str] | None
+) -> dict[str, str]:
     keep = {name.upper() for name in pass_through}
     env = {name: value for name, value in source.items() if name.upper() in keep or not is_secret_name(name)}
     env.update(extra or {})

@@ -241,8 +241,9 @@ async def run_command(
                     nonlocal stopped_leftovers
                     await process.wait()
                     # The shell is gone; processes it put in the background may still hold the output open.
-                    with anyio.move_on_after(EXIT_GRACE_S):
-                        await reader_done.wait()
+                    if not reader_done.is_set():
+                        with anyio.move_on_after(EXIT_GRACE_S):
+                            await reader_done.wait()
                     if prefix:  # the forwarder's relay ends with the command, a moment later
                         await _settle(pgid)
                     if not reader_done.is_set() or group_alive(pgid):
@@ -295,7 +296,15 @@ def _discard(path: Path) -> None:
 
 def _read_cwd(cwd_file: Path) -> Path | None:
     try:
-        text = cwd_file.read_text(encoding="utf-8", errors="surrogateescape").rstrip("\n")
+        handle = open(cwd_file, "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:  # the usual case: it did not move (one failed open, no unlink to fail as well)
+        return None
+    except OSError:
+        cwd_file.unlink(missing_ok=True)
+        return None
+    try:
+        with handle:
+            text = handle.read().decode("utf-8", errors="surrogateescape").rstrip("\n")
     except OSError:
         return None
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from toolgate.core.child_env import child_environment, is_secret_name, own_secret_values, secret_values
@@ -45,3 +47,22 @@ def test_own_secret_values_follow_changes_to_the_environment(monkeypatch: pytest
     assert own_secret_values() is own_secret_values()  # and is reused while nothing changes
     monkeypatch.setenv("TOOLGATE_TEST_API_KEY", "another-value-now")
     assert "value-of-the-test-key" not in own_secret_values() and "another-value-now" in own_secret_values()
+
+
+def test_own_environment_follows_changes_and_each_caller_gets_its_own_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLGATE_TEST_VISIBLE", raising=False)
+    monkeypatch.setenv("TOOLGATE_TEST_API_KEY", "value-of-the-test-key")
+    first = child_environment(extra={"PAGER": "cat"})
+    assert "TOOLGATE_TEST_VISIBLE" not in first and "TOOLGATE_TEST_API_KEY" not in first
+    first["MUTATED"] = "by the caller"  # must not leak into the next caller's copy
+    monkeypatch.setenv("TOOLGATE_TEST_VISIBLE", "yes")
+    second = child_environment(extra={"PAGER": "cat"})
+    assert second["TOOLGATE_TEST_VISIBLE"] == "yes" and "MUTATED" not in second
+    assert "TOOLGATE_TEST_API_KEY" not in second
+    # Other arguments are not answered from the copy made for these.
+    assert child_environment(pass_through=["toolgate_test_api_key"])["TOOLGATE_TEST_API_KEY"] == "value-of-the-test-key"
+    assert child_environment().get("PAGER") == os.environ.get("PAGER")
+    monkeypatch.setenv("TOOLGATE_TEST_VISIBLE", "changed")
+    assert child_environment(extra={"PAGER": "cat"})["TOOLGATE_TEST_VISIBLE"] == "changed"
+    monkeypatch.delenv("TOOLGATE_TEST_VISIBLE")
+    assert "TOOLGATE_TEST_VISIBLE" not in child_environment(extra={"PAGER": "cat"})
