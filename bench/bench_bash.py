@@ -21,6 +21,8 @@ from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
 from toolgate.shell.classify import classify_uncached
+from toolgate.shell.executor import command_env, rc_script, run_command
+from toolgate.shell.output import OutputCapture
 from toolgate.shell.plain import parse_plain
 from toolgate.shell.quoting import scan
 
@@ -87,6 +89,9 @@ def run(report: Report, workdir: Path) -> None:
 async def _calls(report: Report, workdir: Path) -> None:
     runtime = build_runtime(workdir, NonInteractiveApprover())
     counter = iter(range(10**9))
+    rc_file = workdir / "bash_env.sh"
+    rc_file.write_text(rc_script(), encoding="utf-8")
+    env = command_env(BASH_ENV=str(rc_file))
 
     async def bash_true() -> None:
         [result] = await runtime.orchestrator.run_turn(
@@ -94,13 +99,31 @@ async def _calls(report: Report, workdir: Path) -> None:
         )
         assert not result.is_error, result
 
+    async def executor_true() -> None:
+        # What the Bash tool's executor alone costs (process group, watchdog, cwd tracking, output capture), so
+        # the pipeline's figure can be split into the executor's part and the runner's.
+        run = await run_command(
+            "true", cwd=workdir, env=env, timeout_s=60, capture=OutputCapture(), cwd_file=workdir / "cwd"
+        )
+        assert run.exit_code == 0, run
+
     async def raw_true() -> None:
         await anyio.run_process(["/bin/bash", "-c", "true"], stdin=subprocess.DEVNULL)
 
-    raw, tool = await _interleaved([raw_true, bash_true], 150)
+    raw, executor, tool = await _interleaved([raw_true, executor_true, bash_true], 150)
     report.add(
         Figure(
             "bash", "Bash running `true` (whole pipeline)", median_us(tool), "µs", "raw bash -c true", median_us(raw)
+        )
+    )
+    report.add(
+        Figure(
+            "bash",
+            "executor.run_command running `true` (no runner)",
+            median_us(executor),
+            "µs",
+            "raw bash -c true",
+            median_us(raw),
         )
     )
     await runtime.aclose()
