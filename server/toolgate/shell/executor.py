@@ -21,7 +21,7 @@ from typing import Protocol
 import anyio
 
 from toolgate.core.child_env import child_environment
-from toolgate.shell.groups import BASH, POLL_S, group_alive, stop_group
+from toolgate.shell.groups import BASH, POLL_S, group_alive, stop_group, stop_group_now
 from toolgate.shell.output import OutputCapture
 from toolgate.shell.sandbox.resident import PipeReader
 from toolgate.shell.watchdog import WATCHDOG
@@ -119,7 +119,7 @@ def _start_direct(argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> Dir
         pidfd = os.pidfd_open(popen.pid)  # our unreaped child: its pid cannot have been reused yet
     except BaseException:
         os.close(read)
-        popen.kill()
+        stop_group_now(popen.pid)  # not watched, so not left running
         popen.wait()
         raise
     return DirectProcess(popen, pidfd, PipeReader(read))
