@@ -63,6 +63,11 @@ class SessionNotFound(LookupError):
     pass
 
 
+class SessionError(ValueError):
+    """A session request that cannot be served as asked (unknown id, missing workspace, ...). Defined here, with
+    the files, so that catching it costs no import of the session machinery (every sidecar request catches it)."""
+
+
 class SessionFiles:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root if root is not None else default_data_root()

@@ -73,7 +73,7 @@ def checkpoint_handlers(
             raise JsonRpcInvalidParams(message=str(exc)) from None
 
     async def restore(params: p.CheckpointsRestoreParams) -> p.CheckpointsRestoreResult:
-        from toolgate.sidecar.editor_sessions import SessionError
+        from toolgate.session_files import SessionError
 
         live = session_of(params.session_id)
         try:

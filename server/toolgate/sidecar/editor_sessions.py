@@ -30,7 +30,7 @@ from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
-from toolgate.session_files import META_FILE, SessionFiles, SessionMeta, SessionNotFound
+from toolgate.session_files import META_FILE, SessionError, SessionFiles, SessionMeta, SessionNotFound
 from toolgate.shell.sandbox.runtime import SANDBOX
 from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 from toolgate.sidecar.settings_answer import settings_answer
@@ -41,10 +41,6 @@ logger = logging.getLogger("toolgate.sidecar.editor_sessions")
 META_SAVE_INTERVAL_SECONDS = 5.0
 # How long a closing session waits for its running turn to answer after interrupting it.
 CLOSE_GRACE_SECONDS = 10.0
-
-
-class SessionError(ValueError):
-    """A session request that cannot be served as asked (unknown id, missing workspace, ...)."""
 
 
 RuntimeFactory = Callable[[SessionMeta, Path], Runtime]

@@ -38,7 +38,7 @@ from pygls.uris import to_fs_path
 
 from toolgate import __version__
 from toolgate.core.permission import PermissionMode
-from toolgate.session_files import default_data_root
+from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
@@ -105,8 +105,6 @@ class ToolgateServer(LanguageServer):
         async def serve(raw: Any) -> Any:
             if self._storage_root is None:
                 raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
-            from toolgate.sidecar.editor_sessions import SessionError
-
             try:
                 params = p.parse_params(name, params_model, raw)
                 return (await handler(params)).wire()

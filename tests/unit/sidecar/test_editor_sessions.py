@@ -10,8 +10,8 @@ import pytest
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
-from toolgate.session_files import META_FILE, SessionFiles, SessionMeta
-from toolgate.sidecar.editor_sessions import SessionError, SessionManager
+from toolgate.session_files import META_FILE, SessionError, SessionFiles, SessionMeta
+from toolgate.sidecar.editor_sessions import SessionManager
 from toolgate.sidecar.protocol import SessionNewParams
 
 

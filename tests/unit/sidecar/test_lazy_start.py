@@ -34,7 +34,17 @@ def answer_initialize(server):
         "initializationOptions": {"storageDir": sys.argv[1]}}}).encode()
     server.protocol.receive(body)
     answer = json.loads(out.data.partition(b"\r\n\r\n")[2])
-    print(json.dumps({"answer": answer, "modules": sorted(sys.modules)}))
+    report = {"answer": answer, "modules": sorted(sys.modules)}
+    if len(sys.argv) > 2:  # then a ping, served on an event loop as the real server serves it
+        import asyncio
+        async def ping():
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "toolgate/ping", "params": {}}
+            server.protocol.receive(json.dumps(ping).encode())
+            while b'"id": 2' not in out.data and b'"id":2' not in out.data:
+                await asyncio.sleep(0.01)
+        asyncio.run(asyncio.wait_for(ping(), 30))
+        report["after_ping"] = sorted(sys.modules)
+    print(json.dumps(report))
     sys.stdout.flush()
     raise SystemExit(0)
 
@@ -84,3 +94,15 @@ def test_initialize_is_answered_before_the_heavy_modules_are_imported(tmp_path: 
 def test_every_module_named_as_later_exists() -> None:
     # A renamed module would make the check above pass without checking anything.
     assert [name for name in LATER if importlib.util.find_spec(name) is None] == []
+
+
+def test_a_ping_is_answered_without_importing_the_session_machinery(tmp_path: Path) -> None:
+    # Every request catches SessionError; defined with the heavy sessions module, catching it imported that module
+    # (the agent loop, the permission engine) on the first request of any kind.
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "storage"), "ping"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    after = set(json.loads(done.stdout)["after_ping"])
+    assert "toolgate.sidecar.server" in after
+    assert sorted(name for name in LATER if name in after) == []
