@@ -185,6 +185,7 @@ class EditorChannel:
     ) -> None:
         self._protocol = protocol
         self._pending: dict[str, Future[Any]] = {}
+        self._none_pending = asyncio.Event()
         self._closed = False
         # Every question ends: an editor that never answers costs one call (refused), never the session.
         self.answer_timeout = answer_timeout
@@ -198,6 +199,7 @@ class EditorChannel:
         future = self._protocol.send_request(method, params.wire(), msg_id=msg_id)
         future.add_done_callback(lambda _f: loop.call_soon_threadsafe(answered.set))
         self._pending[msg_id] = future
+        self._none_pending.clear()
         try:
             async with asyncio.timeout(self.answer_timeout):
                 await answered.wait()
@@ -213,6 +215,8 @@ class EditorChannel:
             raise
         finally:
             self._pending.pop(msg_id, None)
+            if not self._pending:
+                self._none_pending.set()
         if future.cancelled():
             raise ClientUnavailable("the editor disconnected before answering")
         error = future.exception()
@@ -228,6 +232,12 @@ class EditorChannel:
         self._closed = True
         for msg_id, future in list(self._pending.items()):
             self._abandon(msg_id, future)
+
+    async def settle(self) -> None:
+        """After `close`: until every question that was pending has ended as unanswered. (Interrupting the turns
+        before that would turn their "no, nobody answered" into "withdrawn".)"""
+        if self._pending:
+            await self._none_pending.wait()
 
     def _abandon(self, msg_id: str, future: Future[Any]) -> None:
         # pygls keeps the future until an answer arrives; an answer to a cancelled future would raise inside

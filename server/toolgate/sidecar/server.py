@@ -16,6 +16,7 @@ tests/unit/sidecar/test_lazy_start.py keeps it that way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import signal
@@ -430,6 +431,9 @@ class ToolgateServer(LanguageServer):
         self.channel.close()
         if self._sessions is None:
             return
+        with contextlib.suppress(TimeoutError):  # the questions end as "no" first; then the turns are interrupted
+            async with asyncio.timeout(1.0):
+                await self.channel.settle()
         from toolgate.sidecar.editor_sessions import CLOSE_GRACE_SECONDS
 
         self._sessions.cancel_all_turns()
