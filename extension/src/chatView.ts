@@ -19,6 +19,8 @@ export const CHAT_VIEW_ID = 'toolgate.chat';
 export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresence, Disposable {
   private view: vscode.WebviewView | undefined;
   private ready = false;
+  /** Focus was asked for before the webview could take it (Open Chat in a fresh window): given once it is ready. */
+  private focusWhenReady = false;
   private badge: { count: number; tooltip: string } = { count: 0, tooltip: '' };
   private readonly visibility = new Emitter<boolean>();
   private readonly subscriptions: Disposable[] = [];
@@ -73,7 +75,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
   }
 
   focusComposer(): void {
-    this.post({ type: 'focusComposer' });
+    if (this.view && this.ready) this.post({ type: 'focusComposer' });
+    else this.focusWhenReady = true;
   }
 
   dispose(): void {
@@ -96,6 +99,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
     if (message.type === 'ready') {
       this.ready = true;
       this.post({ type: 'action', action: { type: 'snapshot', state: this.store.state } });
+      if (this.focusWhenReady) {
+        this.focusWhenReady = false;
+        this.post({ type: 'focusComposer' });
+      }
     }
     this.onMessage(message).catch((error: unknown) => this.log(`chat view: ${String(error)}`));
   }

@@ -18,6 +18,10 @@ export class Uri {
     return new Uri('file', path);
   }
 
+  static joinPath(base: Uri, ...segments: string[]): Uri {
+    return new Uri(base.scheme, [base.path.replace(/\/+$/, ''), ...segments].join('/'), base.authority);
+  }
+
   toString(): string {
     return `${this.scheme}:${this.authority ? `//${this.authority}` : ''}${encodeURI(this.path)}`;
   }
