@@ -23,7 +23,7 @@ import anyio
 from toolgate.core.child_env import child_environment
 from toolgate.shell.groups import BASH, POLL_S, group_alive, stop_group, stop_group_now
 from toolgate.shell.output import OutputCapture
-from toolgate.shell.sandbox.resident import PipeReader
+from toolgate.shell.pipes import PipeReader
 from toolgate.shell.watchdog import WATCHDOG
 
 EXIT_GRACE_S = 0.25  # how long output may keep flowing after the shell itself exited

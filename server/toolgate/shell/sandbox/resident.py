@@ -25,20 +25,20 @@ import struct
 import subprocess
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import anyio
 import anyio.to_thread
 
 from toolgate.core.errors import StateError
+from toolgate.shell.pipes import PipeReader
 from toolgate.shell.watchdog import WATCHDOG
 
 _RUNNER = Path(__file__).with_name("runner.py")
 _READY_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 5.0
 _CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
-READ_SIZE = 65536
 
 
 class ResidentProcess:
@@ -95,33 +95,6 @@ class Lease:
 
     def release(self) -> None:
         self.resident._release(self)
-
-
-class PipeReader:
-    """The read end of a command's output pipe as an async stream of chunks."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd: int | None = fd
-        os.set_blocking(fd, False)
-
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._chunks()
-
-    async def _chunks(self) -> AsyncIterator[bytes]:
-        while self.fd is not None:
-            try:
-                data = os.read(self.fd, READ_SIZE)
-            except BlockingIOError:
-                await anyio.wait_readable(self.fd)
-                continue
-            if not data:
-                return
-            yield data
-
-    def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
 
 
 class AsyncResidentProcess:
