@@ -19,15 +19,22 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+import attrs
+import cattrs
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
 from pygls.lsp.client import LanguageClient as PyglsLanguageClient
-from pygls.protocol import JsonRPCProtocol
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCProtocol,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    default_converter,
+)
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from toolgate.sidecar import protocol as p
-from toolgate.sidecar.rpc import wire_converter
 
 HERE = Path(__file__).parent
 TEST_SERVER = [sys.executable, str(HERE / "sidecar_server.py")]
@@ -38,6 +45,19 @@ Answer = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 _ids = itertools.count(1)
+
+
+def _raw_fields(obj: dict[str, Any], cls: type[Any]) -> Any:
+    return cls(**{field.name: obj.get(field.name) for field in attrs.fields(cls)})
+
+
+def wire_converter() -> cattrs.Converter:
+    """pygls's converter, except that params and results of methods it does not know stay plain JSON (by default
+    pygls turns them into namedtuples; the tests compare them with the protocol's JSON)."""
+    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    for cls in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
+        converter.register_structure_hook(cls, _raw_fields)
+    return converter
 
 
 def use(name: str, **tool_input: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from tests.integration.sidecar_client import (
     DEADLINE,
     REAL_SERVER,
@@ -197,8 +197,12 @@ async def test_garbage_then_end_of_input_exits_cleanly(storage: Path) -> None:
 
 
 async def test_an_unanswerable_request_still_gets_an_error(sidecar: SidecarClient) -> None:
-    # pygls would drop a request whose params cannot be read; its sender would wait forever.
+    # An LSP method the sidecar does not serve, with params nothing could read: answered, never left waiting.
     bad = {"jsonrpc": "2.0", "id": "bad-hover", "method": types.TEXT_DOCUMENT_HOVER, "params": {"textDocument": 5}}
-    with pytest.raises(JsonRpcInvalidParams):
+    with pytest.raises(JsonRpcMethodNotFound, match="no method 'textDocument/hover'"):
         await sidecar.raw_request(bad)
+    # A toolgate method whose params do not fit names the field.
+    unfit = {"jsonrpc": "2.0", "id": "bad-load", "method": p.SESSION_LOAD, "params": {"sessionId": 5}}
+    with pytest.raises(JsonRpcInvalidParams, match="sessionId"):
+        await sidecar.raw_request(unfit)
     assert await sidecar.call(p.PING) == {}

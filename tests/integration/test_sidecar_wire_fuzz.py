@@ -93,9 +93,9 @@ CASES: list[tuple[str, bytes, list[tuple[int, Any]]]] = [
     ("params a string", body('{"jsonrpc":"2.0","id":"p","method":"toolgate/ping","params":"x"}'), [(INVALID, "p")]),
     ("bad params", body('{"jsonrpc":"2.0","id":"p2","method":"toolgate/session/load","params":{}}'), [(PARAMS, "p2")]),
     (
-        "bad LSP params",
+        "an LSP method not served",
         body('{"jsonrpc":"2.0","id":"h","method":"textDocument/hover","params":{"x":1}}'),
-        [(PARAMS, "h")],
+        [(NOT_FOUND, "h")],
     ),
     ("a number", body("42"), [(INVALID, None)]),
     ("a string", body('"hello"'), [(INVALID, None)]),

@@ -1,4 +1,4 @@
-"""The sidecar: a pygls LanguageServer that serves the toolgate protocol over stdio.
+"""The sidecar: serves the toolgate protocol to the editor over stdio (JSON-RPC 2.0, LSP framing and lifecycle).
 
 Every custom handler is `async def` and runs on the event loop; a handler that needs the editor (an
 approval, a diff review) awaits its answer there. Nothing blocks a worker thread on the client.
@@ -24,28 +24,27 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from lsprotocol import types
 from pydantic import ValidationError
-from pygls.exceptions import (
-    FeatureRequestError,
-    JsonRpcException,
-    JsonRpcInternalError,
-    JsonRpcInvalidParams,
-    JsonRpcInvalidRequest,
-    JsonRpcServerNotInitialized,
-)
-from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from toolgate import __version__
 from toolgate.core.permission import PermissionMode
 from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
+from toolgate.sidecar import protocol_lsp as lsp
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.endpoint import Endpoint
 from toolgate.sidecar.mcp_handlers import mcp_handlers
-from toolgate.sidecar.rpc import EditorChannel, ToolgateProtocol, wire_converter
+from toolgate.sidecar.rpc import EditorChannel
+from toolgate.sidecar.rpc_errors import (
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    NotInitializedError,
+    RpcError,
+)
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.tools import builtin_tools
 
@@ -63,34 +62,31 @@ T = TypeVar("T")
 Handler = Callable[[Any], Awaitable[p.WireModel]]
 
 
-class ToolgateServer(LanguageServer):
+class ToolgateServer:
     def __init__(
         self,
         tools: Callable[[], Sequence[AnyTool]] = builtin_tools,
         data_root: Path | None = None,
         trust_workspaces: bool = False,
     ) -> None:
-        super().__init__(
-            "toolgate",
-            __version__,
-            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-            protocol_cls=ToolgateProtocol,
-            converter_factory=wire_converter,
-        )
+        self.endpoint = Endpoint()
         self.tools_factory = tools
         self.data_root = data_root
         # True when the editor vouches for every workspace it opens (VS Code's Workspace Trust); otherwise each
         # is trusted only as the user settings' trustedWorkspaces say.
         self.trust_workspaces = trust_workspaces
         self.documents = EditorDocuments()
-        self.channel = EditorChannel(self.protocol)
+        self.channel = EditorChannel(self.endpoint)
         self.approver = EditorApprover(self.channel)
         self.workspace_folders: list[Path] = []
         # Set by initialize; the session manager over it is built (and its imports paid) on first use.
         self._storage_root: Path | None = None
         self._sessions: SessionManager | None = None
         self._turns: set[asyncio.Future[Any]] = set()
-        self._register_lsp_features()
+        # Set by the `exit` notification: the status the process ends with (LSP: 0 after shutdown, else 1).
+        self.exit_status: int | None = None
+        self._register_lifecycle()
+        self._register_documents()
         for name, handler in self._handlers().items():
             self.add_method(name, handler)
 
@@ -105,21 +101,21 @@ class ToolgateServer(LanguageServer):
 
         async def serve(raw: Any) -> Any:
             if self._storage_root is None:
-                raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
+                raise NotInitializedError(f"{name} needs the initialize request first")
             try:
                 params = p.parse_params(name, params_model, raw)
                 return (await handler(params)).wire()
             except p.InvalidParams as exc:
-                raise JsonRpcInvalidParams(message=str(exc), data={"errors": exc.errors}) from None
+                raise InvalidParamsError(str(exc), data={"errors": exc.errors}) from None
             except SessionError as exc:
-                raise JsonRpcInvalidParams(message=str(exc)) from None
-            except JsonRpcException:
+                raise InvalidParamsError(str(exc)) from None
+            except RpcError:
                 raise
             except Exception as exc:
                 logger.exception("%s failed", name)
-                raise JsonRpcInternalError(message=f"{name} failed: {type(exc).__name__}: {exc}") from None
+                raise InternalError(f"{name} failed: {type(exc).__name__}: {exc}") from None
 
-        self.feature(name)(serve)
+        self.endpoint.on_request(name, serve)
 
     def _handlers(self) -> dict[str, Handler]:
         return {
@@ -142,55 +138,80 @@ class ToolgateServer(LanguageServer):
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
-            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
+            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.endpoint.notify),
         }
 
-    def _register_lsp_features(self) -> None:
-        @self.feature(types.INITIALIZE)
-        def initialize(params: types.InitializeParams) -> None:
-            if self._storage_root is not None:
-                logger.warning("a second initialize request was ignored; the first one's settings stay")
+    def _register_lifecycle(self) -> None:
+        self.endpoint.on_request(lsp.INITIALIZE, self._initialize)
+        self.endpoint.on_request(lsp.SHUTDOWN, self._shutdown)
+        self.endpoint.on_notification(lsp.INITIALIZED, lambda _params: None)
+        self.endpoint.on_notification(lsp.EXIT, self._exit)
+
+    def _initialize(self, raw: Any) -> dict[str, Any]:
+        answer = {"capabilities": lsp.server_capabilities(), "serverInfo": {"name": "toolgate", "version": __version__}}
+        if self._storage_root is not None:
+            logger.warning("a second initialize request was ignored; the first one's settings stay")
+            return answer
+        try:
+            params = lsp.InitializeParams.model_validate(raw if raw is not None else {})
+            options = p.InitializationOptions.from_wire(params.initialization_options or {})
+        except ValidationError as exc:
+            raise InvalidParamsError(f"Invalid initialize params: {exc}") from None
+        self.channel.answer_timeout = options.editor_answer_timeout_seconds
+        root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
+        self.workspace_folders = [Path(path) for uri in params.folder_uris() if (path := to_fs_path(uri))]
+        self._storage_root = root
+        logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
+        return answer
+
+    def _shutdown(self, _params: Any) -> None:
+        self.endpoint.refusing = "The server is shutting down."
+        return None
+
+    def _exit(self, _params: Any) -> None:
+        self.exit_status = 0 if self.endpoint.refusing is not None else 1
+
+    def _register_documents(self) -> None:  # INTERIM until our own text sync lands
+        def did_open(params: Any) -> None:
+            self.documents.opened(params["textDocument"]["uri"], params["textDocument"]["text"])
+
+        def did_change(params: Any) -> None:
+            from lsprotocol import types
+            from pygls.workspace import TextDocument
+
+            uri = params["textDocument"]["uri"]
+            text = self.documents.text(Path(to_fs_path(uri) or "/nonexistent"))
+            if text is None:
                 return
-            try:
-                options = p.InitializationOptions.from_wire(params.initialization_options or {})
-            except ValidationError as exc:
-                raise JsonRpcInvalidParams(message=f"Invalid initializationOptions: {exc}") from None
-            self.channel.answer_timeout = options.editor_answer_timeout_seconds
-            root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
-            folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
-            self.workspace_folders = [Path(path) for uri in folders if (path := to_fs_path(uri))]
-            self._storage_root = root
-            logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
+            doc = TextDocument(uri, text)
+            for change in params["contentChanges"]:
+                if "range" in change:
+                    r = change["range"]
+                    rng = types.Range(
+                        start=types.Position(line=r["start"]["line"], character=r["start"]["character"]),
+                        end=types.Position(line=r["end"]["line"], character=r["end"]["character"]),
+                    )
+                    doc.apply_change(types.TextDocumentContentChangePartial(range=rng, text=change["text"]))
+                else:
+                    doc.apply_change(types.TextDocumentContentChangeWholeDocument(text=change["text"]))
+            self.documents.changed(uri, doc.source)
 
-        @self.feature(types.TEXT_DOCUMENT_DID_OPEN)
-        def did_open(params: types.DidOpenTextDocumentParams) -> None:
-            self.documents.opened(params.text_document.uri, params.text_document.text)
-
-        @self.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-        def did_change(params: types.DidChangeTextDocumentParams) -> None:
-            uri = params.text_document.uri
-            self.documents.changed(uri, self.workspace.get_text_document(uri).source)
-
-        @self.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
-        def did_save(params: types.DidSaveTextDocumentParams) -> None:
-            self.documents.saved(params.text_document.uri, params.text)
-
-        @self.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-        def did_close(params: types.DidCloseTextDocumentParams) -> None:
-            self.documents.closed(params.text_document.uri)
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        # pygls would show these in the editor as pop-ups. A request's error is in its response already;
-        # anything else belongs in the log (stderr), which is the editor's output channel.
-        if source is not FeatureRequestError:
-            logger.error("%s: %s", getattr(source, "__name__", source), error)
+        self.endpoint.on_notification("textDocument/didOpen", did_open)
+        self.endpoint.on_notification("textDocument/didChange", did_change)
+        self.endpoint.on_notification(
+            "textDocument/didSave",
+            lambda params: self.documents.saved(params["textDocument"]["uri"], params.get("text")),
+        )
+        self.endpoint.on_notification(
+            "textDocument/didClose", lambda params: self.documents.closed(params["textDocument"]["uri"])
+        )
 
     # --- sessions ---------------------------------------------------------------------------------------------
     @property
     def sessions(self) -> SessionManager:
         if self._sessions is None:
             if self._storage_root is None:
-                raise JsonRpcServerNotInitialized(message="the server has not been initialized")
+                raise NotInitializedError("the server has not been initialized")
             from toolgate.session_files import SessionFiles
             from toolgate.sidecar.editor_sessions import SessionManager
 
@@ -201,7 +222,7 @@ class ToolgateServer(LanguageServer):
     def chats(self) -> ChatHost:
         from toolgate.sidecar.chat import ChatHost
 
-        return ChatHost(lambda: self.sessions, self.protocol.notify)
+        return ChatHost(lambda: self.sessions, self.endpoint.notify)
 
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
         from toolgate.core.documents import OPEN_DOCUMENTS
@@ -239,7 +260,7 @@ class ToolgateServer(LanguageServer):
         progress = p.ToolProgress(
             session_id=event.session_id, tool_use_id=event.tool_use_id, kind=event.kind, text=event.text
         )
-        self.protocol.notify(p.TOOLS_PROGRESS, progress.wire())
+        self.endpoint.notify(p.TOOLS_PROGRESS, progress.wire())
 
     # --- handlers -------------------------------------------------------------------------------------------------
     async def _ping(self, params: p.Empty) -> p.Empty:
@@ -300,7 +321,7 @@ class ToolgateServer(LanguageServer):
         try:
             change = change_rule(live.runtime.permissions, params.rule, params.scope, params.behavior)
         except (RuleError, SettingsError) as exc:
-            raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
+            raise InvalidParamsError(f"The rule {params.rule!r} was not changed: {exc}") from None
         # An edited "always allow" rule may not match the call it was written for; the person should know.
         covers = None if params.call is None else await live.runtime.check(params.call.tool, params.call.input)
         covered = None if covers is None else covers.decision == "allow"
@@ -322,7 +343,7 @@ class ToolgateServer(LanguageServer):
         try:
             result = await live.runtime.check(params.tool, params.input, with_allow=params.with_allow)
         except RuleError as exc:
-            raise JsonRpcInvalidParams(message=f"The rule {params.with_allow!r} cannot be used: {exc}") from None
+            raise InvalidParamsError(f"The rule {params.with_allow!r} cannot be used: {exc}") from None
         return p.PermissionCheckResult.model_validate(result.model_dump())
 
     # --- chat ------------------------------------------------------------------------------------------------
@@ -340,7 +361,7 @@ class ToolgateServer(LanguageServer):
         try:
             stop = await self._finish_despite_cancel(live.chat_send(chat, params.text), chat.interrupt, "chat/send")
         except ChatBusy as exc:
-            raise JsonRpcInvalidRequest(message=str(exc)) from None
+            raise InvalidRequestError(str(exc)) from None
         return p.ChatSendResult(stop_reason=stop)
 
     async def _chat_interrupt(self, params: p.SessionRef) -> p.ChatInterruptResult:
@@ -387,7 +408,7 @@ class ToolgateServer(LanguageServer):
     # --- serving --------------------------------------------------------------------------------------------------
     async def serve_stdio(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
         """Serve until end of input, `exit`, SIGTERM or SIGINT; then close every session. Returns the exit status."""
-        self.protocol.set_writer(LockedWriter(stdout))
+        self.endpoint.set_writer(LockedWriter(stdout))
         reader = await open_reader(stdin)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -416,13 +437,11 @@ class ToolgateServer(LanguageServer):
         return status
 
     async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
-        assert isinstance(self.protocol, ToolgateProtocol)
-        try:
-            async for body in read_messages(reader):
-                self.protocol.receive(body)
-        except SystemExit as exc:  # pygls ends the `exit` notification with sys.exit; catch it inside this task
-            logger.info("exit received; shutting down")
-            return exc.code if isinstance(exc.code, int) else 1
+        async for body in read_messages(reader):
+            self.endpoint.receive(body)
+            if self.exit_status is not None:
+                logger.info("exit received; shutting down")
+                return self.exit_status
         logger.warning("the client closed the connection without `exit`; shutting down")
         return 0
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lsprotocol.types import ResponseError
-
-from toolgate.sidecar.server import ToolgateServer
+from toolgate.sidecar.endpoint import Endpoint
 
 
 class Collect:
@@ -28,29 +26,27 @@ class Collect:
         return found
 
 
-def server_writing_to(out: Collect) -> ToolgateServer:
-    server = ToolgateServer()
-    server.protocol.set_writer(out)
-    return server
+def endpoint_writing_to(out: Collect) -> Endpoint:
+    endpoint = Endpoint()
+    endpoint.set_writer(out)
+    return endpoint
+
+
+def request(method: str, msg_id: int | str = 1) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {}}).encode()
 
 
 def test_a_result_json_cannot_hold_becomes_an_internal_error() -> None:
     out = Collect()
-    server_writing_to(out).protocol._send_response("r1", result={"value": float("nan")})
+    endpoint = endpoint_writing_to(out)
+    endpoint.on_request("nan", lambda _params: {"value": float("nan")})
+    endpoint.receive(request("nan", "r1"))
     [answer] = out.messages()
     assert answer["id"] == "r1" and answer["error"]["code"] == -32603 and "result" not in answer
 
 
-def test_a_traceback_never_leaves_in_an_error() -> None:
-    out = Collect()
-    error = ResponseError(code=-32603, message="KeyError: 'x'", data={"traceback": ['File "/src/a.py", line 1\n']})
-    server_writing_to(out).protocol._send_response(7, error=error)
-    [answer] = out.messages()
-    assert answer == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message": "KeyError: 'x'"}}
-
-
 def test_an_error_for_no_known_id_says_id_null() -> None:
     out = Collect()
-    server_writing_to(out).protocol.receive(b"not json")
+    endpoint_writing_to(out).receive(b"not json")
     [answer] = out.messages()
     assert answer["id"] is None and answer["error"]["code"] == -32700
