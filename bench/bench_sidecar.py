@@ -132,7 +132,7 @@ async def _round_trips(report: Report, workdir: Path) -> None:
 async def _spawn(report: Report, workdir: Path) -> None:
     baselines: dict[str, list[float]] = {"pass": [], "import pydantic": []}
     served: list[float] = []
-    ready: list[float] = []  # the first request after initialize answered: pygls and the server are up
+    ready: list[float] = []  # the first request after initialize answered: the server is up
     for n in range(SPAWNS):  # interleaved, so all three see the same machine load
         for code, samples in baselines.items():
             start = time.perf_counter()
@@ -164,7 +164,7 @@ async def _spawn(report: Report, workdir: Path) -> None:
     report.add(
         Figure(
             "sidecar",
-            "spawn `toolgate serve` to its first request served (pygls up)",
+            "spawn `toolgate serve` to its first request served",
             statistics.median(ready) * 1000,
             "ms",
             "spawn python -c 'pass'",

@@ -47,7 +47,7 @@ def _now() -> dt.datetime:
 
 class SessionMeta(BaseModel):
     # Unknown keys are kept and written back: the sidecar and the CLI may be of different versions.
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
     workspace: str

@@ -24,7 +24,7 @@ SUMMARY_CHARS = 200
 
 
 class CallSummary(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     summary: str
     result_summary: str | None = None  # None: no result was recorded for the call

@@ -27,7 +27,7 @@ Role = Literal["user", "assistant"]
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     role: Role
     content: list[Block]

@@ -32,7 +32,7 @@ ended while it waited (interrupted, the sidecar stopping)."""
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     tool_use_id: str
     tool_name: str
@@ -46,7 +46,7 @@ class _Record(BaseModel):
 class SavedRule(BaseModel):
     """The "always allow" rule a person saved while the call waited (settings/addRule naming the call)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     rule: str
     scope: RuleScope
@@ -61,7 +61,7 @@ class ApprovalRecord(_Record):
 
 
 class ReviewedPath(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str
     change: Literal["create", "modify", "delete"]

@@ -24,7 +24,7 @@ ErrorKindName = Literal[
 
 
 class Usage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -41,7 +41,7 @@ class Usage(BaseModel):
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class RequestStarted(_Event):
@@ -143,4 +143,4 @@ ChatEvent = Annotated[
     | TurnEnd,
     Field(discriminator="type"),
 ]
-CHAT_EVENT: TypeAdapter[ChatEvent] = TypeAdapter(ChatEvent)
+CHAT_EVENT: TypeAdapter[ChatEvent] = TypeAdapter(ChatEvent, config=ConfigDict(defer_build=True))

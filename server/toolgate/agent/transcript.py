@@ -33,7 +33,7 @@ def _now() -> dt.datetime:
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     at: dt.datetime = Field(default_factory=_now)
 
@@ -85,7 +85,7 @@ Entry = Annotated[
     MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ClearedEntry | ErrorEntry | DecisionEntry,
     Field(discriminator="type"),
 ]
-ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
+ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry, config=ConfigDict(defer_build=True))
 
 
 class Transcript:

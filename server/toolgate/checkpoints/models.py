@@ -18,7 +18,7 @@ class CheckpointError(Exception):
 
 
 class SkippedFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str
     reason: SkipReason
@@ -30,7 +30,7 @@ class ConversationMark(BaseModel):
     (the transcript is only ever appended to, so that prefix is the conversation then). `blob`: the whole
     transcript kept in the store, set on the redo checkpoint of a restore that cut the conversation."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     size: int
     sha256: str
@@ -40,7 +40,7 @@ class ConversationMark(BaseModel):
 class Checkpoint(BaseModel):
     """One checkpoint. Kept as one line of JSON in its commit's message, so a list needs no other file."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str
     session: str
@@ -62,14 +62,14 @@ class Checkpoint(BaseModel):
 
 
 class FileChange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str
     action: ChangeAction
 
 
 class RestoreReport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     target: str
     redo: str | None  # the checkpoint taken just before, to undo this restore; None for a dry run

@@ -26,7 +26,7 @@ DEFAULT_IGNORE = (
 
 
 class CheckpointSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool = True
     max_file_bytes: int = Field(DEFAULT_MAX_FILE_BYTES, ge=0)

@@ -17,7 +17,7 @@ from toolgate.checkpoints.models import Checkpoint
 
 
 class Turn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     turn: int
     start: str  # the turn checkpoint: restoring it goes back to before the prompt

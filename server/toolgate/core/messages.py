@@ -12,14 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class TextBlock(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["text"] = "text"
     text: str
 
 
 class ImageSource(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["base64"] = "base64"
     media_type: str
@@ -27,7 +27,7 @@ class ImageSource(BaseModel):
 
 
 class ImageBlock(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["image"] = "image"
     source: ImageSource
@@ -40,7 +40,7 @@ ToolResultContent = str | list[ContentBlock]
 class ToolUse(BaseModel):
     """One tool call as the model wrote it. `input` stays untyped here: the runner validates it per tool."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     type: Literal["tool_use"] = "tool_use"
     id: str = Field(min_length=1)
@@ -49,7 +49,7 @@ class ToolUse(BaseModel):
 
 
 class ToolResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str

@@ -33,7 +33,7 @@ RuleScope = Literal["session", "local", "project", "user"]
 class RuleSuggestion(BaseModel):
     """A rule the UI can offer as "always allow", and the scope it would be saved in."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     rule: str
     scope: RuleScope = "local"
@@ -42,7 +42,7 @@ class RuleSuggestion(BaseModel):
 class PermissionCheck(BaseModel):
     """A tool's own opinion about one call. `passthrough` means "no opinion: let the policy decide"."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     behavior: Literal["allow", "deny", "ask", "passthrough"]
     reason: str = ""
@@ -56,7 +56,7 @@ class PermissionCheck(BaseModel):
 class Decision(BaseModel):
     """The policy's verdict. Every decision carries a reason a person (and a model) can read."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     behavior: Literal["allow", "deny", "ask"]
     reason: str
@@ -67,7 +67,7 @@ class Decision(BaseModel):
 
 
 class ApprovalRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     session_id: str
     tool_use_id: str
@@ -80,7 +80,7 @@ class ApprovalRequest(BaseModel):
 
 
 class ApprovalAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     decision: Literal["allow", "deny"]
     feedback: str | None = None
@@ -91,7 +91,7 @@ class ApprovalAnswer(BaseModel):
 class FileProposal(BaseModel):
     """One file a call proposes to change: `original` None = a new file; `proposed` None = a deletion."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str
     original: str | None
@@ -101,7 +101,7 @@ class FileProposal(BaseModel):
 class ReviewRequest(BaseModel):
     """A diff review: the human sees original vs proposed for every file and may edit the proposals."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     session_id: str
     tool_use_id: str
@@ -114,14 +114,14 @@ class ReviewRequest(BaseModel):
 
 
 class ReviewedFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str
     content: str | None  # the final text the human accepted (None: the deletion stands)
 
 
 class ReviewAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     decision: Literal["accept", "reject"]
     files: list[ReviewedFile] | None = None  # final contents; absent = accepted as proposed

@@ -37,7 +37,7 @@ class ToolInput(BaseModel):
     refused even when they spell true/false: the schema says boolean, and a guess that reads `"false"` as
     true somewhere would be worse than one retry.)"""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -79,7 +79,7 @@ class Rendered:
 class ToolDefinition(BaseModel):
     """What a model is told about a tool (Anthropic's tool shape; other providers convert from it)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     description: str

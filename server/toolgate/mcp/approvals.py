@@ -38,7 +38,7 @@ ADOPTED_SUFFIX = ".adopted"  # a file whose approvals were moved into the store 
 
 
 class ServerApproval(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     config: str
     tools: str | None = None
@@ -47,7 +47,7 @@ class ServerApproval(BaseModel):
 
 
 class ApprovalFile(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     servers: dict[str, ServerApproval] = Field(default_factory=dict)
 

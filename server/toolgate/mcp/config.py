@@ -32,7 +32,7 @@ Scope = Literal["user", "workspace"]
 
 
 class StdioServerConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["stdio"] = "stdio"
     command: str = Field(min_length=1)
@@ -46,7 +46,7 @@ class StdioServerConfig(BaseModel):
 
 
 class HttpServerConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["http", "sse"]  # Streamable HTTP, or the legacy HTTP+SSE transport
     url: str = Field(pattern=r"^https?://")

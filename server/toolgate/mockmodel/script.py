@@ -42,7 +42,7 @@ OPENAI_ERROR_TYPES = {
 
 
 class ErrorSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     status: int = 500
     type: str | None = None  # None: the usual type for the status in the API being spoken
@@ -51,7 +51,7 @@ class ErrorSpec(BaseModel):
 
 
 class ScriptedToolUse(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str | None = None  # None: generated
     name: str
@@ -60,7 +60,7 @@ class ScriptedToolUse(BaseModel):
 
 
 class Step(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     text: str = ""
     tool_uses: list[ScriptedToolUse] = Field(default_factory=list)
@@ -73,13 +73,13 @@ class Step(BaseModel):
 
 
 class Script(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     steps: list[Step] = Field(default_factory=list)
     after_last: Step | None = None  # the reply to every request once the steps are used up (None: a 400)
 
 
-_STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])
+_STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step], config=ConfigDict(defer_build=True))
 
 
 def load_script(value: Script | list[Step] | list[dict[str, Any]] | dict[str, Any] | str | Path) -> Script:

@@ -49,7 +49,7 @@ _MAX_PENDING = 256
 class CheckResult(BaseModel):
     """The answer of `toolgate permissions check`, one per call; the sidecar gets the same shape."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     decision: Behavior
     read_only: bool

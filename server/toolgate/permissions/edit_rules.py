@@ -27,7 +27,7 @@ from toolgate.permissions.trust import TRUST_HINT
 
 
 class RuleListing(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     rule: str
     behavior: Behavior
@@ -39,7 +39,7 @@ class RuleListing(BaseModel):
 
 
 class RuleChange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     rule: str
     behavior: Behavior

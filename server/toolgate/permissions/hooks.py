@@ -46,7 +46,7 @@ _PRIORITY = {"deny": 3, "ask": 2, "allow": 1}
 class HookOutput(BaseModel):
     """What a hook may print on stdout. Unknown keys are an error: a misspelt "decision" must not pass silently."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     decision: Literal["allow", "deny", "ask"] | None = None
     reason: str | None = None

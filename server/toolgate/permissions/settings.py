@@ -35,7 +35,7 @@ DEFAULT_HOOK_TIMEOUT = 60.0
 
 
 class HookCommand(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["command"] = "command"
     command: str = Field(min_length=1)
@@ -43,21 +43,21 @@ class HookCommand(BaseModel):
 
 
 class HookMatcher(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     matcher: str = Field(default="*", description="tool name, 'A|B', a regular expression, or '*' / ''")
     hooks: list[HookCommand] = Field(default_factory=list)
 
 
 class HooksSettings(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     PreToolUse: list[HookMatcher] = Field(default_factory=list)
     PostToolUse: list[HookMatcher] = Field(default_factory=list)
 
 
 class PermissionsSettings(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     allow: list[str] = Field(default_factory=list)
     ask: list[str] = Field(default_factory=list)
@@ -67,14 +67,14 @@ class PermissionsSettings(BaseModel):
 
 
 class EnvSettings(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     # Variables handed to commands although their names look secret (core/child_env.py). User file only.
     passThrough: list[str] = Field(default_factory=list)
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)

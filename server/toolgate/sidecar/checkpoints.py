@@ -14,12 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from toolgate.checkpoints.conversation import read_transcript
 from toolgate.checkpoints.models import Checkpoint, CheckpointError
-from toolgate.checkpoints.restore import compare, file_at
-from toolgate.checkpoints.session import SessionCheckpoints
-from toolgate.checkpoints.store import CheckpointStore
-from toolgate.checkpoints.turns import Turn, session_turns
 from toolgate.sidecar import protocol_checkpoints as p
 from toolgate.sidecar.protocol import (
     CHECKPOINTS_DIFF,
@@ -31,7 +26,9 @@ from toolgate.sidecar.protocol import (
 from toolgate.sidecar.rpc_errors import InvalidParamsError
 from toolgate.sidecar.wire_model import WireModel
 
-if TYPE_CHECKING:  # types only: the server imports this module before initialize
+if TYPE_CHECKING:  # types only: the server imports this module before initialize; the store (git) on first use
+    from toolgate.checkpoints.session import SessionCheckpoints
+    from toolgate.checkpoints.turns import Turn
     from toolgate.sidecar.editor_sessions import EditorSession
 
 _OFF = "checkpoints are not set up for this session"
@@ -94,6 +91,8 @@ def checkpoint_handlers(
 
 def forget_checkpoints(data_root: Path, session_id: str) -> None:
     """A deleted session's checkpoints go with it (the shared objects are freed by the next gc)."""
+    from toolgate.checkpoints.store import CheckpointStore
+
     try:
         CheckpointStore.for_session(data_root, session_id).delete_session(session_id)
     except CheckpointError:
@@ -116,6 +115,8 @@ async def list_checkpoints(checkpoints: SessionCheckpoints | None) -> p.Checkpoi
 
 def _listing(checkpoints: SessionCheckpoints) -> tuple[list[Checkpoint], list[Turn]]:
     from toolgate.agent.stored_chat import prompt_offsets
+    from toolgate.checkpoints.conversation import read_transcript
+    from toolgate.checkpoints.turns import session_turns
 
     found = checkpoints.checkpoints()
     said = read_transcript(checkpoints.transcript) if checkpoints.transcript is not None else b""
@@ -128,6 +129,8 @@ async def diff_checkpoint(
     is_dirty: Callable[[Path], bool] = lambda _path: False,
 ) -> p.CheckpointsDiffResult:
     """Raises CheckpointError (an unknown id, checkpoints off) for the caller to turn into a JSON-RPC error."""
+    from toolgate.checkpoints.restore import compare
+
     if checkpoints is None:
         raise CheckpointError(_OFF)
     if params.to is not None:
@@ -146,6 +149,8 @@ async def checkpoint_file(
     checkpoints: SessionCheckpoints | None, params: p.CheckpointFileParams
 ) -> p.CheckpointFileResult:
     """For the checkpoint side of the editor's diff views. Raises CheckpointError like diff_checkpoint."""
+    from toolgate.checkpoints.restore import file_at
+
     if checkpoints is None:
         raise CheckpointError(_OFF)
     data = await anyio.to_thread.run_sync(

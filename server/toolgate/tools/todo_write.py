@@ -20,7 +20,7 @@ TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
 class TodoItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(min_length=1, description="A short stable id for the item (keep it when the item changes).")
     content: str = Field(min_length=1, description="What has to be done, as an imperative sentence.")

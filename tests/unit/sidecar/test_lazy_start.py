@@ -34,7 +34,13 @@ def answer_initialize(server):
         "initializationOptions": {"storageDir": sys.argv[1]}}}).encode()
     server.endpoint.receive(body)
     answer = json.loads(out.data.partition(b"\r\n\r\n")[2])
-    report = {"answer": answer, "modules": sorted(sys.modules)}
+    from pydantic import BaseModel
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+    built = sorted({c.__qualname__ for c in subclasses(BaseModel) if c.__dict__.get("__pydantic_complete__")})
+    report = {"answer": answer, "modules": sorted(sys.modules), "built": built}
     if len(sys.argv) > 2:  # then a ping, served on an event loop as the real server serves it
         import asyncio
         async def ping():
@@ -92,6 +98,17 @@ def test_initialize_is_answered_before_the_heavy_modules_are_imported(tmp_path: 
     assert "toolgate.sidecar.server" in imported  # the probe did reach the real server
     early = sorted(name for name in LATER if name in imported)
     assert early == [], f"imported before initialize was answered: {early}"
+
+
+def test_initialize_builds_only_the_models_it_validates(tmp_path: Path) -> None:
+    # Building a pydantic model's validator costs about a millisecond; the serve path defines about a hundred.
+    # Each is built on first use (`defer_build`), so initialize pays only for its own params.
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "storage")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    built = json.loads(done.stdout)["built"]
+    assert set(built) <= {"InitializeParams", "WorkspaceFolder", "InitializationOptions"}, built
 
 
 def test_every_module_named_as_later_exists() -> None:

@@ -31,7 +31,7 @@ DEFAULT_MODELS: dict[ProviderName, str] = {"anthropic": "claude-sonnet-5-5", "op
 class ModelConfig(BaseModel):
     """Which model to talk to. The key is never written anywhere (`exclude=True`, and `SecretStr` in reprs)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     provider: ProviderName = "anthropic"
     model: str | None = None  # None: the provider's default
@@ -42,7 +42,7 @@ class ModelConfig(BaseModel):
 
 
 class ModelRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     system: str
     tools: list[ToolDefinition]

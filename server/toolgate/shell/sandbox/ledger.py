@@ -40,7 +40,7 @@ _THREAD_LOCK = threading.Lock()  # the file lock is per open file; this keeps th
 
 
 class StandInEntry(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     path: str
     device: int | None = None  # None: recorded just before it was made
@@ -58,7 +58,7 @@ class StandInEntry(BaseModel):
 
 
 class LedgerFile(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     version: int = 1
     stand_ins: list[StandInEntry] = []

@@ -61,7 +61,7 @@ def plan_roots(roots: Sequence[Path]) -> list[Path]:
 class SandboxSettings(BaseModel):
     """The `sandbox` object of a settings file (and `--sandbox` on the command line)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     enabled: Enabled = "auto"
     auto_allow: bool = Field(default=True, alias="autoAllow")

@@ -29,7 +29,7 @@ WORKSPACE_SOURCES = ("project", "local")
 class SandboxFileSettings(BaseModel):
     """What one settings file says; unset fields leave the value from elsewhere."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     enabled: Enabled | None = None
     auto_allow: bool | None = Field(default=None, alias="autoAllow")
