@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolgate.core.context import ToolContext
 from toolgate.core.permission import (
     ApprovalAnswer,
     ApprovalRequest,
@@ -25,6 +24,9 @@ from toolgate.core.permission import (
     ReviewRequest,
     RuleScope,
 )
+
+if TYPE_CHECKING:  # the sidecar's protocol imports this module before initialize; the tool context is not needed
+    from toolgate.core.context import ToolContext
 
 AnsweredBy = Literal["user", "non_interactive", "unavailable", "withdrawn"]
 """Who settled it: a person; nobody could be asked (headless); the editor gave no usable answer; or the turn

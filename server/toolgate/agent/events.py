@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.core.messages import ToolResult
-from toolgate.tools.todo_write import TodoItem
+from toolgate.core.todo_items import TodoItem
 
 StopReason = Literal["end_turn", "max_tokens", "max_turns", "interrupted", "error"]
 """Why `send` returned: the model asked for no tool; its reply was cut off at the token limit; the max-turns

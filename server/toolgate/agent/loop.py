@@ -52,11 +52,12 @@ from toolgate.agent.transcript import ClearedEntry, ErrorEntry, InterruptEntry, 
 from toolgate.core.errors import ErrorKind, format_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
+from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import DescribeContext, ToolDefinition
 from toolgate.core.tool_session import ProgressEvent
 from toolgate.mcp.session import MCP_SERVERS
 from toolgate.runtime import Runtime
-from toolgate.tools.todo_write import TODOS, TodoItem
+from toolgate.tools.todo_write import TODOS
 
 log = logging.getLogger("toolgate.agent")
 

@@ -23,7 +23,7 @@ from toolgate.agent.context_relief import clear_results
 from toolgate.agent.conversation import ChatMessage, Repair, repair
 from toolgate.agent.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.agent.events import ErrorKindName
-from toolgate.tools.todo_write import TodoItem
+from toolgate.core.todo_items import TodoItem
 
 log = logging.getLogger("toolgate.transcript")
 

@@ -12,14 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
-from typing import Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from toolgate.core.context import ToolContext
 from toolgate.core.messages import ToolResultContent
 from toolgate.core.permission import FileProposal, PermissionCheck, PermissionMode
+
+if TYPE_CHECKING:  # annotations only: the sidecar's protocol (ToolDefinition) is imported before initialize
+    from toolgate.core.context import ToolContext
 
 
 def _scalar_kind(annotation: Any) -> type | None:

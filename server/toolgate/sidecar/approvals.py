@@ -15,11 +15,10 @@ also says whether the rule covers the waiting call), then answers a plain allow.
 from __future__ import annotations
 
 import logging
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
 
-from toolgate.core.context import ToolContext
 from toolgate.core.errors import ErrorKind, format_error
 from toolgate.core.permission import (
     ApprovalAnswer,
@@ -36,6 +35,9 @@ from toolgate.sidecar.protocol import (
     DiffReviewResult,
     WireModel,
 )
+
+if TYPE_CHECKING:  # annotations only: the server builds its approver before initialize
+    from toolgate.core.context import ToolContext
 
 logger = logging.getLogger("toolgate.sidecar.approvals")
 

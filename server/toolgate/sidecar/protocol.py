@@ -23,6 +23,7 @@ from toolgate.agent.decisions import Decision
 from toolgate.agent.events import ChatEvent, StopReason
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
+from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import ToolDefinition
 from toolgate.sidecar.protocol_checkpoints import (
     CheckpointFileParams,
@@ -42,7 +43,6 @@ from toolgate.sidecar.wire_model import Direction as Direction
 from toolgate.sidecar.wire_model import Method as Method
 from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
 from toolgate.sidecar.wire_model import WireModel as WireModel
-from toolgate.tools.todo_write import TodoItem
 
 PROTOCOL_VERSION = 1
 

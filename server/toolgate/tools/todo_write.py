@@ -5,27 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.core.permission import PermissionCheck
+from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import DescribeContext, Tool, ToolInput
 from toolgate.core.tool_session import ToolSession
-
-TodoStatus = Literal["pending", "in_progress", "completed"]
-
-
-class TodoItem(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    id: str = Field(min_length=1, description="A short stable id for the item (keep it when the item changes).")
-    content: str = Field(min_length=1, description="What has to be done, as an imperative sentence.")
-    status: TodoStatus = Field(description="pending, in_progress (at most one item at a time) or completed.")
-
 
 TodoListener = Callable[[list[TodoItem]], None]
 
