@@ -7,6 +7,11 @@ buffer and disk differ for a moment without any edit (not dirty); and when the e
 it sends a change equal to the disk (not dirty either). A buffer that differs from the disk when it is
 opened (restored unsaved work after the sidecar restarted) counts as edited.
 
+The text is kept in step by applying the editor's incremental changes (`toolgate.text.document_sync`). When a
+change cannot be applied (its params are invalid), the mirror no longer knows the buffer's text: it fails
+closed and counts the buffer as dirty until the editor sends its whole text again (reopening it, a change
+without a range) or saves it (then the buffer is what is on disk, and the text is read from there).
+
 One mirror serves every session: there is one editor.
 """
 
@@ -14,13 +19,17 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pygls.uris import to_fs_path
+from pydantic import ValidationError
 
-from toolgate.text.encoding import UndecodableError, decode
+from toolgate.sidecar import protocol_documents as pd
+from toolgate.text.document_sync import Change, Position, Range, apply_changes
+from toolgate.text.encoding import UndecodableError, decode, decode_raw
+from toolgate.text.uris import file_uri_to_path
 
 logger = logging.getLogger("toolgate.sidecar.documents")
 
@@ -28,7 +37,7 @@ logger = logging.getLogger("toolgate.sidecar.documents")
 @dataclass(slots=True)
 class _Buffer:
     uri: str
-    text: str
+    text: str | None  # None: out of step with the editor (a change could not be applied)
     edited: bool
 
 
@@ -50,6 +59,35 @@ class EditorDocuments:
     def __init__(self, read_disk: Callable[[Path], bytes | None] = _read_disk) -> None:
         self._read_disk = read_disk
         self._buffers: dict[str, _Buffer] = {}
+        self._warned: set[str] = set()  # URIs edited while not open, already logged (an edit per keystroke)
+
+    # --- one call per LSP notification ----------------------------------------------------------------------
+    def handle(self, method: str, raw_params: Any) -> bool:
+        """Apply a text-sync notification; False when `method` is not one (then nothing happened).
+
+        Invalid params are logged and ignored (a notification gets no answer); an invalid change to an open
+        buffer leaves it out of step, so it counts as dirty until the editor sends its text again. Never raises.
+        """
+        model = _PARAMS.get(method)
+        if model is None:
+            return False
+        try:
+            params = model.from_wire(raw_params)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'params'}: {e['msg']}" for e in exc.errors())
+            logger.warning("ignored a %s notification with invalid params (%s)", method, problems)
+            if method == pd.DID_CHANGE:
+                self._lost_step(raw_params)
+            return True
+        if isinstance(params, pd.DidOpenTextDocumentParams):
+            self.opened(params.text_document.uri, params.text_document.text)
+        elif isinstance(params, pd.DidChangeTextDocumentParams):
+            self.edited(params.text_document.uri, [_change(c) for c in params.content_changes])
+        elif isinstance(params, pd.DidSaveTextDocumentParams):
+            self.saved(params.text_document.uri, params.text)
+        elif isinstance(params, pd.DidCloseTextDocumentParams):
+            self.closed(params.text_document.uri)
+        return True
 
     # --- fed by the LSP handlers --------------------------------------------------------------------------
     def opened(self, uri: str, text: str) -> None:
@@ -58,6 +96,24 @@ class EditorDocuments:
             buffer = _Buffer(uri, text, edited=False)
             buffer.edited = self._differs_from_disk(Path(key), text)
             self._buffers[key] = buffer
+            self._warned.discard(uri)
+
+    def edited(self, uri: str, changes: Sequence[Change]) -> None:
+        """Apply the editor's changes (incremental or whole-text) to the mirrored buffer, which is now edited."""
+        buffer = self._by_uri(uri)
+        if buffer is None:
+            if self._path_key(uri) is not None and uri not in self._warned:
+                self._warned.add(uri)
+                logger.warning("ignored changes to %s, which the editor never opened (further ones unlogged)", uri)
+            return
+        buffer.edited = True
+        text = buffer.text
+        if text is None:  # out of step: only a whole new text puts it back in step
+            whole = [n for n, change in enumerate(changes) if change.range is None]
+            if not whole:
+                return
+            text, changes = changes[whole[-1]].text, changes[whole[-1] + 1 :]
+        buffer.text = apply_changes(text, changes)
 
     def changed(self, uri: str, text: str) -> None:
         key = self._path_key(uri)
@@ -70,6 +126,9 @@ class EditorDocuments:
             buffer.edited = False
             if text is not None:
                 buffer.text = text
+            elif buffer.text is None:  # out of step: the buffer was just written to disk, so read it there
+                buffer.text = self._disk_text(Path(self._path_key(uri) or ""))
+                buffer.edited = buffer.text is None  # unreadable: still unknown, still dirty
 
     def closed(self, uri: str) -> None:
         key = self._path_key(uri)
@@ -79,9 +138,12 @@ class EditorDocuments:
     # --- OpenDocuments ----------------------------------------------------------------------------------------
     def is_dirty(self, path: Path) -> bool:
         buffer = self._buffers.get(_key(path))
-        return buffer is not None and buffer.edited and self._differs_from_disk(path, buffer.text)
+        if buffer is None or not buffer.edited:
+            return False
+        return buffer.text is None or self._differs_from_disk(path, buffer.text)
 
     def text(self, path: Path) -> str | None:
+        """The mirrored text; None when not open, or out of step with the editor."""
         buffer = self._buffers.get(_key(path))
         return buffer.text if buffer is not None else None
 
@@ -89,15 +151,32 @@ class EditorDocuments:
         return sorted(self._buffers)
 
     # --- helpers ------------------------------------------------------------------------------------------------
-    def _path_key(self, uri: str) -> str | None:
-        path = to_fs_path(uri)
+    def _lost_step(self, raw_params: Any) -> None:
+        document = raw_params.get("textDocument") if isinstance(raw_params, dict) else None
+        buffer = self._by_uri(document.get("uri")) if isinstance(document, dict) else None
+        if buffer is not None:
+            buffer.text, buffer.edited = None, True
+            logger.warning("%s is counted as having unsaved changes until the editor saves or reopens it", buffer.uri)
+
+    def _path_key(self, uri: object) -> str | None:
+        path = file_uri_to_path(uri)
         if path is None:
             return None  # untitled buffers, other schemes: no file on disk to protect
         return _key(path)
 
-    def _by_uri(self, uri: str) -> _Buffer | None:
+    def _by_uri(self, uri: object) -> _Buffer | None:
         key = self._path_key(uri)
         return self._buffers.get(key) if key is not None else None
+
+    def _disk_text(self, path: Path) -> str | None:
+        """The file's text as the editor holds it (line endings untouched), or None when it cannot be read."""
+        data = self._read_disk(path)
+        if data is None:
+            return None
+        try:
+            return decode_raw(data)[0]
+        except UndecodableError:
+            return None
 
     def _differs_from_disk(self, path: Path, text: str) -> bool:
         data = self._read_disk(path)
@@ -108,3 +187,18 @@ class EditorDocuments:
         except UndecodableError:
             return True
         return on_disk != text.replace("\r\n", "\n")
+
+
+def _change(event: pd.TextDocumentContentChangeEvent) -> Change:
+    if event.range is None:
+        return Change(event.text)
+    start, end = event.range.start, event.range.end
+    return Change(event.text, Range(Position(start.line, start.character), Position(end.line, end.character)))
+
+
+_PARAMS: dict[str, type[pd.LspModel]] = {
+    pd.DID_OPEN: pd.DidOpenTextDocumentParams,
+    pd.DID_CHANGE: pd.DidChangeTextDocumentParams,
+    pd.DID_SAVE: pd.DidSaveTextDocumentParams,
+    pd.DID_CLOSE: pd.DidCloseTextDocumentParams,
+}
