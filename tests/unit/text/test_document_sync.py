@@ -146,6 +146,8 @@ def test_a_character_past_the_end_of_a_line_is_its_end() -> None:
     assert apply_change("ab\r\nabc", Change("X", Range(Position(1, 99), Position(1, 99)))) == "ab\r\nabcX"
     assert apply_change("ab\r\nabc", Change("X", Range(Position(0, 99), Position(0, 99)))) == "abX\r\nabc"
     assert apply_change("ab\rcd", Change("", Range(Position(0, 1), Position(0, 7)))) == "a\rcd"
+    # pygls counts the line break as part of the line: one past the end lands after the break ("abc\nXd").
+    assert apply_change("abc\nd", Change("X", Range(Position(0, 4), Position(0, 4)))) == "abcX\nd"
 
 
 def test_a_line_past_the_last_is_the_end_of_the_document() -> None:
