@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.protocol_documents import DID_CHANGE, DID_CLOSE, DID_OPEN, DID_SAVE
@@ -188,3 +193,42 @@ def test_documents_that_are_not_local_files_are_not_mirrored(caplog: pytest.LogC
             assert docs.handle(DID_CLOSE, {"textDocument": {"uri": uri}})
     assert docs.open_paths() == []
     assert not caplog.records  # nothing to warn about: there is no file to protect
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=12,
+)
+# Shapes close to valid ones, so that validation gets deep before it fails (or passes with odd values).
+position = st.fixed_dictionaries({"line": json_values | st.integers(0, 3), "character": json_values | st.integers()})
+near_valid = st.fixed_dictionaries(
+    {
+        "textDocument": st.fixed_dictionaries({"uri": st.sampled_from(["file:///tmp/x", "untitled:1"]) | json_values}),
+        "contentChanges": st.lists(
+            st.fixed_dictionaries(
+                {"text": st.text(max_size=4) | json_values},
+                optional={"range": st.fixed_dictionaries({"start": position, "end": position}) | json_values},
+            ),
+            max_size=3,
+        ),
+    }
+)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from([DID_OPEN, DID_CHANGE, DID_SAVE, DID_CLOSE]), json_values | near_valid)
+def test_no_params_make_a_notification_raise(method: str, params: Any) -> None:
+    docs = EditorDocuments(read_disk=lambda _path: b"")  # nothing on this machine is read
+    docs.handle(DID_OPEN, did_open("file:///tmp/x", "line\n"))
+    assert docs.handle(method, json.loads(json.dumps(params)))
+
+
+def test_the_mirror_imports_neither_pygls_nor_lsprotocol() -> None:
+    # `import lsprotocol.types` alone was a third of the sidecar's start-up: the mirror must not bring it back.
+    probe = (
+        "import sys, toolgate.sidecar.documents, toolgate.sidecar.protocol_documents; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
