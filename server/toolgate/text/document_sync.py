@@ -51,6 +51,7 @@ class Change:
 
 
 _BREAK = re.compile(r"\r\n?|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
 # Line breaks are counted this many characters at a time. Large enough that a 5 MB buffer takes a few hundred
 # `str.count` calls, small enough that walking the last chunk break by break costs little.
 _CHUNK = 1 << 14
@@ -103,7 +104,9 @@ def _offset_from(text: str, line_start: int | None, lines: int, character: int) 
 
 def _count_breaks(text: str, begin: int, end: int) -> int:
     count = text.count("\n", begin, end)
-    if text.find("\r", begin, end) == -1:  # most text: find is a memchr, much faster than counting
+    # Most text has no carriage return (find is a memchr), and the rest has them before a \n; only a lone \r,
+    # a break of its own, needs the slow count of \r\n (a chunk never ends between the two: see _line_start).
+    if text.find("\r", begin, end) == -1 or _LONE_CR.search(text, begin, end) is None:
         return count
     return count + text.count("\r", begin, end) - text.count("\r\n", begin, end)
 
