@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from toolgate.sidecar import protocol_documents as pd
+from toolgate.sidecar.protocol_lsp import LspModel
 from toolgate.text.document_sync import Change, Position, Range, apply_changes
 from toolgate.text.encoding import UndecodableError, decode, decode_raw
 from toolgate.text.uris import file_uri_to_path
@@ -115,11 +116,6 @@ class EditorDocuments:
             text, changes = changes[whole[-1]].text, changes[whole[-1] + 1 :]
         buffer.text = apply_changes(text, changes)
 
-    def changed(self, uri: str, text: str) -> None:
-        key = self._path_key(uri)
-        if key is not None:
-            self._buffers[key] = _Buffer(uri, text, edited=True)
-
     def saved(self, uri: str, text: str | None = None) -> None:
         buffer = self._by_uri(uri)
         if buffer is not None:
@@ -196,7 +192,7 @@ def _change(event: pd.TextDocumentContentChangeEvent) -> Change:
     return Change(event.text, Range(Position(start.line, start.character), Position(end.line, end.character)))
 
 
-_PARAMS: dict[str, type[pd.LspModel]] = {
+_PARAMS: dict[str, type[LspModel]] = {
     pd.DID_OPEN: pd.DidOpenTextDocumentParams,
     pd.DID_CHANGE: pd.DidChangeTextDocumentParams,
     pd.DID_SAVE: pd.DidSaveTextDocumentParams,

@@ -36,7 +36,7 @@ MsgId = int | str
 # A request handler gets the raw params (a JSON object, array or None) and returns a JSON value. A plain function
 # is answered at once (the lifecycle's); a coroutine function runs as a task that `$/cancelRequest` can cancel.
 RequestHandler = Callable[[Any], Any] | Callable[[Any], Awaitable[Any]]
-NotificationHandler = Callable[[Any], None]
+NotificationHandler = Callable[[Any], object]  # what it returns is ignored
 
 CANCEL_REQUEST = "$/cancelRequest"
 _CONTENT_TYPE = b"application/vscode-jsonrpc; charset=utf-8"

@@ -7,25 +7,13 @@ library speaks them). Only the fields we read are modelled; LSP is open by desig
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import ConfigDict, Field
-
-from toolgate.sidecar.wire_model import WireModel
+from toolgate.sidecar.protocol_lsp import LspModel, UInteger
 
 DID_OPEN = "textDocument/didOpen"
 DID_CHANGE = "textDocument/didChange"
 DID_SAVE = "textDocument/didSave"
 DID_CLOSE = "textDocument/didClose"
-
-# LSP's uinteger. Strict: a position sent as "3", 3.5 or true is a broken client, not a position.
-UInteger = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
-
-
-class LspModel(WireModel):
-    """camelCase like every wire model, but unknown keys ignored (still built on first use, not at import)."""
-
-    model_config = ConfigDict(extra="ignore")
+DOCUMENT_NOTIFICATIONS = (DID_OPEN, DID_CHANGE, DID_SAVE, DID_CLOSE)
 
 
 class LspPosition(LspModel):

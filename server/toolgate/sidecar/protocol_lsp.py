@@ -1,4 +1,4 @@
-"""The parts of the LSP the sidecar reads (the lifecycle and text sync), as models of what we use.
+"""The parts of the LSP lifecycle the sidecar reads, and the base of every LSP model (text sync: protocol_documents).
 
 LSP messages carry far more than the sidecar reads, and clients add fields as the spec grows: these models take
 the fields they name and ignore the rest (toolgate's own protocol refuses unknown keys; LSP is open by design).
@@ -7,10 +7,11 @@ They are not in `protocol.METHODS`: the editor's language client sends them, not
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import ConfigDict, Field
+
+from toolgate.sidecar.wire_model import WireModel
 
 INITIALIZE = "initialize"
 INITIALIZED = "initialized"
@@ -21,8 +22,14 @@ EXIT = "exit"
 INCREMENTAL_SYNC = 2
 
 
-class LspModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
+# LSP's uinteger. Strict: a position sent as "3", 3.5 or true is a broken client, not a position.
+UInteger = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
+
+
+class LspModel(WireModel):
+    """camelCase like every wire model, but unknown keys ignored (still built on first use, not at import)."""
+
+    model_config = ConfigDict(extra="ignore")
 
 
 class WorkspaceFolder(LspModel):

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from pydantic import ValidationError
-from pygls.uris import to_fs_path
 
 from toolgate import __version__
 from toolgate.core.permission import PermissionMode
@@ -37,6 +36,7 @@ from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.endpoint import Endpoint
 from toolgate.sidecar.mcp_handlers import mcp_handlers
+from toolgate.sidecar.protocol_documents import DOCUMENT_NOTIFICATIONS
 from toolgate.sidecar.rpc import EditorChannel
 from toolgate.sidecar.rpc_errors import (
     InternalError,
@@ -46,6 +46,7 @@ from toolgate.sidecar.rpc_errors import (
     RpcError,
 )
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
+from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools
 
 if TYPE_CHECKING:
@@ -153,13 +154,13 @@ class ToolgateServer:
             logger.warning("a second initialize request was ignored; the first one's settings stay")
             return answer
         try:
-            params = lsp.InitializeParams.model_validate(raw if raw is not None else {})
+            params = lsp.InitializeParams.from_wire(raw if raw is not None else {})
             options = p.InitializationOptions.from_wire(params.initialization_options or {})
         except ValidationError as exc:
             raise InvalidParamsError(f"Invalid initialize params: {exc}") from None
         self.channel.answer_timeout = options.editor_answer_timeout_seconds
         root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
-        self.workspace_folders = [Path(path) for uri in params.folder_uris() if (path := to_fs_path(uri))]
+        self.workspace_folders = [Path(path) for uri in params.folder_uris() if (path := file_uri_to_path(uri))]
         self._storage_root = root
         logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
         return answer
@@ -171,40 +172,9 @@ class ToolgateServer:
     def _exit(self, _params: Any) -> None:
         self.exit_status = 0 if self.endpoint.refusing is not None else 1
 
-    def _register_documents(self) -> None:  # INTERIM until our own text sync lands
-        def did_open(params: Any) -> None:
-            self.documents.opened(params["textDocument"]["uri"], params["textDocument"]["text"])
-
-        def did_change(params: Any) -> None:
-            from lsprotocol import types
-            from pygls.workspace import TextDocument
-
-            uri = params["textDocument"]["uri"]
-            text = self.documents.text(Path(to_fs_path(uri) or "/nonexistent"))
-            if text is None:
-                return
-            doc = TextDocument(uri, text)
-            for change in params["contentChanges"]:
-                if "range" in change:
-                    r = change["range"]
-                    rng = types.Range(
-                        start=types.Position(line=r["start"]["line"], character=r["start"]["character"]),
-                        end=types.Position(line=r["end"]["line"], character=r["end"]["character"]),
-                    )
-                    doc.apply_change(types.TextDocumentContentChangePartial(range=rng, text=change["text"]))
-                else:
-                    doc.apply_change(types.TextDocumentContentChangeWholeDocument(text=change["text"]))
-            self.documents.changed(uri, doc.source)
-
-        self.endpoint.on_notification("textDocument/didOpen", did_open)
-        self.endpoint.on_notification("textDocument/didChange", did_change)
-        self.endpoint.on_notification(
-            "textDocument/didSave",
-            lambda params: self.documents.saved(params["textDocument"]["uri"], params.get("text")),
-        )
-        self.endpoint.on_notification(
-            "textDocument/didClose", lambda params: self.documents.closed(params["textDocument"]["uri"])
-        )
+    def _register_documents(self) -> None:
+        for method in DOCUMENT_NOTIFICATIONS:
+            self.endpoint.on_notification(method, functools.partial(self.documents.handle, method))
 
     # --- sessions ---------------------------------------------------------------------------------------------
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.text.document_sync import Change
 
 
 def test_a_clean_open_buffer_is_not_dirty(tmp_path: Path) -> None:
@@ -21,11 +22,11 @@ def test_an_edit_makes_it_dirty_until_saved_or_undone(tmp_path: Path) -> None:
     path.write_text("one\n")
     docs = EditorDocuments()
     docs.opened(path.as_uri(), "one\n")
-    docs.changed(path.as_uri(), "one, edited\n")
+    docs.edited(path.as_uri(), [Change("one, edited\n")])
     assert docs.is_dirty(path)
-    docs.changed(path.as_uri(), "one\n")  # undone back to what is on disk
+    docs.edited(path.as_uri(), [Change("one\n")])  # undone back to what is on disk
     assert not docs.is_dirty(path)
-    docs.changed(path.as_uri(), "two\n")
+    docs.edited(path.as_uri(), [Change("two\n")])
     path.write_text("two\n")
     docs.saved(path.as_uri())
     assert not docs.is_dirty(path)
@@ -38,7 +39,7 @@ def test_a_write_the_editor_has_not_reloaded_yet_is_not_a_dirty_buffer(tmp_path:
     docs.opened(path.as_uri(), "old\n")
     path.write_text("written by a tool\n")
     assert not docs.is_dirty(path)  # buffer and disk differ, but nobody typed anything
-    docs.changed(path.as_uri(), "written by a tool\n")  # the editor reloads the file
+    docs.edited(path.as_uri(), [Change("written by a tool\n")])  # the editor reloads the file
     assert not docs.is_dirty(path)
 
 
@@ -62,7 +63,7 @@ def test_line_endings_and_bom_do_not_count_as_changes(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\n")
     docs = EditorDocuments()
     docs.opened(path.as_uri(), "one\r\ntwo\r\n")
-    docs.changed(path.as_uri(), "one\r\ntwo\r\n")
+    docs.edited(path.as_uri(), [Change("one\r\ntwo\r\n")])
     assert not docs.is_dirty(path)
 
 
@@ -73,7 +74,7 @@ def test_closing_forgets_the_buffer_and_aliases_share_one(tmp_path: Path) -> Non
     link.symlink_to(path)
     docs = EditorDocuments()
     docs.opened(path.as_uri(), "x\n")
-    docs.changed(path.as_uri(), "y\n")
+    docs.edited(path.as_uri(), [Change("y\n")])
     assert docs.is_dirty(link)
     docs.closed(path.as_uri())
     assert not docs.is_dirty(path) and docs.text(path) is None
@@ -82,5 +83,5 @@ def test_closing_forgets_the_buffer_and_aliases_share_one(tmp_path: Path) -> Non
 def test_untitled_buffers_are_ignored(tmp_path: Path) -> None:
     docs = EditorDocuments()
     docs.opened("untitled:Untitled-1", "scratch")
-    docs.changed("untitled:Untitled-1", "scratch 2")
+    docs.edited("untitled:Untitled-1", [Change("scratch 2")])
     assert docs.open_paths() == []

@@ -70,7 +70,8 @@ LATER = (
     "markdownify",
     "bs4",
     "bashlex",
-    # The sidecar speaks JSON-RPC itself: lsprotocol.types alone took 0.3–0.5 s to import (≈ 550 attrs classes).
+    # Never, in fact: the sidecar speaks JSON-RPC itself (lsprotocol.types alone took 0.3–0.5 s, ≈ 550 attrs classes).
+    "pygls",
     "lsprotocol",
     "cattrs",
     "toolgate.agent.loop",
