@@ -208,6 +208,25 @@ async def test_leaving_the_working_directories_resets_and_says_so(rt: Runtime, w
     assert text(await bash(rt, "pwd")) == str(workspace)
 
 
+async def test_a_directory_link_swapped_to_point_outside_is_seen_on_the_next_call(
+    rt: Runtime, workspace: Path, tmp_path: Path
+) -> None:
+    # The start directory is resolved on every call: a link that led inside at the last call proves nothing now.
+    (workspace / "real").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(workspace / "real", workspace / "link")
+    await bash(rt, "cd link")
+    assert rt.session.cwd == workspace / "link"
+    assert text(await bash(rt, "pwd -P")) == str((workspace / "real").resolve())
+    (workspace / "link").unlink()
+    os.symlink(outside, workspace / "link")
+    result = await bash(rt, "pwd -P")
+    assert text(result).startswith(str(workspace.resolve())), "the command must not run outside the workspace"
+    assert "is outside the working directories" in text(result)
+    assert rt.session.cwd == workspace
+
+
 async def test_added_working_directories_are_allowed(workspace: Path, tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     extra.mkdir()

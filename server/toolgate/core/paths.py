@@ -41,15 +41,37 @@ def is_within(path: Path, directory: Path) -> bool:
 
 def resolved_forms(path: Path) -> list[Path]:
     """The path as given (normalised) and with every symlink resolved; both must pass a containment check."""
-    given = Path(os.path.normpath(path))
-    real = Path(os.path.realpath(path))
-    return [given] if given == real else [given, real]
+    return [Path(form) for form in _resolved_texts(path)]
 
 
 def inside_any(path: Path, directories: Iterable[Path]) -> bool:
-    """Every resolved form of `path` lies inside one of the (resolved) `directories`."""
-    roots = [form for d in directories for form in resolved_forms(d)]
-    return all(any(is_within(form, root) for root in roots) for form in resolved_forms(path))
+    """Every resolved form of `path` lies inside one of the (resolved) `directories`.
+
+    Resolved afresh on every call (a swapped symlink must be seen at once), but on strings: pathlib's parsing
+    of the forms was most of the cost of the check the Bash tool makes before every command."""
+    resolved: dict[str, tuple[str, ...]] = {}  # this call's resolutions: the path is often a directory itself
+    roots = [form for d in directories for form in _resolved_texts(d, resolved)]
+    return all(any(_within_text(form, root) for root in roots) for form in _resolved_texts(path, resolved))
+
+
+def _resolved_texts(path: Path, resolved: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    text = os.fspath(path)  # the key as written: `link/..` must be resolved, not folded to `.` first
+    if resolved is not None and (known := resolved.get(text)) is not None:
+        return known
+    given = os.path.normpath(text)
+    real = os.path.realpath(text)
+    forms = (given,) if given == real else (given, real)
+    if resolved is not None:
+        resolved[text] = forms
+    return forms
+
+
+def _within_text(path: str, directory: str) -> bool:
+    """`is_within` for the normalised absolute strings `_resolved_texts` makes. Anything else (relative, or the
+    `//` root POSIX leaves to the system) goes to `is_within`, so both always answer alike."""
+    if path[:1] != "/" or directory[:1] != "/" or path[:2] == "//" or directory[:2] == "//":
+        return is_within(Path(path), Path(directory))
+    return path == directory or path.startswith(directory if directory == "/" else directory + "/")
 
 
 def display_input_path(raw: str, workspace: Path) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from toolgate.core.errors import StateError
-from toolgate.core.paths import display_path, expand_path, inside_any
+from toolgate.core.paths import display_path, expand_path, inside_any, is_within, resolved_forms
 
 
 def test_expand_path_forms() -> None:
@@ -48,3 +48,38 @@ def test_a_workspace_reached_through_a_symlink_still_contains_its_files(tmp_path
 def test_display_path_is_relative_inside_the_workspace() -> None:
     assert display_path(Path("/ws/src/a.py"), Path("/ws")) == "src/a.py"
     assert display_path(Path("/etc/hosts"), Path("/ws")) == "/etc/hosts"
+
+
+def test_a_link_followed_by_dotdot_is_resolved_before_the_dotdot_is_folded(tmp_path: Path) -> None:
+    # `ws/link/..` is the parent of the link's target (outside), not `ws`: folding `..` first would let it in.
+    ws, deep = tmp_path / "ws", tmp_path / "outside" / "deep"
+    ws.mkdir()
+    deep.mkdir(parents=True)
+    os.symlink(deep, ws / "link")
+    assert not inside_any(ws / "link" / "..", [ws])
+    assert not inside_any(ws / "link" / ".." / "secret", [ws])
+    assert inside_any(ws / "link" / "..", [ws, tmp_path / "outside"])
+
+
+def test_a_directory_is_inside_itself_and_a_sibling_sharing_its_prefix_is_not(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (tmp_path / "ws2").mkdir()
+    ws.mkdir()
+    assert inside_any(ws, [ws])
+    assert not inside_any(tmp_path / "ws2", [ws]), "/…/ws2 starts with the text /…/ws but is not inside it"
+    assert not inside_any(tmp_path, [ws])
+    assert inside_any(tmp_path / "ws2", [Path("/")])
+
+
+@pytest.mark.parametrize(
+    ("path", "directory"),
+    [
+        ("/a/b", "/a"), ("/a", "/a"), ("/ab", "/a"), ("/a", "/a/b"), ("/", "/"), ("/x", "/"), ("//x", "/"),
+        ("//x/y", "//x"), ("/x/y", "//x"), ("a/b", "a"), ("a", "."), (".", "a"), ("/a/../b", "/a"),
+    ],
+)  # fmt: skip
+def test_inside_any_answers_as_the_pathlib_containment_check(path: str, directory: str) -> None:
+    # Paths that do not exist resolve to themselves, so the text check must agree with `is_within` on each.
+    assert inside_any(Path(path), [Path(directory)]) == all(
+        any(is_within(form, root) for root in resolved_forms(Path(directory))) for form in resolved_forms(Path(path))
+    )
