@@ -173,6 +173,8 @@ class BashFacts:
     command_level: str | None = None
     # Why the command may show environment values (`env`, `echo $GITHUB_TOKEN`): asked in every mode.
     exposure: str | None = None
+    # The analysis asked the file system (is this argument a directory?), so it may differ on the next call.
+    probed_files: bool = False
 
 
 def _harmless(target: str) -> bool:
@@ -187,6 +189,12 @@ class _Cwd:
 
     base: Path
     unsure: str | None = None
+    probed: bool = False  # an answer came from the file system (see `_is_dir`)
+
+
+def _is_dir(path: Path, state: _Cwd) -> bool:
+    state.probed = True
+    return os.path.isdir(path)
 
 
 def _resolve(raw: str, cwd: _Cwd, home: Path) -> list[Path] | str:
@@ -300,7 +308,7 @@ def _place(
         part.reads.extend(p for p in [*paths, *(g.base for g in globs)] if p not in part.reads)
         part.glob_reads.extend(globs)
         if recursive:
-            part.tree_reads.extend(p for p in paths if os.path.isdir(p))
+            part.tree_reads.extend(p for p in paths if _is_dir(p, state))
     for raw in writes:
         if _harmless(raw):
             continue
@@ -325,7 +333,7 @@ def _place_arguments(part: CommandPart, words: Sequence[str], state: _Cwd, home:
         for path in found:
             if path not in part.arg_paths:
                 part.arg_paths.append(path)
-            if os.path.isdir(path) and path not in part.tree_reads:
+            if _is_dir(path, state) and path not in part.tree_reads:
                 part.tree_reads.append(path)
 
 
@@ -414,4 +422,33 @@ def analyze(
         dotglob=dotglob,
         command_level=command_level,
         exposure=exposure,
+        probed_files=state.probed,
     )
+
+
+class Analyses:
+    """`analyze` with a memory: the facts of the last few commands whose analysis asked no file anything.
+
+    Those follow from the command's text, the directory it starts in and the home directory alone (the
+    classifier is pure), so the same command asked about again in the same place gets the same facts without
+    being analysed again (an agent repeats its commands; `git status` is analysed once, not on every call).
+    Facts that came partly from the file system are never kept: a path may be a directory at one call and a file
+    at the next. Kept facts are shared between calls, so nothing may change them once `analyze` returned.
+    """
+
+    def __init__(self, classifier: Classifier, size: int = 256) -> None:
+        self.classifier = classifier
+        self._size = size
+        self._kept: dict[tuple[str, Path, Path], BashFacts] = {}
+
+    def facts(self, command: str, cwd: Path, home: Path) -> BashFacts:
+        key = (command, cwd, home)
+        kept = self._kept.pop(key, None)
+        if kept is None:
+            kept = analyze(command, self.classifier(command), cwd, home, self.classifier)
+            if kept.probed_files:
+                return kept
+            if len(self._kept) >= self._size:
+                del self._kept[next(iter(self._kept))]  # the least recently used
+        self._kept[key] = kept  # (re)inserted last: the most recently used
+        return kept

@@ -28,7 +28,7 @@ from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.paths import resolved_forms
 from toolgate.core.permission import Decision, DomainVerdict, PermissionCheck, PermissionMode, RuleScope
 from toolgate.core.tool import AnyTool
-from toolgate.permissions.bash import Classifier, load_classifier
+from toolgate.permissions.bash import Analyses, Classifier, load_classifier
 from toolgate.permissions.coverage import AUTOMATIC_MODES
 from toolgate.permissions.denials import DenialTracker
 from toolgate.permissions.domains import domain_verdict
@@ -103,6 +103,7 @@ class PermissionEngine:
         # Rules given for this session only (edit_rules.py adds and removes them; `reload` keeps them).
         self.session_rules: dict[Behavior, list[str]] = {b: [] for b in BEHAVIORS}
         self.classifier = classifier or load_classifier()
+        self.analyses = Analyses(self.classifier)
         self.denials = DenialTracker()
         self._pending: dict[str, _Pending] = {}
         self._readers: dict[str, bool] = {}
@@ -185,7 +186,7 @@ class PermissionEngine:
     ) -> Evaluation:
         """The ladder alone: rules, the tool's own check, safety, mode. No hooks, no denial tracking.
         `with_allow`: as if that allow rule were in force too (nothing is saved; raises RuleError if invalid)."""
-        facts = gather(tool, tool_input, ctx, self.classifier)
+        facts = gather(tool, tool_input, ctx, self.analyses)
         check = await self._tool_check(tool, tool_input, ctx)
         book = self.book if with_allow is None else self._book_with_allow(with_allow)
         result = evaluate(

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.tool import AnyTool
-from toolgate.permissions.bash import BashFacts, Classifier, analyze
+from toolgate.permissions.bash import Analyses, BashFacts
 from toolgate.permissions.network import UrlRefused, parse_target
 from toolgate.permissions.rules import BASH, EDIT_FAMILY, WEB_FETCH
 
@@ -42,15 +42,14 @@ def _read_only(tool: AnyTool, tool_input: BaseModel) -> bool:
         return False  # a classifier that throws has not shown the call is harmless
 
 
-def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, classifier: Classifier) -> CallFacts:
+def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, analyses: Analyses) -> CallFacts:
     names = (tool.name, *tool.aliases)
     if tool.name == BASH:
         command = getattr(tool_input, "command", None)
         if not isinstance(command, str):
             return CallFacts(tool.name, names, "bash", False, problem="the call has no command text to check")
         try:
-            classification = classifier(command)
-            facts = analyze(command, classification, ctx.session.cwd, ctx.get(HOME_DIR), classifier)
+            facts = analyses.facts(command, ctx.session.cwd, ctx.get(HOME_DIR))
         except Exception as exc:  # a classifier that throws must not mean "allowed"
             ctx.logger.exception("classifying a Bash command failed")
             return CallFacts(tool.name, names, "bash", False, problem=f"the command could not be analysed ({exc})")
