@@ -1,0 +1,125 @@
+"""The LSP lifecycle as the sidecar serves it: initialize, requests before it, shutdown, exit, text sync wiring."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from toolgate import __version__
+from toolgate.sidecar.server import ToolgateServer
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
+
+    def write(self, data: bytes) -> None:
+        self.messages.append(json.loads(data.partition(b"\r\n\r\n")[2]))
+        self.arrived.set()
+
+    async def wait_for(self, count: int) -> None:
+        async with asyncio.timeout(5):
+            while len(self.messages) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+def serving() -> tuple[ToolgateServer, Collect]:
+    server = ToolgateServer()
+    out = Collect()
+    server.endpoint.set_writer(out)
+    return server, out
+
+
+def send(server: ToolgateServer, method: str, params: Any = None, msg_id: int | None = None) -> None:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    if msg_id is not None:
+        message["id"] = msg_id
+    server.endpoint.receive(json.dumps(message).encode())
+
+
+def initialize_params(storage: Path, **options: Any) -> dict[str, Any]:
+    return {
+        "processId": None,
+        "rootUri": None,
+        "capabilities": {"general": {"positionEncodings": ["utf-16"]}},
+        "clientInfo": {"name": "a client with fields we do not read"},
+        "initializationOptions": {"storageDir": str(storage), **options},
+    }
+
+
+async def test_initialize_answers_what_the_sidecar_serves_and_requests_before_it_are_refused(tmp_path: Path) -> None:
+    server, out = serving()
+    send(server, "toolgate/settings/get", {"sessionId": "s"}, msg_id=1)
+    await out.wait_for(1)
+    [early] = out.messages
+    assert early["error"]["code"] == -32002 and "initialize" in early["error"]["message"]
+
+    send(server, "initialize", initialize_params(tmp_path / "storage"), msg_id=2)
+    answer = out.messages[-1]["result"]
+    assert answer["serverInfo"] == {"name": "toolgate", "version": __version__}
+    assert answer["capabilities"]["textDocumentSync"] == {
+        "openClose": True,
+        "change": 2,
+        "save": {"includeText": False},
+    }
+    assert answer["capabilities"]["positionEncoding"] == "utf-16"
+
+
+def test_initialize_with_bad_options_is_refused_by_field_and_can_be_sent_again(tmp_path: Path) -> None:
+    server, out = serving()
+    send(server, "initialize", initialize_params(Path("relative/dir")), msg_id=1)
+    refused = out.messages[-1]["error"]
+    assert refused["code"] == -32602 and "storageDir must be an absolute path" in refused["message"]
+    send(server, "initialize", {**initialize_params(tmp_path), "workspaceFolders": "not a list"}, msg_id=2)
+    assert out.messages[-1]["error"]["code"] == -32602 and "workspaceFolders" in out.messages[-1]["error"]["message"]
+
+    folder = tmp_path / "ws"
+    params = {**initialize_params(tmp_path / "storage"), "workspaceFolders": [{"uri": folder.as_uri(), "name": "ws"}]}
+    send(server, "initialize", params, msg_id=3)
+    assert "result" in out.messages[-1]
+    assert server.workspace_folders == [folder]
+
+
+async def test_shutdown_then_exit_ends_with_0_and_refuses_requests_in_between(tmp_path: Path) -> None:
+    server, out = serving()
+    send(server, "initialize", initialize_params(tmp_path), msg_id=1)
+    send(server, "shutdown", msg_id=2)
+    assert out.messages[-1] == {"jsonrpc": "2.0", "id": 2, "result": None}
+    send(server, "toolgate/ping", {}, msg_id=3)
+    assert out.messages[-1]["error"] == {"code": -32600, "message": "The server is shutting down."}
+    assert server.exit_status is None
+    send(server, "exit")
+    assert server.exit_status == 0
+
+
+def test_exit_without_shutdown_ends_with_1(tmp_path: Path) -> None:
+    server, _out = serving()
+    send(server, "initialize", initialize_params(tmp_path), msg_id=1)
+    send(server, "exit")
+    assert server.exit_status == 1  # LSP: the client did not ask to shut down first
+
+
+def test_text_sync_notifications_reach_the_document_mirror(tmp_path: Path) -> None:
+    server, out = serving()
+    path = tmp_path / "a.txt"
+    path.write_text("one\ntwo\n")
+    uri = path.as_uri()
+    send(server, "initialize", initialize_params(tmp_path / "storage"), msg_id=1)
+    send(
+        server,
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "x", "version": 1, "text": "one\ntwo\n"}},
+    )
+    assert not server.documents.is_dirty(path)
+    edit = {"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 3}}, "text": "TWO"}
+    send(server, "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [edit]})
+    assert server.documents.text(path) == "one\nTWO\n" and server.documents.is_dirty(path)
+    send(server, "textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert server.documents.text(path) is None
+    assert len(out.messages) == 1  # notifications get no answer
