@@ -40,6 +40,7 @@ NotificationHandler = Callable[[Any], object]  # what it returns is ignored
 
 CANCEL_REQUEST = "$/cancelRequest"
 _CONTENT_TYPE = b"application/vscode-jsonrpc; charset=utf-8"
+_IGNORED_NAMES = 64
 
 
 class Writer(Protocol):
@@ -143,8 +144,9 @@ class Endpoint:
             return
         handler = self._notifications.get(method)
         if handler is None:
-            # `$/…` notifications are optional by the LSP spec; anything else unknown is logged once.
-            if not method.startswith("$/") and method not in self._ignored:
+            # `$/…` notifications are optional by the LSP spec; anything else unknown is logged once (the names
+            # remembered are capped: a client inventing names must not grow this without end).
+            if not method.startswith("$/") and method not in self._ignored and len(self._ignored) < _IGNORED_NAMES:
                 self._ignored.add(method)
                 logger.info("ignoring %r notifications: the sidecar does not use them", method)
             return
