@@ -17,8 +17,8 @@ from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
-from toolgate.tools._web_client import RESOLVER
 from toolgate.tools._web_content import convert
+from toolgate.tools._web_deps import RESOLVER
 from toolgate.tools.web_fetch import WEB_ENVIRON
 
 REPEAT = 8

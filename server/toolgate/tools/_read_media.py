@@ -7,17 +7,18 @@ import io
 import re
 import threading
 from pathlib import Path
-
-import pypdfium2
-from PIL import Image, UnidentifiedImageError
-from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+from typing import TYPE_CHECKING
 
 from toolgate.core.errors import StateError
 from toolgate.core.messages import ContentBlock, ImageBlock, ImageSource, TextBlock
 from toolgate.text import notebook
 from toolgate.text.sizes import format_bytes
 from toolgate.text.tokens import estimate_tokens
+
+# The image and PDF libraries are imported by the first image or PDF read: together they take about 0.3 s to import,
+# which every session paid when it started (the Read tool module is imported with the others).
+if TYPE_CHECKING:
+    from PIL import Image
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 MAX_IMAGE_EDGE = 2000  # pixels on the long side; larger images are downscaled
@@ -59,6 +60,8 @@ def binary_refusal(path: Path, shown: str) -> str | None:
 
 def image_block(data: bytes, label: str) -> tuple[ImageBlock, str]:
     """An image content block (downscaled when large) and a sentence stating the original size."""
+    from PIL import Image, UnidentifiedImageError
+
     if not data:
         raise StateError(f"{label} is empty (0 bytes), so there is no image to show.")
     try:
@@ -85,6 +88,8 @@ def _block(media_type: str, data: bytes) -> ImageBlock:
 
 
 def _downscale(image: Image.Image) -> tuple[bytes, str, tuple[int, int]]:
+    from PIL import Image
+
     frame = image.convert("RGBA") if image.mode in ("P", "LA", "RGBA", "PA") else image.convert("RGB")
     edge = min(MAX_IMAGE_EDGE, max(frame.size))
     while True:
@@ -146,6 +151,9 @@ def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> list
 
 def pdf_blocks(data: bytes, shown: str, pages: str | None, max_tokens: int) -> list[ContentBlock]:
     """`read_pdf` for a PDF already in memory (WebFetch's downloads); `shown` names it in every message."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -216,6 +224,8 @@ _PDFIUM_LOCK = threading.Lock()
 
 def _render_pages(data: bytes, numbers: list[int]) -> dict[int, ImageBlock | str]:
     """Each page drawn as an image block (its long side PDF_PAGE_EDGE pixels), or why it could not be drawn."""
+    import pypdfium2
+
     if not numbers:
         return {}
     out: dict[int, ImageBlock | str] = {}

@@ -7,42 +7,18 @@ never resolve the name a second time. TLS (SNI and certificate checks) and the H
 
 from __future__ import annotations
 
-import socket
 import ssl
 import zlib
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-import anyio
 import httpcore2
 import httpx2
 
-from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.permissions.network import FetchTarget, proxy_for
+from toolgate.tools._web_deps import FetchLimits, system_tls_context
 
-Resolver = Callable[[str, int], Awaitable[list[str]]]
-
-
-async def system_resolver(host: str, port: int) -> list[str]:
-    infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-@dataclass(frozen=True, slots=True)
-class FetchLimits:
-    connect_seconds: float = 10.0
-    read_seconds: float = 30.0  # the longest silence between two pieces of the body
-    total_seconds: float = 60.0  # the whole fetch, every redirect included
-    max_body_bytes: int = 10 * 1024 * 1024  # after decompression
-    max_redirects: int = 10
-
-
-# Seams for tests (and for a sidecar that wants other limits): names resolve through RESOLVER only.
-RESOLVER: Dep[Resolver] = Dep("web_resolver", lambda _r: system_resolver)
-FETCH_LIMITS: Dep[FetchLimits] = Dep("web_fetch_limits", lambda _r: FetchLimits())
-# The certificates TLS trusts: the system's (through httpx). Tests trust their own loopback certificate.
-TLS_CONTEXT: Dep[Callable[[], ssl.SSLContext]] = Dep("web_tls_context", lambda _r: httpx2.create_ssl_context)
 USER_AGENT = "toolgate-webfetch/0.1 (+a coding agent fetching documentation)"
 
 
@@ -114,7 +90,7 @@ class FetchSession:
 
     environ: Mapping[str, str]
     limits: FetchLimits
-    tls: Callable[[], ssl.SSLContext] = httpx2.create_ssl_context
+    tls: Callable[[], ssl.SSLContext] = system_tls_context
     backend: PinnedBackend = field(default_factory=PinnedBackend)
     _clients: dict[str | None, httpx2.AsyncClient] = field(default_factory=dict)
     _ssl: ssl.SSLContext | None = None

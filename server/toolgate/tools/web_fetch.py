@@ -13,10 +13,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 import anyio
-import httpx2
 from pydantic import Field
 
 from toolgate.core.context import ToolContext
@@ -27,8 +27,11 @@ from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.permission import DomainVerdict, FetchGuard, PermissionCheck, PermissionMode
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
 from toolgate.permissions.network import FetchTarget, UrlRefused, address_problem, leaked_secret, parse_target
-from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, TLS_CONTEXT, FetchSession, read_body
 from toolgate.tools._web_content import Converted, convert, is_known_type, is_text_type, media_type
+from toolgate.tools._web_deps import FETCH_LIMITS, RESOLVER, TLS_CONTEXT
+
+if TYPE_CHECKING:  # the HTTP client (httpx) is imported by the first fetch
+    from toolgate.tools._web_client import FetchSession
 from toolgate.tools._web_secrets import env_secrets, read_secrets
 
 DEFAULT_MAX_CHARS = 40_000
@@ -150,6 +153,10 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
         return PermissionCheck.passthrough()
 
     async def call(self, tool_input: WebFetchInput, ctx: ToolContext) -> Page | Stopped:
+        import httpx2
+
+        from toolgate.tools._web_client import FetchSession
+
         limits = ctx.get(FETCH_LIMITS)
         session = FetchSession(ctx.get(WEB_ENVIRON), limits, ctx.get(TLS_CONTEXT))
         try:
@@ -171,6 +178,8 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
         return await _windowed(result, tool_input, ctx)
 
     async def _fetch(self, target: FetchTarget, session: FetchSession, ctx: ToolContext) -> Page | Stopped:
+        from toolgate.tools._web_client import read_body
+
         requested = target.url
         for _ in range(session.limits.max_redirects + 1):
             await _pin(target, session, ctx)

@@ -41,15 +41,20 @@ def answer_initialize(server):
             yield from subclasses(sub)
     built = sorted({c.__qualname__ for c in subclasses(BaseModel) if c.__dict__.get("__pydantic_complete__")})
     report = {"answer": answer, "modules": sorted(sys.modules), "built": built}
-    if len(sys.argv) > 2:  # then a ping, served on an event loop as the real server serves it
+    if len(sys.argv) > 2:  # then one more request, served on an event loop as the real server serves it
         import asyncio
-        async def ping():
-            ping = {"jsonrpc": "2.0", "id": 2, "method": "toolgate/ping", "params": {}}
-            server.endpoint.receive(json.dumps(ping).encode())
+        method, params = {
+            "ping": ("toolgate/ping", {}),
+            "session": ("toolgate/session/new", {"workspace": sys.argv[1]}),
+        }[sys.argv[2]]
+        async def request():
+            message = {"jsonrpc": "2.0", "id": 2, "method": method, "params": params}
+            server.endpoint.receive(json.dumps(message).encode())
             while b'"id": 2' not in out.data and b'"id":2' not in out.data:
                 await asyncio.sleep(0.01)
-        asyncio.run(asyncio.wait_for(ping(), 30))
-        report["after_ping"] = sorted(sys.modules)
+        asyncio.run(asyncio.wait_for(request(), 60))
+        report["after"] = sorted(sys.modules)
+        report["answer2"] = out.data.decode(errors="replace")[-300:]
     print(json.dumps(report))
     sys.stdout.flush()
     raise SystemExit(0)
@@ -124,6 +129,23 @@ def test_a_ping_is_answered_without_importing_the_session_machinery(tmp_path: Pa
         [sys.executable, "-c", PROBE, str(tmp_path / "storage"), "ping"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    after = set(json.loads(done.stdout)["after_ping"])
+    after = set(json.loads(done.stdout)["after"])
     assert "toolgate.sidecar.server" in after
     assert sorted(name for name in LATER if name in after) == []
+
+
+# Imported by the first call that needs them, not when a session opens (a session opens on the first message).
+FIRST_USE = ("pypdf", "pypdfium2", "PIL", "bs4", "markdownify", "httpx2", "httpcore2")
+
+
+def test_opening_a_session_leaves_the_pdf_image_html_and_http_libraries_for_their_first_use(tmp_path: Path) -> None:
+    storage = tmp_path / "storage"
+    storage.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(storage), "session"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    after = set(report["after"])
+    assert "toolgate.sidecar.editor_sessions" in after and "toolgate.tools.read" in after, report["answer2"]
+    assert sorted(name for name in FIRST_USE if name in after) == []

@@ -18,7 +18,8 @@ from toolgate.core.messages import ImageBlock, TextBlock, ToolResult
 from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, PermissionMode, ReviewAnswer, ReviewRequest
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
-from toolgate.tools._web_client import FETCH_LIMITS, RESOLVER, FetchLimits, PinnedBackend
+from toolgate.tools._web_client import PinnedBackend
+from toolgate.tools._web_deps import FETCH_LIMITS, RESOLVER, FetchLimits
 from toolgate.tools.web_fetch import WEB_ENVIRON
 
 from .web_server import WebServer, serve

@@ -18,7 +18,7 @@ import h2.events
 import pytest
 
 from toolgate.testing import run1
-from toolgate.tools._web_client import TLS_CONTEXT
+from toolgate.tools._web_deps import TLS_CONTEXT
 
 from .test_web_fetch import fetching, ok
 
