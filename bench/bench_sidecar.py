@@ -139,6 +139,7 @@ async def _spawn(report: Report, workdir: Path) -> None:
     }
     served: list[float] = []
     ready: list[float] = []  # the first request after initialize answered: the server is up
+    opened: list[float] = []  # then a session opened: what the first message waits for before it goes anywhere
     for n in range(SPAWNS):  # interleaved, so all of them see the same machine load
         for code, samples in baselines.items():
             start = time.perf_counter()
@@ -154,6 +155,9 @@ async def _spawn(report: Report, workdir: Path) -> None:
         served.append(time.perf_counter() - start)
         await client.request("toolgate/ping", {})
         ready.append(time.perf_counter() - start)
+        opening = time.perf_counter()
+        await client.request("toolgate/session/new", {"workspace": str(workspace)})
+        opened.append(time.perf_counter() - opening)
         await client.close()
     for code, samples in baselines.items():
         report.add(
@@ -176,6 +180,15 @@ async def _spawn(report: Report, workdir: Path) -> None:
             "spawn python -c 'pass'",
             statistics.median(baselines["pass"]) * 1000,
             note=f"median of {SPAWNS}; what the editor waits for before the first thing works",
+        )
+    )
+    report.add(
+        Figure(
+            "sidecar",
+            "toolgate/session/new, the first in a fresh sidecar",
+            statistics.median(opened) * 1000,
+            "ms",
+            note=f"median of {SPAWNS}; imports the runtime, the tools and the permission engine, then builds them",
         )
     )
 
