@@ -70,6 +70,11 @@ class Endpoint:
     def on_notification(self, method: str, handler: NotificationHandler) -> None:
         self._notifications[method] = handler
 
+    @property
+    def busy(self) -> bool:
+        """Whether a request of the client's is being handled."""
+        return bool(self._running)
+
     # --- in ---------------------------------------------------------------------------------------------------------
     def receive(self, item: bytes | FramingError) -> None:
         """Handle one framed message (or a framing failure). Never raises: bad input is answered or logged."""

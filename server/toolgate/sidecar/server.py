@@ -46,6 +46,7 @@ from toolgate.sidecar.rpc_errors import (
     RpcError,
 )
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
+from toolgate.sidecar.warm_up import warm_up
 from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools
 
@@ -84,6 +85,7 @@ class ToolgateServer:
         self._storage_root: Path | None = None
         self._sessions: SessionManager | None = None
         self._turns: set[asyncio.Future[Any]] = set()
+        self._initialized = asyncio.Event()
         # Set by the `exit` notification: the status the process ends with (LSP: 0 after shutdown, else 1).
         self.exit_status: int | None = None
         self._register_lifecycle()
@@ -162,6 +164,7 @@ class ToolgateServer:
         root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
         self.workspace_folders = [Path(path) for uri in params.folder_uris() if (path := file_uri_to_path(uri))]
         self._storage_root = root
+        self._initialized.set()
         logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
         return answer
 
@@ -391,6 +394,7 @@ class ToolgateServer:
                 pass
         serving = asyncio.ensure_future(self._serve_messages(reader))
         stopping = asyncio.ensure_future(stop.wait())
+        warming = asyncio.ensure_future(self._warm_up())
         try:
             await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if serving.done():
@@ -401,10 +405,16 @@ class ToolgateServer:
                 status = 0
         finally:
             stopping.cancel()
+            warming.cancel()
             for signum in handled:
                 loop.remove_signal_handler(signum)
             await self.aclose()
         return status
+
+    async def _warm_up(self) -> None:
+        """Once initialized, import what the first session needs while nothing else goes on (`warm_up`)."""
+        await self._initialized.wait()
+        await warm_up(lambda: self._sessions is None and not self.endpoint.busy)
 
     async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
         async for body in read_messages(reader):
