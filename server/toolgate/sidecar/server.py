@@ -39,11 +39,9 @@ from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.protocol_documents import DOCUMENT_NOTIFICATIONS
 from toolgate.sidecar.rpc import EditorChannel
 from toolgate.sidecar.rpc_errors import (
-    InternalError,
     InvalidParamsError,
     InvalidRequestError,
     NotInitializedError,
-    RpcError,
 )
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.sidecar.warm_up import warm_up
@@ -112,11 +110,7 @@ class ToolgateServer:
                 raise InvalidParamsError(str(exc), data={"errors": exc.errors}) from None
             except SessionError as exc:
                 raise InvalidParamsError(str(exc)) from None
-            except RpcError:
-                raise
-            except Exception as exc:
-                logger.exception("%s failed", name)
-                raise InternalError(f"{name} failed: {type(exc).__name__}: {exc}") from None
+            # Anything else is a bug of ours: the endpoint logs it and answers it as an internal error.
 
         self.endpoint.on_request(name, serve)
 
