@@ -110,6 +110,9 @@ export class ChatController {
       });
     }
     if (state.kind === 'stopped' || state.kind === 'unavailable') this.wasRunning = false;
+    // (Not running, here.) The message in flight went down with the process: the next one must not wait for an
+    // answer that may never come (the old connection does not always reject its pending requests).
+    this.sending = false;
   }
 
   async handle(message: ViewMessage): Promise<void> {
@@ -207,6 +210,7 @@ export class ChatController {
       return;
     }
     this.sending = true;
+    const sentIn = this.epoch;
     try {
       let sessionId: string;
       try {
@@ -227,18 +231,26 @@ export class ChatController {
       } catch (error) {
         if (epoch !== this.epoch || connectionLost(error)) {
           // The sidecar died under the turn: its cards end here; the crash notice says what happened and what to do.
+          // (Unless a newer turn runs by now in the restarted sidecar: that one is not this answer's to end.)
           this.lostTurn = epoch === this.epoch;
-          store.dispatch({ type: 'turnAborted', reason: 'the sidecar stopped', at: this.deps.timers.now() });
+          if (!this.newerTurn(epoch)) {
+            store.dispatch({ type: 'turnAborted', reason: 'the sidecar stopped', at: this.deps.timers.now() });
+          }
         } else {
           this.report(error);
         }
       } finally {
-        store.dispatch({ type: 'busy', busy: false });
+        if (!this.newerTurn(epoch)) store.dispatch({ type: 'busy', busy: false });
       }
       void this.refreshSessions(); // the first message names the session: the picker shows the name
     } finally {
-      this.sending = false;
+      if (sentIn === this.epoch) this.sending = false;
     }
+  }
+
+  /** A turn started after the sidecar this one was sent to went away (whose answer this is not). */
+  private newerTurn(epoch: number): boolean {
+    return epoch !== this.epoch && this.sending;
   }
 
   async interrupt(): Promise<void> {

@@ -248,6 +248,36 @@ describe('ChatController', () => {
     expect(notices[0]).not.toContain('Pending response');
   });
 
+  it('takes the next message after a crash even when the old connection never answers the turn it lost', async () => {
+    let answerLate!: (result: unknown) => void;
+    let sends = 0;
+    const { store, sidecar, controller } = setup({
+      'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
+      'toolgate/session/load': () => ({ sessionId: 's1', mode: 'default', title: '' }),
+      'toolgate/chat/send': () => {
+        sends += 1;
+        // The first turn's answer would only come (if ever) after the restart; the second one is answered.
+        return sends === 1 ? new Promise((resolve) => (answerLate = resolve)) : { stopReason: 'end_turn' };
+      },
+    });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await settle();
+    const lost = controller.handle({ type: 'send', text: 'wait for a long time' });
+    await settle();
+    controller.sidecarChanged({ kind: 'restarting', attempt: 1, maxAttempts: 5, delayMs: 500, reason: 'killed by SIGKILL' });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: true });
+    await settle();
+    await controller.handle({ type: 'send', text: 'make a todo list' });
+    const texts = store.state.items.filter((item) => item.kind === 'notice').map((item) => item.text);
+    expect(texts.some((text) => text.includes('A turn is still running'))).toBe(false);
+    expect(sidecar.calls.filter((call) => call.method === 'toolgate/chat/send')).toHaveLength(2);
+    expect(store.state.busy).toBe(false);
+    // The lost turn's answer arriving now changes nothing.
+    answerLate({ stopReason: 'end_turn' });
+    await lost;
+    expect(store.state.busy).toBe(false);
+  });
+
   it('ends the turn with a word when the sidecar is stopped on purpose in the middle of it', async () => {
     const { store, controller } = setup({
       'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
