@@ -6,7 +6,7 @@ whose envelope is sound), a `Refusal` (the JSON-RPC error the spec gives for it,
 or a `BrokenResponse` (an answer to one of our requests that cannot be read; whoever waits for it must be told).
 
 Nesting is limited to MAX_DEPTH levels, far below what the interpreter can take (`json.loads` gives up near a
-thousand, minus the stack the reader already uses; pygls, cattrs, pydantic and json.dumps recurse too). Depth is
+thousand, minus the stack the reader already uses; pydantic and json.dumps recurse too). Depth is
 measured on the text before anything parses it. A message that is too deep is parsed anyway, by `json.loads` alone
 (its C parser checks the recursion limit and fails cleanly with RecursionError), so that it can be answered with its
 own id and the path to the part that is too deep; a RecursionError is the same refusal, without the id.
@@ -206,7 +206,7 @@ def _envelope(data: dict[str, Any]) -> Decoded:
             f'"id" must be a string or an integer within ±(2^53-1), not {_describe(msg_id)}; the request was not run.',
         )
     params = data.get("params")
-    # null is no structured value, but pygls and others send it for "no params": it counts as absent.
+    # null is no structured value, but some clients (pygls among them) send it for "no params": it counts as absent.
     if params is not None and not isinstance(params, dict | list):
         return Refusal(INVALID_REQUEST, f'"params" must be an object or an array, not {_describe(params)}.', answer_id)
     return Message("request" if has_id else "notification", data)

@@ -1,10 +1,9 @@
 """Stdio framing for the sidecar: LSP base-protocol messages in, a locked writer out.
 
-pygls's own loop silently skips input it cannot frame, can wait forever for a line break after bad framing, and
-reads stdin through the same thread pool as threaded handlers. This loop reads stdin on the event loop (a pipe)
-or on a thread of its own (a file or a tty), resynchronises on the next `Content-Length` after anything it cannot
-frame (logged, and reported to the client as a parse error), caps the size of one message, and ends cleanly at end
-of input.
+Framing must never get stuck or drop a message silently (pygls's loop, which the sidecar used before, did both).
+This loop reads stdin on the event loop (a pipe) or on a thread of its own (a file or a tty), resynchronises on the
+next `Content-Length` after anything it cannot frame (logged, and reported to the client as a parse error), caps the
+size of one message, and ends cleanly at end of input.
 """
 
 from __future__ import annotations
@@ -188,7 +187,7 @@ def _show(value: bytes) -> str:
 
 
 class LockedWriter:
-    """pygls's writer interface over a binary stream, safe to call from any thread.
+    """The endpoint's writer over a binary stream, safe to call from any thread.
 
     Progress may be reported from a worker thread while the event loop answers a request; without the
     lock the two messages' bytes could interleave. A broken pipe means the client is gone (its end of
