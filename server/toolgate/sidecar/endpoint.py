@@ -186,19 +186,15 @@ class Endpoint:
         message: dict[str, Any] = {"jsonrpc": envelope.VERSION, "method": method}
         if params is not None:
             message["params"] = params
-        body = self._encode(message)
-        if body is not None:
-            self._write(body)
+        self._send(message)
 
     def send_request(self, method: str, params: Any, msg_id: MsgId) -> asyncio.Future[Any]:
         """Ask the client; the future ends with its answer (a result, or an `ErrorAnswer`). On the event loop."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        body = self._encode({"jsonrpc": envelope.VERSION, "id": msg_id, "method": method, "params": params})
-        if body is None:
-            future.set_exception(InternalError(f"The {method} request could not be written as JSON."))
-            return future
         self._waiting[msg_id] = future
-        self._write(body)
+        if not self._send({"jsonrpc": envelope.VERSION, "id": msg_id, "method": method, "params": params}):
+            del self._waiting[msg_id]
+            future.set_exception(InternalError(f"The {method} request could not be written as JSON."))
         return future
 
     def forget(self, msg_id: MsgId) -> None:
@@ -206,26 +202,25 @@ class Endpoint:
         self._waiting.pop(msg_id, None)
 
     def _respond(self, msg_id: MsgId, result: Any) -> None:
-        body = self._encode({"jsonrpc": envelope.VERSION, "id": msg_id, "result": result})
-        if body is None:
-            error = InternalError("The answer could not be written as JSON; see the sidecar's log.")
-            body = self._encode({"jsonrpc": envelope.VERSION, "id": msg_id, "error": error.wire()})
-        if body is not None:
-            self._write(body)
+        if not self._send({"jsonrpc": envelope.VERSION, "id": msg_id, "result": result}):
+            self._send_error(
+                msg_id, InternalError.code, "The answer could not be written as JSON; see the sidecar's log."
+            )
 
     def _respond_error(self, msg_id: MsgId | None, error: RpcError) -> None:
-        body = self._encode({"jsonrpc": envelope.VERSION, "id": msg_id, "error": error.wire()})
-        if body is None:  # its data would not serialise: the words alone still answer
-            self._send_error(msg_id, error.wire()["code"], error.message)
-        else:
-            self._write(body)
+        if not self._send({"jsonrpc": envelope.VERSION, "id": msg_id, "error": error.wire()}):
+            self._send_error(msg_id, error.code, error.message)  # its data would not serialise: the words still answer
 
     def _send_error(self, msg_id: MsgId | None, code: int, message: str) -> None:
         # `"id": null` when the id is unknown, as the spec asks for an error that answers no request it can name.
-        error = {"code": code, "message": message}
-        body = self._encode({"jsonrpc": envelope.VERSION, "id": msg_id, "error": error})
+        self._send({"jsonrpc": envelope.VERSION, "id": msg_id, "error": {"code": code, "message": message}})
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        """Write one message; False (and logged) when it cannot be written as JSON."""
+        body = self._encode(message)
         if body is not None:
             self._write(body)
+        return body is not None
 
     def _encode(self, message: dict[str, Any]) -> bytes | None:
         """Strict JSON (no NaN, no Infinity): a value JSON cannot hold never reaches the client."""

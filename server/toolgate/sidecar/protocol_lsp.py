@@ -40,11 +40,9 @@ class WorkspaceFolder(LspModel):
 class InitializeParams(LspModel):
     """What the sidecar reads of `initialize`: where the workspace is, and its own options."""
 
-    process_id: int | None = None
     root_uri: str | None = None
     workspace_folders: list[WorkspaceFolder] | None = None
     initialization_options: Any = None
-    capabilities: dict[str, Any] = Field(default_factory=dict)
 
     def folder_uris(self) -> list[str]:
         """The workspace folders, or the root for a client that only names one (LSP before 3.6)."""

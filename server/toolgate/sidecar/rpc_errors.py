@@ -6,13 +6,13 @@ is answered as an internal error (the traceback goes to the log, never onto the 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 
 class RpcError(Exception):
     """An error answer: `code` as JSON-RPC 2.0 / LSP define it, `message` in words a person can act on."""
 
-    code: ClassVar[int] = -32603
+    code: int = -32603
 
     def __init__(self, message: str, data: Any = None) -> None:
         super().__init__(message)
@@ -59,10 +59,7 @@ class ErrorAnswer(RpcError):
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message, data)
-        self.answer_code = code
-
-    def wire(self) -> dict[str, Any]:
-        return {**super().wire(), "code": self.answer_code}
+        self.code = code
 
     def __str__(self) -> str:
-        return f"{self.message} (error {self.answer_code})"
+        return f"{self.message} (error {self.code})"

@@ -44,7 +44,7 @@ from toolgate.sidecar.rpc_errors import (
     NotInitializedError,
 )
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
-from toolgate.sidecar.warm_up import warm_up
+from toolgate.sidecar.warm_up import SESSION_MODULES, importing, warm_up
 from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools
 
@@ -164,7 +164,6 @@ class ToolgateServer:
 
     def _shutdown(self, _params: Any) -> None:
         self.endpoint.refusing = "The server is shutting down."
-        return None
 
     def _exit(self, _params: Any) -> None:
         self.exit_status = 0 if self.endpoint.refusing is not None else 1
@@ -408,7 +407,9 @@ class ToolgateServer:
     async def _warm_up(self) -> None:
         """Once initialized, import what the first session needs while nothing else goes on (`warm_up`)."""
         await self._initialized.wait()
-        await warm_up(lambda: self._sessions is None and not self.endpoint.busy)
+        # Building the tools imports every tool module (tools/__init__ knows which); it is what a session does first.
+        steps = [*importing(SESSION_MODULES), self.tools_factory]
+        await warm_up(lambda: self._sessions is None and not self.endpoint.busy, steps)
 
     async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
         async for body in read_messages(reader):

@@ -1,8 +1,8 @@
 """The built-in tools, one per module, all the same shape (see `toolgate.core.tool.Tool`).
 
-The tool modules are imported when the tools are first built, not when this package is: importing one
-tool module (the sidecar's protocol needs `todo_write`'s model) must not pull in every tool's libraries
-(bashlex, pypdf, PIL, httpx, markdownify), which would slow every editor window's start.
+The tool modules are imported when the tools are first built, not when this package is: importing the package
+must not pull in every tool's machinery, which would slow every editor window's start. (Each tool module in turn
+imports its heavy libraries — pypdf, PIL, httpx, markdownify — only when a call needs them.)
 """
 
 from __future__ import annotations

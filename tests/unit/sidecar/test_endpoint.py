@@ -122,7 +122,7 @@ async def test_our_request_ends_with_the_client_s_result_or_error(endpoint: Endp
     assert await first == {"yes": True}
     with pytest.raises(ErrorAnswer, match="no thanks") as raised:
         await second
-    assert raised.value.answer_code == 7
+    assert raised.value.code == 7
 
 
 async def test_an_unreadable_answer_still_ends_our_request(endpoint: Endpoint, out: Collect) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgate.sidecar.warm_up import SESSION_MODULES, warm_up
+from toolgate.sidecar.warm_up import SESSION_MODULES, importing, warm_up
 
 
 @pytest.fixture
@@ -26,13 +26,13 @@ def modules(tmp_path: Path) -> Iterator[list[str]]:
 
 
 async def test_it_imports_every_module_while_idle(modules: list[str]) -> None:
-    assert await warm_up(lambda: True, modules, after=0) == 3
+    assert await warm_up(lambda: True, importing(modules), after=0) == 3
     assert all(name in sys.modules for name in modules)
 
 
 async def test_it_stops_as_soon_as_the_sidecar_is_busy(modules: list[str]) -> None:
     answers = iter([True, False, True])
-    assert await warm_up(lambda: next(answers), modules, after=0) == 1
+    assert await warm_up(lambda: next(answers), importing(modules), after=0) == 1
     assert modules[0] in sys.modules and modules[1] not in sys.modules and modules[2] not in sys.modules
 
 
@@ -41,10 +41,10 @@ async def test_a_module_that_fails_to_import_ends_the_warm_up_quietly(
 ) -> None:
     (tmp_path / "warm_probe_broken.py").write_text("raise RuntimeError('broken install')\n")
     try:
-        assert await warm_up(lambda: True, [modules[0], "warm_probe_broken", modules[1]], after=0) == 1
+        assert await warm_up(lambda: True, importing([modules[0], "warm_probe_broken", modules[1]]), after=0) == 1
     finally:
         sys.modules.pop("warm_probe_broken", None)
-    assert modules[1] not in sys.modules and "warming up warm_probe_broken failed" in caplog.text
+    assert modules[1] not in sys.modules and "warming up failed" in caplog.text and "warm_probe_broken" in caplog.text
 
 
 def test_every_module_it_warms_exists() -> None:
