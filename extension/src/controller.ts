@@ -266,9 +266,8 @@ export class ChatController {
 
   async newSession(): Promise<void> {
     if (this.deps.store.state.busy) await this.interrupt();
-    this.sessionStarting = undefined;
     try {
-      await this.startSession();
+      await this.opening(this.startSession());
     } catch (error) {
       this.report(error);
     }
@@ -448,13 +447,21 @@ export class ChatController {
 
   /** The current session, creating one (in the default mode) when there is none. Throws when that fails. */
   private async ensureSession(): Promise<string> {
+    // A session being opened (New was pressed, or an earlier message opens one) is the one a message sent now
+    // belongs to: not the one still on screen, and not a second new one.
+    if (this.sessionStarting) return this.sessionStarting;
     const current = this.deps.store.state.sessionId;
     if (current) return current;
-    this.sessionStarting ??= this.startSession();
+    return this.opening(this.startSession());
+  }
+
+  /** Remember a session being opened until it is open, for `ensureSession`. */
+  private async opening(starting: Promise<string>): Promise<string> {
+    this.sessionStarting = starting;
     try {
-      return await this.sessionStarting;
+      return await starting;
     } finally {
-      this.sessionStarting = undefined;
+      if (this.sessionStarting === starting) this.sessionStarting = undefined;
     }
   }
 

@@ -401,6 +401,29 @@ describe('ChatController', () => {
     expect(store.state.items).toMatchObject([{ kind: 'user', text: 'first' }]);
   });
 
+  it('sends a message typed while New opens a session to that session, not the old one or a third', async () => {
+    let open: (info: { sessionId: string; mode: string; title: string }) => void = () => undefined;
+    const { store, sidecar, controller } = setup({
+      'toolgate/session/new': () => new Promise((resolve) => (open = resolve)),
+      'toolgate/session/list': () => ({ sessions: [] }),
+      'toolgate/chat/send': () => ({ stopReason: 'end_turn' }),
+    });
+    store.dispatch({ type: 'sessionOpened', sessionId: 'old', mode: 'default', messages: [], todos: [], busy: false });
+    const pressedNew = controller.handle({ type: 'newSession' });
+    const sent = controller.handle({ type: 'send', text: 'hi' });
+    await settle();
+    expect(sidecar.calls.filter((call) => call.method === 'toolgate/chat/send')).toEqual([]);
+    open({ sessionId: 'fresh', mode: 'acceptEdits', title: '' });
+    await Promise.all([pressedNew, sent]);
+    expect(sidecar.calls.filter((call) => call.method === 'toolgate/session/new')).toHaveLength(1);
+    expect(sidecar.calls.find((call) => call.method === 'toolgate/chat/send')?.params).toEqual({
+      sessionId: 'fresh',
+      text: 'hi',
+    });
+    expect(store.state.sessionId).toBe('fresh');
+    expect(store.state.items.map((item) => [item.kind, 'text' in item ? item.text : ''])).toEqual([['user', 'hi']]);
+  });
+
   it('shows the settings problems of a new session in the banner', async () => {
     const broken = '/ws/.toolgate/settings.json:3:14: permissions.allow: Input should be a valid list';
     const { store, controller } = setup({

@@ -83,7 +83,24 @@ def screenshot_on_failure(request: pytest.FixtureRequest) -> Iterator[None]:
     bench: Workbench = request.getfixturevalue("workbench")
     with contextlib.suppress(Exception):
         bench.shot(f"FAILED-{slug(request.node.name)}")
+    # What the panel said comes first: it is what a reader of a CI log needs to tell a bug from a slow machine.
+    with contextlib.suppress(Exception):
+        print(f"chat panel text:\n{bench.chat.locator('body').inner_text(timeout=5_000)[-4000:]}")
+    if isinstance(bench.server, CodeServer):
+        with contextlib.suppress(Exception):
+            print("toolgate output (last lines):\n" + "\n".join(bench.server.output_log("toolgate").splitlines()[-40:]))
     print(f"code-server log (last lines):\n{bench.server.log_tail()}")
+    close_leftovers(bench)
+
+
+def close_leftovers(bench: Workbench) -> None:
+    """A failed test can leave a quick input (the API key box ignores focus loss) or a modal dialog open, and
+    the window is shared: close them so the next test starts from the window it expects."""
+    for selector in (".quick-input-widget input.input", ".monaco-dialog-box"):
+        with contextlib.suppress(Exception):
+            leftover = bench.page.locator(selector).first
+            if leftover.is_visible():
+                leftover.press("Escape", timeout=5_000)
 
 
 def slug(text: str) -> str:

@@ -169,9 +169,9 @@ def test_diff_review_accept_with_the_persons_edit(
     workbench.shot("25-diff-review")
 
     # The person changes the proposal in the diff editor before accepting it.
-    page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="name or 'world'").click()
-    page.keyboard.press("End")
-    page.keyboard.type("  # reviewed")
+    workbench.type_at_end_of(
+        page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="name or 'world'"), "  # reviewed"
+    )
     expect(modified).to_contain_text("# reviewed")
     assert target.read_text() == before  # editing the proposal does not touch the real file
     page.get_by_role("button", name="Accept Proposed Change").click()

@@ -75,9 +75,7 @@ def test_a_reopened_session_draws_its_cards_outcomes_and_todos_as_live(
 
     review = chat.locator(".review-pending").last
     expect(review).to_contain_text("notes.md")
-    page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="one").click()
-    page.keyboard.press("End")
-    page.keyboard.type(" (mine)")
+    workbench.type_at_end_of(page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="one"), " (mine)")
     review.get_by_role("button", name="Accept", exact=True).click()
     wait_for(lambda: notes.exists(), 30, "the sidecar to write the accepted file")
     expect(chat.locator(".review-accepted").last).to_contain_text("Accepted with your edits to notes.md.")

@@ -109,9 +109,9 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     expect(tab).to_be_visible()
     target = hello
     assert not target.exists()  # nothing is written before Accept
-    page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="print('hello')").click()
-    page.keyboard.press("End")
-    page.keyboard.type("  # reviewed")
+    workbench.type_at_end_of(
+        page.locator(".monaco-diff-editor .editor.modified .view-line", has_text="print('hello')"), "  # reviewed"
+    )
     workbench.shot("41-real-diff-review")
     review.get_by_role("button", name="Accept", exact=True).click()
     wait_for(lambda: target.exists(), 30, "the sidecar to write the accepted file")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Protocol
 
 from codeserver import REPO
-from playwright.sync_api import FrameLocator, Locator, Page
+from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 SHOTS = REPO / "test-results" / "e2e"
 CHROMIUM = "/usr/bin/chromium"
@@ -27,7 +28,8 @@ TIMEOUT_MS = 30_000
 class Server(Protocol):
     """A running code-server: ours (codeserver.CodeServer), or one a launcher started in another process."""
 
-    url: str
+    @property
+    def url(self) -> str: ...
 
     def log_tail(self, lines: int = 40) -> str: ...
 
@@ -74,6 +76,16 @@ class Workbench:
         """Run a command by its title from the command palette."""
         rows = self.quick_open(title)
         rows.filter(has_text=title).first.click()
+
+    def type_at_end_of(self, line: Locator, text: str) -> None:
+        """Type `text` at the end of an editor's line, as a person does: click the line, then, once that editor has
+        the keyboard, End and the text. (On a slow machine the click lands before the editor takes focus, and keys
+        pressed at once go wherever the focus still is.)"""
+        line.click()
+        editor = line.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), ' monaco-editor ')][1]")
+        expect(editor).to_have_class(re.compile(r"\bfocused\b"))
+        self.page.keyboard.press("End")
+        self.page.keyboard.type(text)
 
     def shot(self, name: str) -> Path:
         # A toast or panel still sliding in would be caught half-way: wait for the finite animations (blinking
