@@ -35,6 +35,8 @@ export interface CommandDeps {
   files: Pick<SettingsFileOpener, 'openSettingsFile'>;
   /** The problems the chat's banner shows now (an "Open file" button names one by its index). */
   settingsProblems: () => readonly SettingsProblem[];
+  /** The chat view: Open Chat puts the keyboard in its composer (once its script runs, in a fresh window). */
+  chat: { focusComposer(): void };
 }
 
 /** What the chat's buttons may ask the extension to do, besides chatting. */
@@ -47,6 +49,9 @@ export class Commands {
 
   async openChat(): Promise<void> {
     await this.deps.vscode.executeCommand('toolgate.chat.focus');
+    // Focusing the view focuses its frame; the composer inside is asked for too, because a view whose script is
+    // still loading misses the frame's focus event (the keyboard demo typed into nothing in a fresh window).
+    this.deps.chat.focusComposer();
   }
 
   async setApiKey(): Promise<void> {

@@ -178,6 +178,7 @@ export function activate(context: vscode.ExtensionContext): void {
     rules: rulesView,
     files,
     settingsProblems: () => store.state.settingsProblems,
+    chat: chatView,
   });
   const checkpoints = new CheckpointController({
     store,

@@ -41,6 +41,7 @@ function setup(problems: SettingsProblem[] = []) {
     },
     showLog: () => shown.push('log'),
     settingsProblems: () => problems,
+    chat: { focusComposer: () => shown.push('composer') },
   } as unknown as CommandDeps;
   return { commands: new Commands(deps), executed, toController, opened, shown, restarted };
 }
@@ -63,7 +64,7 @@ describe('Commands', () => {
   });
 
   it('answers the review of the diff editor by keybinding, then gives the keyboard back to the chat', async () => {
-    const { commands, executed } = setup();
+    const { commands, executed, shown } = setup();
     const answered: string[] = [];
     const deps = (commands as unknown as { deps: CommandDeps }).deps;
     Object.assign(deps, {
@@ -73,6 +74,7 @@ describe('Commands', () => {
     await commands.answerReview('accept', undefined);
     expect(answered).toEqual(['accept r1']);
     expect(executed).toEqual([['toolgate.chat.focus']]);
+    expect(shown).toEqual(['composer']); // the composer too, not only the view's frame
   });
 
   it('opens the file of the settings problem clicked in the banner, at its place', async () => {
