@@ -324,3 +324,35 @@ async def test_a_diff_review_answered_with_accept_edits_lets_the_next_edit_throu
     history = await history_in_a_new_sidecar(storage, workspace, session_id)
     [review] = history["decisions"]
     assert (review["kind"], review["decision"], review["accepted_edits"]) == ("review", "accept", True)
+
+
+async def test_a_session_another_process_is_changing_can_be_shown_but_not_changed(
+    sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(mock_model, [{"text": "First answer."}, {"text": "Second answer."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "hi"})
+
+    # This sidecar had a turn in it: the session is its own now. Another editor window shows it, and is told, in
+    # words, why it cannot send to it.
+    second = await start_client(TEST_SERVER)
+    try:
+        await initialize(second, storage, workspace)
+        await configure(second, mock)
+        await second.call(p.SESSION_LOAD, {"sessionId": session_id})
+        history = await second.call(p.CHAT_HISTORY, {"sessionId": session_id})
+        assert [m["role"] for m in history["messages"]] == ["user", "assistant"]
+        with pytest.raises(JsonRpcException, match=r"open in another toolgate process \(an editor's sidecar, pid \d+"):
+            await second.call(p.CHAT_SEND, {"sessionId": session_id, "text": "from the other window"})
+        with pytest.raises(JsonRpcException, match="cannot be deleted now"):
+            await second.call(p.SESSION_DELETE, {"sessionId": session_id})
+        history = await second.call(p.CHAT_HISTORY, {"sessionId": session_id})  # still open there, as it was
+        assert [m["role"] for m in history["messages"]] == ["user", "assistant"]
+    finally:
+        await stop_client(second)
+    history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    assert "from the other window" not in str(history["messages"])  # nothing of it reached the transcript
+    assert len(mock.requests) == 1
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "still mine"})  # the owner goes on
+    assert len(mock.requests) == 2

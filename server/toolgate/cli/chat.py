@@ -10,6 +10,7 @@ ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL); nothing secret is written 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -42,7 +43,8 @@ from toolgate.cli.options import (
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.session import McpOptions
 from toolgate.runtime import RuntimeOptions
-from toolgate.session_files import SessionFiles, SessionNotFound
+from toolgate.session_files import SessionFiles, SessionMeta, SessionNotFound
+from toolgate.session_lease import SessionInUse, hold_session
 from toolgate.shell.sandbox.settings import SandboxRequest
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
@@ -93,30 +95,44 @@ def chat_command(args: argparse.Namespace) -> int:
     # A new session starts in --permission-mode, else the settings' defaultMode; a resumed one keeps its mode
     # unless --permission-mode says otherwise.
     mode = default_mode(args, workspace, files) if not args.resume or args.permission_mode else None
-    try:
-        chat, meta = open_chat(
-            store,
-            provider,
-            NonInteractiveApprover(),
-            workspace=workspace,
-            resume=args.resume,
-            runtime=RuntimeOptions(
-                session_id=args.session_id,
-                mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
-                additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
-                rules=rules,
-                settings_files=files,
-                trust_workspace=workspace_trust(args),
-                sandbox=SandboxRequest(args.sandbox),
-                # The approved MCP servers start with the first turn; approvals live under the data root.
-                mcp=McpOptions(data_dir=store.root, trust_workspace=workspace_trust(args)),
-            ),
-            max_turns=args.max_turns,
-        )
-    except SessionNotFound as exc:
-        raise UsageError(f"cannot resume: {exc}") from None
-    except (FileExistsError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+    # The session is this process's alone while it runs: no rewind cuts its transcript, no other chat or editor
+    # appends to it (toolgate.session_lease). A resumed one is taken before it is opened, which may repair it.
+    with contextlib.ExitStack() as held:
+        try:
+            if args.resume and store.exists(args.resume):
+                held.enter_context(hold_session(store.session_dir(args.resume), "toolgate chat", doing="resumed"))
+            chat, meta = open_chat(
+                store,
+                provider,
+                NonInteractiveApprover(),
+                workspace=workspace,
+                resume=args.resume,
+                runtime=RuntimeOptions(
+                    session_id=args.session_id,
+                    mode=mode,  # a resumed session gets this run's mode too: permissions are per invocation
+                    additional_dirs=[d.expanduser().resolve() for d in args.add_dir],
+                    rules=rules,
+                    settings_files=files,
+                    trust_workspace=workspace_trust(args),
+                    sandbox=SandboxRequest(args.sandbox),
+                    # The approved MCP servers start with the first turn; approvals live under the data root.
+                    mcp=McpOptions(data_dir=store.root, trust_workspace=workspace_trust(args)),
+                ),
+                max_turns=args.max_turns,
+            )
+        except SessionInUse as exc:
+            print(f"toolgate chat: {exc}", file=sys.stderr)
+            return 1
+        except SessionNotFound as exc:
+            raise UsageError(f"cannot resume: {exc}") from None
+        except (FileExistsError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if not args.resume:  # a new session: nobody else knows its id yet
+            held.enter_context(hold_session(store.session_dir(meta.id), "toolgate chat", doing="resumed"))
+        return _chat(args, chat, meta, workspace, prompt)
+
+
+def _chat(args: argparse.Namespace, chat: AgentChat, meta: SessionMeta, workspace: Path, prompt: str) -> int:
     report_problems(chat.runtime.permissions)
     report_sandbox_problems(chat.runtime)
     if args.resume and args.workspace and Path(meta.workspace) != workspace:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -98,6 +99,7 @@ def rewind_command(args: argparse.Namespace) -> int:
     from toolgate.checkpoints.models import CheckpointError
     from toolgate.checkpoints.rewind import rewind
     from toolgate.session_files import SessionFiles
+    from toolgate.session_lease import SessionInUse, hold_session
 
     what: RestoreWhat = args.what or "code"
     try:
@@ -105,11 +107,16 @@ def rewind_command(args: argparse.Namespace) -> int:
         files = SessionFiles(_root(args))
         # A chat session has a transcript to rewind; a run-tools session has only files.
         transcript = files.transcript_path(args.session) if files.exists(args.session) else None
-        turn = max((c.turn for c in store.checkpoints(args.session)), default=0)
-        report, _ = rewind(
-            store, args.session, args.to, what=what, transcript=transcript, turn=turn, dry_run=args.dry_run
-        )
-    except CheckpointError as exc:
+        # Not under a chat that is appending to it (here or in an editor): that one's lease says so. A dry run
+        # changes nothing and needs none.
+        with contextlib.ExitStack() as held:
+            if transcript is not None and not args.dry_run:
+                held.enter_context(hold_session(files.session_dir(args.session), "toolgate rewind", doing="rewound"))
+            turn = max((c.turn for c in store.checkpoints(args.session)), default=0)
+            report, _ = rewind(
+                store, args.session, args.to, what=what, transcript=transcript, turn=turn, dry_run=args.dry_run
+            )
+    except (CheckpointError, SessionInUse) as exc:
         print(f"toolgate rewind: {exc}", file=sys.stderr)
         return 1
     verb = "would restore" if report.dry_run else "restored"

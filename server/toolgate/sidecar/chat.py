@@ -75,6 +75,7 @@ class ChatHost:
     # --- chats ------------------------------------------------------------------------------------------------
     def chat_for(self, live: EditorSession) -> AgentChat:
         if live.chat is None:
+            live.claim()  # opening the chat may repair its transcript (a crash left calls unanswered)
             sessions = self._sessions()
             chat = attach_chat(live.runtime, make_provider(self.config), sessions.store, live.meta)
             session_id = live.id

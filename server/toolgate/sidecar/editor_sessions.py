@@ -31,6 +31,7 @@ from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
 from toolgate.session_files import META_FILE, SessionError, SessionFiles, SessionMeta, SessionNotFound
+from toolgate.session_lease import SessionInUse, SessionLease, hold_session
 from toolgate.shell.sandbox.runtime import SANDBOX
 from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 from toolgate.sidecar.settings_answer import settings_answer
@@ -67,6 +68,9 @@ class EditorSession:
         self.meta = meta
         self.store = store
         self.runtime = runtime
+        # This process's hold on the session (toolgate.session_lease), from its first turn until it is closed:
+        # showing a session needs none (another window may show it too), changing its transcript does.
+        self._lease: SessionLease | None = None
         self.chat: AgentChat | None = None  # created on the first chat request (sidecar/chat.py)
         self.closed = False
         self._turn_lock = anyio.Lock()
@@ -90,6 +94,18 @@ class EditorSession:
         sandbox = self.runtime.session.deps.get(SANDBOX).state()
         return settings_answer(self.runtime.permissions, self.id, self.mode, self.meta.review_edits, sandbox)
 
+    def claim(self) -> None:
+        """Make the session this process's before its transcript or files change (a turn, a rewind, a repair).
+        Refused, in words, while another process (a `toolgate chat`, another editor window) has it."""
+        if self._lease is not None:
+            return
+        try:
+            self._lease = hold_session(self.store.session_dir(self.id), "an editor's sidecar", doing="changed")
+        except SessionInUse as exc:
+            raise SessionError(str(exc)) from None
+        except FileNotFoundError:
+            raise SessionError(f"Session {self.id} was deleted (its files are gone); start a new one.") from None
+
     async def run_tools(self, uses: Sequence[ToolUse], token: CancelToken) -> list[ToolResult]:
         """Run one turn of tool calls (`toolgate/tools/run`). Turns of one session run one after another, chat
         turns included; `token` interrupts this one."""
@@ -98,6 +114,8 @@ class EditorSession:
             async with self._turn_lock:
                 if self.closed:
                     token.cancel()  # deleted while this turn waited: every call gets a "not run" result
+                else:
+                    self.claim()
                 return await self.runtime.orchestrator.run_turn(uses, token)
         finally:
             self._running.discard(token)
@@ -111,6 +129,7 @@ class EditorSession:
         async with self._turn_lock:
             if self.closed:
                 raise SessionError(f"Session {self.id} was closed before the message could be answered.")
+            self.claim()
             try:
                 return await chat.send(text)
             finally:
@@ -124,6 +143,7 @@ class EditorSession:
         if self._turn_lock.locked() or (self.chat is not None and self.chat.busy):
             raise SessionError("A turn is running in this session; interrupt it or wait for it to finish first.")
         async with self._turn_lock:
+            self.claim()
             yield
 
     def cancel_turns(self) -> None:
@@ -182,6 +202,8 @@ class EditorSession:
         finally:
             if self._touch_pending:
                 self._touch(force=True)
+            if self._lease is not None:
+                self._lease.release()
             if not waiting.cancelled_caught:
                 self._turn_lock.release()
 
@@ -237,15 +259,28 @@ class SessionManager:
         return sorted(infos, key=lambda s: s.updated_at, reverse=True)
 
     async def delete(self, session_id: str) -> None:
-        live = self._live.pop(session_id, None)
+        live = self._live.get(session_id)
         if live is None and not self.store.exists(session_id):
             raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.")
+        # Held until the files are gone: a session another process is changing is not this one's to delete, and
+        # none may start changing it while it goes. (Counted: a hold of this process's own session is its own.)
+        try:
+            lease = hold_session(self.store.session_dir(session_id), "an editor's sidecar", doing="deleted")
+        except SessionInUse as exc:
+            raise SessionError(str(exc)) from None
+        except FileNotFoundError:  # the directory went with a deletion from elsewhere
+            lease = None
+        self._live.pop(session_id, None)
         # Half a deletion (closed but not removed, or the reverse) would be worse than none: finish it.
-        with anyio.CancelScope(shield=True):
-            if live is not None:
-                await live.aclose()
-            with contextlib.suppress(SessionNotFound):  # no directory left: closing it was all there was to do
-                self.store.delete(session_id)
+        try:
+            with anyio.CancelScope(shield=True):
+                if live is not None:
+                    await live.aclose()
+                with contextlib.suppress(SessionNotFound):  # no directory left: closing it was all there was to do
+                    self.store.delete(session_id)
+        finally:
+            if lease is not None:
+                lease.release()
 
     def open_sessions(self) -> tuple[EditorSession, ...]:
         return tuple(self._live.values())

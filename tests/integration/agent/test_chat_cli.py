@@ -244,3 +244,56 @@ def test_edits_follow_the_permission_mode_and_rules(
     assert (workspace / "a.txt").read_text() == expected
     assert result.get("is_error", False) == bool(words)
     assert words in str(result["content"])
+
+
+def test_while_a_chat_runs_its_session_cannot_be_resumed_or_rewound_elsewhere(
+    env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat]
+) -> None:
+    with MockModelServer([{"text": "Let me th", "hang": True}, {"text": "Here I am."}]) as mock:
+        run_env = anthropic_env(env, mock)
+        common = ["--workspace", str(workspace), "--data-dir", str(data_dir), "--output-format", "stream-json"]
+        first = Chat(["first question", *common], run_env)
+        chats.append(first)
+        session_id = ""
+        for line in first.lines():
+            session_id = session_id or line.get("session_id", "")
+            if line["type"] == "text_delta":
+                break  # answering, and appending to the transcript
+
+        transcript = data_dir / "sessions" / session_id / "transcript.jsonl"
+        said = transcript.read_bytes()
+        second = Chat(["second question", "--resume", session_id, *common], run_env)
+        chats.append(second)
+        code, _, err = second.finish()
+        assert code == 1
+        assert f"open in another toolgate process (toolgate chat, pid {first.process.pid}" in err
+        assert "cannot be resumed now" in err
+        rewind = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "toolgate",
+                "rewind",
+                "--session",
+                session_id,
+                "--to",
+                "000001",
+                "--conversation",
+                "--data-dir",
+                str(data_dir),
+            ],
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert rewind.returncode == 1 and "cannot be rewound now" in rewind.stderr, rewind.stderr
+        assert transcript.read_bytes() == said  # neither touched the running chat's transcript
+        assert len(mock.requests) == 1
+
+        first.close()  # killed: the kernel lets go of its lease
+        third = Chat(["second question", "--resume", session_id, *common], run_env)
+        chats.append(third)
+        code, _, err = third.finish()
+        assert code == 0, err

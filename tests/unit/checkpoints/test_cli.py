@@ -100,3 +100,48 @@ async def test_rewind_conversation_and_both_cut_the_transcript_and_say_how_to_un
     both = _toolgate("rewind", *common, "--to", "000001", "--both")
     assert both.returncode == 0, both.stderr
     assert transcript.read_text() == "" and (workspace / "f.txt").read_text() == "one\n"
+
+
+def test_rewind_is_refused_while_another_process_has_the_session_and_a_dry_run_is_not(
+    tmp_path: Path, workspace: Path
+) -> None:
+    data = tmp_path / "data"
+    files = SessionFiles(data)
+    files.create(workspace, session_id="chat-2")
+    store = CheckpointStore(data, workspace)
+    (workspace / "f.txt").write_text("one\n")
+    store.create("chat-2", turn=1, kind="turn")
+    (workspace / "f.txt").write_text("two\n")
+    store.create("chat-2", turn=1, tool_use_id="toolu_1")
+    common = ("--session", "chat-2", "--data-dir", str(data), "--to", "000001")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_SESSION, str(files.session_dir("chat-2"))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        refused = _toolgate("rewind", *common)
+        assert refused.returncode == 1
+        assert refused.stderr.startswith("toolgate rewind: Session chat-2 is open in another toolgate process")
+        assert f"toolgate chat, pid {holder.pid}" in refused.stderr
+        assert (workspace / "f.txt").read_text() == "two\n"  # nothing was restored
+        assert "would restore 1 file(s)" in _toolgate("rewind", *common, "--dry-run").stdout
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    done = _toolgate("rewind", *common)
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "f.txt").read_text() == "one\n"
+
+
+HOLD_SESSION = """
+import sys
+from pathlib import Path
+from toolgate.session_lease import hold_session
+hold_session(Path(sys.argv[1]), "toolgate chat", doing="resumed")
+print("held", flush=True)
+sys.stdin.read()
+"""
