@@ -74,6 +74,18 @@ def chats() -> Iterator[list[Chat]]:
         chat.close()
 
 
+def answering(chats: list[Chat], args: list[str], env: dict[str, str]) -> tuple[Chat, str]:
+    """A `--output-format stream-json` chat, once it streams its answer; with its session id."""
+    chat = Chat(args, env)
+    chats.append(chat)
+    session_id = ""
+    for line in chat.lines():
+        session_id = session_id or line.get("session_id", "")
+        if line["type"] == "text_delta":
+            return chat, session_id
+    raise AssertionError(f"the chat ended before it answered: {chat.finish()}")
+
+
 def anthropic_env(env: dict[str, str], mock: MockModelServer) -> dict[str, str]:
     return {**env, "ANTHROPIC_BASE_URL": mock.url, "ANTHROPIC_API_KEY": "test-key"}
 
@@ -162,15 +174,8 @@ def test_resume_after_a_crash_while_streaming(
     with MockModelServer([{"text": "Let me th", "hang": True}, {"text": "Here I am."}]) as mock:
         run_env = anthropic_env(env, mock)
         common = ["--workspace", str(workspace), "--data-dir", str(data_dir), "--output-format", "stream-json"]
-        first = Chat(["first question", *common], run_env)
-        chats.append(first)
-        session_id = ""
-        for line in first.lines():
-            session_id = session_id or line.get("session_id", "")
-            if line["type"] == "text_delta":
-                first.kill()
-                break
-        first.close()
+        first, session_id = answering(chats, ["first question", *common], run_env)
+        first.close()  # killed while it streams
 
         second = Chat(["second question", "--resume", session_id, *common], run_env)
         chats.append(second)
@@ -252,13 +257,7 @@ def test_while_a_chat_runs_its_session_cannot_be_resumed_or_rewound_elsewhere(
     with MockModelServer([{"text": "Let me th", "hang": True}, {"text": "Here I am."}]) as mock:
         run_env = anthropic_env(env, mock)
         common = ["--workspace", str(workspace), "--data-dir", str(data_dir), "--output-format", "stream-json"]
-        first = Chat(["first question", *common], run_env)
-        chats.append(first)
-        session_id = ""
-        for line in first.lines():
-            session_id = session_id or line.get("session_id", "")
-            if line["type"] == "text_delta":
-                break  # answering, and appending to the transcript
+        first, session_id = answering(chats, ["first question", *common], run_env)  # appending to its transcript
 
         transcript = data_dir / "sessions" / session_id / "transcript.jsonl"
         said = transcript.read_bytes()
