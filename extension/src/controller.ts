@@ -110,9 +110,11 @@ export class ChatController {
       });
     }
     if (state.kind === 'stopped' || state.kind === 'unavailable') this.wasRunning = false;
-    // (Not running, here.) The message in flight went down with the process: the next one must not wait for an
-    // answer that may never come (the old connection does not always reject its pending requests).
+    // (Not running, here.) The message in flight, and a session being opened, went down with the process: the next
+    // message must not wait for an answer that may never come (the old connection does not always reject its
+    // pending requests).
     this.sending = false;
+    this.sessionStarting = undefined;
   }
 
   async handle(message: ViewMessage): Promise<void> {

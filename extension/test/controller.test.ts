@@ -278,6 +278,28 @@ describe('ChatController', () => {
     expect(store.state.busy).toBe(false);
   });
 
+  it('opens a session after a crash even when the old connection never answers the one New asked for', async () => {
+    let opened = 0;
+    const { sidecar, controller } = setup({
+      'toolgate/session/new': () => {
+        opened += 1;
+        return opened === 1 ? new Promise(() => undefined) : { sessionId: 's2', mode: 'default', title: '' };
+      },
+      'toolgate/session/list': () => ({ sessions: [] }),
+      'toolgate/chat/send': () => ({ stopReason: 'end_turn' }),
+    });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: false });
+    await settle();
+    void controller.handle({ type: 'newSession' });
+    await settle();
+    controller.sidecarChanged({ kind: 'restarting', attempt: 1, maxAttempts: 5, delayMs: 500, reason: 'killed by SIGKILL' });
+    controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate' }, recovered: true });
+    await settle();
+    void controller.handle({ type: 'send', text: 'hi' });
+    await settle();
+    expect(sidecar.calls.find((call) => call.method === 'toolgate/chat/send')?.params).toEqual({ sessionId: 's2', text: 'hi' });
+  });
+
   it('ends the turn with a word when the sidecar is stopped on purpose in the middle of it', async () => {
     const { store, controller } = setup({
       'toolgate/session/new': () => ({ sessionId: 's1', mode: 'default', title: '' }),
