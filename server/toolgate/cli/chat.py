@@ -120,6 +120,8 @@ def chat_command(args: argparse.Namespace) -> int:
                 ),
                 max_turns=args.max_turns,
             )
+            if not args.resume:  # a new session: nobody else knows its id yet, so this cannot be refused
+                held.enter_context(hold_session(store.session_dir(meta.id), "toolgate chat", doing="opened"))
         except SessionInUse as exc:
             print(f"toolgate chat: {exc}", file=sys.stderr)
             return 1
@@ -127,8 +129,6 @@ def chat_command(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot resume: {exc}") from None
         except (FileExistsError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        if not args.resume:  # a new session: nobody else knows its id yet
-            held.enter_context(hold_session(store.session_dir(meta.id), "toolgate chat", doing="resumed"))
         return _chat(args, chat, meta, workspace, prompt)
 
 
