@@ -17,14 +17,14 @@ import anyio
 import bashlex
 
 from bench.report import Figure, Report, median_us
+from toolgate.bash.classify import classify_uncached
+from toolgate.bash.plain import parse_plain
+from toolgate.bash.quoting import scan
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
-from toolgate.shell.classify import classify_uncached
 from toolgate.shell.executor import command_env, rc_script, run_command
 from toolgate.shell.output import OutputCapture
-from toolgate.shell.plain import parse_plain
-from toolgate.shell.quoting import scan
 
 CORPUS = Path(__file__).parent / "data" / "commands.jsonl"
 

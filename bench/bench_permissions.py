@@ -17,13 +17,13 @@ from pydantic import BaseModel
 from tests.unit.permissions.corpus import Case, build_layout, load_cases
 
 from bench.report import Figure, Report
+from toolgate.bash.classify import classify
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import Decision, NonInteractiveApprover
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.decide import PermissionEngine
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
-from toolgate.shell.classify import classify
 from toolgate.tools import builtin_tools
 
 PASSES = 5

@@ -19,7 +19,7 @@ from bench.report import Figure, Report, median_ms, median_us, time_async
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
-from toolgate.shell.sandbox.settings import SandboxRequest
+from toolgate.sandbox.settings import SandboxRequest
 
 CORPUS = Path(__file__).parent / "data" / "sandbox_dev_commands.txt"
 TREE_FILES = 8_000

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolgate.checkpoints.session import CHECKPOINTS, SessionCheckpoints, attach_checkpoints
 from toolgate.core.child_env import PASS_THROUGH
+from toolgate.core.containment import CONTAINMENT
 from toolgate.core.deps import Dep
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import Orchestrator
@@ -24,13 +25,13 @@ from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
 from toolgate.core.tool import AnyTool
 from toolgate.core.tool_session import ProgressListener, ProgressListeners, ReviewEdits, ToolSession
-from toolgate.mcp.session import McpOptions, attach_mcp
+from toolgate.mcp.session import McpOptions, SessionMcp, attach_mcp
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.permissions.ladder import Evaluation
 from toolgate.permissions.rules import Behavior
+from toolgate.sandbox.runtime import SANDBOX, Sandbox
+from toolgate.sandbox.settings import SandboxRequest, load_sandbox_settings
 from toolgate.session_files import TRANSCRIPT_FILE
-from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
-from toolgate.shell.sandbox.settings import SandboxRequest, load_sandbox_settings
 from toolgate.tools import builtin_tools
 
 _CHECK_ID = "permission-check"
@@ -51,6 +52,11 @@ class Runtime:
         if not isinstance(policy, PermissionEngine):
             raise LookupError("this runtime was built with a custom permission policy, not the engine")
         return policy
+
+    def attach_mcp(self, options: McpOptions) -> SessionMcp:
+        """Give this session MCP servers (`toolgate.mcp.session`), started by `ensure_started`."""
+        engine = self.session.policy if isinstance(self.session.policy, PermissionEngine) else None
+        return attach_mcp(self.session, self.registry, engine, options)
 
     async def evaluate_call(self, tool_name: str, tool_input: Any, *, with_allow: str | None = None) -> Evaluation:
         """The ladder's full answer (stage, suggestions) for a call given by name, running nothing. `with_allow`:
@@ -148,6 +154,8 @@ def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions |
     if o.data_dir is not None:
         outputs = o.data_dir / "outputs"
         session.deps.override_factory(OUTPUT_STORE, lambda _r: OutputStore(outputs, persistent=True))
+    # The ladder asks CONTAINMENT (core), not the sandbox, whether a call runs contained: the sandbox sits above it.
+    session.deps.override_factory(CONTAINMENT, lambda r: r.get(SANDBOX))
     for dep, value in o.dependencies.items():
         session.deps.override(dep, value)
     if o.sandbox is not None:
@@ -166,5 +174,5 @@ def build_runtime(workspace: Path, approver: Approver, options: RuntimeOptions |
         session.deps.override_factory(PASS_THROUGH, lambda _r: engine.book.pass_through)
     runtime = Runtime(session, registry, runner, Orchestrator(runner, o.max_concurrency))
     if o.mcp is not None:
-        attach_mcp(runtime, o.mcp)
+        runtime.attach_mcp(o.mcp)
     return runtime

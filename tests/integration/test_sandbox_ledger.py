@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from tests.integration.test_run_tools_cli import TOOLGATE
 
-from toolgate.shell.sandbox import ledger
+from toolgate.sandbox import ledger
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from tests.integration.recording_server import RecordingServer, recording_server
 from tests.integration.test_run_tools_cli import tool_use
 from tests.integration.test_sandbox_escapes import _processes_with, bash_call, python, run_one, run_tools
 
-from toolgate.shell.sandbox.runtime import PROXY_PORT
+from toolgate.sandbox.runtime import PROXY_PORT
 
 REPLY = "hello from the test's server"
 

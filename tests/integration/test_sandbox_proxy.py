@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from tests.integration.recording_server import RecordingServer, recording_server
 
-from toolgate.shell.sandbox.proxy import Channel, EgressProxy
+from toolgate.sandbox.proxy import Channel, EgressProxy
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import pytest
 from tests.integration.test_sandbox_escapes import _processes_with
 from tests.integration.test_sandbox_runtime import on, run_in
 
-from toolgate.shell.sandbox.resident import Resident
-from toolgate.shell.sandbox.runtime import Launch, Sandbox, SandboxSettings
+from toolgate.sandbox.resident import Resident
+from toolgate.sandbox.runtime import Launch, Sandbox, SandboxSettings
 
 
 def resident(launch: Launch) -> Resident:

@@ -13,9 +13,9 @@ import pytest
 from tests.integration.test_run_tools_cli import TOOLGATE
 
 from toolgate.core.errors import StateError
-from toolgate.shell.sandbox import placeholders
-from toolgate.shell.sandbox.resident import ResidentProcess, start_background
-from toolgate.shell.sandbox.runtime import Launch, Sandbox, SandboxSettings
+from toolgate.sandbox import placeholders
+from toolgate.sandbox.resident import ResidentProcess, start_background
+from toolgate.sandbox.runtime import Launch, Sandbox, SandboxSettings
 
 
 def gone_soon(*paths: Path) -> None:

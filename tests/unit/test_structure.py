@@ -1,5 +1,5 @@
-"""The shape of server/toolgate: no import cycle between its modules, and no module over 500 lines (the
-extension's TypeScript modules are held to the same length).
+"""The shape of server/toolgate: its top-level packages import only downward (LAYERS), no import cycle between
+its modules, and no module over 500 lines (the extension's TypeScript modules are held to the same length).
 
 An import cycle is found by a small AST pass (nothing is imported): every `import a.b` and `from a import b`
 of a toolgate module, resolved to the module it names (`from toolgate.tools import _write` is the module
@@ -15,7 +15,7 @@ of a toolgate module, resolved to the module it names (`from toolgate.tools impo
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import toolgate
@@ -130,6 +130,59 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
+# The top-level packages of server/toolgate, lowest first: a package may import from its own layer's packages'
+# neighbours only if no cycle results, and from lower layers freely; never from a higher one. A module directly
+# under toolgate/ (runtime.py, testing.py, …) is a package of its own here; "toolgate" is the root __init__.
+LAYERS: tuple[frozenset[str], ...] = tuple(
+    frozenset(layer.split())
+    for layer in (
+        "toolgate",  # the version, nothing else
+        "text",  # pure algorithms, no I/O
+        "core",  # the tool contract, runner, file state, dependencies (core.containment: what the sandbox offers)
+        "bash shell session_files session_lease checkpoints mockmodel",  # analysis; running; stores; test peer
+        "permissions",  # rules, settings, the ladder (asks bash/ what a command does, shell/ runs its hooks)
+        "sandbox",  # containment: reads the permissions' network and safety tables, wraps shell/'s executors
+        "mcp",  # MCP client: server tools adapted to the tool contract
+        "tools",  # one module per tool
+        "runtime testing",  # the composition root: session + registry + runner (+ sandbox, checkpoints, MCP)
+        "agent",  # the loop and the providers
+        "sidecar",  # the editor's JSON-RPC server
+        "cli __main__",  # the `toolgate` command (serve starts the sidecar; `mcp serve` is cli/mcp_server.py)
+    )
+)
+
+
+def top_package(module: str) -> str:
+    """`toolgate.shell.executor` → `shell`; `toolgate.runtime` → `runtime`; `toolgate` → `toolgate`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Top-level package → the other top-level packages its modules import when they run."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = top_package(module)
+        packages.setdefault(source, set()).update(t for t in map(top_package, targets) if t != source)
+    return packages
+
+
+def upward_imports(graph: dict[str, set[str]], layers: Sequence[frozenset[str]]) -> list[str]:
+    """Every module import that points from a package to one in a higher layer (or to an unplaced package)."""
+    rank = {package: level for level, layer in enumerate(layers) for package in layer}
+    problems: list[str] = []
+    for module, targets in sorted(graph.items()):
+        source = top_package(module)
+        for target in sorted(targets):
+            to = top_package(target)
+            if source not in rank or to not in rank:
+                unplaced = source if source not in rank else to
+                problems.append(f"{module} -> {target}: place package {unplaced!r} in LAYERS")
+            elif rank[to] > rank[source]:
+                problems.append(f"{module} -> {target}: {source} imports the higher {to}")
+    return problems
+
+
 def _describe(cycle: list[str], graph: dict[str, set[str]]) -> str:
     members = set(cycle)
     edges = [f"{a} -> {b}" for a in cycle for b in sorted(graph[a]) if b in members]
@@ -162,6 +215,27 @@ def test_no_import_cycle_between_toolgate_modules() -> None:
     assert not cycles, "import cycles (break them by moving the shared piece down a layer):\n" + "\n".join(
         _describe(cycle, graph) for cycle in cycles
     )
+
+
+def test_top_level_packages_import_each_other_in_one_direction_only() -> None:
+    graph = import_graph(PACKAGE_DIR)
+    packages = package_graph(graph)
+    assert {"bash", "shell", "sandbox", "permissions", "core"} <= packages.keys()  # the pass saw the packages
+    cycles = import_cycles(packages)
+    assert not cycles, "top-level packages that import each other at run time:\n" + "\n".join(
+        _describe(cycle, packages) for cycle in cycles
+    )
+    problems = upward_imports(graph, LAYERS)
+    assert not problems, "imports against the layers (move the shared piece down, or register it):\n" + "\n".join(
+        problems
+    )
+
+
+def test_command_analysis_never_imports_execution() -> None:
+    # bash/ decides without running anything: it may not reach shell/ (execution) or the sandbox, even one-way.
+    packages = package_graph(import_graph(PACKAGE_DIR))
+    assert packages["bash"] <= {"core", "text"}, packages["bash"]
+    assert "sandbox" not in packages["permissions"]
 
 
 def test_no_toolgate_module_is_over_500_lines() -> None:
@@ -226,6 +300,38 @@ def test_type_checking_imports_and_one_way_imports_are_no_cycle(tmp_path: Path) 
     assert graph["pkg.b"] == {"pkg.c"}  # the else branch of TYPE_CHECKING runs
     assert graph["pkg.sub"] == {"pkg.sub.leaf"}
     assert import_cycles(graph) == []
+
+
+def test_a_planted_mutual_import_between_two_packages_is_found(tmp_path: Path) -> None:
+    # No module cycle here (a.x -> b.y -> a.z), yet the packages a and b import each other: the package check
+    # sees it, the module check does not.
+    package = _package(
+        tmp_path,
+        {
+            "a/__init__.py": "",
+            "a/x.py": "from pkg.b import y\n",
+            "a/z.py": "import os\n",
+            "b/__init__.py": "",
+            "b/y.py": "from pkg.a import z\n",
+        },
+    )
+    graph = import_graph(package)
+    assert import_cycles(graph) == []
+    assert import_cycles(package_graph(graph)) == [["a", "b"]]
+    layers = (frozenset({"pkg"}), frozenset({"a"}), frozenset({"b"}))
+    assert upward_imports(graph, layers) == ["pkg.a.x -> pkg.b.y: a imports the higher b"]
+
+
+def test_a_type_checking_import_between_packages_is_no_dependency(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "a/__init__.py": "from pkg.b import y\n",
+            "b/__init__.py": "",
+            "b/y.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import A\n",
+        },
+    )
+    assert import_cycles(package_graph(import_graph(package))) == []
 
 
 def test_a_planted_long_module_is_found_and_a_generated_one_is_not(tmp_path: Path) -> None:

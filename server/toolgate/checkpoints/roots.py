@@ -10,16 +10,12 @@ it twice: neither is a root of its own.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from toolgate.checkpoints.capture import Captured
-from toolgate.checkpoints.git import split_z
+from toolgate.checkpoints.git import ShadowGit, split_z
 from toolgate.checkpoints.models import Checkpoint, SkippedFile
-
-if TYPE_CHECKING:
-    from toolgate.checkpoints.store import CheckpointStore
 
 
 def separate_roots(workspace: Path, roots: Sequence[Path]) -> list[Path]:
@@ -33,8 +29,11 @@ def separate_roots(workspace: Path, roots: Sequence[Path]) -> list[Path]:
     return found
 
 
-def capture_roots(store: CheckpointStore, session: str, roots: Sequence[Path]) -> dict[str, Captured]:
-    return {os.fsdecode(root): store.capture(session, root) for root in separate_roots(store.workspace, roots)}
+def capture_roots(
+    workspace: Path, roots: Sequence[Path], capture_root: Callable[[Path], Captured]
+) -> dict[str, Captured]:
+    """Each separate root captured by `capture_root` (the store's, under its lock), keyed by its path."""
+    return {os.fsdecode(root): capture_root(root) for root in separate_roots(workspace, roots)}
 
 
 def root_skipped(captured: dict[str, Captured]) -> list[SkippedFile]:
@@ -45,7 +44,7 @@ def root_skipped(captured: dict[str, Captured]) -> list[SkippedFile]:
     ]
 
 
-def root_changes(store: CheckpointStore, previous: Checkpoint | None, captured: dict[str, Captured]) -> list[str]:
+def root_changes(git: ShadowGit, previous: Checkpoint | None, captured: dict[str, Captured]) -> list[str]:
     """The files of the roots that changed since `previous`, as absolute paths."""
     names: list[str] = []
     for root, capture in captured.items():
@@ -53,18 +52,18 @@ def root_changes(store: CheckpointStore, previous: Checkpoint | None, captured: 
         if before == capture.tree:
             continue
         if before is None:
-            listing = store.git.output(["ls-tree", "-r", "-z", "--name-only", capture.tree])
+            listing = git.output(["ls-tree", "-r", "-z", "--name-only", capture.tree])
         elif capture.changed is not None and capture.base == before:
             listing = b"\0".join(capture.changed)
         else:
-            listing = store.git.output(["diff-tree", "-r", "-z", "--name-only", "--no-renames", before, capture.tree])
+            listing = git.output(["diff-tree", "-r", "-z", "--name-only", "--no-renames", before, capture.tree])
         names += [os.path.join(root, os.fsdecode(path)) for path in split_z(listing)]
     return names
 
 
-def root_commits(store: CheckpointStore, trees: dict[str, str]) -> list[str]:
+def root_commits(git: ShadowGit, trees: dict[str, str]) -> list[str]:
     """One commit per root tree, for the checkpoint's commit to name as parents."""
     return [
-        store.git.output(["commit-tree", tree], stdin=f"toolgate root {root}".encode()).decode().strip()
+        git.output(["commit-tree", tree], stdin=f"toolgate root {root}".encode()).decode().strip()
         for root, tree in trees.items()
     ]

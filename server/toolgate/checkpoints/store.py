@@ -232,7 +232,7 @@ class CheckpointStore:
             self.remember_session(session)
             previous = self._last(session)
             captured = self.capture(session)
-            extra = capture_roots(self, session, roots)
+            extra = capture_roots(self.workspace, roots, lambda root: self.capture(session, root))
             trees = {root: c.tree for root, c in extra.items()}
             skipped = [*captured.skipped, *root_skipped(extra)]
             if previous is None:
@@ -255,7 +255,7 @@ class CheckpointStore:
                 tool_use_id=tool_use_id,
                 kind=kind,
                 time=dt.datetime.now(dt.UTC),
-                changed=[*(os.fsdecode(p) for p in split_z(names)), *root_changes(self, previous, extra)],
+                changed=[*(os.fsdecode(p) for p in split_z(names)), *root_changes(self.git, previous, extra)],
                 skipped=skipped,
                 note=note,
                 conversation=conversation,
@@ -263,7 +263,7 @@ class CheckpointStore:
             )
             message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
             # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.
-            parents = [arg for commit in root_commits(self, trees) for arg in ("-p", commit)]
+            parents = [arg for commit in root_commits(self.git, trees) for arg in ("-p", commit)]
             commit = self.git.output(["commit-tree", captured.tree, *parents], stdin=message.encode()).decode().strip()
             # One transaction: the new ref, and the one that falls out of retention (when it still exists).
             commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"

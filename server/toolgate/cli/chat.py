@@ -43,9 +43,9 @@ from toolgate.cli.options import (
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.mcp.session import McpOptions
 from toolgate.runtime import RuntimeOptions
+from toolgate.sandbox.settings import SandboxRequest
 from toolgate.session_files import SessionFiles, SessionMeta, SessionNotFound
 from toolgate.session_lease import SessionInUse, hold_session
-from toolgate.shell.sandbox.settings import SandboxRequest
 
 EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
 

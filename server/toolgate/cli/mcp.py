@@ -16,7 +16,7 @@ from toolgate.mcp.approvals import ApprovalError, approval_summary
 from toolgate.mcp.config import ConfiguredServer
 from toolgate.mcp.manager import McpManager
 from toolgate.mcp.pinning import changed_tools, snapshot_diff
-from toolgate.mcp.session import McpOptions, attach_mcp
+from toolgate.mcp.session import McpOptions
 from toolgate.runtime import Runtime
 
 
@@ -39,7 +39,7 @@ async def start_mcp_servers(runtime: Runtime, args: argparse.Namespace) -> None:
     """Start the approved MCP servers for a headless session and offer their tools (the same way a chat session
     does: toolgate.mcp.session); they stop when the runtime closes. Problems go to stderr."""
     data_dir = args.data_dir.expanduser().resolve() if args.data_dir else None
-    servers = attach_mcp(runtime, McpOptions(data_dir=data_dir, trust_workspace=args.trust_workspace or None))
+    servers = runtime.attach_mcp(McpOptions(data_dir=data_dir, trust_workspace=args.trust_workspace or None))
     await servers.ensure_started()
 
 

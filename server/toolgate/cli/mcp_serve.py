@@ -1,4 +1,4 @@
-"""`toolgate mcp serve`: the argv side of serving toolgate's tools over MCP stdio (see toolgate.mcp.serve)."""
+"""`toolgate mcp serve`: the argv side of serving toolgate's tools over MCP stdio (see toolgate.cli.mcp_server)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import argparse
 import anyio
 from mcp.server.stdio import stdio_server
 
+from toolgate.cli.mcp_server import ElicitingApprover, build_server
 from toolgate.cli.options import runtime_from_args
-from toolgate.mcp.serve import ElicitingApprover, build_server
 
 
 def mcp_serve_command(args: argparse.Namespace) -> int:

@@ -19,9 +19,9 @@ from toolgate.permissions.rules import Behavior, RuleError, parse_rule
 from toolgate.permissions.settings import SettingsError, read_settings
 from toolgate.permissions.sources import load_rule_book
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
+from toolgate.sandbox.runtime import SANDBOX
+from toolgate.sandbox.settings import SandboxRequest
 from toolgate.session_files import default_data_root
-from toolgate.shell.sandbox.runtime import SANDBOX
-from toolgate.shell.sandbox.settings import SandboxRequest
 
 
 def cli_rules(args: argparse.Namespace) -> dict[Behavior, list[str]]:

@@ -21,11 +21,11 @@ from toolgate.cli.options import runtime_from_args
 from toolgate.core.context import HOME_DIR
 from toolgate.core.errors import StateError
 from toolgate.core.permission import NonInteractiveApprover
+from toolgate.sandbox.policy import describe
+from toolgate.sandbox.resident import start_background
+from toolgate.sandbox.runtime import SANDBOX, Sandbox
 from toolgate.shell.executor import command_env
 from toolgate.shell.groups import BASH
-from toolgate.shell.sandbox.policy import describe
-from toolgate.shell.sandbox.resident import start_background
-from toolgate.shell.sandbox.runtime import SANDBOX, Sandbox
 
 
 def _sandbox_of(args: argparse.Namespace) -> tuple[Sandbox, list[Path], Path, Path, tuple[str, ...]]:

@@ -28,11 +28,11 @@ from toolgate.core.deps import Dep
 
 if TYPE_CHECKING:
     from toolgate.core.registry import ToolRegistry
+    from toolgate.core.tool_session import ToolSession
     from toolgate.mcp.config import ConfiguredServer
     from toolgate.mcp.manager import McpManager
     from toolgate.mcp.report import ServerReport
     from toolgate.permissions.decide import PermissionEngine
-    from toolgate.runtime import Runtime
 
 log = logging.getLogger("toolgate.mcp")
 
@@ -250,14 +250,13 @@ async def _close(value: SessionMcp | None) -> None:
 MCP_SERVERS: Dep[SessionMcp | None] = Dep("mcp_servers", lambda _r: None, close=_close)
 
 
-def attach_mcp(runtime: Runtime, options: McpOptions) -> SessionMcp:
-    """Give the runtime's session MCP servers, started by `ensure_started` and stopped when it closes."""
-    try:
-        engine: PermissionEngine | None = runtime.permissions
-    except LookupError:
-        engine = None  # a custom policy decides each call itself; no deny rule hides a tool
-    servers = SessionMcp(runtime.session.workspace, runtime.registry, engine, options)
-    deps = runtime.session.deps
+def attach_mcp(
+    session: ToolSession, registry: ToolRegistry, engine: PermissionEngine | None, options: McpOptions
+) -> SessionMcp:
+    """Give the session MCP servers, started by `ensure_started` and stopped when it closes. `engine` is None
+    when a custom policy decides each call itself (no deny rule hides a tool then)."""
+    servers = SessionMcp(session.workspace, registry, engine, options)
+    deps = session.deps
     deps.override(MCP_SERVERS, servers)
     deps.get(MCP_SERVERS)  # created now, so that closing the session closes it
     return servers

@@ -1,7 +1,7 @@
 """What a Bash command does, in the terms the permission ladder needs: its simple commands, the words a rule
 may match for each, and the files each reads and writes (resolved against the session's working directory).
 
-The parsing and per-program knowledge live in `toolgate.shell.classify` (the classifier). This module only
+The parsing and per-program knowledge live in `toolgate.bash.classify` (the classifier). This module only
 reads its answer, through the protocols below (any classifier with that shape will do). `Unclassified` is the
 answer of no classifier at all: every command "cannot be checked", so every command is asked about.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from toolgate.bash.security import environment_exposure
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
-from toolgate.shell.security import environment_exposure
 from toolgate.text.braces import expand_braces
 
 # --- the classifier's answer, as this module reads it ------------------------------------------------------
@@ -95,8 +95,8 @@ class Unclassified:
 
 
 def load_classifier() -> Classifier:
-    """The shell classifier (`toolgate.shell.classify`). Tests may pass another one, or `Unclassified`."""
-    from toolgate.shell.classify import classify
+    """The shell classifier (`toolgate.bash.classify`). Tests may pass another one, or `Unclassified`."""
+    from toolgate.bash.classify import classify
 
     return classify
 

@@ -14,8 +14,8 @@ import shlex
 from collections.abc import Callable, Sequence
 
 # One table of wrapper and git options, shared with the classifier (issue: they were written twice and drifted).
-from toolgate.shell.programs.git import GLOBAL_VALUE_OPTIONS
-from toolgate.shell.programs.wrappers import WRAPPER_NAMES, value_options
+from toolgate.bash.programs.git import GLOBAL_VALUE_OPTIONS
+from toolgate.bash.programs.wrappers import WRAPPER_NAMES, value_options
 
 Words = tuple[str, ...]
 

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolgate.core.change_guard import CHANGE_GUARD
+from toolgate.core.containment import CONTAINMENT
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.paths import resolved_forms
@@ -38,7 +39,6 @@ from toolgate.permissions.ladder import Evaluation, evaluate
 from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import Behavior, Rule, parse_rule
 from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, RuleSource, add_rules, load_rule_book
-from toolgate.shell.sandbox.runtime import sandbox_auto_allows
 
 # A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
 # question, a safety check, or broken settings.
@@ -199,7 +199,7 @@ class PermissionEngine:
                 ctx.get(HOME_DIR),
                 check,
                 self._reader_rule,
-                sandbox_auto_allow=sandbox_auto_allows(tool.name, tool_input, ctx),
+                sandbox_auto_allow=ctx.get(CONTAINMENT).auto_allows(tool.name, tool_input),
             )
         )
         if result.behavior == "allow" and self.book.broken_files:

@@ -30,9 +30,9 @@ from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
+from toolgate.sandbox.runtime import SANDBOX
 from toolgate.session_files import META_FILE, SessionError, SessionFiles, SessionMeta, SessionNotFound
 from toolgate.session_lease import SessionInUse, SessionLease, hold_session
-from toolgate.shell.sandbox.runtime import SANDBOX
 from toolgate.sidecar.protocol import ReviewEdits, SessionInfo, SessionNewParams, Settings
 from toolgate.sidecar.settings_answer import settings_answer
 

@@ -194,7 +194,7 @@ class ToolgateServer:
         from toolgate.core.documents import OPEN_DOCUMENTS
         from toolgate.mcp.session import McpOptions
         from toolgate.runtime import RuntimeOptions, build_runtime
-        from toolgate.shell.sandbox.settings import SandboxRequest
+        from toolgate.sandbox.settings import SandboxRequest
 
         return build_runtime(
             Path(meta.workspace),

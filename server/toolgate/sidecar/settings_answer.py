@@ -17,7 +17,7 @@ from toolgate.sidecar.protocol import ReviewEdits, RuleEntry, Settings, Settings
 from toolgate.sidecar.protocol_sandbox import SandboxStatus
 
 if TYPE_CHECKING:
-    from toolgate.shell.sandbox.runtime import SandboxState
+    from toolgate.sandbox.runtime import SandboxState
 
 _FILE_SCOPES: tuple[RuleScope, ...] = ("local", "project", "user")
 

@@ -17,17 +17,17 @@ from typing import TextIO
 import anyio
 from pydantic import Field
 
+from toolgate.bash.classify import Classification, classify
 from toolgate.core.child_env import PASS_THROUGH
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.paths import display_path, expand_path, inside_any
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
-from toolgate.shell.classify import Classification, classify
+from toolgate.sandbox.runtime import SANDBOX
 from toolgate.shell.executor import command_env, open_plain, run_command
 from toolgate.shell.host import SHELL_HOST
 from toolgate.shell.output import INLINE_LIMIT, Captured, OutputCapture
-from toolgate.shell.sandbox.runtime import SANDBOX
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

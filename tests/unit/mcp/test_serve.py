@@ -13,7 +13,7 @@ import mcp_types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from toolgate.mcp.serve import SERVED_TOOLS
+from toolgate.cli.mcp_server import SERVED_TOOLS
 
 
 @contextlib.asynccontextmanager

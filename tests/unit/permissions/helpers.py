@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolgate.bash.classify import classify
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.permission import Approver, NonInteractiveApprover, PermissionCheck, PermissionMode
 from toolgate.core.tool import AnyTool, DescribeContext, Tool, ToolInput
 from toolgate.permissions.bash import Classifier
 from toolgate.permissions.decide import CheckResult, PermissionEngine
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
-from toolgate.shell.classify import classify
 from toolgate.tools.read import ReadTool
 
 

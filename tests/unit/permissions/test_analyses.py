@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tests.unit.permissions.helpers import bash, make_runtime
 
+from toolgate.bash.classify import classify
 from toolgate.permissions.bash import Analyses, ShellClassification
-from toolgate.shell.classify import classify
 
 
 class Counting:

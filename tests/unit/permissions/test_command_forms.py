@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from toolgate.bash.programs.wrappers import WRAPPER_NAMES, WRAPPERS, value_options
 from toolgate.permissions.command_forms import deny_forms
-from toolgate.shell.programs.wrappers import WRAPPER_NAMES, WRAPPERS, value_options
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ import pytest
 from tests.unit.permissions.corpus import Case, Layout, build_layout, load_cases
 from tests.unit.permissions.helpers import make_runtime
 
+from toolgate.bash.classify import classify as REAL
 from toolgate.permissions.bash import Classifier, Unclassified
-from toolgate.shell.classify import classify as REAL
 
 
 @pytest.fixture(scope="module")

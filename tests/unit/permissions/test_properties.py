@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from tests.properties import examples
 from tests.unit.permissions.helpers import make_runtime
 
+from toolgate.bash.classify import classify as CLASSIFIER
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.rules import parse_rule
-from toolgate.shell.classify import classify as CLASSIFIER
 
 PROGRAMS = ["git", "ls", "cat", "make", "rm", "curl", "echo", "npm", "python", "touch", "grep", "sudo", "timeout 5"]
 ARGS = [

@@ -86,7 +86,7 @@ LATER = (
     "toolgate.permissions.ladder",
     "toolgate.sidecar.editor_sessions",
     "toolgate.sidecar.chat",
-    "toolgate.shell.classify",
+    "toolgate.bash.classify",
     "toolgate.tools.bash",
     "toolgate.tools.read",
     "toolgate.tools.web_fetch",

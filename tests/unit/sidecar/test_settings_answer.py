@@ -47,7 +47,7 @@ def test_the_settings_answer_sends_files_problems_and_positions_as_structure(tmp
 
 
 def test_the_sandbox_state_goes_with_the_settings(tmp_path: Path) -> None:
-    from toolgate.shell.sandbox.runtime import SandboxState
+    from toolgate.sandbox.runtime import SandboxState
 
     engine = PermissionEngine(tmp_path, home=tmp_path / "home", environ={})
     on = SandboxState(True, True, "bubblewrap", "/usr/bin/bwrap", ("Network(domain:pypi.org)",))

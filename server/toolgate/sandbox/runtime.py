@@ -1,0 +1,457 @@
+"""The session's sandbox: its settings, whether it can run here, and where each Bash command runs.
+
+One per session (a `Dep`). It decides once per session whether the backend works (a probe, cached), and keeps
+one resident sandbox (resident.py) that its commands run in for as long as the policy holds: the same settings,
+working directories and PATH, and the same answers from the file system for every path the plan looked at (what
+exists among the protected paths). When any of that changes, the next command gets a new sandbox; the old one
+ends when its last command did. An idle one ends after `idle_s`. The empty directories made as mount points for
+absent protected paths (placeholders.py) live as long as the sandbox that mounts on them: removing a mount point
+in use would lift that mount inside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolgate.core.deps import Dep
+from toolgate.core.errors import StateError
+from toolgate.permissions.network import names_exactly
+from toolgate.permissions.safety import git_hooks_dirs
+from toolgate.sandbox import ledger, placeholders
+from toolgate.sandbox.backend import SandboxBackend, detect_backend, path_kind
+from toolgate.sandbox.egress import network_rule_spec
+from toolgate.sandbox.policy import PRIVATE_DIRS, Kind, SandboxPlan, SandboxPolicy, tool_dirs_for
+from toolgate.sandbox.proxy import Blocked, Channel, EgressProxy
+from toolgate.sandbox.resident import (
+    AsyncResidentProcess,
+    Lease,
+    Resident,
+    ResidentProcess,
+    open_process,
+    start_background,
+)
+
+Enabled = Literal["auto", "on", "off"]
+# Where the in-sandbox forwarder listens (the sandbox's own 127.0.0.1: always free, nothing else runs there).
+PROXY_PORT = 3128
+_FORWARDER = Path(__file__).with_name("forwarder.py")
+_MAX_BLOCKED_SHOWN = 5
+# A resident sandbox no command used for this long ends, and its stand-ins go a moment later. Starting one costs
+# a command about 0.1 s (bwrap, the runner's python), so it outlives the pause between a model's turns; the
+# stand-ins stay in the workspace meanwhile.
+IDLE_S = 10.0
+
+
+def plan_roots(roots: Sequence[Path]) -> list[Path]:
+    return [Path(os.path.realpath(p)) for p in roots]
+
+
+class SandboxSettings(BaseModel):
+    """The `sandbox` object of a settings file (and `--sandbox` on the command line)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+
+    enabled: Enabled = "auto"
+    auto_allow: bool = Field(default=True, alias="autoAllow")
+    writable: list[str] = Field(default_factory=list, description="Extra writable directories.")
+    hidden: list[str] = Field(default_factory=list, description="Extra paths the sandbox does not show.")
+    network: list[str] = Field(
+        default_factory=list,
+        description="Network(domain:host) rules: the hosts commands may reach, through the sandbox's proxy.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxState:
+    active: bool  # commands run inside the sandbox
+    auto_allow: bool  # the ladder may allow on its account (active and autoAllow)
+    backend: str
+    detail: str  # why it is off or unavailable, or which bwrap runs it
+    network: tuple[str, ...] = ()  # the Network rules its proxy allows (none: no network at all)
+    status: Literal["on", "off", "unavailable"] = "on"  # "off": by the settings; "unavailable": cannot run here
+
+    def describe(self) -> str:
+        if self.active:
+            allow = "on" if self.auto_allow else "off"
+            net = f"network through its proxy to {', '.join(self.network)}" if self.network else "network off"
+            return f"on ({self.backend}, {self.detail}); autoAllow {allow}; {net}"
+        return f"off: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    prefix: tuple[str, ...]  # what runs bash (in the sandbox: the network forwarder, with Network rules)
+    note: str | None  # for the result when it is not sandboxed although asked to be
+    env: dict[str, str] = field(default_factory=dict)  # the proxy variables, with Network rules
+    channel: Channel | None = None  # this command's socket into the egress proxy
+    lease: Lease | None = None  # its hold on the resident sandbox it runs in (None: it runs without one)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.lease is not None
+
+    @property
+    def spawn(self) -> Callable[[Sequence[str], Path, Mapping[str, str]], Awaitable[AsyncResidentProcess]] | None:
+        """How the executor starts it (None: as a plain child process)."""
+        lease = self.lease
+        if lease is None:
+            return None
+        return lambda argv, cwd, env: open_process(lease, argv, cwd, env)
+
+    @property
+    def spawn_background(self) -> Callable[[Sequence[str], Path, Mapping[str, str], int], ResidentProcess] | None:
+        lease = self.lease
+        if lease is None:
+            return None
+        return lambda argv, cwd, env, output: start_background(lease, argv, cwd, env, output)
+
+
+@dataclass(eq=False)
+class _Current:
+    """A resident sandbox and what its plan was made of (to tell whether it still holds)."""
+
+    resident: Resident
+    policy: SandboxPolicy  # without stand_ins_made
+    made: frozenset[Path]  # the stand-ins planned as absent
+    probes: dict[Path, Kind]  # every other path the plan looked at, and what it found
+    stand_ins: tuple[Path, ...]
+    token: int  # its hold on the stand-ins
+    idle_since: float | None = None
+
+    def holds(self, policy: SandboxPolicy, made: frozenset[Path]) -> bool:
+        if policy != self.policy or self.resident.retired:
+            return False
+        for path, found in self.probes.items():
+            if ("absent" if path in made else path_kind(path)) != found:
+                return False
+        if any(path_kind(p) != "absent" for p in self.made - made):
+            return False
+        return placeholders.intact(self.stand_ins)
+
+
+@dataclass(eq=False)
+class Sandbox:
+    settings: SandboxSettings = field(default_factory=SandboxSettings)
+    path_env: str | None = None  # where to look for bwrap (None: this process's PATH)
+    problems: list[str] = field(default_factory=list)  # settings entries that were broken or ignored
+    _backend: SandboxBackend | None = None
+    _empty: Path | None = None
+    _proxy: EgressProxy | None = None
+    _current: _Current | None = None  # where new commands run
+    _residents: list[_Current] = field(default_factory=list)  # every resident sandbox not ended yet
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _timer: threading.Timer | None = None
+    idle_s: float = IDLE_S
+
+    @property
+    def network_specs(self) -> tuple[str, ...]:
+        """The host specs of the Network rules (the settings loader dropped the unusable ones)."""
+        return tuple(dict.fromkeys(network_rule_spec(rule) for rule in self.settings.network))
+
+    @property
+    def backend(self) -> SandboxBackend:
+        if self._backend is None:
+            self._backend = detect_backend(self.path_env)
+        return self._backend
+
+    def auto_allows(self, tool_name: str, tool_input: BaseModel) -> bool:
+        """Whether this call will run in this working sandbox with autoAllow on (the ladder's sandbox step,
+        through `core.containment`)."""
+        if tool_name != "Bash" or getattr(tool_input, "outside_sandbox", False) is not False:
+            return False
+        return self.state().auto_allow
+
+    def state(self) -> SandboxState:
+        if self.settings.enabled == "off":
+            return SandboxState(
+                False,
+                False,
+                "none",
+                (
+                    "turned off (sandbox.enabled is off: the editor's default, a settings file's or --sandbox off; "
+                    "set it to auto in your user settings to turn it on)"
+                ),
+                status="off",
+            )
+        status = self.backend.status()
+        if not status.available:
+            return SandboxState(False, False, status.backend, status.detail, status="unavailable")
+        rules = tuple(self.settings.network)
+        return SandboxState(True, self.settings.auto_allow, status.backend, status.detail, rules)
+
+    def policy(
+        self,
+        roots: Sequence[Path],
+        home: Path,
+        scratch: Sequence[Path],
+        proxy_dir: Path | None = None,
+        made: frozenset[Path] = frozenset(),
+    ) -> SandboxPolicy:
+        """`roots`: the working directories, workspace first; `scratch`: other directories commands write;
+        `made`: the stand-ins that exist now (SandboxPolicy.stand_ins_made)."""
+        writable = tuple(dict.fromkeys(plan_roots(roots)))
+        hooks = tuple(Path(os.path.realpath(p)) for p in git_hooks_dirs(writable[0], home)) if writable else ()
+        return SandboxPolicy(
+            writable_roots=writable,
+            extra_protected=hooks,
+            home=Path(os.path.realpath(home)),
+            empty_dir=self._stand_ins() / "empty",
+            empty_file=self._stand_ins() / "empty-file",
+            scratch_dirs=tuple(Path(os.path.realpath(p)) for p in scratch),
+            extra_writable=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.writable),
+            extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
+            proxy_dir=proxy_dir,
+            tool_dirs=_tool_dirs(os.environ.get("PATH", os.defpath)),
+            stand_ins_made=made,
+        )
+
+    def plan(
+        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
+    ) -> SandboxPlan:
+        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir))
+
+    def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
+        """Where one command runs (no lease: without a sandbox), and a note for its result."""
+        if outside:
+            return Launch((), "This command ran outside the sandbox, as approved.")
+        state = self.state()
+        if not state.active:
+            note = None if self.settings.enabled == "off" else f"The sandbox is not running: {state.detail}."
+            return Launch((), note)
+        channel: Channel | None = None
+        try:
+            proxy_dir = None
+            if self.network_specs:
+                channel = self._egress().open_channel()
+                proxy_dir = self._egress().directory
+            lease = self._lease(roots, home, scratch, proxy_dir)
+        except (OSError, StateError) as exc:
+            if channel is not None:
+                self._egress().close_channel(channel)
+            if isinstance(exc, StateError):
+                raise
+            # Fail closed: the ladder may have allowed this on the sandbox's account, so it must not run outside.
+            raise StateError(
+                f"The sandbox could not be set up ({exc}), so the command did not run. Fix the cause, or turn the "
+                "sandbox off (sandbox.enabled: off) and let the user approve commands one by one."
+            ) from None
+        if channel is None:
+            return Launch((), None, lease=lease)
+        forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
+        prefix = (*forwarder, str(channel.socket), str(PROXY_PORT), "--")
+        return Launch(prefix, None, proxy_env(self.network_specs), channel, lease)
+
+    def _lease(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None) -> Lease:
+        """A hold on the resident sandbox for this policy: the current one if it still holds, else a new one."""
+        with placeholders.LOCK:  # no placeholder is removed between the plan's look and the sandbox's claim
+            placeholders.sweep_once()
+            # A stand-in another command made (here, or in another toolgate process, which makes this one
+            # an owner too) is planned as absent: it gets its empty read-only mount again, and must outlive
+            # this sandbox too. bwrap resolves every source before it mounts anything, so an absent mount
+            # point must exist first: `acquire` makes the rest.
+            others, foreign = set(placeholders.in_use()), ledger.foreign()
+            made = frozenset(others | foreign.keys())
+            policy = self.policy(roots, home, scratch, proxy_dir)
+            current = self._current
+            if current is not None and current.holds(policy, made):
+                lease = current.resident.lease()
+                if lease is not None:
+                    return lease
+            probes: dict[Path, Kind] = {}
+
+            def kinds(path: Path) -> Kind:
+                probes[path] = found = path_kind(path)
+                return found
+
+            plan = self.backend.plan(replace(policy, stand_ins_made=made), kinds)
+            adopt = {p: foreign[p] for p in plan.stand_ins if p in foreign and p not in others}
+            token = placeholders.acquire(plan.stand_ins, adopt)
+        if current is not None:
+            self._let_go(current)
+        try:
+            resident = Resident(plan.argv, _forwarder_python())
+        except (OSError, StateError):
+            placeholders.release(token)
+            raise
+        entry = _Current(resident, policy, made, probes, plan.stand_ins, token)
+        resident.when_idle(lambda _r: self._idle(entry))
+        lease = resident.lease()
+        assert lease is not None
+        with self._lock:
+            self._current = entry
+            self._residents.append(entry)
+        return lease
+
+    def _let_go(self, entry: _Current) -> None:
+        """No new command runs in it; it ends when its last one did."""
+        with self._lock:
+            if self._current is entry:
+                self._current = None
+        self._idle(entry)
+
+    def _idle(self, entry: _Current) -> None:
+        """No command holds it now: one that is no longer current ends at once, the current one after `idle_s`."""
+        with self._lock:
+            if self._current is entry:
+                entry.idle_since = time.monotonic()
+                if self._timer is None:
+                    self._timer = threading.Timer(self.idle_s, self._on_timer)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+        if entry.resident.retire_if_idle():
+            threading.Thread(target=self._end, args=(entry,), name="toolgate-sandbox-end", daemon=True).start()
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            self._timer = None
+            entry = self._current
+            if entry is None or entry.idle_since is None:
+                return
+            wait = entry.idle_since + self.idle_s - time.monotonic()
+            if wait > 0:  # used again meanwhile, and idle again since
+                self._timer = threading.Timer(wait, self._on_timer)
+                self._timer.daemon = True
+                self._timer.start()
+                return
+            if not entry.resident.retire_if_idle():
+                return  # a command holds it: it goes idle again later
+            self._current = None
+        self._end(entry)
+
+    def _end(self, entry: _Current) -> None:
+        entry.resident.retire()  # waits until nothing runs in it, so its mount points may go
+        placeholders.release(entry.token)
+        with self._lock:
+            if entry in self._residents:
+                self._residents.remove(entry)
+
+    def finish(self, launch: Launch) -> str | None:
+        """After a foreground command: its hold on the sandbox is let go, its proxy socket is closed, and what the
+        proxy refused it is returned (for the result)."""
+        if launch.lease is not None:
+            launch.lease.release()
+        if launch.channel is None:
+            return None
+        blocked = list(launch.channel.blocked)
+        self._egress().close_channel(launch.channel)
+        return describe_refusals(blocked)
+
+    def refusal_feed(self, launch: Launch) -> Callable[[], str | None] | None:
+        """For a background command: what the proxy refused it since the last call (for each BashOutput)."""
+        channel = launch.channel
+        if channel is None:
+            return None
+        shown = 0
+
+        def new_refusals() -> str | None:
+            nonlocal shown
+            blocked = channel.blocked[shown:]
+            shown += len(blocked)
+            return describe_refusals(blocked)
+
+        return new_refusals
+
+    def _egress(self) -> EgressProxy:
+        if self._proxy is None:
+            self._proxy = EgressProxy(self.network_specs)
+        self._proxy.specs = self.network_specs  # changed rules apply to the next request, in every sandbox
+        return self._proxy
+
+    def _stand_ins(self) -> Path:
+        """A private directory holding an empty directory and an empty file, both read-only."""
+        if self._empty is None:
+            directory = Path(tempfile.mkdtemp(prefix="toolgate-sandbox-"))
+            try:
+                (directory / "empty").mkdir(mode=0o555)
+                (directory / "empty-file").touch(mode=0o444)
+            except OSError:
+                shutil.rmtree(directory, ignore_errors=True)
+                raise
+            self._empty = directory
+        return self._empty
+
+    def close(self) -> None:
+        """After the shell host stopped every background command (the Bash tool resolves the sandbox first,
+        so it is closed last)."""
+        with self._lock:
+            entries, self._current = list(self._residents), None
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        for entry in entries:
+            entry.resident.retired = True
+            self._end(entry)
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
+        placeholders.flush()  # nothing of this session's is left behind once it ended
+        if self._empty is not None:
+            os.chmod(self._empty / "empty", 0o755)
+            shutil.rmtree(self._empty, ignore_errors=True)
+            self._empty = None
+
+
+def describe_refusals(blocked: Sequence[Blocked]) -> str | None:
+    """What the proxy refused, and what would allow it (None: it refused nothing)."""
+    if not blocked:
+        return None
+    shown = "; ".join(b.describe() for b in blocked[:_MAX_BLOCKED_SHOWN])
+    more = f" (and {len(blocked) - _MAX_BLOCKED_SHOWN} more)" if len(blocked) > _MAX_BLOCKED_SHOWN else ""
+    return (
+        f"The sandbox's network proxy refused {len(blocked)} connection(s): {shown}{more}. Only the user can "
+        "add a rule (sandbox.network in their user settings); or call again with outside_sandbox: true and "
+        "the user will be asked."
+    )
+
+
+def proxy_env(specs: Sequence[str]) -> dict[str, str]:
+    """The variables that send a command's HTTP(S) through the forwarder. Loopback names stay direct (the
+    sandbox's own 127.0.0.1: a test server the command starts itself) unless a rule names one exactly, which
+    means this machine's."""
+    url = f"http://127.0.0.1:{PROXY_PORT}"
+    direct = ",".join(n for n in ("localhost", "127.0.0.1", "::1") if not any(names_exactly(s, n) for s in specs))
+    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
+    return {**dict.fromkeys(names, url), "NO_PROXY": direct, "no_proxy": direct}
+
+
+@functools.lru_cache(maxsize=8)
+def _tool_dirs(path_env: str) -> tuple[Path, ...]:
+    """The tool directories for this process's PATH, which commands inherit (the scrubbed environment keeps
+    it). Cached by its value: every command asks, and resolving each entry costs a command a good part of a
+    millisecond."""
+    return tool_dirs_for(plan_roots([Path(e) for e in path_env.split(os.pathsep) if e.startswith("/")]))
+
+
+def _forwarder_python() -> str:
+    """A python3 the sandbox can see: this one, unless it lives in a directory the sandbox makes private."""
+    for candidate in (os.path.realpath(sys.executable), shutil.which("python3"), "/usr/bin/python3"):
+        visible = candidate and not any(Path(candidate).is_relative_to(p) for p in PRIVATE_DIRS)
+        if candidate and visible and os.access(candidate, os.X_OK):
+            return candidate
+    raise StateError(
+        "The sandbox needs a python3 outside /tmp (it starts the commands inside, and forwards their network "
+        "traffic), and none was found, so the command did not run. Install python3, or turn the sandbox off "
+        "(sandbox.enabled: off) and let the user approve commands one by one."
+    )
+
+
+def _close(sandbox: Sandbox) -> None:
+    sandbox.close()
+
+
+# Off unless the session's builder says otherwise (`RuntimeOptions.sandbox`): the CLI and the sidecar pass
+# the settings' `sandbox` (default auto); a library caller that passes nothing gets the plain executor.
+SANDBOX: Dep[Sandbox] = Dep("sandbox", lambda _r: Sandbox(SandboxSettings(enabled="off")), close=_close)
