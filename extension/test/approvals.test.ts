@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { acceptEditsSwitch } from '../src/acceptEdits';
-import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/approvals';
+import { acceptEditsSwitch } from '../src/review/acceptEdits';
+import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/review/approvals';
 import type { ApprovalRequestParams } from '../src/protocol';
 import { ACCEPTED_EDITS } from '../src/shared/outcomes';
 import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, deferred, newStore, settle } from './fakes';

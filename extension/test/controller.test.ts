@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import { ApprovalBroker, sidecarRuleSaver } from '../src/approvals';
-import { sidecarStatus } from '../src/chatNotices';
-import { ChatController } from '../src/controller';
+import { ApprovalBroker, sidecarRuleSaver } from '../src/review/approvals';
+import { sidecarStatus } from '../src/chat/chatNotices';
+import { ChatController } from '../src/chat/controller';
 import type { CancellationLike } from '../src/host';
-import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposals';
-import { ReviewController } from '../src/reviews';
-import type { RpcConnection } from '../src/rpc';
-import type { PythonOk } from '../src/python';
-import { SidecarClient } from '../src/sidecarClient';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/review/proposals';
+import { ReviewController } from '../src/review/reviews';
+import type { RpcConnection } from '../src/sidecar/rpc';
+import type { PythonOk } from '../src/python/python';
+import { SidecarClient } from '../src/sidecar/sidecarClient';
 import { FakeEditor, FakeNotifier, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
 
 type Handler = (params: unknown) => unknown;

@@ -1,8 +1,8 @@
 /** Stand-ins for the editor in unit tests: each records what was asked and answers as the test says. */
 
-import type { RuleSaver } from '../src/approvals';
-import type { ChatPresence } from '../src/chatStore';
-import { ChatStore } from '../src/chatStore';
+import type { RuleSaver } from '../src/review/approvals';
+import type { ChatPresence } from '../src/chat/chatStore';
+import { ChatStore } from '../src/chat/chatStore';
 import { Emitter } from '../src/host';
 import type {
   CancellationLike,
@@ -16,7 +16,7 @@ import type {
 } from '../src/host';
 import type { McpServerInfo, PendingCall, RuleScope } from '../src/protocol';
 import { initialState } from '../src/shared/chatModel';
-import { SidecarError } from '../src/sidecarClient';
+import { SidecarError } from '../src/sidecar/sidecarClient';
 
 export function newStore(): ChatStore {
   return new ChatStore(initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: false, message: '' }, 'default'));

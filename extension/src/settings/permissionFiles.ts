@@ -4,10 +4,10 @@
  * sentence: the sidecar's permission engine knows, and says so in structure. This module only arranges it.
  */
 
-import type { Settings, SidecarSettingsProblem } from './protocol';
-import type { FileScope } from './scopes';
-import { FILE_SCOPE_LABELS } from './scopes';
-import type { SettingsProblem } from './shared/chatModel';
+import type { Settings, SidecarSettingsProblem } from '../protocol';
+import type { FileScope } from '../shared/scopes';
+import { FILE_SCOPE_LABELS } from '../shared/scopes';
+import type { SettingsProblem } from '../shared/chatModel';
 
 /** What the sidecar said about its files: scope → path, and the `--settings` files it reads too. */
 export type SettingsFiles = Pick<Settings, 'settingsFiles' | 'flagFiles'>;

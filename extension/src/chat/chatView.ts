@@ -7,14 +7,20 @@
 import type * as vscode from 'vscode';
 
 import type { ChatPresence, ChatStore } from './chatStore';
-import { Emitter } from './host';
-import type { Disposable } from './host';
-import type { HostMessage, ViewMessage } from './shared/messages';
-import { parseViewMessage } from './shared/messages';
+import { Emitter } from '../host';
+import type { Disposable } from '../host';
+import type { HostMessage, ViewMessage } from '../shared/messages';
+import { parseViewMessage } from '../shared/messages';
 import { chatHtml, makeNonce } from './webviewHtml';
-import { joinPath } from './vscodeApi';
 
 export const CHAT_VIEW_ID = 'toolgate.chat';
+
+/** Where the webview's bundle is: the folder it may load from, and its script and stylesheet in it. */
+export interface WebviewFiles {
+  root: vscode.Uri;
+  script: vscode.Uri;
+  style: vscode.Uri;
+}
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresence, Disposable {
   private view: vscode.WebviewView | undefined;
@@ -26,7 +32,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
   private readonly subscriptions: Disposable[] = [];
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    private readonly files: WebviewFiles,
     private readonly store: ChatStore,
     private readonly onMessage: (message: ViewMessage) => Promise<void>,
     private readonly log: (line: string) => void,
@@ -37,14 +43,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     this.ready = false;
-    const dist = joinPath(this.extensionUri, 'dist');
-    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    const { root, script, style } = this.files;
+    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [root] };
     const nonce = makeNonce();
     view.webview.html = chatHtml({
       cspSource: view.webview.cspSource,
       nonce,
-      scriptUri: view.webview.asWebviewUri(joinPath(dist, 'webview.js')).toString(),
-      styleUri: view.webview.asWebviewUri(joinPath(dist, 'webview.css')).toString(),
+      scriptUri: view.webview.asWebviewUri(script).toString(),
+      styleUri: view.webview.asWebviewUri(style).toString(),
     });
     this.applyBadge();
     const disposables = [

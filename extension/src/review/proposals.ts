@@ -5,8 +5,8 @@
  * The real file is never touched by the extension; the sidecar writes it after an Accept.
  */
 
-import { Emitter } from './host';
-import type { ResourceRef } from './host';
+import { Emitter } from '../host';
+import type { ResourceRef } from '../host';
 
 export type { ResourceRef };
 

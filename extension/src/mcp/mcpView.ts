@@ -4,14 +4,14 @@
  * module only shows its answers and asks the person before an approval. vscodeApi.ts turns the nodes into tree items.
  */
 
-import type { ChatPresence } from './chatStore';
-import { Emitter } from './host';
-import type { Disposable, Notifier } from './host';
-import type { McpChangedParams, McpLogResult, McpServerInfo, McpServerResult, McpServersResult, McpToolInfo } from './protocol';
-import type { McpCardAction } from './shared/mcpCard';
-import { approvalKey, waitsForApproval } from './shared/mcpCard';
-import type { McpCardChoice } from './shared/messages';
-import { failureReason } from './sidecarClient';
+import type { ChatPresence } from '../chat/chatStore';
+import { Emitter } from '../host';
+import type { Disposable, Notifier } from '../host';
+import type { McpChangedParams, McpLogResult, McpServerInfo, McpServerResult, McpServersResult, McpToolInfo } from '../protocol';
+import type { McpCardAction } from '../shared/mcpCard';
+import { approvalKey, waitsForApproval } from '../shared/mcpCard';
+import type { McpCardChoice } from '../shared/messages';
+import { failureReason } from '../sidecar/sidecarClient';
 
 /** The sidecar's MCP methods (SidecarClient implements them). */
 export interface McpClient {

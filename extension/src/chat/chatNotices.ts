@@ -3,10 +3,10 @@
  * crash, and the transcript's line for a turn that stopped early. Pure: the controller decides when to show them.
  */
 
-import type { StopReason } from './protocol';
-import { errorMessage } from './rpc';
-import type { SidecarStatus } from './shared/chatModel';
-import type { SidecarState } from './sidecar';
+import type { StopReason } from '../protocol';
+import { errorMessage } from '../sidecar/rpc';
+import type { SidecarStatus } from '../shared/chatModel';
+import type { SidecarState } from '../sidecar/sidecar';
 
 /** What the transcript says when a turn ends other than by the model finishing (errors have their own event). */
 export const STOP_NOTICES: Partial<Record<StopReason, string>> = {

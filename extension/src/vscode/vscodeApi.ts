@@ -1,15 +1,15 @@
 /**
- * The small adapters over the `vscode` API. Only the thin modules call `vscode` (this one, vscodeOutput.ts,
- * checkpointsVscode.ts, chatView.ts, languageClient.ts and extension.ts's wiring); everything else gets these
- * adapters through the interfaces in host.ts, so its logic runs in the unit tests without an editor.
+ * The small adapters over the `vscode` API. Only the modules of this folder load `vscode` at run time (and
+ * extension.ts, which wires them in); everything else gets these adapters through the interfaces in host.ts, so its
+ * logic runs in the unit tests without an editor (test/editorBoundary.test.ts holds the rule).
  */
 
 import * as vscode from 'vscode';
 
-import type { TreeNodeSpec } from './mcpView';
-import type { DiffEditorHost, Disposable, MessageLevel, Notifier, QuickPickItem, ResourceRef, SecretStore } from './host';
-import type { ProposalStore } from './proposals';
-import { ORIGINAL_SCHEME, PROPOSED_SCHEME, StoreError, storePathOf, uriPartsOf } from './proposals';
+import type { TreeNodeSpec } from '../mcp/mcpView';
+import type { DiffEditorHost, Disposable, MessageLevel, Notifier, QuickPickItem, ResourceRef, SecretStore } from '../host';
+import type { ProposalStore } from '../review/proposals';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, StoreError, storePathOf, uriPartsOf } from '../review/proposals';
 
 export type { Disposable };
 

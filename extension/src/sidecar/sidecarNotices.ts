@@ -4,10 +4,10 @@
  * a notice in the chat.
  */
 
-import type { ChatStore } from './chatStore';
-import type { Notifier } from './host';
-import type { PythonFailure } from './python';
-import { installCommand } from './python';
+import type { ChatStore } from '../chat/chatStore';
+import type { Notifier } from '../host';
+import type { PythonFailure } from '../python/python';
+import { installCommand } from '../python/python';
 import type { SidecarState } from './sidecar';
 
 export interface SidecarNoticesDeps {

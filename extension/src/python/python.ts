@@ -8,7 +8,7 @@
  * Each failure comes with the sentence that explains it and the fixes to offer.
  */
 
-import type { SidecarAction } from './shared/chatModel';
+import type { SidecarAction } from '../shared/chatModel';
 import type { RunProcess } from './processes';
 
 export const MINIMUM_PYTHON: readonly [number, number] = [3, 11];

@@ -1,8 +1,8 @@
 /** The host's copy of the chat state: every change goes through `dispatch`, and listeners see each action. */
 
-import { Emitter } from './host';
-import type { ChatAction, ChatState } from './shared/chatModel';
-import { reduce } from './shared/chatModel';
+import { Emitter } from '../host';
+import type { ChatAction, ChatState } from '../shared/chatModel';
+import { reduce } from '../shared/chatModel';
 
 export class ChatStore {
   private current: ChatState;

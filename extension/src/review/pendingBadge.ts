@@ -1,6 +1,6 @@
 /** The chat view's badge: how many approvals and reviews wait for an answer, over every source that has some. */
 
-import type { ChatPresence } from './chatStore';
+import type { ChatPresence } from '../chat/chatStore';
 
 export class PendingBadge {
   private readonly sources: { readonly pendingCount: number }[] = [];

@@ -14,8 +14,8 @@ import {
 import type { CancellationToken, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import type { OutputChannel } from 'vscode';
 
-import type { ConnectionFactory, SidecarConnection } from './rpc';
-import { describeExit, SidecarProcess } from './sidecarProcess';
+import type { ConnectionFactory, SidecarConnection } from '../sidecar/rpc';
+import { describeExit, SidecarProcess } from '../sidecar/sidecarProcess';
 
 /** How long a sidecar that was asked to exit gets before it is sent SIGTERM, and then SIGKILL. */
 const TERMINATE_GRACE_MS = 1000;

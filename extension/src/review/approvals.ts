@@ -15,15 +15,15 @@
  */
 
 import type { AcceptEditsSwitch } from './acceptEdits';
-import type { ChatPresence, ChatStore } from './chatStore';
-import type { CancellationLike, Disposable, Notifier, QuickPickItem } from './host';
-import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from './protocol';
-import { RULE_SCOPES } from './protocol';
-import { SCOPE_LABELS } from './scopes';
-import type { SidecarClient } from './sidecarClient';
-import { failureReason } from './sidecarClient';
-import type { ApprovalChoice } from './shared/messages';
-import { ACCEPTED_EDITS, ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from './shared/outcomes';
+import type { ChatPresence, ChatStore } from '../chat/chatStore';
+import type { CancellationLike, Disposable, Notifier, QuickPickItem } from '../host';
+import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from '../protocol';
+import { RULE_SCOPES } from '../protocol';
+import { SCOPE_LABELS } from '../shared/scopes';
+import type { SidecarClient } from '../sidecar/sidecarClient';
+import { failureReason } from '../sidecar/sidecarClient';
+import type { ApprovalChoice } from '../shared/messages';
+import { ACCEPTED_EDITS, ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from '../shared/outcomes';
 
 /** The answer the sidecar gets for a choice ("always" saved its rule first). Feedback is trimmed; empty is left out. */
 export function answerForChoice(choice: ApprovalChoice): ApprovalAnswer {

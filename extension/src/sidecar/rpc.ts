@@ -3,8 +3,8 @@
  * with vscode-languageclient; tests implement it with fakes.
  */
 
-import type { CancellationLike } from './host';
-import type { InitializationOptions } from './protocol';
+import type { CancellationLike } from '../host';
+import type { InitializationOptions } from '../protocol';
 
 export interface RpcConnection {
   sendRequest<R>(method: string, params: unknown, token?: CancellationLike): Promise<R>;

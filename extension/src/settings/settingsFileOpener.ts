@@ -5,11 +5,11 @@
 
 import * as fs from 'node:fs';
 
-import type { Notifier } from './host';
+import type { Notifier } from '../host';
 import type { SettingsFiles } from './permissionFiles';
 import { EMPTY_RULES_FILE, placeOf, rulesFiles } from './permissionFiles';
-import type { SidecarClient } from './sidecarClient';
-import type * as api from './vscodeApi';
+import type { SidecarClient } from '../sidecar/sidecarClient';
+import type * as api from '../vscode/vscodeApi';
 
 export interface SettingsFileOpenerDeps {
   notifier: Notifier;

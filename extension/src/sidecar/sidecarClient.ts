@@ -6,7 +6,7 @@
  * fails with `NotSupported`. Both carry a sentence the chat can show as it is.
  */
 
-import type { CancellationLike } from './host';
+import type { CancellationLike } from '../host';
 import type {
   ApprovalAnswer,
   ApprovalRequestParams,
@@ -37,8 +37,8 @@ import type {
   SessionListResult,
   Settings,
   ToolProgressParams,
-} from './protocol';
-import { Methods } from './protocol';
+} from '../protocol';
+import { Methods } from '../protocol';
 import { errorCode, errorMessage, METHOD_NOT_FOUND } from './rpc';
 import type { RpcConnection } from './rpc';
 

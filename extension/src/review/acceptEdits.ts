@@ -4,7 +4,7 @@
  * call's answer (so a reopened session says so), and the chat's header shows the new mode.
  */
 
-import type { SidecarClient } from './sidecarClient';
+import type { SidecarClient } from '../sidecar/sidecarClient';
 
 /** Switch `sessionId` to acceptEdits mode to answer the call `toolUseId`; rejects with the sidecar's reason. */
 export type AcceptEditsSwitch = (sessionId: string, toolUseId: string) => Promise<void>;

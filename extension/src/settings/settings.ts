@@ -6,8 +6,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import type { DiffReviewPolicy, InitializationOptions, PermissionMode, ProviderConfigureParams } from './protocol';
-import { PERMISSION_MODES } from './protocol';
+import type { DiffReviewPolicy, InitializationOptions, PermissionMode, ProviderConfigureParams } from '../protocol';
+import { PERMISSION_MODES } from '../protocol';
 
 export const PROVIDERS = ['anthropic', 'openai'] as const;
 export type Provider = (typeof PROVIDERS)[number];

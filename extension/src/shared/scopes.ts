@@ -3,7 +3,7 @@
  * picker and the "comes from" line of a listed rule. Where a scope's file lives is the sidecar's to say.
  */
 
-import type { RuleScope } from './protocol';
+import type { RuleScope } from '../protocol';
 
 export type FileScope = Exclude<RuleScope, 'session'>;
 

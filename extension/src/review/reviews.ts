@@ -6,14 +6,14 @@
  */
 
 import type { AcceptEditsSwitch } from './acceptEdits';
-import type { ChatPresence, ChatStore } from './chatStore';
-import type { CancellationLike, DiffEditorHost, Disposable, Notifier } from './host';
-import type { DiffReviewAnswer, DiffReviewParams, ReviewedFile } from './protocol';
+import type { ChatPresence, ChatStore } from '../chat/chatStore';
+import type { CancellationLike, DiffEditorHost, Disposable, Notifier } from '../host';
+import type { DiffReviewAnswer, DiffReviewParams, ReviewedFile } from '../protocol';
 import type { ProposalStore, ResourceRef } from './proposals';
 import { reviewIdOf, reviewPath } from './proposals';
-import type { ReviewFileView } from './shared/chatModel';
-import { ACCEPT_EDITS_ON, WITHDRAWN, acceptedOutcome, basename, displayPath, rejectedOutcome } from './shared/outcomes';
-import { failureReason } from './sidecarClient';
+import type { ReviewFileView } from '../shared/chatModel';
+import { ACCEPT_EDITS_ON, WITHDRAWN, acceptedOutcome, basename, displayPath, rejectedOutcome } from '../shared/outcomes';
+import { failureReason } from '../sidecar/sidecarClient';
 
 export { basename, displayPath };
 

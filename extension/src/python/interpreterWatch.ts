@@ -5,8 +5,8 @@
  * quick succession of picks) restarts it once.
  */
 
-import type { Disposable, Timers } from './host';
-import type { SidecarState } from './sidecar';
+import type { Disposable, Timers } from '../host';
+import type { SidecarState } from '../sidecar/sidecar';
 
 /** Whether a newly selected interpreter should replace the sidecar's Python. */
 export function needsRestartFor(interpreter: string, settingPath: string, state: SidecarState): boolean {

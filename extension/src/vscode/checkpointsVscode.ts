@@ -1,13 +1,13 @@
 /**
- * The `vscode` calls of checkpoints (checkpoints.ts): the changes view, per-file diffs, and the checkpoint side of
+ * The `vscode` calls of checkpoints (checkpoints/checkpoints.ts): the changes view, per-file diffs, and the checkpoint side of
  * both. Part of the thin wrapper, kept apart from vscodeApi.ts so that module stays small; nothing else in here.
  */
 
 import * as vscode from 'vscode';
 
-import type { ChangesHost, DiffSide } from './checkpoints';
-import type { CheckpointFileRef } from './shared/checkpointView';
-import { CHECKPOINT_SCHEME, checkpointRefOf, checkpointUriParts } from './shared/checkpointView';
+import type { ChangesHost, DiffSide } from '../checkpoints/checkpoints';
+import type { CheckpointFileRef } from '../shared/checkpointView';
+import { CHECKPOINT_SCHEME, checkpointRefOf, checkpointUriParts } from '../shared/checkpointView';
 
 /** A diff side's URI (none: the file does not exist on that side). */
 function sideUri(side: DiffSide): vscode.Uri | undefined {

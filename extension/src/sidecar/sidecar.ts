@@ -6,9 +6,9 @@
  * process we already replaced) is ignored, so one crash is handled exactly once.
  */
 
-import { Emitter } from './host';
-import type { Disposable, Timers } from './host';
-import type { PythonCheck, PythonFailure, PythonOk } from './python';
+import { Emitter } from '../host';
+import type { Disposable, Timers } from '../host';
+import type { PythonCheck, PythonFailure, PythonOk } from '../python/python';
 import type { RestartPolicy } from './restartPolicy';
 import { errorMessage } from './rpc';
 import type {

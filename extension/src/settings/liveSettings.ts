@@ -4,7 +4,7 @@
  * and the controller's to apply.
  */
 
-import type { Notifier, SecretStore } from './host';
+import type { Notifier, SecretStore } from '../host';
 import type { Provider, SettingReader, SettingsChange, ToolgateSettings } from './settings';
 import { PROVIDERS, apiKeySecretName, apiKeyVariable, classifyChange, readSettings } from './settings';
 

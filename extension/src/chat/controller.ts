@@ -3,9 +3,9 @@
  * Everything the sidecar is asked goes through SidecarClient; everything shown goes through ChatStore.
  */
 
-import type { ApprovalBroker } from './approvals';
+import type { ApprovalBroker } from '../review/approvals';
 import type { ChatStore } from './chatStore';
-import type { Notifier, Timers } from './host';
+import type { Notifier, Timers } from '../host';
 import type {
   ChatEventParams,
   PermissionMode,
@@ -15,16 +15,16 @@ import type {
   Settings,
   StopReason,
   ToolProgressParams,
-} from './protocol';
-import type { ReviewController } from './reviews';
-import type { SettingsChange } from './settings';
-import type { ProviderStatus, SidecarStatus } from './shared/chatModel';
-import { bannerProblems } from './permissionFiles';
-import type { ViewMessage } from './shared/messages';
-import type { SidecarState } from './sidecar';
-import { NotSupported, SidecarUnavailable } from './sidecarClient';
-import type { SidecarClient } from './sidecarClient';
-import { errorMessage } from './rpc';
+} from '../protocol';
+import type { ReviewController } from '../review/reviews';
+import type { SettingsChange } from '../settings/settings';
+import type { ProviderStatus, SidecarStatus } from '../shared/chatModel';
+import { bannerProblems } from '../settings/permissionFiles';
+import type { ViewMessage } from '../shared/messages';
+import type { SidecarState } from '../sidecar/sidecar';
+import { NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
+import type { SidecarClient } from '../sidecar/sidecarClient';
+import { errorMessage } from '../sidecar/rpc';
 import { STOP_NOTICES, connectionLost, crashNotice, sidecarStatus } from './chatNotices';
 
 export interface ControllerDeps {

@@ -6,12 +6,12 @@
  * only; the list is shown again after each change, until Escape.
  */
 
-import type { Notifier, QuickPickItem } from './host';
+import type { Notifier, QuickPickItem } from '../host';
 import type { SettingsFiles } from './permissionFiles';
-import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, SidecarSettingsProblem } from './protocol';
-import { RULE_BEHAVIORS, RULE_SCOPES } from './protocol';
-import { SCOPE_LABELS, SCOPE_WORDS } from './scopes';
-import { failureReason } from './sidecarClient';
+import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, SidecarSettingsProblem } from '../protocol';
+import { RULE_BEHAVIORS, RULE_SCOPES } from '../protocol';
+import { SCOPE_LABELS, SCOPE_WORDS } from '../shared/scopes';
+import { failureReason } from '../sidecar/sidecarClient';
 
 export interface RulesClient {
   getSettings(sessionId: string): Promise<Settings>;
