@@ -158,13 +158,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const rulesView = new RulesView({
     notifier: api.notifier,
     client,
-    session: () => controller.sessionForRules(),
+    session: () => controller.sessions.forRules(),
     openRulesFile: (reported) => files.openRulesFile(reported),
     openFile: (file, at) => files.openSettingsFile(file, at),
-    onSettings: (answer) => controller.showSettings(answer),
+    onSettings: (answer) => controller.sessions.showSettings(answer),
   });
   const mcpChat = { dispatch: (action: McpCardAction) => store.dispatch(action), presence: chatView };
-  const mcp = new McpView({ client, session: () => controller.sessionForRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
+  const mcp = new McpView({ client, session: () => controller.sessions.forRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
   store.onDidDispatch((action) => mcp.chatChanged(action));
   const commands = new Commands({
     notifier: api.notifier,
@@ -188,7 +188,7 @@ export function activate(context: vscode.ExtensionContext): void {
     notifier: api.notifier,
     changes: checkpointChanges,
     workspaceRoot: api.firstWorkspaceFolder,
-    reloadSession: () => controller.reloadSession(),
+    reloadSession: () => controller.sessions.reload(),
     log,
   });
   viewMessages.connect((message) =>

@@ -418,7 +418,7 @@ describe('ChatController', () => {
     });
     await controller.handle({ type: 'openSession', sessionId: 's9' });
     said = ['first'];
-    await controller.reloadSession();
+    await controller.sessions.reload();
     expect(store.state).toMatchObject({ sessionId: 's9', mode: 'acceptEdits' });
     expect(store.state.items).toMatchObject([{ kind: 'user', text: 'first' }]);
   });
@@ -488,16 +488,16 @@ describe('ChatController', () => {
       problems: [problem],
       sandbox: null,
     };
-    controller.showSettings(settings);
+    controller.sessions.showSettings(settings);
     expect(store.state.settingsProblems).toEqual([]);
-    controller.showSettings({ ...settings, sessionId: 's2' });
+    controller.sessions.showSettings({ ...settings, sessionId: 's2' });
     expect(store.state.settingsProblems).toHaveLength(1);
-    controller.showSettings({ ...settings, sessionId: 's2', problems: [] });
+    controller.sessions.showSettings({ ...settings, sessionId: 's2', problems: [] });
     expect(store.state.settingsProblems).toEqual([]);
     const sandbox = { state: 'unavailable' as const, autoAllow: false, detail: 'bwrap was not found on PATH', network: [] };
-    controller.showSettings({ ...settings, sessionId: 's2', sandbox });
+    controller.sessions.showSettings({ ...settings, sessionId: 's2', sandbox });
     expect(store.state.sandbox).toEqual(sandbox);
-    controller.showSettings({ ...settings, sessionId: 's1', sandbox: { ...sandbox, state: 'on' } });
+    controller.sessions.showSettings({ ...settings, sessionId: 's1', sandbox: { ...sandbox, state: 'on' } });
     expect(store.state.sandbox).toEqual(sandbox); // another session's sandbox is not this one's
   });
 
@@ -544,10 +544,10 @@ describe('ChatController', () => {
     const withSessions = setup({
       'toolgate/session/list': () => ({ sessions: [{ sessionId: 's1', title: 'Fix tests', updatedAt: '2026-01-01T00:00:00Z' }] }),
     });
-    await withSessions.controller.refreshSessions();
+    await withSessions.controller.sessions.refreshList();
     expect(withSessions.store.state).toMatchObject({ sessionsAvailable: true, sessions: [{ title: 'Fix tests' }] });
     const without = setup({});
-    await without.controller.refreshSessions();
+    await without.controller.sessions.refreshList();
     expect(without.store.state.sessionsAvailable).toBe(false);
     expect(without.store.state.items).toHaveLength(0); // "not supported" is not worth a notice here
   });

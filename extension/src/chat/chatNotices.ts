@@ -1,11 +1,13 @@
 /**
  * What the chat says about the sidecar and about how a turn ended: the status line at the top, the notice after a
- * crash, and the transcript's line for a turn that stopped early. Pure: the controller decides when to show them.
+ * crash, the transcript's line for a turn that stopped early, and a failed request's notice. Pure: the controller
+ * and the sessions decide when to show them.
  */
 
 import type { StopReason } from '../protocol';
 import { errorMessage } from '../sidecar/rpc';
-import type { SidecarStatus } from '../shared/chatModel';
+import { NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
+import type { ChatAction, SidecarStatus } from '../shared/chatModel';
 import type { SidecarState } from '../sidecar/sidecar';
 
 /** What the transcript says when a turn ends other than by the model finishing (errors have their own event). */
@@ -14,6 +16,12 @@ export const STOP_NOTICES: Partial<Record<StopReason, string>> = {
   max_tokens: 'The reply was cut off at the model\'s output limit.',
   max_turns: 'The turn stopped after the most model requests one message may take.',
 };
+
+/** A request that failed, as a notice: a warning when the sidecar cannot do it (too old, or not running), else an error. */
+export function failureNotice(error: unknown): Extract<ChatAction, { type: 'notice' }> {
+  const level = error instanceof NotSupported || error instanceof SidecarUnavailable ? 'warning' : 'error';
+  return { type: 'notice', level, text: errorMessage(error) };
+}
 
 /** How the sidecar's state reads at the top of the chat. */
 export function sidecarStatus(state: SidecarState): SidecarStatus {

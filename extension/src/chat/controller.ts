@@ -1,42 +1,26 @@
 /**
- * The chat's behaviour: what a message from the webview does, and how sidecar events reach the chat state.
- * Everything the sidecar is asked goes through SidecarClient; everything shown goes through ChatStore.
+ * The chat's behaviour: what a message from the webview does, how a message is sent (or kept while the sidecar
+ * starts), and how sidecar events reach the chat state. Which session a message goes to is ChatSessions'
+ * (sessions.ts). Everything the sidecar is asked goes through SidecarClient; everything shown goes through ChatStore.
  */
 
 import type { ApprovalBroker } from '../review/approvals';
-import type { ChatStore } from './chatStore';
-import type { Notifier, Timers } from '../host';
-import type {
-  ChatEventParams,
-  PermissionMode,
-  ProviderConfigureParams,
-  ReviewEdits,
-  SessionInfo,
-  Settings,
-  StopReason,
-  ToolProgressParams,
-} from '../protocol';
+import type { Timers } from '../host';
+import type { ChatEventParams, ProviderConfigureParams, ToolProgressParams } from '../protocol';
 import type { ReviewController } from '../review/reviews';
 import type { SettingsChange } from '../settings/settings';
 import type { ProviderStatus, SidecarStatus } from '../shared/chatModel';
-import { bannerProblems } from '../settings/permissionFiles';
 import type { ViewMessage } from '../shared/messages';
 import type { SidecarState } from '../sidecar/sidecar';
 import { NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
-import type { SidecarClient } from '../sidecar/sidecarClient';
-import { errorMessage } from '../sidecar/rpc';
-import { STOP_NOTICES, connectionLost, crashNotice, sidecarStatus } from './chatNotices';
+import { STOP_NOTICES, connectionLost, crashNotice, failureNotice, sidecarStatus } from './chatNotices';
+import { ChatSessions } from './sessions';
+import type { SessionDeps } from './sessions';
 
-export interface ControllerDeps {
-  store: ChatStore;
-  client: SidecarClient;
+export interface ControllerDeps extends SessionDeps {
   approvals: ApprovalBroker;
   reviews: ReviewController;
-  notifier: Notifier;
   timers: Timers;
-  defaultMode: () => PermissionMode;
-  /** Whether new sessions review every edit or only those that need approval (the toolgate.diffReview setting). */
-  reviewEdits: () => ReviewEdits;
   /** The model settings for `toolgate/provider/configure`. */
   providerConfiguration: () => ProviderConfigureParams;
   /** Whether an API key is known to the editor (for the status line while no sidecar runs). */
@@ -47,7 +31,8 @@ export interface ControllerDeps {
 }
 
 export class ChatController {
-  private sessionStarting: Promise<string> | undefined;
+  /** The open session, and opening, listing and deleting sessions. */
+  readonly sessions: ChatSessions;
   private sending = false;
   private wasRunning = false;
   /** The sidecar state last seen: a start-up that another state overtook does not announce "ready". */
@@ -60,6 +45,7 @@ export class ChatController {
   private queued: string[] = [];
 
   constructor(private readonly deps: ControllerDeps) {
+    this.sessions = new ChatSessions(deps);
     deps.client.onChatEvent((params) => this.chatEvent(params));
     deps.client.onToolProgress((params) => this.toolProgress(params));
   }
@@ -76,12 +62,12 @@ export class ChatController {
       this.wasRunning = true;
       // A new process knows nothing yet: tell it the model, reopen the session on screen, list the rest.
       void this.configureProvider()
-        .then(() => this.reopenSession())
+        .then(() => this.sessions.reopen())
         .then(() => {
           if (this.sidecarState !== state) return;
           store.dispatch({ type: 'sidecar', status: sidecarStatus(state) });
           void this.sendQueued();
-          return this.refreshSessions();
+          return this.sessions.refreshList();
         });
       return;
     }
@@ -114,7 +100,7 @@ export class ChatController {
     // message must not wait for an answer that may never come (the old connection does not always reject its
     // pending requests).
     this.sending = false;
-    this.sessionStarting = undefined;
+    this.sessions.forgetOpening();
   }
 
   async handle(message: ViewMessage): Promise<void> {
@@ -128,11 +114,11 @@ export class ChatController {
       case 'newSession':
         return this.newSession();
       case 'openSession':
-        return this.openSession(message.sessionId);
+        return this.sessions.open(message.sessionId);
       case 'deleteSession':
-        return this.deleteSession(message.sessionId);
+        return this.sessions.delete(message.sessionId);
       case 'setMode':
-        return this.setMode(message.mode);
+        return this.sessions.setMode(message.mode);
       case 'approval':
         await this.deps.approvals.answer(message.id, message.choice);
         return;
@@ -144,34 +130,6 @@ export class ChatController {
         return this.deps.reviews.show(message.id, message.path, true);
       default:
         return; // the buttons for the host (restart, open a file, …) are commands: Commands.viewMessage
-    }
-  }
-
-  /** The open session's settings as the sidecar reports them: what it could not use goes to the banner. */
-  showSettings(settings: Settings): void {
-    const { store } = this.deps;
-    if (settings.sessionId !== store.state.sessionId) return;
-    store.dispatch({ type: 'settingsProblems', problems: bannerProblems(settings.problems) });
-    store.dispatch({ type: 'sandbox', sandbox: settings.sandbox ?? null });
-  }
-
-  /** Ask the sidecar again which settings problems the open session has. */
-  async refreshSettings(): Promise<void> {
-    const sessionId = this.deps.store.state.sessionId;
-    if (!sessionId) return;
-    try {
-      this.showSettings(await this.deps.client.getSettings(sessionId));
-    } catch {
-      // An older sidecar, or none: the banner keeps what it knew. Nothing here is worth a notice.
-    }
-  }
-
-  /** The session the permission rules belong to: the open one, or a new one. Undefined while no sidecar runs. */
-  async sessionForRules(): Promise<string | undefined> {
-    try {
-      return await this.ensureSession();
-    } catch {
-      return undefined;
     }
   }
 
@@ -193,7 +151,7 @@ export class ChatController {
     const { store } = this.deps;
     const text = this.queued.splice(0).join('\n\n');
     try {
-      await this.ensureSession();
+      await this.sessions.ensure();
     } catch (error) {
       store.dispatch({ type: 'queueSent' });
       this.report(error);
@@ -216,7 +174,7 @@ export class ChatController {
     try {
       let sessionId: string;
       try {
-        sessionId = await this.ensureSession();
+        sessionId = await this.sessions.ensure();
       } catch (error) {
         // Keep the prompt on screen, with the reason it went nowhere.
         if (!shown) store.dispatch({ type: 'userMessage', text });
@@ -244,7 +202,7 @@ export class ChatController {
       } finally {
         if (!this.newerTurn(epoch)) store.dispatch({ type: 'busy', busy: false });
       }
-      void this.refreshSessions(); // the first message names the session: the picker shows the name
+      void this.sessions.refreshList(); // the first message names the session: the picker shows the name
     } finally {
       if (sentIn === this.epoch) this.sending = false;
     }
@@ -255,6 +213,12 @@ export class ChatController {
     return epoch !== this.epoch && this.sending;
   }
 
+  /** A new session; a turn still running in the open one is interrupted first. */
+  async newSession(): Promise<void> {
+    if (this.deps.store.state.busy) await this.interrupt();
+    await this.sessions.startNew();
+  }
+
   async interrupt(): Promise<void> {
     const { store, client } = this.deps;
     const sessionId = store.state.sessionId;
@@ -263,113 +227,6 @@ export class ChatController {
       await client.interrupt(sessionId);
     } catch (error) {
       this.report(error);
-    }
-  }
-
-  async newSession(): Promise<void> {
-    if (this.deps.store.state.busy) await this.interrupt();
-    try {
-      await this.opening(this.startSession());
-    } catch (error) {
-      this.report(error);
-    }
-    await this.refreshSessions();
-  }
-
-  async openSession(sessionId: string): Promise<void> {
-    const { store, client } = this.deps;
-    if (sessionId === store.state.sessionId) return;
-    try {
-      const info = await client.loadSession(sessionId);
-      await this.showSession(info);
-    } catch (error) {
-      this.report(error);
-    }
-  }
-
-  /** Draw the open session again from the sidecar's history (after its conversation was cut back). */
-  async reloadSession(): Promise<void> {
-    const { sessionId, mode } = this.deps.store.state;
-    if (sessionId) await this.showSession({ sessionId, mode });
-  }
-
-  /** Draw a session: its settings, and its conversation so far when the sidecar can tell it. */
-  private async showSession(info: Pick<SessionInfo, 'sessionId' | 'mode'>): Promise<void> {
-    const { store, client } = this.deps;
-    try {
-      const history = await client.history(info.sessionId);
-      store.dispatch({ type: 'sessionOpened', sessionId: info.sessionId, mode: info.mode, ...history });
-    } catch (error) {
-      store.dispatch({ type: 'sessionOpened', sessionId: info.sessionId, mode: info.mode, messages: [], todos: [], busy: false });
-      if (!(error instanceof NotSupported)) this.report(error);
-    }
-    await this.refreshSettings();
-  }
-
-  async deleteSession(sessionId: string): Promise<void> {
-    const { store, client, notifier } = this.deps;
-    const session = store.state.sessions.find((candidate) => candidate.sessionId === sessionId);
-    const confirmed = await notifier.confirm(
-      `Delete the session "${session?.title ?? sessionId}"?`,
-      'Its transcript is removed from disk. This cannot be undone.',
-      'Delete',
-    );
-    if (!confirmed) return;
-    try {
-      await client.deleteSession(sessionId);
-      if (store.state.sessionId === sessionId) await this.startSession();
-      await this.refreshSessions();
-    } catch (error) {
-      this.report(error);
-    }
-  }
-
-  async setMode(mode: PermissionMode): Promise<void> {
-    const { store, client } = this.deps;
-    try {
-      const sessionId = await this.ensureSession();
-      const previous = store.state.mode;
-      store.dispatch({ type: 'mode', mode });
-      try {
-        await client.setMode(sessionId, mode);
-      } catch (error) {
-        store.dispatch({ type: 'mode', mode: previous });
-        throw error;
-      }
-      if (mode === 'bypassPermissions') {
-        store.dispatch({
-          type: 'notice',
-          level: 'warning',
-          text: 'Bypass mode: tool calls in this session run without asking (safety checks still apply).',
-        });
-      }
-    } catch (error) {
-      this.report(error);
-      // Redraw the switcher with the mode that is really in force.
-      store.dispatch({ type: 'mode', mode: store.state.mode });
-    }
-  }
-
-  /**
-   * A new sidecar process knows no open session: reopen the one on screen (its files are on disk), or, when that
-   * is impossible, let the next message start a new one.
-   */
-  private async reopenSession(): Promise<void> {
-    const { store, client } = this.deps;
-    const sessionId = store.state.sessionId;
-    if (!sessionId) return;
-    try {
-      const info = await client.loadSession(sessionId);
-      if (store.state.sessionId === sessionId) store.dispatch({ type: 'mode', mode: info.mode });
-      await this.refreshSettings();
-    } catch (error) {
-      if (store.state.sessionId !== sessionId) return;
-      store.dispatch({ type: 'sessionClosed' });
-      store.dispatch({
-        type: 'notice',
-        level: 'warning',
-        text: `This session could not be reopened in the new sidecar (${errorMessage(error)}). Your next message starts a new session.`,
-      });
     }
   }
 
@@ -417,64 +274,12 @@ export class ChatController {
       return;
     }
     if (change.provider) await this.configureProvider();
-    if (change.reviewEdits) await this.reviewEditsChanged();
+    if (change.reviewEdits) await this.sessions.reviewEditsChanged();
   }
 
   /** The stored API keys were read: until a sidecar speaks for the provider, the status line says what is known. */
   keysRead(state: SidecarState): void {
     if (state.kind !== 'running') this.deps.store.dispatch({ type: 'provider', provider: this.localProviderStatus() });
-  }
-
-  /** The toolgate.diffReview setting changed: the open session follows it (new sessions get it at creation). */
-  async reviewEditsChanged(): Promise<void> {
-    const sessionId = this.deps.store.state.sessionId;
-    if (!sessionId) return;
-    try {
-      await this.deps.client.setReviewEdits(sessionId, this.deps.reviewEdits());
-    } catch (error) {
-      this.report(error);
-    }
-  }
-
-  async refreshSessions(): Promise<void> {
-    const { store, client } = this.deps;
-    try {
-      const result = await client.listSessions();
-      store.dispatch({ type: 'sessions', sessions: result.sessions, available: true });
-    } catch (error) {
-      store.dispatch({ type: 'sessions', sessions: [], available: false });
-      if (!(error instanceof NotSupported) && !(error instanceof SidecarUnavailable)) this.report(error);
-    }
-  }
-
-  /** The current session, creating one (in the default mode) when there is none. Throws when that fails. */
-  private async ensureSession(): Promise<string> {
-    // A session being opened (New was pressed, or an earlier message opens one) is the one a message sent now
-    // belongs to: not the one still on screen, and not a second new one.
-    if (this.sessionStarting) return this.sessionStarting;
-    const current = this.deps.store.state.sessionId;
-    if (current) return current;
-    return this.opening(this.startSession());
-  }
-
-  /** Remember a session being opened until it is open, for `ensureSession`. */
-  private async opening(starting: Promise<string>): Promise<string> {
-    this.sessionStarting = starting;
-    try {
-      return await starting;
-    } finally {
-      if (this.sessionStarting === starting) this.sessionStarting = undefined;
-    }
-  }
-
-  private async startSession(): Promise<string> {
-    const { store, client } = this.deps;
-    const mode = this.deps.defaultMode();
-    const { sessionId } = await client.newSession(mode, this.deps.reviewEdits());
-    store.dispatch({ type: 'sessionOpened', sessionId, mode, messages: [], todos: [], busy: false });
-    void this.refreshSessions(); // the picker lists the new session
-    void this.refreshSettings(); // a new session reads the settings files afresh: the banner follows
-    return sessionId;
   }
 
   private chatEvent(params: ChatEventParams): void {
@@ -490,7 +295,6 @@ export class ChatController {
   }
 
   private report(error: unknown): void {
-    const level = error instanceof NotSupported || error instanceof SidecarUnavailable ? 'warning' : 'error';
-    this.deps.store.dispatch({ type: 'notice', level, text: errorMessage(error) });
+    this.deps.store.dispatch(failureNotice(error));
   }
 }
