@@ -6,7 +6,7 @@ import type { ViewMessage } from '../src/shared/messages';
 import { toolBody, toolTiming } from '../src/shared/toolView';
 import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
-import { renderMarkdown } from './markdownDom';
+import { renderMarkdown } from './markdown';
 
 export interface RenderContext {
   post(message: ViewMessage): void;
