@@ -9,7 +9,7 @@ import { ReviewController } from '../src/review/reviews';
 import type { RpcConnection } from '../src/sidecar/rpc';
 import type { PythonOk } from '../src/python/python';
 import { SidecarClient } from '../src/sidecar/sidecarClient';
-import { FakeEditor, FakeNotifier, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
+import { FakeEditor, FakeNotifier, approvalRequest, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
 
 type Handler = (params: unknown) => unknown;
 
@@ -149,7 +149,7 @@ describe('ChatController', () => {
     const { store, sidecar, controller } = setup({});
     const handler = sidecar.requestHandlers.get('toolgate/approval/request');
     const answer = handler?.(
-      { sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'ls', reason: 'r', suggestions: [] },
+      approvalRequest(),
       { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) },
     );
     const card = store.state.items[0];
@@ -171,7 +171,7 @@ describe('ChatController', () => {
   it('shows an outage in the transcript, closes open prompts, and notes the recovery', async () => {
     const { store, controller, approvals } = setup({});
     controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate', version: '0.1.0' }, recovered: false });
-    const pending = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'x', reason: 'r', suggestions: [], offersAcceptEdits: false });
+    const pending = approvals.request(approvalRequest({ summary: 'x' }));
     store.dispatch({ type: 'busy', busy: true });
     controller.sidecarChanged({ kind: 'restarting', attempt: 1, maxAttempts: 5, delayMs: 500, reason: 'exit' });
     await expect(pending).resolves.toEqual({ decision: 'deny' });
@@ -521,7 +521,9 @@ describe('ChatController', () => {
     });
     // The same wiring as extension.ts: the broker saves rules with the client.
     const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), sidecarRuleSaver(client, async () => undefined));
-    const answer = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: { command: 'ls -l' }, summary: 'ls -l', reason: 'r', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }], offersAcceptEdits: false });
+    const answer = approvals.request(
+      approvalRequest({ input: { command: 'ls -l' }, summary: 'ls -l', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }] }),
+    );
     const id = store.state.items[0]?.id ?? '';
     await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*', scope: 'local' });
     expect(store.state.items[0]).toMatchObject({ state: 'pending', error: "The rule 'Bash(ls:*' was not changed: not closed" });

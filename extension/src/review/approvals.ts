@@ -22,6 +22,7 @@ import { RULE_SCOPES } from '../protocol';
 import { SCOPE_LABELS } from '../shared/scopes';
 import type { SidecarClient } from '../sidecar/sidecarClient';
 import { failureReason } from '../sidecar/sidecarClient';
+import type { ApprovalCard } from '../shared/chatModel';
 import type { ApprovalChoice } from '../shared/messages';
 import { ACCEPTED_EDITS, ALLOWED_ONCE, WITHDRAWN, alwaysAllowedOutcome, deniedOutcome } from '../shared/outcomes';
 
@@ -132,17 +133,7 @@ export class ApprovalBroker implements Disposable {
     return new Promise<ApprovalAnswer>((resolve) => {
       const entry: Pending = { id, params, resolve, notifying: false, saving: false, subscriptions: [] };
       this.pending.set(id, entry);
-      this.store.dispatch({
-        type: 'approvalRequested',
-        id,
-        toolUseId: params.toolUseId,
-        toolName: params.toolName,
-        summary: params.summary,
-        reason: params.reason,
-        suggestions: validSuggestions(params.suggestions),
-        offersAcceptEdits: params.offersAcceptEdits === true,
-        at: Date.now(),
-      });
+      this.store.dispatch({ type: 'approvalRequested', id, card: cardOf(params), at: Date.now() });
       this.onPendingChanged();
       if (token) {
         if (token.isCancellationRequested) {
@@ -341,6 +332,12 @@ export class ApprovalBroker implements Disposable {
 }
 
 const ACCEPT_EDITS_ACTION = 'Allow, Accept Edits';
+
+/** The card a request is drawn as: all the request says but its session and raw input, its suggestions checked. */
+export function cardOf(params: ApprovalRequestParams): ApprovalCard {
+  const { sessionId: _session, input: _input, ...card } = params;
+  return { ...card, suggestions: validSuggestions(card.suggestions), offersAcceptEdits: card.offersAcceptEdits === true };
+}
 
 /** Suggestions with a rule and a known scope; anything else from the wire is dropped rather than shown. */
 function validSuggestions(suggestions: readonly RuleSuggestion[] | undefined): RuleSuggestion[] {
