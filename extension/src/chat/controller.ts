@@ -1,7 +1,7 @@
 /**
  * The chat's behaviour: what a message from the webview does, how a message is sent (or kept while the sidecar
  * starts), and how sidecar events reach the chat state. Which session a message goes to is ChatSessions'
- * (sessions.ts). Everything the sidecar is asked goes through SidecarClient; everything shown goes through ChatStore.
+ * (chatSessions.ts). Everything the sidecar is asked goes through SidecarClient; everything shown goes through ChatStore.
  */
 
 import type { ApprovalBroker } from '../review/approvals';
@@ -14,8 +14,8 @@ import type { ViewMessage } from '../shared/messages';
 import type { SidecarState } from '../sidecar/sidecar';
 import { NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
 import { STOP_NOTICES, connectionLost, crashNotice, failureNotice, sidecarStatus } from './chatNotices';
-import { ChatSessions } from './sessions';
-import type { SessionDeps } from './sessions';
+import { ChatSessions } from './chatSessions';
+import type { SessionDeps } from './chatSessions';
 
 export interface ControllerDeps extends SessionDeps {
   approvals: ApprovalBroker;
