@@ -1,4 +1,5 @@
-// Unit tests run in plain Node. The few modules that import `vscode` get the small stand-in in test/vscodeMock.ts.
+// Unit tests run in plain Node. The few modules that import `vscode` (src/vscode/) get the small stand-in in
+// test/vscodeMock.ts. The webview's tests (test/webview/) ask for jsdom in their first line, for a real DOM.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 

@@ -2,20 +2,20 @@
 
 import * as fs from 'node:fs';
 
-import type { ChatController } from './controller';
+import type { ChatController } from './chat/controller';
 import type { Notifier } from './host';
-import type { PythonFailure } from './python';
-import { installCommand } from './python';
-import type { ReviewController } from './reviews';
-import type { Provider } from './settings';
-import { apiKeySecretName } from './settings';
+import type { PythonFailure } from './python/python';
+import { installCommand } from './python/python';
+import type { ReviewController } from './review/reviews';
+import type { Provider } from './settings/settings';
+import { apiKeySecretName } from './settings/settings';
 import type { SettingsProblem, SidecarAction } from './shared/chatModel';
 import type { ViewMessage } from './shared/messages';
-import type { SettingsFileOpener } from './settingsFileOpener';
-import type { SidecarClient } from './sidecarClient';
-import type { SidecarManager } from './sidecar';
-import type { ResourceRef } from './proposals';
-import type * as api from './vscodeApi';
+import type { SettingsFileOpener } from './settings/settingsFileOpener';
+import type { SidecarClient } from './sidecar/sidecarClient';
+import type { SidecarManager } from './sidecar/sidecar';
+import type { ResourceRef } from './review/proposals';
+import type * as api from './vscode/vscodeApi';
 
 export interface CommandDeps {
   notifier: Notifier;

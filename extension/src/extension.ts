@@ -7,28 +7,28 @@ import * as path from 'node:path';
 
 import type * as vscode from 'vscode';
 
-import { acceptEditsSwitch } from './acceptEdits';
-import { ApprovalBroker, sidecarRuleSaver } from './approvals';
-import { ChatViewProvider, CHAT_VIEW_ID } from './chatView';
-import { ChatStore } from './chatStore';
-import { CheckpointController, isCheckpointMessage } from './checkpoints';
-import { checkpointChanges, registerCheckpointContent } from './checkpointsVscode';
+import { acceptEditsSwitch } from './review/acceptEdits';
+import { ApprovalBroker, sidecarRuleSaver } from './review/approvals';
+import { ChatViewProvider, CHAT_VIEW_ID } from './chat/chatView';
+import { ChatStore } from './chat/chatStore';
+import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
+import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
-import { ChatController } from './controller';
+import { ChatController } from './chat/controller';
 import { Relay, realTimers } from './host';
-import { InterpreterWatch } from './interpreterWatch';
-import { languageClientFactory } from './languageClient';
-import { runProcess } from './processes';
-import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './proposals';
-import { LiveSettings } from './liveSettings';
-import { MCP_VIEW_ID, McpView, nodeSpec } from './mcpView';
+import { InterpreterWatch } from './python/interpreterWatch';
+import { languageClientFactory } from './vscode/languageClient';
+import { runProcess } from './python/processes';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './review/proposals';
+import { LiveSettings } from './settings/liveSettings';
+import { MCP_VIEW_ID, McpView, nodeSpec } from './mcp/mcpView';
 import type { McpCardAction } from './shared/mcpCard';
-import { PendingBadge } from './pendingBadge';
-import { SidecarPython } from './pythonEnvSidecar';
-import { RestartPolicy } from './restartPolicy';
-import { ReviewController } from './reviews';
-import { RulesView } from './rulesView';
-import type { ToolgateSettings } from './settings';
+import { PendingBadge } from './review/pendingBadge';
+import { SidecarPython } from './python/pythonEnvSidecar';
+import { RestartPolicy } from './sidecar/restartPolicy';
+import { ReviewController } from './review/reviews';
+import { RulesView } from './settings/rulesView';
+import type { ToolgateSettings } from './settings/settings';
 import {
   apiKeySecretName,
   initializationOptions,
@@ -36,16 +36,16 @@ import {
   providerConfiguration,
   resolvePythonPath,
   sidecarEnvironment,
-} from './settings';
-import { SettingsFileOpener } from './settingsFileOpener';
+} from './settings/settings';
+import { SettingsFileOpener } from './settings/settingsFileOpener';
 import { reviewEditsFor } from './protocol';
 import { initialState } from './shared/chatModel';
 import type { ViewMessage } from './shared/messages';
-import { SidecarManager } from './sidecar';
-import { SidecarClient } from './sidecarClient';
-import { SidecarNotices } from './sidecarNotices';
-import * as api from './vscodeApi';
-import { SidecarOutput, createOutputChannel } from './vscodeOutput';
+import { SidecarManager } from './sidecar/sidecar';
+import { SidecarClient } from './sidecar/sidecarClient';
+import { SidecarNotices } from './sidecar/sidecarNotices';
+import * as api from './vscode/vscodeApi';
+import { SidecarOutput, createOutputChannel } from './vscode/vscodeOutput';
 
 let manager: SidecarManager | undefined;
 
@@ -110,7 +110,9 @@ export function activate(context: vscode.ExtensionContext): void {
   // The chat view comes first (approvals and reviews need to know whether it is visible); its messages go to the
   // commands, which are built last: the relay is connected then.
   const viewMessages = new Relay<ViewMessage>();
-  const chatView = new ChatViewProvider(context.extensionUri, store, viewMessages.deliver, log);
+  const dist = api.joinPath(context.extensionUri, 'dist');
+  const webviewFiles = { root: dist, script: api.joinPath(dist, 'webview.js'), style: api.joinPath(dist, 'webview.css') };
+  const chatView = new ChatViewProvider(webviewFiles, store, viewMessages.deliver, log);
   const badge = new PendingBadge(chatView);
   const proposed = new ProposalStore(PROPOSED_SCHEME, false);
   const originals = new ProposalStore(ORIGINAL_SCHEME, true);
@@ -156,13 +158,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const rulesView = new RulesView({
     notifier: api.notifier,
     client,
-    session: () => controller.sessionForRules(),
+    session: () => controller.sessions.forRules(),
     openRulesFile: (reported) => files.openRulesFile(reported),
     openFile: (file, at) => files.openSettingsFile(file, at),
-    onSettings: (answer) => controller.showSettings(answer),
+    onSettings: (answer) => controller.sessions.showSettings(answer),
   });
   const mcpChat = { dispatch: (action: McpCardAction) => store.dispatch(action), presence: chatView };
-  const mcp = new McpView({ client, session: () => controller.sessionForRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
+  const mcp = new McpView({ client, session: () => controller.sessions.forRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
   store.onDidDispatch((action) => mcp.chatChanged(action));
   const commands = new Commands({
     notifier: api.notifier,
@@ -186,7 +188,7 @@ export function activate(context: vscode.ExtensionContext): void {
     notifier: api.notifier,
     changes: checkpointChanges,
     workspaceRoot: api.firstWorkspaceFolder,
-    reloadSession: () => controller.reloadSession(),
+    reloadSession: () => controller.sessions.reload(),
     log,
   });
   viewMessages.connect((message) =>

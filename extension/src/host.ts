@@ -1,9 +1,9 @@
 /**
  * What the extension's logic needs from the editor, as small interfaces.
  *
- * `vscodeApi.ts` implements them with the real `vscode` module; the unit tests implement them with fakes. No module
- * other than `vscodeApi.ts` (and `languageClient.ts`, which wraps vscode-languageclient) touches `vscode` at run
- * time, so everything else can be tested in plain Node.
+ * `vscode/vscodeApi.ts` implements them with the real `vscode` module; the unit tests implement them with fakes. Only
+ * the thin wrapper in `vscode/` (and `extension.ts`, which wires it in) loads `vscode` at run time, so everything
+ * else can be tested in plain Node; test/editorBoundary.test.ts holds that rule.
  */
 
 export interface Disposable {

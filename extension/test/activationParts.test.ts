@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { Relay } from '../src/host';
-import { LiveSettings } from '../src/liveSettings';
-import { PendingBadge } from '../src/pendingBadge';
-import type { PythonFailure, PythonOk } from '../src/python';
-import { SidecarNotices } from '../src/sidecarNotices';
+import { LiveSettings } from '../src/settings/liveSettings';
+import { PendingBadge } from '../src/review/pendingBadge';
+import type { PythonFailure, PythonOk } from '../src/python/python';
+import { SidecarNotices } from '../src/sidecar/sidecarNotices';
 import { FakeNotifier, FakePresence, newStore, settle } from './fakes';
 
 const python: PythonOk = {

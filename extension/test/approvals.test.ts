@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { acceptEditsSwitch } from '../src/acceptEdits';
-import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/approvals';
+import { acceptEditsSwitch } from '../src/review/acceptEdits';
+import { ApprovalBroker, answerForChoice, notCoveringNotice } from '../src/review/approvals';
 import type { ApprovalRequestParams } from '../src/protocol';
 import { ACCEPTED_EDITS } from '../src/shared/outcomes';
-import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, deferred, newStore, settle } from './fakes';
+import { FakeCancellation, FakeNotifier, FakePresence, FakeRules, approvalRequest, deferred, newStore, settle } from './fakes';
 
-const bash: ApprovalRequestParams = {
-  sessionId: 's1',
+const bash = approvalRequest({
   toolUseId: 'toolu_1',
-  toolName: 'Bash',
   input: { command: 'npm test' },
   summary: 'npm test',
   reason: 'No rule allows Bash(npm test).',
@@ -17,8 +15,7 @@ const bash: ApprovalRequestParams = {
     { rule: 'Bash(npm test)', scope: 'local' },
     { rule: 'Bash(npm test:*)', scope: 'project' },
   ],
-  offersAcceptEdits: false,
-};
+});
 
 function setup(visible: boolean) {
   const store = newStore();
@@ -50,10 +47,18 @@ describe('answerForChoice', () => {
 });
 
 describe('ApprovalBroker', () => {
+  it('draws the card from all the request says but its session and raw input: a new field needs no restating', () => {
+    const { store, broker } = setup(true);
+    // A field this extension does not know yet, as a newer sidecar would send it: it reaches the card as it is.
+    void broker.request({ ...bash, risk: 'deletes files' } as ApprovalRequestParams);
+    const { sessionId: _session, input: _input, ...rest } = bash;
+    expect(card(store).card).toEqual({ ...rest, risk: 'deletes files' });
+  });
+
   it('shows a card with the reason; "always allow" saves the rule through the sidecar, then allows', async () => {
     const { store, broker, notifier, rules } = setup(true);
     const answer = broker.request(bash);
-    expect(card(store)).toMatchObject({ toolName: 'Bash', summary: 'npm test', reason: bash.reason, state: 'pending' });
+    expect(card(store)).toMatchObject({ card: { toolName: 'Bash', summary: 'npm test', reason: bash.reason }, state: 'pending' });
     expect(broker.pendingCount).toBe(1);
     expect(notifier.shown).toHaveLength(0); // the chat is visible: no notification
 
@@ -148,7 +153,7 @@ describe('ApprovalBroker', () => {
     const mkdir = { ...bash, input: { command: 'mkdir build' }, summary: 'mkdir build', suggestions: [], offersAcceptEdits: true };
     const { store, broker, rules } = setup(true);
     const answer = broker.request(mkdir);
-    expect(card(store).offersAcceptEdits).toBe(true);
+    expect(card(store).card.offersAcceptEdits).toBe(true);
     expect(await broker.answer(card(store).id, { kind: 'acceptEdits' })).toEqual({ ok: true });
     expect(rules.acceptedEdits).toEqual([{ sessionId: 's1', toolUseId: 'toolu_1' }]);
     await expect(answer).resolves.toEqual({ decision: 'allow' });
@@ -289,7 +294,7 @@ describe('ApprovalBroker', () => {
         { rule: 'Bash(ls)', scope: 'galaxy' as never },
       ],
     });
-    expect(card(store).suggestions).toEqual([]);
+    expect(card(store).card.suggestions).toEqual([]);
     expect(notifier.shown[0]?.actions).toEqual(['Allow once', 'Deny…']);
   });
 

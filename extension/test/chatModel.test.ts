@@ -139,7 +139,7 @@ describe('chat state', () => {
 
   it('resolves an approval card once; a late second resolution changes nothing', () => {
     const state = run([
-      { type: 'approvalRequested', id: 'a1', toolUseId: 't1', toolName: 'Bash', summary: 'rm x', reason: 'r', suggestions: [] },
+      { type: 'approvalRequested', id: 'a1', card: { toolUseId: 't1', toolName: 'Bash', summary: 'rm x', reason: 'r', suggestions: [] } },
       { type: 'approvalResolved', id: 'a1', state: 'denied', outcome: 'Denied.' },
       { type: 'approvalResolved', id: 'a1', state: 'cancelled', outcome: 'Withdrawn' },
     ]);
@@ -148,7 +148,7 @@ describe('chat state', () => {
 
   it('keeps a refused "always allow" rule and its reason on the pending card, and drops the reason once answered', () => {
     const refused = run([
-      { type: 'approvalRequested', id: 'a1', toolUseId: 't1', toolName: 'Bash', summary: 'ls', reason: 'r', suggestions: [] },
+      { type: 'approvalRequested', id: 'a1', card: { toolUseId: 't1', toolName: 'Bash', summary: 'ls', reason: 'r', suggestions: [] } },
       { type: 'approvalFailed', id: 'a1', rule: 'Bash(ls', scope: 'user', error: 'not closed' },
     ]);
     expect(refused.items[0]).toMatchObject({ state: 'pending', draft: { rule: 'Bash(ls', scope: 'user' }, error: 'not closed' });
@@ -225,7 +225,7 @@ describe('chat state', () => {
     const bash = { type: 'tool_call_started', tool_use_id: 't1', name: 'Bash', input: {}, summary: 'pytest' } as const;
     const waiting = run([
       { type: 'event', at: 1_000, event: bash },
-      { type: 'approvalRequested', id: 'a1', toolUseId: 't1', toolName: 'Bash', summary: 'pytest', reason: '', suggestions: [], at: 1_200 },
+      { type: 'approvalRequested', id: 'a1', card: { toolUseId: 't1', toolName: 'Bash', summary: 'pytest', reason: '', suggestions: [] }, at: 1_200 },
     ]);
     expect(waiting.items[0]).toMatchObject({ waitingSince: 1_200, waitedMs: 0 });
     const state = run(
@@ -317,7 +317,7 @@ describe('chat state', () => {
           result: { type: 'tool_result', tool_use_id: 'done', content: 'x', is_error: false },
         }, },
       { type: 'event', at: 3, event: { type: 'tool_call_started', tool_use_id: 'run', name: 'Bash', input: {}, summary: 'make' } },
-      { type: 'approvalRequested', id: 'a1', toolUseId: 'run', toolName: 'Bash', summary: 'make', reason: '', suggestions: [] },
+      { type: 'approvalRequested', id: 'a1', card: { toolUseId: 'run', toolName: 'Bash', summary: 'make', reason: '', suggestions: [] } },
       { type: 'reviewRequested', id: 'r1', toolUseId: 'e', title: 'Edit a.py', reason: '', files: [] },
       { type: 'event', at: 4, event: { type: 'text_delta', text: 'Runn' } },
       { type: 'turnAborted', reason: 'the sidecar stopped', at: 9 },

@@ -1,9 +1,8 @@
 import type * as vscode from 'vscode';
 import { describe, expect, it } from 'vitest';
 
-import { ChatViewProvider } from '../src/chatView';
+import { ChatViewProvider } from '../src/chat/chatView';
 import { newStore } from './fakes';
-import * as mock from './vscodeMock';
 
 /** Just enough of a webview view: what the provider sets, and the messages it posts. */
 function fakeView() {
@@ -32,14 +31,25 @@ function fakeView() {
   return { view: view as unknown as vscode.WebviewView, posted, say: (raw: unknown) => receive(raw) };
 }
 
+/** A URI as far as the provider uses one: handed to the webview, and written into its page. */
+const uri = (text: string) => ({ toString: () => text }) as unknown as vscode.Uri;
+const files = { root: uri('file:///ext/dist'), script: uri('file:///ext/dist/webview.js'), style: uri('file:///ext/dist/webview.css') };
+
 function provider() {
-  const extensionUri = mock.Uri.from({ scheme: 'file', path: '/ext' }) as unknown as vscode.Uri;
-  return new ChatViewProvider(extensionUri, newStore(), async () => undefined, () => undefined);
+  return new ChatViewProvider(files, newStore(), async () => undefined, () => undefined);
 }
 
 const types = (posted: unknown[]) => posted.map((message) => (message as { type: string }).type);
 
 describe('ChatViewProvider', () => {
+  it('lets the webview load only from the bundle folder, and gives its page the bundle\'s script and stylesheet', () => {
+    const { view } = fakeView();
+    provider().resolveWebviewView(view);
+    expect(view.webview.options.localResourceRoots).toEqual([files.root]);
+    expect(view.webview.html).toContain('src="file:///ext/dist/webview.js"');
+    expect(view.webview.html).toContain('href="file:///ext/dist/webview.css"');
+  });
+
   it('gives the composer the focus once a new webview is ready, when it was asked for before', () => {
     const chat = provider();
     const { view, posted, say } = fakeView();

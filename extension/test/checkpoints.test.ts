@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import type { ChangedFile, ChangesHost } from '../src/checkpoints';
-import { CheckpointController, isCheckpointMessage } from '../src/checkpoints';
+import type { ChangedFile, ChangesHost } from '../src/checkpoints/checkpoints';
+import { CheckpointController, isCheckpointMessage } from '../src/checkpoints/checkpoints';
 import type { CheckpointsDiffResult, CheckpointsRestoreResult, TurnInfo } from '../src/protocol';
 import type { Item } from '../src/shared/chatModel';
-import { SidecarError } from '../src/sidecarClient';
+import { SidecarError } from '../src/sidecar/sidecarClient';
 import { FakeNotifier, newStore, settle } from './fakes';
 
 class FakeChanges implements ChangesHost {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
-import { ApprovalBroker, sidecarRuleSaver } from '../src/approvals';
-import { sidecarStatus } from '../src/chatNotices';
-import { ChatController } from '../src/controller';
+import { ApprovalBroker, sidecarRuleSaver } from '../src/review/approvals';
+import { sidecarStatus } from '../src/chat/chatNotices';
+import { ChatController } from '../src/chat/controller';
 import type { CancellationLike } from '../src/host';
-import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/proposals';
-import { ReviewController } from '../src/reviews';
-import type { RpcConnection } from '../src/rpc';
-import type { PythonOk } from '../src/python';
-import { SidecarClient } from '../src/sidecarClient';
-import { FakeEditor, FakeNotifier, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from '../src/review/proposals';
+import { ReviewController } from '../src/review/reviews';
+import type { RpcConnection } from '../src/sidecar/rpc';
+import type { PythonOk } from '../src/python/python';
+import { SidecarClient } from '../src/sidecar/sidecarClient';
+import { FakeEditor, FakeNotifier, approvalRequest, FakePresence, FakeRules, FakeTimers, newStore, settle } from './fakes';
 
 type Handler = (params: unknown) => unknown;
 
@@ -149,7 +149,7 @@ describe('ChatController', () => {
     const { store, sidecar, controller } = setup({});
     const handler = sidecar.requestHandlers.get('toolgate/approval/request');
     const answer = handler?.(
-      { sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'ls', reason: 'r', suggestions: [] },
+      approvalRequest(),
       { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) },
     );
     const card = store.state.items[0];
@@ -171,7 +171,7 @@ describe('ChatController', () => {
   it('shows an outage in the transcript, closes open prompts, and notes the recovery', async () => {
     const { store, controller, approvals } = setup({});
     controller.sidecarChanged({ kind: 'running', python, server: { name: 'toolgate', version: '0.1.0' }, recovered: false });
-    const pending = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'x', reason: 'r', suggestions: [], offersAcceptEdits: false });
+    const pending = approvals.request(approvalRequest({ summary: 'x' }));
     store.dispatch({ type: 'busy', busy: true });
     controller.sidecarChanged({ kind: 'restarting', attempt: 1, maxAttempts: 5, delayMs: 500, reason: 'exit' });
     await expect(pending).resolves.toEqual({ decision: 'deny' });
@@ -418,7 +418,7 @@ describe('ChatController', () => {
     });
     await controller.handle({ type: 'openSession', sessionId: 's9' });
     said = ['first'];
-    await controller.reloadSession();
+    await controller.sessions.reload();
     expect(store.state).toMatchObject({ sessionId: 's9', mode: 'acceptEdits' });
     expect(store.state.items).toMatchObject([{ kind: 'user', text: 'first' }]);
   });
@@ -488,16 +488,16 @@ describe('ChatController', () => {
       problems: [problem],
       sandbox: null,
     };
-    controller.showSettings(settings);
+    controller.sessions.showSettings(settings);
     expect(store.state.settingsProblems).toEqual([]);
-    controller.showSettings({ ...settings, sessionId: 's2' });
+    controller.sessions.showSettings({ ...settings, sessionId: 's2' });
     expect(store.state.settingsProblems).toHaveLength(1);
-    controller.showSettings({ ...settings, sessionId: 's2', problems: [] });
+    controller.sessions.showSettings({ ...settings, sessionId: 's2', problems: [] });
     expect(store.state.settingsProblems).toEqual([]);
     const sandbox = { state: 'unavailable' as const, autoAllow: false, detail: 'bwrap was not found on PATH', network: [] };
-    controller.showSettings({ ...settings, sessionId: 's2', sandbox });
+    controller.sessions.showSettings({ ...settings, sessionId: 's2', sandbox });
     expect(store.state.sandbox).toEqual(sandbox);
-    controller.showSettings({ ...settings, sessionId: 's1', sandbox: { ...sandbox, state: 'on' } });
+    controller.sessions.showSettings({ ...settings, sessionId: 's1', sandbox: { ...sandbox, state: 'on' } });
     expect(store.state.sandbox).toEqual(sandbox); // another session's sandbox is not this one's
   });
 
@@ -521,7 +521,9 @@ describe('ChatController', () => {
     });
     // The same wiring as extension.ts: the broker saves rules with the client.
     const approvals = new ApprovalBroker(store, new FakePresence(true), new FakeNotifier(), sidecarRuleSaver(client, async () => undefined));
-    const answer = approvals.request({ sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: { command: 'ls -l' }, summary: 'ls -l', reason: 'r', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }], offersAcceptEdits: false });
+    const answer = approvals.request(
+      approvalRequest({ input: { command: 'ls -l' }, summary: 'ls -l', suggestions: [{ rule: 'Bash(ls -l)', scope: 'local' }] }),
+    );
     const id = store.state.items[0]?.id ?? '';
     await approvals.answer(id, { kind: 'always', rule: 'Bash(ls:*', scope: 'local' });
     expect(store.state.items[0]).toMatchObject({ state: 'pending', error: "The rule 'Bash(ls:*' was not changed: not closed" });
@@ -544,10 +546,10 @@ describe('ChatController', () => {
     const withSessions = setup({
       'toolgate/session/list': () => ({ sessions: [{ sessionId: 's1', title: 'Fix tests', updatedAt: '2026-01-01T00:00:00Z' }] }),
     });
-    await withSessions.controller.refreshSessions();
+    await withSessions.controller.sessions.refreshList();
     expect(withSessions.store.state).toMatchObject({ sessionsAvailable: true, sessions: [{ title: 'Fix tests' }] });
     const without = setup({});
-    await without.controller.refreshSessions();
+    await without.controller.sessions.refreshList();
     expect(without.store.state.sessionsAvailable).toBe(false);
     expect(without.store.state.items).toHaveLength(0); // "not supported" is not worth a notice here
   });

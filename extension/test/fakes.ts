@@ -1,8 +1,8 @@
 /** Stand-ins for the editor in unit tests: each records what was asked and answers as the test says. */
 
-import type { RuleSaver } from '../src/approvals';
-import type { ChatPresence } from '../src/chatStore';
-import { ChatStore } from '../src/chatStore';
+import type { RuleSaver } from '../src/review/approvals';
+import type { ChatPresence } from '../src/chat/chatStore';
+import { ChatStore } from '../src/chat/chatStore';
 import { Emitter } from '../src/host';
 import type {
   CancellationLike,
@@ -14,9 +14,14 @@ import type {
   ResourceRef,
   Timers,
 } from '../src/host';
-import type { McpServerInfo, PendingCall, RuleScope } from '../src/protocol';
+import type { ApprovalRequestParams, McpServerInfo, PendingCall, RuleScope } from '../src/protocol';
 import { initialState } from '../src/shared/chatModel';
-import { SidecarError } from '../src/sidecarClient';
+import { SidecarError } from '../src/sidecar/sidecarClient';
+
+/** A `toolgate/approval/request` as the sidecar sends it, with what a test is about changed: one place to extend. */
+export function approvalRequest(overrides: Partial<ApprovalRequestParams> = {}): ApprovalRequestParams {
+  return { sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'ls', reason: 'r', suggestions: [], offersAcceptEdits: false, ...overrides };
+}
 
 export function newStore(): ChatStore {
   return new ChatStore(initialState({ provider: 'anthropic', model: '', baseUrl: '', hasApiKey: false, message: '' }, 'default'));

@@ -17,7 +17,11 @@ function seen(items: readonly Item[]): unknown[] {
   return items.map((item) => {
     const { id: _id, ...rest } = item;
     if (rest.kind === 'tool') return { ...rest, startedAt: 0, finishedAt: 0, output: '', outputTrimmed: false };
-    if (rest.kind === 'approval') return { ...rest, suggestions: [] };
+    // A replayed card has what the record keeps; the suggested rules and "accept edits" were the waiting request's.
+    if (rest.kind === 'approval') {
+      const { suggestions: _suggestions, offersAcceptEdits: _offers, ...recorded } = rest.card;
+      return { ...rest, card: recorded };
+    }
     return rest;
   });
 }
@@ -38,7 +42,7 @@ const live: ChatAction[] = [
   { type: 'event', at: 3, event: { type: 'tool_call_started', tool_use_id: 'e1', name: 'Edit', input: { file_path: '/ws/a.py' }, summary: 'Edit a.py' } },
   { type: 'event', at: 4, event: { type: 'todo_update', todos } },
   { type: 'event', at: 4, event: { type: 'tool_call_finished', tool_use_id: 'w1', name: 'TodoWrite', is_error: false, summary: 'Todos updated', result: todoResult } },
-  { type: 'approvalRequested', id: 'a1', toolUseId: 'b1', toolName: 'Bash', summary: 'rm -rf build', reason: 'Deletes files.', suggestions: [{ rule: 'Bash(rm:*)', scope: 'local' }] },
+  { type: 'approvalRequested', id: 'a1', card: { toolUseId: 'b1', toolName: 'Bash', summary: 'rm -rf build', reason: 'Deletes files.', suggestions: [{ rule: 'Bash(rm:*)', scope: 'local' }] } },
   { type: 'approvalResolved', id: 'a1', state: 'denied', outcome: 'Denied, with feedback: use make clean' },
   { type: 'event', at: 5, event: { type: 'tool_call_finished', tool_use_id: 'b1', name: 'Bash', is_error: true, summary: 'The user denied this call.', result: bashResult } },
   { type: 'reviewRequested', id: 'r1', toolUseId: 'e1', title: 'Edit a.py', reason: 'Edits need approval.', files: [{ path: '/ws/a.py', label: 'a.py', change: 'modify' }] },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { INTERPRETER_DEBOUNCE_MS, InterpreterWatch, needsRestartFor } from '../src/interpreterWatch';
-import type { PythonOk } from '../src/python';
-import type { SidecarState } from '../src/sidecar';
-import { onPythonInterpreterChanged } from '../src/vscodeApi';
+import { INTERPRETER_DEBOUNCE_MS, InterpreterWatch, needsRestartFor } from '../src/python/interpreterWatch';
+import type { PythonOk } from '../src/python/python';
+import type { SidecarState } from '../src/sidecar/sidecar';
+import { onPythonInterpreterChanged } from '../src/vscode/vscodeApi';
 import { FakeTimers, settle } from './fakes';
 import * as mock from './vscodeMock';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import type { McpClient } from '../src/mcpView';
-import { McpView, approvalQuestion, nodeSpec, serverChildren, serverContext } from '../src/mcpView';
+import type { McpClient } from '../src/mcp/mcpView';
+import { McpView, approvalQuestion, nodeSpec, serverChildren, serverContext } from '../src/mcp/mcpView';
 import type { McpChangedParams, McpLogResult, McpServerInfo, McpServerResult, McpServersResult } from '../src/protocol';
-import { SidecarError } from '../src/sidecarClient';
+import { SidecarError } from '../src/sidecar/sidecarClient';
 import { Emitter } from '../src/host';
 import { initialState, reduce } from '../src/shared/chatModel';
 import type { McpCardAction } from '../src/shared/mcpCard';

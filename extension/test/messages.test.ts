@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { MAX_TEXT, parseViewMessage } from '../src/shared/messages';
-import { contentSecurityPolicy, chatHtml } from '../src/webviewHtml';
+import { contentSecurityPolicy, chatHtml } from '../src/chat/webviewHtml';
 
 describe('messages from the webview', () => {
   it('accepts the messages the view sends', () => {

@@ -4,9 +4,9 @@ import * as path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { SettingsFileOpener } from '../src/settingsFileOpener';
-import type { SettingsFileOpenerDeps } from '../src/settingsFileOpener';
-import { EMPTY_RULES_FILE, bannerProblems, rulesFiles } from '../src/permissionFiles';
+import { SettingsFileOpener } from '../src/settings/settingsFileOpener';
+import type { SettingsFileOpenerDeps } from '../src/settings/settingsFileOpener';
+import { EMPTY_RULES_FILE, bannerProblems, rulesFiles } from '../src/settings/permissionFiles';
 import { FakeNotifier, settle } from './fakes';
 
 const FILES = {

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runProcess } from '../src/processes';
-import { checkPython, choosePython, compareVersion, parseProbe } from '../src/python';
+import { runProcess } from '../src/python/processes';
+import { checkPython, choosePython, compareVersion, parseProbe } from '../src/python/python';
 
 // The project's own virtualenv (made by `make setup`): a real Python 3.11 with toolgate installed.
 const repoRoot = path.resolve(__dirname, '..', '..');

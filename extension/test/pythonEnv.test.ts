@@ -4,9 +4,9 @@ import * as path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { runProcess } from '../src/processes';
-import type { PythonOk } from '../src/python';
-import type { EnvStamp } from '../src/pythonEnv';
+import { runProcess } from '../src/python/processes';
+import type { PythonOk } from '../src/python/python';
+import type { EnvStamp } from '../src/python/pythonEnv';
 import {
   diagnose,
   envPython,
@@ -17,10 +17,10 @@ import {
   planEnvironment,
   sameStamp,
   STAMP_FILE,
-} from '../src/pythonEnv';
-import type { EnvSetupDeps } from '../src/pythonEnvSetup';
-import { NOTIFICATION_TITLE, SETUP_TITLE, SidecarPython } from '../src/pythonEnvSidecar';
-import { ensureEnvironment, readPointer, setupEnvironment, wheelhouse } from '../src/pythonEnvSetup';
+} from '../src/python/pythonEnv';
+import type { EnvSetupDeps } from '../src/python/pythonEnvSetup';
+import { NOTIFICATION_TITLE, SETUP_TITLE, SidecarPython } from '../src/python/pythonEnvSidecar';
+import { ensureEnvironment, readPointer, setupEnvironment, wheelhouse } from '../src/python/pythonEnvSetup';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 // The project's own virtualenv (`make setup`): a real Python that imports toolgate, behind the stand-ins below.

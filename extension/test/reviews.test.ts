@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore, StoreError } from '../src/proposals';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore, StoreError } from '../src/review/proposals';
 import type { DiffReviewParams } from '../src/protocol';
-import { ReviewController, diffTitle, displayPath } from '../src/reviews';
+import { ReviewController, diffTitle, displayPath } from '../src/review/reviews';
 import { ACCEPT_EDITS_ON } from '../src/shared/outcomes';
 import { FakeCancellation, FakeEditor, FakeNotifier, FakePresence, newStore, settle } from './fakes';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import type { SettingsFiles } from '../src/permissionFiles';
+import type { SettingsFiles } from '../src/settings/permissionFiles';
 import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, SidecarSettingsProblem } from '../src/protocol';
-import type { RulesClient } from '../src/rulesView';
-import { RulesView, describeSource, ruleItems } from '../src/rulesView';
-import { SidecarError } from '../src/sidecarClient';
+import type { RulesClient } from '../src/settings/rulesView';
+import { RulesView, describeSource, ruleItems } from '../src/settings/rulesView';
+import { SidecarError } from '../src/sidecar/sidecarClient';
 import { FakeNotifier } from './fakes';
 
 const PROJECT = '/ws/.toolgate/settings.json';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { RULE_SCOPES } from '../src/protocol';
-import { describeSource } from '../src/rulesView';
-import { FILE_SCOPE_LABELS, SCOPE_LABELS } from '../src/scopes';
+import { describeSource } from '../src/settings/rulesView';
+import { FILE_SCOPE_LABELS, SCOPE_LABELS } from '../src/shared/scopes';
 
 describe('scope labels', () => {
   it('read the same in every picker and in a rule\'s "comes from" line', () => {

@@ -8,7 +8,7 @@ import {
   readSettings,
   resolvePythonPath,
   sidecarEnvironment,
-} from '../src/settings';
+} from '../src/settings/settings';
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import type { PythonCheck, PythonOk } from '../src/python';
-import { RestartPolicy } from '../src/restartPolicy';
-import type { ConnectionHooks, SidecarConnection, SidecarLaunch } from '../src/rpc';
-import { SidecarManager } from '../src/sidecar';
-import type { SidecarState } from '../src/sidecar';
+import type { PythonCheck, PythonOk } from '../src/python/python';
+import { RestartPolicy } from '../src/sidecar/restartPolicy';
+import type { ConnectionHooks, SidecarConnection, SidecarLaunch } from '../src/sidecar/rpc';
+import { SidecarManager } from '../src/sidecar/sidecar';
+import type { SidecarState } from '../src/sidecar/sidecar';
 import { FakeTimers, deferred, settle } from './fakes';
 import type { Deferred } from './fakes';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { SidecarProcess, describeExit } from '../src/sidecarProcess';
+import { SidecarProcess, describeExit } from '../src/sidecar/sidecarProcess';
 
 function alive(pid: number | undefined): boolean {
   if (pid === undefined) return false;

@@ -1,9 +1,9 @@
 import type * as vscode from 'vscode';
 import { describe, expect, it } from 'vitest';
 
-import { ProposalStore } from '../src/proposals';
-import { notifier, registerProposalFileSystem, resourceOf, uriOf } from '../src/vscodeApi';
-import { SidecarOutput } from '../src/vscodeOutput';
+import { ProposalStore } from '../src/review/proposals';
+import { notifier, registerProposalFileSystem, resourceOf, uriOf } from '../src/vscode/vscodeApi';
+import { SidecarOutput } from '../src/vscode/vscodeOutput';
 import * as mock from './vscodeMock';
 
 function provider(store: ProposalStore): vscode.FileSystemProvider {

@@ -6,7 +6,7 @@ import type { ViewMessage } from '../src/shared/messages';
 import { toolBody, toolTiming } from '../src/shared/toolView';
 import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
-import { renderMarkdown } from './markdownDom';
+import { renderMarkdown } from './markdown';
 
 export interface RenderContext {
   post(message: ViewMessage): void;
@@ -121,6 +121,7 @@ function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): 
 
 function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderContext): HTMLElement {
   const titleId = `${item.id}-title`;
+  const suggestions = item.card.suggestions ?? []; // none on a card drawn from history
   const card = h(
     'div',
     {
@@ -130,10 +131,10 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       'aria-labelledby': titleId,
       'data-item': item.id,
     },
-    h('div', { class: 'card-title', id: titleId }, `Allow ${item.toolName}?`),
-    h('div', { class: 'card-summary' }, h('code', {}, item.summary)),
+    h('div', { class: 'card-title', id: titleId }, `Allow ${item.card.toolName}?`),
+    h('div', { class: 'card-summary' }, h('code', {}, item.card.summary)),
   );
-  const reason = item.reason || 'No rule allows this call.';
+  const reason = item.card.reason || 'No rule allows this call.';
   if (item.state !== 'pending') {
     // Answered: the command and the answer; why it was asked is history (in the tooltip), not worth the room.
     card.appendChild(h('div', { class: 'card-outcome', title: `Why you were asked: ${reason}` }, item.outcome));
@@ -150,8 +151,8 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   // refusal the card is drawn again with what was tried and why it was refused.
   const ruleError = item.draft ? item.error : ''; // an error without a draft is the mode switch's
   const always = h('div', { class: 'card-panel always', id: `${item.id}-always`, hidden: !ruleError });
-  if (item.suggestions.length > 0) {
-    const first = item.suggestions[0];
+  if (suggestions.length > 0) {
+    const first = suggestions[0];
     const ruleInput = h('input', {
       type: 'text',
       class: 'rule-input',
@@ -167,13 +168,13 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
         h('option', { value: option.scope, selected: option.scope === (item.draft?.scope ?? first?.scope) }, option.label),
       ),
     );
-    const suggestions =
-      item.suggestions.length > 1
+    const suggestionLinks =
+      suggestions.length > 1
         ? h(
             'div',
             { class: 'suggestions', role: 'group', 'aria-label': 'Suggested rules' },
             h('span', { class: 'panel-label' }, 'Suggested: '),
-            item.suggestions.map((suggestion) =>
+            suggestions.map((suggestion) =>
               h(
                 'button',
                 {
@@ -208,7 +209,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     append(always, [
       h('label', { class: 'panel-label', for: ruleInput.id }, 'Always allow calls matching this rule (you may edit it):'),
       ruleInput,
-      suggestions,
+      suggestionLinks,
       ruleError ? h('div', { class: 'card-error', role: 'alert' }, `Not saved: ${ruleError}`) : null,
       h('label', { class: 'scope-row' }, 'Save for ', scope),
       h('div', { class: 'card-actions' }, h('button', { class: 'primary', onclick: save }, 'Add rule and allow')),
@@ -255,8 +256,8 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       'div',
       { class: 'card-actions' },
       h('button', { class: 'primary', onclick: () => choose({ kind: 'once' }) }, 'Allow once'),
-      item.suggestions.length > 0 ? alwaysButton : null,
-      item.offersAcceptEdits
+      suggestions.length > 0 ? alwaysButton : null,
+      item.card.offersAcceptEdits
         ? h(
             'button',
             {

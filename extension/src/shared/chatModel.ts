@@ -85,15 +85,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'toolProgress':
       return updateItem(state, action.toolUseId, 'tool', (tool) => appendOutput(tool, action.text));
     case 'approvalRequested':
-      return append(startWaiting(state, action.toolUseId, action.at), {
+      return append(startWaiting(state, action.card.toolUseId, action.at), {
         kind: 'approval',
         id: action.id,
-        toolUseId: action.toolUseId,
-        toolName: action.toolName,
-        summary: action.summary,
-        reason: action.reason,
-        suggestions: action.suggestions,
-        offersAcceptEdits: action.offersAcceptEdits ?? false,
+        card: action.card,
         state: 'pending',
         outcome: '',
         draft: null,
@@ -270,7 +265,9 @@ function waited(tool: Extract<Item, { kind: 'tool' }>, at: number): Extract<Item
 function cardToolUseId(state: ChatState, id: string, kind: 'approval' | 'review'): string | undefined {
   for (let index = state.items.length - 1; index >= 0; index--) {
     const item = state.items[index];
-    if (item?.id === id && (item.kind === 'approval' || item.kind === 'review') && item.kind === kind) return item.toolUseId;
+    if (item?.id !== id || item.kind !== kind) continue;
+    if (item.kind === 'approval') return item.card.toolUseId;
+    if (item.kind === 'review') return item.toolUseId;
   }
   return undefined;
 }

@@ -5,13 +5,13 @@
 
 import type {
   ApprovalRecord,
+  ApprovalRequestParams,
   CallSummary,
   ChatEvent,
   ChatMessage,
   PermissionMode,
   RuleScope,
   ReviewRecord,
-  RuleSuggestion,
   SandboxStatus,
   SessionInfo,
   TodoItem,
@@ -49,6 +49,19 @@ export interface SettingsProblem {
   column: number | null;
 }
 
+/** The approval card's fields that a stored decision (ApprovalRecord) keeps: a card drawn from history has these. */
+type RecordedCardField = 'toolUseId' | 'toolName' | 'summary' | 'reason';
+type ApprovalRequestCard = Omit<ApprovalRequestParams, 'sessionId' | 'input'>;
+
+/**
+ * The approval card, defined once: what the sidecar's `toolgate/approval/request` says, less what only the answer
+ * needs (the session, the call's raw input). The live request (review/approvals.ts), the chat item and its action,
+ * and a card replayed from history all carry this one type, so a field added to the request reaches the card's
+ * renderer (webview/components.ts) without being restated. A replayed card has only the recorded fields; the rest
+ * (suggested rules, "accept edits") belong to a waiting request and are optional.
+ */
+export type ApprovalCard = Pick<ApprovalRequestCard, RecordedCardField> & Partial<Omit<ApprovalRequestCard, RecordedCardField>>;
+
 export type ToolStatus = 'running' | 'done' | 'error';
 export type ApprovalState = 'pending' | 'allowed' | 'denied' | 'cancelled';
 export type ReviewState = 'pending' | 'accepted' | 'rejected' | 'cancelled';
@@ -84,13 +97,7 @@ export type Item =
   | {
       kind: 'approval';
       id: string;
-      toolUseId: string;
-      toolName: string;
-      summary: string;
-      reason: string;
-      suggestions: RuleSuggestion[];
-      /** acceptEdits mode would allow the call: the card offers "Allow, and accept edits". */
-      offersAcceptEdits: boolean;
+      card: ApprovalCard;
       state: ApprovalState;
       outcome: string;
       /**
@@ -177,12 +184,7 @@ export type ChatAction =
   | {
       type: 'approvalRequested';
       id: string;
-      toolUseId: string;
-      toolName: string;
-      summary: string;
-      reason: string;
-      suggestions: RuleSuggestion[];
-      offersAcceptEdits?: boolean;
+      card: ApprovalCard;
       /** When it started waiting (Date.now()); absent in a replayed history, where no waiting is counted. */
       at?: number;
     }

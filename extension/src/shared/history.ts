@@ -102,11 +102,8 @@ function decisionActions(
       {
         type: 'approvalRequested',
         id,
-        toolUseId: decision.tool_use_id,
-        toolName: decision.tool_name,
-        summary: decision.summary,
-        reason: decision.reason,
-        suggestions: [],
+        // What the record keeps of the card; the suggested rules were the waiting request's alone.
+        card: { toolUseId: decision.tool_use_id, toolName: decision.tool_name, summary: decision.summary, reason: decision.reason },
       },
       { type: 'approvalResolved', id, state, outcome },
     ];

@@ -4,7 +4,7 @@
  */
 
 import type { RuleScope } from '../protocol';
-import { SCOPE_LABELS } from '../scopes';
+import { SCOPE_LABELS } from './scopes';
 
 export const WITHDRAWN = 'Withdrawn: the turn ended before an answer.';
 export const UNANSWERED = 'Not answered: the editor gave no usable answer, so the call did not run.';
