@@ -16,7 +16,7 @@ from toolgate.core.errors import StateError, ToolError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.text.diff import Hunk, changed_line_range, structured_patch
 from toolgate.text.encoding import Decoded, TextFormat, UnencodableError, decoded_as_written, encode, encode_raw
 from toolgate.text.replace import Matches, explain_miss, find_matches, lines_of, replace_matches
@@ -71,6 +71,7 @@ class EditDone:
 
 class EditTool(Tool[EditInput, EditDone]):
     name = "Edit"
+    traits = ToolTraits(open_world=False)
     input_model = EditInput
 
     def description(self, ctx: DescribeContext) -> str:

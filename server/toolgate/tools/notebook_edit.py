@@ -17,7 +17,7 @@ from toolgate.core.errors import StateError, ToolError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.text import notebook
 from toolgate.text.encoding import UnencodableError, encode
 from toolgate.tools._files import missing_message
@@ -71,6 +71,7 @@ class NotebookDone:
 
 class NotebookEditTool(Tool[NotebookEditInput, NotebookDone]):
     name = "NotebookEdit"
+    traits = ToolTraits(open_world=False)
     input_model = NotebookEditInput
 
     def description(self, ctx: DescribeContext) -> str:

@@ -15,7 +15,7 @@ from toolgate.core.errors import ToolError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.permission import FileProposal
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.text.diff import Hunk, structured_patch_counted
 from toolgate.text.encoding import Decoded, TextFormat, UnencodableError, decoded_as_written, encode, encode_raw
 from toolgate.text.preview import count_lines
@@ -51,6 +51,7 @@ class WriteDone:
 
 class WriteTool(Tool[WriteInput, WriteDone]):
     name = "Write"
+    traits = ToolTraits(idempotent=True, open_world=False)
     input_model = WriteInput
 
     def description(self, ctx: DescribeContext) -> str:
