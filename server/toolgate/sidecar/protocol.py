@@ -19,8 +19,8 @@ from pydantic_core import core_schema
 
 from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
-from toolgate.agent.decisions import Decision
 from toolgate.agent.events import ChatEvent, StopReason
+from toolgate.core.decisions import Decision
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
 from toolgate.core.todo_items import TodoItem

@@ -2,13 +2,15 @@
 
 The chat view draws an answered approval card ("Denied, with feedback: …") and an answered review card
 ("Accepted with your edits to …") live; the transcript keeps the same facts as structured records, and
-`toolgate/chat/history` hands them back so the view can draw the cards again the same way. The recording is
-done by wrapping the session's Approver: every answer (or withdrawal) passes through it.
+`toolgate/chat/history` hands them back so the view can draw the cards again the same way.
+
+`Decisions` is the one place that records them: the runner asks the session's Approver through it, and what the
+person did besides answering (saved an "always allow" rule, switched to acceptEdits mode) is noted on it by the
+call's tool_use_id. Whoever keeps the records (the chat's transcript) listens to it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -124,60 +126,85 @@ def review_record(request: ReviewRequest, answer: ReviewAnswer | None) -> Review
     )
 
 
-def _call_key(tool_name: str, tool_input: Mapping[str, Any]) -> str:
-    return json.dumps([tool_name, tool_input], sort_keys=True, default=str)
+DecisionRecord = ApprovalRecord | ReviewRecord
+DecisionListener = Callable[[DecisionRecord], None]
 
 
-class RecordingApprover:
-    """An Approver that asks `inner` and hands every outcome to `record` (which must not raise)."""
+class Decisions:
+    """One session's record of what the person decided, keyed by the tool_use_id of the call it was about.
 
-    def __init__(self, inner: Approver, record: Callable[[ApprovalRecord | ReviewRecord], None]) -> None:
-        self.inner = inner
-        self._record = record
+    Listeners hear every settled question (answered or withdrawn) and must not raise: keeping a record must never
+    break the call it is about."""
+
+    def __init__(self) -> None:
+        self._listeners: list[DecisionListener] = []
+        self._waiting: dict[str, ApprovalRequest | ReviewRequest] = {}
         self._saved: dict[str, SavedRule] = {}
-        self._accepting_edits: set[str] = set()  # tool_use_ids
+        self._accepting_edits: set[str] = set()
 
-    def rule_saved(self, tool_name: str, tool_input: Mapping[str, Any], rule: SavedRule) -> None:
-        """An "always allow" rule was saved for a waiting call; the allow that follows is recorded with it."""
-        self._saved[_call_key(tool_name, tool_input)] = rule
+    def listen(self, listener: DecisionListener) -> Callable[[], None]:
+        """Hear every settled question from now on; call the returned function to stop."""
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return stop
+
+    def waiting_call(self, tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
+        """The tool_use_id of the approval now waiting for this exact call (the latest asked), if one is."""
+        for tool_use_id, request in reversed(self._waiting.items()):
+            if isinstance(request, ApprovalRequest) and (request.tool_name, request.input) == (tool_name, tool_input):
+                return tool_use_id
+        return None
+
+    def rule_saved(self, tool_use_id: str, rule: SavedRule) -> None:
+        """An "always allow" rule was saved to answer the waiting call; its allow is recorded with the rule."""
+        if tool_use_id in self._waiting:
+            self._saved[tool_use_id] = rule
 
     def accepting_edits(self, tool_use_id: str) -> None:
-        """The session was switched to acceptEdits mode to answer a waiting call (an approval or a review); the yes
-        that follows is recorded so."""
-        self._accepting_edits.add(tool_use_id)
+        """The session was switched to acceptEdits mode to answer the waiting call (an approval or a review)."""
+        if tool_use_id in self._waiting:
+            self._accepting_edits.add(tool_use_id)
 
-    def _answered_by_accepting_edits(self, tool_use_id: str) -> bool:
-        found = tool_use_id in self._accepting_edits
-        self._accepting_edits.discard(tool_use_id)
-        return found
-
-    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        key = _call_key(request.tool_name, request.input)
-        self._saved.pop(key, None)  # a rule saved for an earlier, identical call is not this one's
+    async def ask(self, approver: Approver, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        """Ask `approver` and record the answer (or the withdrawal, when the turn ends while it waits)."""
+        self._waiting[request.tool_use_id] = request
         try:
-            answer = await self.inner.request(request, ctx)
+            answer = await approver.request(request, ctx)
         except anyio.get_cancelled_exc_class():
-            self._saved.pop(key, None)
-            self._answered_by_accepting_edits(request.tool_use_id)
-            self._record(approval_record(request, None))
+            self._settle(request.tool_use_id, approval_record(request, None))
             raise
         record = approval_record(request, answer)
-        saved = self._saved.pop(key, None)
-        accepted_edits = self._answered_by_accepting_edits(request.tool_use_id)
         if answer.decision == "allow":
-            record = record.model_copy(update={"saved_rule": saved, "accepted_edits": accepted_edits})
-        self._record(record)
+            notes = {"saved_rule": self._saved.get(request.tool_use_id), "accepted_edits": self._accepted(request)}
+            record = record.model_copy(update=notes)
+        self._settle(request.tool_use_id, record)
         return answer
 
-    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+    async def review(self, approver: Approver, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        """Ask `approver` for a diff review and record the answer (or the withdrawal)."""
+        self._waiting[request.tool_use_id] = request
         try:
-            answer = await self.inner.review(request, ctx)
+            answer = await approver.review(request, ctx)
         except anyio.get_cancelled_exc_class():
-            self._answered_by_accepting_edits(request.tool_use_id)
-            self._record(review_record(request, None))
+            self._settle(request.tool_use_id, review_record(request, None))
             raise
         record = review_record(request, answer)
-        if self._answered_by_accepting_edits(request.tool_use_id) and answer.decision == "accept":
+        if answer.decision == "accept" and self._accepted(request):
             record = record.model_copy(update={"accepted_edits": True})
-        self._record(record)
+        self._settle(request.tool_use_id, record)
         return answer
+
+    def _accepted(self, request: ApprovalRequest | ReviewRequest) -> bool:
+        return request.tool_use_id in self._accepting_edits
+
+    def _settle(self, tool_use_id: str, record: DecisionRecord) -> None:
+        # The notes belong to this question only: a later call with the same id (a rerun) starts clean.
+        self._waiting.pop(tool_use_id, None)
+        self._saved.pop(tool_use_id, None)
+        self._accepting_edits.discard(tool_use_id)
+        for listener in tuple(self._listeners):
+            listener(record)
