@@ -37,6 +37,7 @@ from toolgate.sidecar.protocol_checkpoints import (
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
+from toolgate.sidecar.protocol_rules import PermissionModeTraits, permission_mode_table
 from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
 from toolgate.sidecar.protocol_sandbox import SandboxStatus
 from toolgate.sidecar.wire_model import Direction as Direction
@@ -455,7 +456,7 @@ def protocol_schema() -> dict[str, Any]:
         wanted.append((method.params, params_mode))
         if method.result is not None:
             wanted.append((method.result, result_mode))
-    wanted.append((InitializationOptions, "validation"))
+    wanted.extend([(InitializationOptions, "validation"), (PermissionModeTraits, "serialization")])
     unique = list(dict.fromkeys(wanted))
     refs, top = models_json_schema(
         unique, ref_template="#/$defs/{model}", by_alias=True, schema_generator=_ProtocolSchema
@@ -478,5 +479,12 @@ def protocol_schema() -> dict[str, Any]:
         "version": PROTOCOL_VERSION,
         "initializationOptions": refs[(InitializationOptions, "validation")],
         "methods": methods,
+        "constants": {
+            "PERMISSION_MODE_TRAITS": {
+                "description": "Every permission mode and what it means, in the order a person is offered them.",
+                "items": refs[(PermissionModeTraits, "serialization")],
+                "values": permission_mode_table(),
+            }
+        },
         "$defs": top.get("$defs", {}),
     }

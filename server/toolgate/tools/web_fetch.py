@@ -24,7 +24,7 @@ from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.core.messages import TextBlock
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.permission import DomainVerdict, FetchGuard, PermissionCheck, PermissionMode
+from toolgate.core.permission import DomainVerdict, FetchGuard, PermissionCheck, mode_traits
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput, ToolTraits
 from toolgate.permissions.network import FetchTarget, UrlRefused, address_problem, leaked_secret, parse_target
 from toolgate.tools._web_content import Converted, convert, is_known_type, is_text_type, media_type
@@ -137,7 +137,7 @@ class WebFetchTool(Tool[WebFetchInput, Page | Stopped]):
         problem = address_problem(target.ip) if target.ip is not None else None
         if problem is not None and verdict.named_exactly is None:
             return PermissionCheck(behavior="deny", reason=_address_refusal(target.host, problem))
-        if ctx.mode is PermissionMode.PLAN and verdict.behavior != "allow":
+        if mode_traits(ctx.mode).read_only and verdict.behavior != "allow":
             return PermissionCheck(
                 behavior="deny",
                 reason=(
