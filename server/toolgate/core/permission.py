@@ -69,17 +69,18 @@ class ModeTraits(BaseModel):
     )
 
 
-# The one table of modes, in the order a person is offered them.
+# The one table of modes, in the order a person is offered them. Constructed, not validated: the values are
+# literals here, and validating would build the model's validator on every start (before initialize is answered).
 MODE_TRAITS: dict[PermissionMode, ModeTraits] = {
     t.mode: t
     for t in (
-        ModeTraits(
+        ModeTraits.model_construct(
             mode=PermissionMode.DEFAULT,
             label="Default",
             summary="Asks before anything that is not allowed.",
             offers_accept_edits=True,
         ),
-        ModeTraits(
+        ModeTraits.model_construct(
             mode=PermissionMode.ACCEPT_EDITS,
             label="Accept edits",
             summary="File changes inside the working directories run without asking.",
@@ -87,13 +88,13 @@ MODE_TRAITS: dict[PermissionMode, ModeTraits] = {
             widening=True,
             allows_file_edits=True,
         ),
-        ModeTraits(
+        ModeTraits.model_construct(
             mode=PermissionMode.PLAN,
             label="Plan",
             summary="Only reads run without asking: explore and plan.",
             read_only=True,
         ),
-        ModeTraits(
+        ModeTraits.model_construct(
             mode=PermissionMode.BYPASS,
             label="Bypass permissions",
             summary="Everything that passes the safety checks runs without asking.",
