@@ -3,6 +3,7 @@
 
 export const PROTOCOL_VERSION = 1;
 
+/** The approval card on the wire: the runner's ApprovalRequest, camelCase. */
 export interface ApprovalParams {
   sessionId: string;
   toolUseId: string;
@@ -153,14 +154,17 @@ export interface ContextCleared {
   message: string;
 }
 
+/** The diff review card on the wire: the runner's ReviewRequest, camelCase. */
 export interface DiffReviewParams {
   sessionId: string;
   toolUseId: string;
   toolName: string;
   title: string;
+  /** Why it is reviewed: the approval reason, or that edits are always reviewed. */
   reason: string;
   /** original null: a new file; proposed null: a deletion. */
   files: FileProposal[];
+  /** Rules the UI may offer as 'always allow'. */
   suggestions: RuleSuggestion[];
   /** acceptEdits mode would allow these changes. */
   offersAcceptEdits: boolean;

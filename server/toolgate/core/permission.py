@@ -151,16 +151,21 @@ class Decision(BaseModel):
 
 
 class ApprovalRequest(BaseModel):
+    """The approval card: one call waiting for a person's yes or no. Its fields are defined here only; the
+    sidecar's wire model (`ApprovalParams`) and the extension's generated type derive from this class."""
+
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     session_id: str
     tool_use_id: str
     tool_name: str
     input: dict[str, Any]
-    summary: str
-    reason: str
-    suggestions: list[RuleSuggestion] = Field(default_factory=list)
-    offers_accept_edits: bool = False
+    summary: str = Field(description="One line a person can read.")
+    reason: str = Field(description="Why approval is needed.")
+    suggestions: list[RuleSuggestion] = Field(
+        default_factory=list, description="Rules the UI may offer as 'always allow'."
+    )
+    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow this call.")
 
 
 class ApprovalAnswer(BaseModel):
@@ -183,7 +188,8 @@ class FileProposal(BaseModel):
 
 
 class ReviewRequest(BaseModel):
-    """A diff review: the human sees original vs proposed for every file and may edit the proposals."""
+    """A diff review: the human sees original vs proposed for every file and may edit the proposals. Its fields
+    are defined here only; the sidecar's wire model (`DiffReviewParams`) derives from this class."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -191,10 +197,12 @@ class ReviewRequest(BaseModel):
     tool_use_id: str
     tool_name: str
     title: str
-    reason: str  # why it is being reviewed (the approval reason, or "edits are always reviewed")
-    files: list[FileProposal]
-    suggestions: list[RuleSuggestion] = Field(default_factory=list)
-    offers_accept_edits: bool = False
+    reason: str = Field(description="Why it is reviewed: the approval reason, or that edits are always reviewed.")
+    files: list[FileProposal] = Field(description="original null: a new file; proposed null: a deletion.")
+    suggestions: list[RuleSuggestion] = Field(
+        default_factory=list, description="Rules the UI may offer as 'always allow'."
+    )
+    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow these changes.")
 
 
 class ReviewedFile(BaseModel):

@@ -22,7 +22,13 @@ from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ChatEvent, StopReason
 from toolgate.core.decisions import Decision
 from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
+from toolgate.core.permission import (
+    ApprovalRequest,
+    PermissionMode,
+    ReviewedFile,
+    ReviewRequest,
+    RuleScope,
+)
 from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import ToolDefinition
 from toolgate.sidecar.protocol_checkpoints import (
@@ -227,15 +233,8 @@ class SetReviewEditsParams(WireModel):
 
 
 # --- server → client: approvals and diff reviews ------------------------------------------------------------
-class ApprovalParams(WireModel):
-    session_id: str
-    tool_use_id: str
-    tool_name: str
-    input: dict[str, Any]
-    summary: str = Field(description="One line a person can read.")
-    reason: str = Field(description="Why approval is needed.")
-    suggestions: list[RuleSuggestion] = Field(description="Rules the UI may offer as 'always allow'.")
-    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow this call.")
+class ApprovalParams(WireModel, ApprovalRequest):
+    """The approval card on the wire: the runner's ApprovalRequest, camelCase."""
 
 
 class ApprovalResult(WireModel):
@@ -243,15 +242,8 @@ class ApprovalResult(WireModel):
     feedback: str | None = Field(default=None, description="What the user said; passed on to the model.")
 
 
-class DiffReviewParams(WireModel):
-    session_id: str
-    tool_use_id: str
-    tool_name: str
-    title: str
-    reason: str
-    files: list[FileProposal] = Field(description="original null: a new file; proposed null: a deletion.")
-    suggestions: list[RuleSuggestion]
-    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow these changes.")
+class DiffReviewParams(WireModel, ReviewRequest):
+    """The diff review card on the wire: the runner's ReviewRequest, camelCase."""
 
 
 class DiffReviewResult(WireModel):
