@@ -11,8 +11,9 @@ call's tool_use_id. Whoever keeps the records (the chat's transcript) listens to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
@@ -88,7 +89,16 @@ def _change(proposal: FileProposal) -> Literal["create", "modify", "delete"]:
     return "delete" if proposal.proposed is None else "modify"
 
 
-def approval_record(request: ApprovalRequest, answer: ApprovalAnswer | None) -> ApprovalRecord:
+@dataclass(frozen=True, slots=True)
+class Notes:
+    """What the person did besides answering, recorded with a yes: saved an "always allow" rule for the call
+    (settings/addRule naming it), or switched the session to acceptEdits mode to answer it (settings/setMode)."""
+
+    saved_rule: SavedRule | None = None
+    accepted_edits: bool = False
+
+
+def approval_record(request: ApprovalRequest, answer: ApprovalAnswer | None, notes: Notes = Notes()) -> ApprovalRecord:
     """`answer` None: the request was withdrawn before anyone answered."""
     asked = ApprovalRecord(
         tool_use_id=request.tool_use_id,
@@ -101,10 +111,13 @@ def approval_record(request: ApprovalRequest, answer: ApprovalAnswer | None) -> 
     if answer is None:
         return asked
     feedback = (answer.feedback or "").strip() or None
-    return asked.model_copy(update={"answered_by": answer.reason, "decision": answer.decision, "feedback": feedback})
+    update: dict[str, Any] = {"answered_by": answer.reason, "decision": answer.decision, "feedback": feedback}
+    if answer.decision == "allow":
+        update |= {"saved_rule": notes.saved_rule, "accepted_edits": notes.accepted_edits}
+    return asked.model_copy(update=update)
 
 
-def review_record(request: ReviewRequest, answer: ReviewAnswer | None) -> ReviewRecord:
+def review_record(request: ReviewRequest, answer: ReviewAnswer | None, notes: Notes = Notes()) -> ReviewRecord:
     files = [ReviewedPath(path=f.path, change=_change(f)) for f in request.files]
     base = {
         "tool_use_id": request.tool_use_id,
@@ -123,11 +136,14 @@ def review_record(request: ReviewRequest, answer: ReviewAnswer | None) -> Review
         decision=answer.decision,
         feedback=(answer.feedback or "").strip() or None,
         edited=edited if answer.decision == "accept" else [],
+        accepted_edits=answer.decision == "accept" and notes.accepted_edits,
     )
 
 
 DecisionRecord = ApprovalRecord | ReviewRecord
 DecisionListener = Callable[[DecisionRecord], None]
+RequestT = TypeVar("RequestT", ApprovalRequest, ReviewRequest)
+AnswerT = TypeVar("AnswerT", ApprovalAnswer, ReviewAnswer)
 
 
 class Decisions:
@@ -145,12 +161,7 @@ class Decisions:
     def listen(self, listener: DecisionListener) -> Callable[[], None]:
         """Hear every settled question from now on; call the returned function to stop."""
         self._listeners.append(listener)
-
-        def stop() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return stop
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def waiting_call(self, tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
         """The tool_use_id of the approval now waiting for this exact call (the latest asked), if one is."""
@@ -171,40 +182,37 @@ class Decisions:
 
     async def ask(self, approver: Approver, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         """Ask `approver` and record the answer (or the withdrawal, when the turn ends while it waits)."""
-        self._waiting[request.tool_use_id] = request
-        try:
-            answer = await approver.request(request, ctx)
-        except anyio.get_cancelled_exc_class():
-            self._settle(request.tool_use_id, approval_record(request, None))
-            raise
-        record = approval_record(request, answer)
-        if answer.decision == "allow":
-            notes = {"saved_rule": self._saved.get(request.tool_use_id), "accepted_edits": self._accepted(request)}
-            record = record.model_copy(update=notes)
-        self._settle(request.tool_use_id, record)
-        return answer
+        return await self._recorded(request, approver.request(request, ctx), approval_record)
 
     async def review(self, approver: Approver, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
         """Ask `approver` for a diff review and record the answer (or the withdrawal)."""
-        self._waiting[request.tool_use_id] = request
+        return await self._recorded(request, approver.review(request, ctx), review_record)
+
+    async def _recorded(
+        self,
+        request: RequestT,
+        asking: Awaitable[AnswerT],
+        record: Callable[[RequestT, AnswerT | None, Notes], DecisionRecord],
+    ) -> AnswerT:
+        call = request.tool_use_id
+        self._waiting[call] = request
         try:
-            answer = await approver.review(request, ctx)
-        except anyio.get_cancelled_exc_class():
-            self._settle(request.tool_use_id, review_record(request, None))
+            answer = await asking
+        except BaseException as exc:
+            notes = self._settle(call)
+            if isinstance(exc, anyio.get_cancelled_exc_class()):
+                self._publish(record(request, None, notes))
             raise
-        record = review_record(request, answer)
-        if answer.decision == "accept" and self._accepted(request):
-            record = record.model_copy(update={"accepted_edits": True})
-        self._settle(request.tool_use_id, record)
+        self._publish(record(request, answer, self._settle(call)))
         return answer
 
-    def _accepted(self, request: ApprovalRequest | ReviewRequest) -> bool:
-        return request.tool_use_id in self._accepting_edits
-
-    def _settle(self, tool_use_id: str, record: DecisionRecord) -> None:
+    def _settle(self, call: str) -> Notes:
         # The notes belong to this question only: a later call with the same id (a rerun) starts clean.
-        self._waiting.pop(tool_use_id, None)
-        self._saved.pop(tool_use_id, None)
-        self._accepting_edits.discard(tool_use_id)
+        self._waiting.pop(call, None)
+        accepted = call in self._accepting_edits
+        self._accepting_edits.discard(call)
+        return Notes(self._saved.pop(call, None), accepted)
+
+    def _publish(self, record: DecisionRecord) -> None:
         for listener in tuple(self._listeners):
             listener(record)
