@@ -12,7 +12,7 @@ from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.tool import DescribeContext, ToolInput
+from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
 from toolgate.text.diff import Hunk, changed_line_range, structured_patch
 from toolgate.text.encoding import TextFormat, decoded_as_written, encode, encode_raw
 from toolgate.text.replace import Matches, explain_miss, find_matches, lines_of, replace_matches
@@ -65,6 +65,7 @@ class EditDone:
 
 class EditTool(SingleFileWriter[EditInput, EditPlan, EditDone]):
     name = "Edit"
+    traits = ToolTraits(open_world=False)
     input_model = EditInput
 
     def description(self, ctx: DescribeContext) -> str:

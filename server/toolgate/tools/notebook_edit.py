@@ -13,7 +13,7 @@ from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.tool import DescribeContext, ToolInput
+from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
 from toolgate.text import notebook
 from toolgate.text.encoding import encode
 from toolgate.tools._file_writer import Encoded, SingleFileWriter
@@ -65,6 +65,7 @@ class NotebookDone:
 
 class NotebookEditTool(SingleFileWriter[NotebookEditInput, NotebookPlan, NotebookDone]):
     name = "NotebookEdit"
+    traits = ToolTraits(open_world=False)
     input_model = NotebookEditInput
 
     def description(self, ctx: DescribeContext) -> str:

@@ -10,7 +10,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.tool import DescribeContext, ToolInput
+from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
 from toolgate.text.diff import Hunk, structured_patch_counted
 from toolgate.text.encoding import Decoded, TextFormat, decoded_as_written, encode, encode_raw
 from toolgate.text.preview import count_lines
@@ -50,6 +50,7 @@ class WritePlan:
 
 class WriteTool(SingleFileWriter[WriteInput, WritePlan, WriteDone]):
     name = "Write"
+    traits = ToolTraits(idempotent=True, open_world=False)
     input_model = WriteInput
 
     def description(self, ctx: DescribeContext) -> str:
