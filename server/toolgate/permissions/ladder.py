@@ -5,9 +5,10 @@ Steps 1-5 are here; steps 6-7 (what allow rules and the mode cover) are in `cove
     deny rules → ask rules → the tool's own check → safety checks (no mode skips them) → bypassPermissions
     → allow rules → the mode (read-only inside the working directories; acceptEdits: file edits there) → ask
 
-"Automatic" modes are acceptEdits and bypassPermissions: nobody approves each call, so an allow rule that lets
-any code run (`Bash(python:*)`, tool-wide `Bash`) is not honoured there. plan mode honours allow rules only
-for read-only calls: in plan mode nothing that can change anything runs without a person saying so.
+What each mode means is read from its row in `core.permission.MODE_TRAITS`, never from its name. "Automatic"
+modes (today acceptEdits and bypassPermissions): nobody approves each call, so an allow rule that lets any code
+run (`Bash(python:*)`, tool-wide `Bash`) is not honoured there. A read-only (planning) mode honours allow rules
+only for read-only calls: nothing that can change anything runs without a person saying so.
 """
 
 from __future__ import annotations
