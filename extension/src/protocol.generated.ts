@@ -3,6 +3,7 @@
 
 export const PROTOCOL_VERSION = 1;
 
+/** The approval card on the wire: the runner's ApprovalRequest, camelCase. */
 export interface ApprovalParams {
   sessionId: string;
   toolUseId: string;
@@ -153,14 +154,17 @@ export interface ContextCleared {
   message: string;
 }
 
+/** The diff review card on the wire: the runner's ReviewRequest, camelCase. */
 export interface DiffReviewParams {
   sessionId: string;
   toolUseId: string;
   toolName: string;
   title: string;
+  /** Why it is reviewed: the approval reason, or that edits are always reviewed. */
   reason: string;
   /** original null: a new file; proposed null: a deletion. */
   files: FileProposal[];
+  /** Rules the UI may offer as 'always allow'. */
   suggestions: RuleSuggestion[];
   /** acceptEdits mode would allow these changes. */
   offersAcceptEdits: boolean;
@@ -318,6 +322,29 @@ export interface PermissionCheckResult {
 }
 
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
+
+/** What one permission mode means (core's ModeTraits, camelCase on the wire). */
+export interface PermissionModeTraits {
+  mode: PermissionMode;
+  /** The mode's name as a person reads it. */
+  label: string;
+  /** What the mode does, in one line. */
+  summary: string;
+  /** Nobody approves each call: allow rules that let any code run are not honoured, and repeated automatic denials hand the decision back to the person. */
+  automatic: boolean;
+  /** It lets through calls that default mode asks about, so an untrusted workspace may not choose it. */
+  widening: boolean;
+  /** Every call that passes the safety checks runs without asking. */
+  allowsEveryCall: boolean;
+  /** File changes inside the working directories (and commands that only make them) run unasked. */
+  allowsFileEdits: boolean;
+  /** Planning: only read-only calls run without asking; allow rules count only for read-only calls, the sandbox does not allow on its own, and WebFetch fetches only from hosts an allow rule names. */
+  readOnly: boolean;
+  /** An approval may offer to answer by switching to acceptEdits. */
+  offersAcceptEdits: boolean;
+  /** A project's checked-in settings may make it the default mode. */
+  sharedDefault: boolean;
+}
 
 /** Which model the chat talks to. The key is kept in memory only (the sidecar never writes it to disk). */
 export interface ProviderConfigureParams {
@@ -662,6 +689,58 @@ export interface Usage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
 }
+
+/** Every permission mode and what it means, in the order a person is offered them. */
+export const PERMISSION_MODE_TRAITS: readonly PermissionModeTraits[] = [
+  {
+    "mode": "default",
+    "label": "Default",
+    "summary": "Asks before anything that is not allowed.",
+    "automatic": false,
+    "widening": false,
+    "allowsEveryCall": false,
+    "allowsFileEdits": false,
+    "readOnly": false,
+    "offersAcceptEdits": true,
+    "sharedDefault": true
+  },
+  {
+    "mode": "acceptEdits",
+    "label": "Accept edits",
+    "summary": "File changes inside the working directories run without asking.",
+    "automatic": true,
+    "widening": true,
+    "allowsEveryCall": false,
+    "allowsFileEdits": true,
+    "readOnly": false,
+    "offersAcceptEdits": false,
+    "sharedDefault": true
+  },
+  {
+    "mode": "plan",
+    "label": "Plan",
+    "summary": "Only reads run without asking: explore and plan.",
+    "automatic": false,
+    "widening": false,
+    "allowsEveryCall": false,
+    "allowsFileEdits": false,
+    "readOnly": true,
+    "offersAcceptEdits": false,
+    "sharedDefault": true
+  },
+  {
+    "mode": "bypassPermissions",
+    "label": "Bypass permissions",
+    "summary": "Everything that passes the safety checks runs without asking.",
+    "automatic": true,
+    "widening": true,
+    "allowsEveryCall": true,
+    "allowsFileEdits": false,
+    "readOnly": false,
+    "offersAcceptEdits": false,
+    "sharedDefault": false
+  }
+];
 
 /** Every method name, by a short constant name. */
 export const Methods = {

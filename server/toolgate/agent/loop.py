@@ -21,7 +21,6 @@ import anyio
 from toolgate.agent.call_summaries import call_summary, result_summary
 from toolgate.agent.context_relief import clear_results, results_to_clear
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
-from toolgate.agent.decisions import RecordingApprover
 from toolgate.agent.events import (
     ChatEvent,
     ContextCleared,
@@ -107,10 +106,6 @@ class AgentChat:
         for message in messages:
             merge_into(self.messages, message)
         self.transcript = transcript or Transcript(None)
-        # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
-        approver = runtime.session.approver
-        inner = approver.inner if isinstance(approver, RecordingApprover) else approver
-        runtime.session.approver = RecordingApprover(inner, self.transcript.record_decision)
         self.max_turns = max_turns
         self._max_tokens_override = max_tokens
         self.max_tokens = max_tokens if max_tokens is not None else provider.max_tokens
@@ -124,6 +119,8 @@ class AgentChat:
         self._running_calls: set[str] = set()
         self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
         self._stop_progress = runtime.session.progress.add(self._on_progress)
+        # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
+        self._stop_decisions = runtime.session.decisions.listen(self.transcript.record_decision)
 
     # --- the public surface ------------------------------------------------------------------------------
     @property
@@ -212,6 +209,7 @@ class AgentChat:
         self.interrupt()
         self._unsubscribe_todos()
         self._stop_progress()
+        self._stop_decisions()
         self.transcript.close()
         try:
             await self.provider.aclose()

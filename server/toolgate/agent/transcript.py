@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from toolgate.agent.context_relief import clear_results
 from toolgate.agent.conversation import ChatMessage, Repair, repair
-from toolgate.agent.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.agent.events import ErrorKindName
+from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
 
 log = logging.getLogger("toolgate.transcript")
@@ -117,7 +117,7 @@ class Transcript:
         return fd
 
     def record_decision(self, decision: ApprovalRecord | ReviewRecord) -> None:
-        """For RecordingApprover: keeping the record must never break the call it is about."""
+        """For the session's Decisions: keeping the record must never break the call it is about."""
         try:
             self.append(DecisionEntry(decision=decision))
         except OSError:

@@ -22,27 +22,13 @@ from toolgate import __version__
 from toolgate.core.context import ToolContext
 from toolgate.core.messages import ImageBlock, TextBlock, ToolResultContent, ToolUse
 from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, ReviewAnswer, ReviewRequest
+from toolgate.core.tool import AnyTool
 from toolgate.runtime import Runtime
 
 SERVED_TOOLS = (
     "Read", "Write", "Edit", "ApplyPatch", "NotebookEdit", "Glob", "Grep", "Bash", "BashOutput", "KillShell",
     "ToolOutput",
 )  # fmt: skip
-
-# (readOnly, destructive, idempotent, openWorld) per tool: what each really does, not what would sound nice.
-_ANNOTATIONS: dict[str, tuple[bool, bool, bool, bool]] = {
-    "Read": (True, False, True, False),
-    "Glob": (True, False, True, False),
-    "Grep": (True, False, True, False),
-    "ToolOutput": (True, False, True, False),
-    "BashOutput": (True, False, False, False),
-    "Write": (False, True, True, False),
-    "Edit": (False, True, False, False),
-    "ApplyPatch": (False, True, False, False),
-    "NotebookEdit": (False, True, False, False),
-    "Bash": (False, True, False, True),
-    "KillShell": (False, True, True, False),
-}
 
 _current_session: contextvars.ContextVar[ServerSession | None] = contextvars.ContextVar("mcp_session", default=None)
 _APPROVE_SCHEMA: dict[str, Any] = {
@@ -52,14 +38,14 @@ _APPROVE_SCHEMA: dict[str, Any] = {
 }
 
 
-def annotations_for(name: str) -> mcp_types.ToolAnnotations:
-    # Unknown tools get the fail-closed answer: writes, destructive, not idempotent, reaches out.
-    read_only, destructive, idempotent, open_world = _ANNOTATIONS.get(name, (False, True, False, True))
+def annotations_for(tool: AnyTool) -> mcp_types.ToolAnnotations:
+    """The hints MCP clients show, from the traits the tool declares (what it really does)."""
+    traits = tool.traits
     return mcp_types.ToolAnnotations(
-        read_only_hint=read_only,
-        destructive_hint=destructive,
-        idempotent_hint=idempotent,
-        open_world_hint=open_world,
+        read_only_hint=traits.read_only,
+        destructive_hint=traits.destructive,
+        idempotent_hint=traits.idempotent,
+        open_world_hint=traits.open_world,
     )
 
 
@@ -126,7 +112,7 @@ def build_server(runtime: Runtime, names: Sequence[str] = SERVED_TOOLS) -> Serve
                     name=tool.name,
                     description=tool.description(describe),
                     input_schema=tool.input_schema(),
-                    annotations=annotations_for(tool.name),
+                    annotations=annotations_for(tool),
                 )
                 for tool in served
             ]

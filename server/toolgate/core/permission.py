@@ -27,6 +27,90 @@ class PermissionMode(StrEnum):
     BYPASS = "bypassPermissions"
 
 
+class ModeTraits(BaseModel):
+    """What one permission mode means. The ladder, rule coverage, workspace trust, WebFetch and the extension (its
+    list of modes is generated from `MODE_TRAITS` with the protocol) read these instead of naming modes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    mode: PermissionMode
+    label: str = Field(description="The mode's name as a person reads it.")
+    summary: str = Field(description="What the mode does, in one line.")
+    automatic: bool = Field(
+        default=False,
+        description=(
+            "Nobody approves each call: allow rules that let any code run are not honoured, and repeated automatic "
+            "denials hand the decision back to the person."
+        ),
+    )
+    widening: bool = Field(
+        default=False,
+        description="It lets through calls that default mode asks about, so an untrusted workspace may not choose it.",
+    )
+    allows_every_call: bool = Field(
+        default=False, description="Every call that passes the safety checks runs without asking."
+    )
+    allows_file_edits: bool = Field(
+        default=False,
+        description="File changes inside the working directories (and commands that only make them) run unasked.",
+    )
+    read_only: bool = Field(
+        default=False,
+        description=(
+            "Planning: only read-only calls run without asking; allow rules count only for read-only calls, the "
+            "sandbox does not allow on its own, and WebFetch fetches only from hosts an allow rule names."
+        ),
+    )
+    offers_accept_edits: bool = Field(
+        default=False, description="An approval may offer to answer by switching to acceptEdits."
+    )
+    shared_default: bool = Field(
+        default=True, description="A project's checked-in settings may make it the default mode."
+    )
+
+
+# The one table of modes, in the order a person is offered them. Constructed, not validated: the values are
+# literals here, and validating would build the model's validator on every start (before initialize is answered).
+MODE_TRAITS: dict[PermissionMode, ModeTraits] = {
+    t.mode: t
+    for t in (
+        ModeTraits.model_construct(
+            mode=PermissionMode.DEFAULT,
+            label="Default",
+            summary="Asks before anything that is not allowed.",
+            offers_accept_edits=True,
+        ),
+        ModeTraits.model_construct(
+            mode=PermissionMode.ACCEPT_EDITS,
+            label="Accept edits",
+            summary="File changes inside the working directories run without asking.",
+            automatic=True,
+            widening=True,
+            allows_file_edits=True,
+        ),
+        ModeTraits.model_construct(
+            mode=PermissionMode.PLAN,
+            label="Plan",
+            summary="Only reads run without asking: explore and plan.",
+            read_only=True,
+        ),
+        ModeTraits.model_construct(
+            mode=PermissionMode.BYPASS,
+            label="Bypass permissions",
+            summary="Everything that passes the safety checks runs without asking.",
+            automatic=True,
+            widening=True,
+            allows_every_call=True,
+            shared_default=False,  # a checked-in file must not switch every check off for whoever clones it
+        ),
+    )
+}
+
+
+def mode_traits(mode: PermissionMode) -> ModeTraits:
+    return MODE_TRAITS[mode]
+
+
 RuleScope = Literal["session", "local", "project", "user"]
 
 
@@ -67,16 +151,21 @@ class Decision(BaseModel):
 
 
 class ApprovalRequest(BaseModel):
+    """The approval card: one call waiting for a person's yes or no. Its fields are defined here only; the
+    sidecar's wire model (`ApprovalParams`) and the extension's generated type derive from this class."""
+
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     session_id: str
     tool_use_id: str
     tool_name: str
     input: dict[str, Any]
-    summary: str
-    reason: str
-    suggestions: list[RuleSuggestion] = Field(default_factory=list)
-    offers_accept_edits: bool = False
+    summary: str = Field(description="One line a person can read.")
+    reason: str = Field(description="Why approval is needed.")
+    suggestions: list[RuleSuggestion] = Field(
+        default_factory=list, description="Rules the UI may offer as 'always allow'."
+    )
+    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow this call.")
 
 
 class ApprovalAnswer(BaseModel):
@@ -99,7 +188,8 @@ class FileProposal(BaseModel):
 
 
 class ReviewRequest(BaseModel):
-    """A diff review: the human sees original vs proposed for every file and may edit the proposals."""
+    """A diff review: the human sees original vs proposed for every file and may edit the proposals. Its fields
+    are defined here only; the sidecar's wire model (`DiffReviewParams`) derives from this class."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -107,10 +197,12 @@ class ReviewRequest(BaseModel):
     tool_use_id: str
     tool_name: str
     title: str
-    reason: str  # why it is being reviewed (the approval reason, or "edits are always reviewed")
-    files: list[FileProposal]
-    suggestions: list[RuleSuggestion] = Field(default_factory=list)
-    offers_accept_edits: bool = False
+    reason: str = Field(description="Why it is reviewed: the approval reason, or that edits are always reviewed.")
+    files: list[FileProposal] = Field(description="original null: a new file; proposed null: a deletion.")
+    suggestions: list[RuleSuggestion] = Field(
+        default_factory=list, description="Rules the UI may offer as 'always allow'."
+    )
+    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow these changes.")
 
 
 class ReviewedFile(BaseModel):

@@ -268,7 +268,7 @@ class ToolRunner:
                 suggestions=decision.suggestions,
                 offers_accept_edits=decision.offers_accept_edits,
             )
-            answer = await self.session.approver.request(request, ctx)
+            answer = await self.session.decisions.ask(self.session.approver, request, ctx)
             if answer.decision != "allow":
                 return error_result(
                     use_id, ErrorKind.PERMISSION, _refusal_text(decision, answer.reason, answer.feedback)
@@ -294,7 +294,7 @@ class ToolRunner:
             suggestions=decision.suggestions if decision.behavior == "ask" else [],
             offers_accept_edits=decision.behavior == "ask" and decision.offers_accept_edits,
         )
-        answer = await self.session.approver.review(request, ctx)
+        answer = await self.session.decisions.review(self.session.approver, request, ctx)
         if answer.decision != "accept":
             if decision.behavior == "allow" and answer.reason != "user":
                 return None  # nobody could review an already-allowed edit: it stands as allowed

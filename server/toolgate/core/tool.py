@@ -78,6 +78,27 @@ class Rendered:
     is_error: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class ToolTraits:
+    """What a tool is, declared once on its class; the runner, the permission facts and the MCP server's
+    annotations all read it. The defaults are the fail-closed answer: writes, runs alone, may destroy, a repeated
+    call may do something new, and it reaches outside the workspace."""
+
+    read_only: bool = False
+    concurrency_safe: bool = False
+    destructive: bool = True
+    idempotent: bool = False
+    open_world: bool = True
+
+    def __post_init__(self) -> None:
+        if self.read_only and self.destructive:
+            raise ValueError("a tool that only reads cannot also be destructive")
+
+
+# Tools that only look inside the workspace: read-only, run beside other lookups, destroy nothing, answer alike twice.
+LOOKS_ONLY = ToolTraits(read_only=True, concurrency_safe=True, destructive=False, idempotent=True, open_world=False)
+
+
 class ToolDefinition(BaseModel):
     """What a model is told about a tool (Anthropic's tool shape; other providers convert from it)."""
 
@@ -105,6 +126,8 @@ class Tool(ABC, Generic[InputT, DataT]):
     external: ClassVar[bool] = False
     # A result longer than this many characters is moved to the session's output store (None: never).
     max_result_chars: ClassVar[int | None] = 50_000
+    # Declared once per tool; a tool whose answer depends on its input (Bash) overrides the methods below.
+    traits: ClassVar[ToolTraits] = ToolTraits()
 
     # --- what the model is told ----------------------------------------------------------------------
     @abstractmethod
@@ -119,15 +142,15 @@ class Tool(ABC, Generic[InputT, DataT]):
     def definition(self, ctx: DescribeContext) -> ToolDefinition:
         return ToolDefinition(name=self.name, description=self.description(ctx), input_schema=self.input_schema())
 
-    # --- properties of the arguments (fail-closed defaults) ------------------------------------------------
+    # --- properties of the arguments (the traits, unless the input changes the answer) ----------------------
     def is_read_only(self, tool_input: InputT) -> bool:
-        return False
+        return self.traits.read_only
 
     def is_concurrency_safe(self, tool_input: InputT) -> bool:
-        return False
+        return self.traits.concurrency_safe
 
     def is_destructive(self, tool_input: InputT) -> bool:
-        return False
+        return self.traits.destructive
 
     def paths(self, tool_input: InputT, ctx: ToolContext) -> Sequence[Path]:
         """The absolute paths this call reads or writes, for permission checks. Tools with paths must say."""

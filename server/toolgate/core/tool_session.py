@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from toolgate.core.decisions import Decisions
 from toolgate.core.deps import Dependencies
 from toolgate.core.file_state import ReadFileState
 from toolgate.core.permission import Approver, PermissionMode, PermissionPolicy
@@ -78,6 +79,8 @@ class ToolSession:
     logger: logging.Logger = field(default_factory=lambda: logging.getLogger("toolgate"))
     progress: ProgressListeners = field(default_factory=ProgressListeners)
     review_edits: ReviewEdits = "when_asking"
+    # What the person answered, asked through `approver` and recorded here (the transcript listens).
+    decisions: Decisions = field(default_factory=Decisions)
     cwd: Path = field(init=False)
 
     def __post_init__(self) -> None:

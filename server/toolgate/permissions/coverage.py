@@ -12,15 +12,12 @@ from pathlib import Path
 from typing import Literal
 
 from toolgate.core.paths import display_path, inside_any, is_within, resolved_forms
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import mode_traits
 from toolgate.permissions.bash import ACCEPT_EDITS_COMMANDS, CommandPart
 from toolgate.permissions.command_forms import exact_text
 from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import BASH, EDIT, EDIT_FAMILY, READ, READ_FAMILY, command_words_match, domain_matches
 from toolgate.permissions.sources import RuleEntry
-
-# Nobody approves each call in these modes, so an allow rule that lets any code run is not honoured there.
-AUTOMATIC_MODES = frozenset({PermissionMode.ACCEPT_EDITS, PermissionMode.BYPASS})
 
 
 @dataclass(slots=True)
@@ -42,11 +39,12 @@ class Coverage:
 
 
 def _honoured(entry: RuleEntry, inp: LadderInput, cov: Coverage) -> bool:
-    if entry.code_execution and inp.mode in AUTOMATIC_MODES:
+    mode = mode_traits(inp.mode)
+    if entry.code_execution and mode.automatic:  # nobody approves each call: a rule that runs any code is off
         if entry not in cov.unhonoured:
             cov.unhonoured.append(entry)
         return False
-    return inp.mode is not PermissionMode.PLAN or inp.facts.read_only
+    return not mode.read_only or inp.facts.read_only
 
 
 def _forms(path: Path) -> list[Path]:
@@ -131,7 +129,7 @@ def _domain_allowed(inp: LadderInput, cov: Coverage) -> bool:
 
 def coverage(inp: LadderInput) -> Coverage:
     facts, mode, cov = inp.facts, inp.mode, Coverage()
-    accept_edits = mode is PermissionMode.ACCEPT_EDITS
+    accept_edits = mode_traits(mode).allows_file_edits
 
     def inside(path: Path) -> bool:
         return inside_any(path, inp.working_dirs)

@@ -27,10 +27,16 @@ from toolgate.core.containment import CONTAINMENT
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.paths import resolved_forms
-from toolgate.core.permission import Decision, DomainVerdict, PermissionCheck, PermissionMode, RuleScope
+from toolgate.core.permission import (
+    Decision,
+    DomainVerdict,
+    PermissionCheck,
+    PermissionMode,
+    RuleScope,
+    mode_traits,
+)
 from toolgate.core.tool import AnyTool
 from toolgate.permissions.bash import Analyses, Classifier, load_classifier
-from toolgate.permissions.coverage import AUTOMATIC_MODES
 from toolgate.permissions.denials import DenialTracker
 from toolgate.permissions.domains import domain_verdict
 from toolgate.permissions.facts import gather
@@ -292,7 +298,7 @@ class PermissionEngine:
         )
 
     def _track_denials(self, result: Evaluation, mode: PermissionMode) -> Evaluation:
-        if mode not in AUTOMATIC_MODES:
+        if not mode_traits(mode).automatic:
             return result
         if result.behavior == "deny":
             self.denials.record_denial(result.reason)

@@ -5,9 +5,10 @@ Steps 1-5 are here; steps 6-7 (what allow rules and the mode cover) are in `cove
     deny rules → ask rules → the tool's own check → safety checks (no mode skips them) → bypassPermissions
     → allow rules → the mode (read-only inside the working directories; acceptEdits: file edits there) → ask
 
-"Automatic" modes are acceptEdits and bypassPermissions: nobody approves each call, so an allow rule that lets
-any code run (`Bash(python:*)`, tool-wide `Bash`) is not honoured there. plan mode honours allow rules only
-for read-only calls: in plan mode nothing that can change anything runs without a person saying so.
+What each mode means is read from its row in `core.permission.MODE_TRAITS`, never from its name. "Automatic"
+modes (today acceptEdits and bypassPermissions): nobody approves each call, so an allow rule that lets any code
+run (`Bash(python:*)`, tool-wide `Bash`) is not honoured there. A read-only (planning) mode honours allow rules
+only for read-only calls: nothing that can change anything runs without a person saying so.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgate.core.paths import display_path, inside_any, resolved_forms
-from toolgate.core.permission import PermissionMode, RuleSuggestion
+from toolgate.core.permission import PermissionMode, RuleSuggestion, mode_traits
 from toolgate.permissions.bash import CommandPart
 from toolgate.permissions.command_forms import exact_text
 from toolgate.permissions.coverage import Need, coverage
@@ -281,7 +282,8 @@ def evaluate(inp: LadderInput) -> Evaluation:
         return Evaluation("ask", f"{unsafe}; this is always asked, in every mode", "safety", ro)
     if check.behavior == "allow":
         return Evaluation("allow", check.reason or f"{facts.tool_name} allowed this call", "tool", ro)
-    if inp.mode is PermissionMode.BYPASS:
+    mode = mode_traits(inp.mode)
+    if mode.allows_every_call:
         return Evaluation(
             "allow", "bypassPermissions mode allows every call that passes the safety checks", "bypass", ro
         )
@@ -292,13 +294,13 @@ def evaluate(inp: LadderInput) -> Evaluation:
             names = ", ".join(_rule_note(e) for e in cov.rules)
             extra = " (the rest is read-only inside the working directories)" if facts.family == "bash" else ""
             return Evaluation("allow", f"allowed by {names}{extra}", "allow_rule", ro, cov.rules[0].rule.text)
-        if inp.mode is PermissionMode.ACCEPT_EDITS and not ro:
+        if mode.allows_file_edits and not ro:
             return Evaluation(
                 "allow", "acceptEdits mode allows file changes inside the working directories", "mode", ro
             )
         return Evaluation("allow", "it is read-only and stays inside the working directories", "mode", ro)
 
-    if inp.sandbox_auto_allow and inp.mode is not PermissionMode.PLAN and _contained(cov.needs, inp):
+    if inp.sandbox_auto_allow and not mode.read_only and _contained(cov.needs, inp):
         return Evaluation(
             "allow",
             "it runs in the sandbox, where it can write only inside the working directories (not their protected "
@@ -322,9 +324,9 @@ def evaluate(inp: LadderInput) -> Evaluation:
             f"; the rule {_rule_note(cov.unhonoured[0])} is not used in {inp.mode.value} mode because it would let "
             "any code run unattended"
         )
-    if inp.mode is PermissionMode.PLAN and not ro:
+    if mode.read_only and not ro:
         reason += "; plan mode runs only read-only calls without asking"
-    offers = inp.mode is PermissionMode.DEFAULT and not ro and not coverage(_in_accept_edits(inp)).needs
+    offers = mode.offers_accept_edits and not ro and not coverage(_in_accept_edits(inp)).needs
     return Evaluation("ask", reason, "ask", ro, None, tuple(suggest(cov.needs, facts, inp.workspace)), offers)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgate.core.paths import expand_path, is_within, resolved_forms
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import PermissionMode, mode_traits
 from toolgate.permissions.jsonpos import locate
 from toolgate.permissions.rules import Behavior, Rule, RuleError, is_code_execution_rule, parse_rule
 from toolgate.permissions.safety import git_hooks_dirs
@@ -35,7 +35,7 @@ from toolgate.permissions.settings import (
     parse_settings,
     read_settings_text,
 )
-from toolgate.permissions.trust import WIDENING_MODES, is_trusted, untrusted_message, widening_parts
+from toolgate.permissions.trust import is_trusted, untrusted_message, widening_parts
 
 SourceName = Literal["session", "cli", "local", "project", "user", "flag"]
 BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
@@ -282,10 +282,10 @@ def load_rule_book(
             if widening:
                 book.problems.append(RuleProblem(source, untrusted_message(workspace, widening)))
                 book.untrusted_files.append(loaded_path(loaded))
-            mode = None if mode in WIDENING_MODES else mode
-        if mode is PermissionMode.BYPASS and source.name == "project":
+            mode = None if mode is not None and mode_traits(mode).widening else mode
+        if mode is not None and not mode_traits(mode).shared_default and source.name == "project":
             # A checked-in file must not be able to switch every check off for whoever clones the repository.
-            message = "defaultMode bypassPermissions is ignored in a project's shared settings file"
+            message = f"defaultMode {mode.value} is ignored in a project's shared settings file"
             book.problems.append(RuleProblem(source, message, None, None, *loaded.place("permissions", "defaultMode")))
         elif mode is not None and mode_order[source.name] < mode_rank:
             book.default_mode, mode_rank = mode, mode_order[source.name]

@@ -21,11 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from toolgate.core.paths import expand_path, is_within, resolved_forms
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import mode_traits
 from toolgate.permissions.settings import Mutation, Settings
-
-# Modes that let calls through without asking; default and plan only ever ask more, so they always apply.
-WIDENING_MODES = frozenset({PermissionMode.ACCEPT_EDITS, PermissionMode.BYPASS})
 
 TRUST_HINT = (
     "If you trust this repository's settings, run `toolgate trust {workspace}` (or pass --trust-workspace for one "
@@ -56,7 +53,7 @@ def widening_parts(settings: Settings) -> list[str]:
     hooks = sum(len(m.hooks) for m in (*settings.hooks.PreToolUse, *settings.hooks.PostToolUse))
     if hooks:
         parts.append(_count(hooks, "hook"))
-    if permissions.defaultMode in WIDENING_MODES:
+    if permissions.defaultMode is not None and mode_traits(permissions.defaultMode).widening:
         parts.append(f"defaultMode {permissions.defaultMode.value}")
     if permissions.additionalDirectories:
         parts.append(_count(len(permissions.additionalDirectories), "additional directory", "additional directories"))

@@ -61,7 +61,7 @@ class EditorApprover:
         self._channel = channel
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        params = ApprovalParams.model_validate(request.model_dump())
+        params = ApprovalParams.model_validate(request.model_dump())  # the same fields, camelCase on the wire
         try:
             answer = await self._ask(APPROVAL_REQUEST, params, ApprovalResult, ctx)
         except ClientUnavailable as exc:

@@ -19,10 +19,16 @@ from pydantic_core import core_schema
 
 from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
-from toolgate.agent.decisions import Decision
 from toolgate.agent.events import ChatEvent, StopReason
+from toolgate.core.decisions import Decision
 from toolgate.core.messages import ToolResult, ToolUse
-from toolgate.core.permission import FileProposal, PermissionMode, ReviewedFile, RuleScope, RuleSuggestion
+from toolgate.core.permission import (
+    ApprovalRequest,
+    PermissionMode,
+    ReviewedFile,
+    ReviewRequest,
+    RuleScope,
+)
 from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import ToolDefinition
 from toolgate.sidecar.protocol_checkpoints import (
@@ -37,6 +43,7 @@ from toolgate.sidecar.protocol_checkpoints import (
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
+from toolgate.sidecar.protocol_rules import PermissionModeTraits, permission_mode_table
 from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
 from toolgate.sidecar.protocol_sandbox import SandboxStatus
 from toolgate.sidecar.wire_model import Direction as Direction
@@ -226,15 +233,8 @@ class SetReviewEditsParams(WireModel):
 
 
 # --- server → client: approvals and diff reviews ------------------------------------------------------------
-class ApprovalParams(WireModel):
-    session_id: str
-    tool_use_id: str
-    tool_name: str
-    input: dict[str, Any]
-    summary: str = Field(description="One line a person can read.")
-    reason: str = Field(description="Why approval is needed.")
-    suggestions: list[RuleSuggestion] = Field(description="Rules the UI may offer as 'always allow'.")
-    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow this call.")
+class ApprovalParams(WireModel, ApprovalRequest):
+    """The approval card on the wire: the runner's ApprovalRequest, camelCase."""
 
 
 class ApprovalResult(WireModel):
@@ -242,15 +242,8 @@ class ApprovalResult(WireModel):
     feedback: str | None = Field(default=None, description="What the user said; passed on to the model.")
 
 
-class DiffReviewParams(WireModel):
-    session_id: str
-    tool_use_id: str
-    tool_name: str
-    title: str
-    reason: str
-    files: list[FileProposal] = Field(description="original null: a new file; proposed null: a deletion.")
-    suggestions: list[RuleSuggestion]
-    offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow these changes.")
+class DiffReviewParams(WireModel, ReviewRequest):
+    """The diff review card on the wire: the runner's ReviewRequest, camelCase."""
 
 
 class DiffReviewResult(WireModel):
@@ -455,7 +448,7 @@ def protocol_schema() -> dict[str, Any]:
         wanted.append((method.params, params_mode))
         if method.result is not None:
             wanted.append((method.result, result_mode))
-    wanted.append((InitializationOptions, "validation"))
+    wanted.extend([(InitializationOptions, "validation"), (PermissionModeTraits, "serialization")])
     unique = list(dict.fromkeys(wanted))
     refs, top = models_json_schema(
         unique, ref_template="#/$defs/{model}", by_alias=True, schema_generator=_ProtocolSchema
@@ -478,5 +471,12 @@ def protocol_schema() -> dict[str, Any]:
         "version": PROTOCOL_VERSION,
         "initializationOptions": refs[(InitializationOptions, "validation")],
         "methods": methods,
+        "constants": {
+            "PERMISSION_MODE_TRAITS": {
+                "description": "Every permission mode and what it means, in the order a person is offered them.",
+                "items": refs[(PermissionModeTraits, "serialization")],
+                "values": permission_mode_table(),
+            }
+        },
         "$defs": top.get("$defs", {}),
     }

@@ -1,4 +1,5 @@
-"""The protocol's permission-check models (`toolgate/permissions/check`); protocol.py re-exports them."""
+"""The protocol's permission-check models (`toolgate/permissions/check`) and the permission modes' table as the
+extension receives it; protocol.py re-exports them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from toolgate.core.permission import MODE_TRAITS, ModeTraits
 from toolgate.sidecar.wire_model import SessionId, WireModel
 
 RuleBehavior = Literal["allow", "ask", "deny"]
@@ -31,3 +33,12 @@ class PermissionCheckResult(WireModel):
     read_only: bool
     reason: str
     rule: str | None = None
+
+
+class PermissionModeTraits(WireModel, ModeTraits):
+    """What one permission mode means (core's ModeTraits, camelCase on the wire)."""
+
+
+def permission_mode_table() -> list[dict[str, Any]]:
+    """Every mode and its traits, in the order a person is offered them: generated into the extension."""
+    return [PermissionModeTraits.model_validate(t.model_dump()).wire() for t in MODE_TRAITS.values()]

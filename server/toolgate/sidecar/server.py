@@ -277,7 +277,7 @@ class ToolgateServer:
         return await self._change_rule(params, add=False)
 
     async def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
-        from toolgate.agent.decisions import RecordingApprover, SavedRule
+        from toolgate.core.decisions import SavedRule
         from toolgate.permissions.edit_rules import add_rule, remove_rule
         from toolgate.permissions.rules import RuleError
         from toolgate.permissions.settings import SettingsError
@@ -291,9 +291,10 @@ class ToolgateServer:
         # An edited "always allow" rule may not match the call it was written for; the person should know.
         covers = None if params.call is None else await live.runtime.check(params.call.tool, params.call.input)
         covered = None if covers is None else covers.decision == "allow"
-        if add and params.call is not None and isinstance(approver := live.runtime.session.approver, RecordingApprover):
-            saved = SavedRule(rule=params.rule, scope=params.scope, covers_call=covered)
-            approver.rule_saved(params.call.tool, params.call.input, saved)  # for the session's record
+        decisions = live.runtime.session.decisions
+        waiting = None if params.call is None else decisions.waiting_call(params.call.tool, params.call.input)
+        if add and waiting is not None:  # for the session's record of the answer
+            decisions.rule_saved(waiting, SavedRule(rule=params.rule, scope=params.scope, covers_call=covered))
         return p.RuleChangeResult(
             changed=change.changed,
             file=change.file,
@@ -357,13 +358,10 @@ class ToolgateServer:
         return self.sessions.get(params.session_id).settings()
 
     async def _settings_set_mode(self, params: p.SetModeParams) -> p.Settings:
-        from toolgate.agent.decisions import RecordingApprover
-
         live = self.sessions.get(params.session_id)
         live.set_mode(params.mode)
-        approver = live.runtime.session.approver
-        if params.tool_use_id is not None and params.mode == "acceptEdits" and isinstance(approver, RecordingApprover):
-            approver.accepting_edits(params.tool_use_id)  # for the session's record
+        if params.tool_use_id is not None and params.mode is PermissionMode.ACCEPT_EDITS:
+            live.runtime.session.decisions.accepting_edits(params.tool_use_id)  # for the session's record
         return live.settings()
 
     async def _settings_set_review_edits(self, params: p.SetReviewEditsParams) -> p.Settings:

@@ -119,6 +119,11 @@ def typescript_from_schema(schema: dict[str, Any]) -> str:
     for name, node in schema.get("$defs", {}).items():
         parts.append("\n" + _render_definition(type_name(name), node))
 
+    for name, constant in schema.get("constants", {}).items():
+        values = json.dumps(constant["values"], indent=2)
+        item = _wrap(render_type(constant["items"]))
+        parts.append(f"\n{_doc(constant.get('description'), '')}export const {name}: readonly {item}[] = {values};\n")
+
     methods: dict[str, dict[str, Any]] = schema["methods"]
     parts.append("\n/** Every method name, by a short constant name. */\nexport const Methods = {\n")
     parts.extend(f"  {method_constant(m)}: {json.dumps(m)},\n" for m in methods)

@@ -4,8 +4,8 @@ Rules (DESIGN §3):
 - an existing file may only be written after a Read in this session, and only if it has not changed since:
   timestamp first (any difference, older too: a restored backup is a change), then content when the
   recorded read covered the whole file, so a touched-but-identical file is not an error;
-- the final check runs in the same synchronous function as the write (each tool's `_apply`, which calls
-  `atomic_write` here): no await between;
+- the final check runs in the same synchronous function as the write (`SingleFileWriter._write` in
+  `_file_writer`, ApplyPatch's `_apply`; both call `atomic_write` here): no await between;
 - a diff review's outcome is applied in one place, `final_text`: the plan, or the version the human accepted;
 - the write is atomic and durable (`core.atomic_file`: temp file in the target's directory, fsync, rename,
   directory fsync), keeps the file's mode, goes through symlinks to their target, and refuses if the file

@@ -23,7 +23,7 @@ from toolgate.core.errors import ErrorKind, StateError, ToolError
 from toolgate.core.file_state import FileRecord, ReadFileState
 from toolgate.core.paths import display_path
 from toolgate.core.permission import FileProposal
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.text.encoding import TextFormat, UnencodableError, decode_raw, encode_raw, restore_line_endings
 from toolgate.text.patch_format import (
     AddFile,
@@ -95,6 +95,7 @@ class _Plan:
 
 class ApplyPatchTool(Tool[ApplyPatchInput, PatchDone]):
     name = "ApplyPatch"
+    traits = ToolTraits(open_world=False)
     input_model = ApplyPatchInput
 
     def description(self, ctx: DescribeContext) -> str:

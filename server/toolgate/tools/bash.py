@@ -23,7 +23,7 @@ from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.paths import display_path, expand_path, inside_any
-from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput, ToolTraits
 from toolgate.sandbox.runtime import SANDBOX
 from toolgate.shell.executor import command_env, open_plain, run_command
 from toolgate.shell.host import SHELL_HOST
@@ -125,6 +125,7 @@ def _usable_dir(path: Path, ctx: ToolContext) -> bool:
 
 class BashTool(Tool[BashInput, BashResult]):
     name = "Bash"
+    traits = ToolTraits()  # may run anything; whether a command only reads is answered per command below
     input_model = BashInput
     max_result_chars = None  # Bash keeps its own head-and-tail preview under the cap and stores the rest
 

@@ -12,7 +12,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.shell.host import SHELL_HOST, Status
 from toolgate.shell.output import HEAD_CHARS, INLINE_LIMIT, TAIL_CHARS, omission_notice
 
@@ -53,6 +53,8 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
     name = "BashOutput"
+    # Not idempotent: each call hands over the output that arrived since the last one.
+    traits = ToolTraits(read_only=True, concurrency_safe=True, destructive=False, open_world=False)
     input_model = BashOutputInput
     max_result_chars = None  # it shortens long output itself
 
@@ -64,12 +66,6 @@ class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
             f"- New output over {INLINE_LIMIT:,} characters is shortened to its start and end, and kept whole "
             "by reference."
         )
-
-    def is_read_only(self, tool_input: BashOutputInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: BashOutputInput) -> bool:
-        return True
 
     def summary(self, tool_input: BashOutputInput, workspace: Path) -> str:
         return f"Output of {tool_input.id}" + (f" matching {tool_input.filter!r}" if tool_input.filter else "")

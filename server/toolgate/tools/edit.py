@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import anyio
 from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.deps import Dep
-from toolgate.core.errors import StateError, ToolError
+from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.permission import FileProposal
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
 from toolgate.text.diff import Hunk, changed_line_range, structured_patch
-from toolgate.text.encoding import Decoded, TextFormat, UnencodableError, decoded_as_written, encode, encode_raw
+from toolgate.text.encoding import TextFormat, decoded_as_written, encode, encode_raw
 from toolgate.text.replace import Matches, explain_miss, find_matches, lines_of, replace_matches
+from toolgate.tools._file_writer import Encoded, SingleFileWriter
 from toolgate.tools._files import missing_message
 from toolgate.tools._write import (
+    FinalText,
     OnDisk,
-    atomic_write,
-    encoding_error,
-    final_text,
     load_for_call,
     require_clean_in_editor,
     require_fresh,
     review_note,
-    written_record,
 )
 
 MAX_LISTED_LINES = 20
@@ -69,8 +63,9 @@ class EditDone:
     user_changes: str = ""
 
 
-class EditTool(Tool[EditInput, EditDone]):
+class EditTool(SingleFileWriter[EditInput, EditPlan, EditDone]):
     name = "Edit"
+    traits = ToolTraits(open_world=False)
     input_model = EditInput
 
     def description(self, ctx: DescribeContext) -> str:
@@ -88,8 +83,8 @@ class EditTool(Tool[EditInput, EditDone]):
             f"{notebook}"
         )
 
-    def paths(self, tool_input: EditInput, ctx: ToolContext) -> Sequence[Path]:
-        return [ctx.resolve_path(tool_input.file_path)]
+    def file_path(self, tool_input: EditInput) -> str:
+        return tool_input.file_path
 
     def summary(self, tool_input: EditInput, workspace: Path) -> str:
         return display_input_path(tool_input.file_path, workspace) + (
@@ -102,25 +97,38 @@ class EditTool(Tool[EditInput, EditDone]):
                 "old_string and new_string are identical, so there is nothing to change. Send the text you "
                 "want in new_string."
             )
-        path = ctx.resolve_path(tool_input.file_path)
-        record = ctx.file_state.get(path)
-        await anyio.to_thread.run_sync(_plan, tool_input, path, record, ctx)
+        await super().validate(tool_input, ctx)
 
-    async def propose(self, tool_input: EditInput, ctx: ToolContext) -> list[FileProposal] | None:
-        path = ctx.resolve_path(tool_input.file_path)
-        try:
-            plan = await anyio.to_thread.run_sync(_plan, tool_input, path, ctx.file_state.get(path), ctx)
-        except ToolError:
-            return None  # the call itself will report the problem
-        original = plan.disk.text if plan.disk.exists else None
-        return [FileProposal(path=str(path), original=original, proposed=plan.new_text)]
+    def plan(self, tool_input: EditInput, path: Path, record: FileRecord | None, ctx: ToolContext) -> EditPlan:
+        return _plan(tool_input, path, record, ctx)
 
-    async def call(self, tool_input: EditInput, ctx: ToolContext) -> EditDone:
-        path = ctx.resolve_path(tool_input.file_path)
-        record = ctx.file_state.get(path)
-        done, final, st, known = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
-        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st, known)))
-        return done
+    def encode(self, tool_input: EditInput, plan: EditPlan, chosen: FinalText, shown: str) -> Encoded:
+        disk, final = plan.disk, chosen.text
+        fmt = disk.decoded.format if disk.decoded is not None else TextFormat()
+        data = encode(final, fmt, like=disk.decoded) if disk.decoded is not None else encode_raw(final, fmt)
+        # LF text is written as it is (`encode` changes nothing else), so then the bytes read back as `final`.
+        lf_written = fmt.newline == "\n" and not (disk.decoded is not None and disk.decoded.mixed_endings)
+        return Encoded(data, final, decoded_as_written(final, fmt) if lf_written else None)
+
+    def done(self, tool_input: EditInput, plan: EditPlan, chosen: FinalText, encoded: Encoded, shown: str) -> EditDone:
+        disk = plan.disk
+        original = disk.text if disk.exists else None
+        patch = structured_patch(original or "", chosen.text, **_unchanged_ends(plan, chosen.user_modified))
+        starts = lines_of(disk.text, [start for start, _ in plan.matches.spans])
+        if not starts:
+            span = changed_line_range(patch)
+            starts = [span[0] if span else 1]
+        return EditDone(
+            shown=shown,
+            created=not disk.exists,
+            replaced=len(plan.matches) or 1,
+            lines=starts,
+            quotes_folded=plan.matches.quotes_folded,
+            patch=patch,
+            original=original,
+            user_modified=chosen.user_modified,
+            user_changes=chosen.user_changes,
+        )
 
     def to_result(self, data: EditDone, ctx: ToolContext) -> str:
         if data.created:
@@ -217,42 +225,3 @@ def _not_found(text: str, old: str, shown: str) -> str:
         parts.append(f"The most similar lines in the file are:\n{listed}\n")
     parts.append("Read the file around the place you want to change and copy old_string from it exactly.")
     return " ".join(parts).replace("\n ", "\n")
-
-
-def _apply(
-    tool_input: EditInput, path: Path, record: FileRecord | None, ctx: ToolContext
-) -> tuple[EditDone, str, os.stat_result, Decoded | None]:
-    """The final check and the write, with no await between them. Also returns what reading the file back
-    would give, when that is certain (for the record the write leaves)."""
-    shown = display_path(path, ctx.workspace)
-    plan = _plan(tool_input, path, record, ctx)
-    chosen = final_text(ctx, path, plan.new_text, shown)
-    final = chosen.text
-    disk = plan.disk
-    fmt = disk.decoded.format if disk.decoded is not None else TextFormat()
-    try:
-        data = encode(final, fmt, like=disk.decoded) if disk.decoded is not None else encode_raw(final, fmt)
-    except UnencodableError as exc:
-        raise encoding_error(shown, exc) from None
-    st = atomic_write(disk.target, data, disk.stat, shown)
-    # LF text is written as it is (`encode` changes nothing else), so then the bytes read back as `final`.
-    lf_written = fmt.newline == "\n" and not (disk.decoded is not None and disk.decoded.mixed_endings)
-    known = decoded_as_written(final, fmt) if lf_written else None
-    original = disk.text if disk.exists else None
-    patch = structured_patch(original or "", final, **_unchanged_ends(plan, chosen.user_modified))
-    starts = lines_of(disk.text, [start for start, _ in plan.matches.spans])
-    if not starts:
-        span = changed_line_range(patch)
-        starts = [span[0] if span else 1]
-    done = EditDone(
-        shown=shown,
-        created=not disk.exists,
-        replaced=len(plan.matches) or 1,
-        lines=starts,
-        quotes_folded=plan.matches.quotes_folded,
-        patch=patch,
-        original=original,
-        user_modified=chosen.user_modified,
-        user_changes=chosen.user_changes,
-    )
-    return done, final, st, known

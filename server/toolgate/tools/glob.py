@@ -11,7 +11,7 @@ from pydantic import Field
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.errors import ToolFailure
 from toolgate.core.paths import display_input_path, display_path, expand_path
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_static_prefix
 from toolgate.text.ripgrep_output import split_records
 from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, file_errors_note
@@ -59,6 +59,7 @@ class GlobFound:
 
 class GlobTool(Tool[GlobInput, GlobFound]):
     name = "Glob"
+    traits = LOOKS_ONLY
     input_model = GlobInput
     max_result_chars = 50_000
 
@@ -76,12 +77,6 @@ class GlobTool(Tool[GlobInput, GlobFound]):
             "links are not followed.\n"
             "- Several independent Glob calls in one turn run in parallel." + grep
         )
-
-    def is_read_only(self, tool_input: GlobInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: GlobInput) -> bool:
-        return True
 
     def paths(self, tool_input: GlobInput, ctx: ToolContext) -> Sequence[Path]:
         return [self._plan(tool_input, ctx).root]

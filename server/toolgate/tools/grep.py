@@ -14,7 +14,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import ToolFailure
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list
 from toolgate.text.pagination import Page, page_notice, paginate
 from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_records
@@ -118,6 +118,7 @@ def _filters(tool_input: GrepInput) -> _Filters:
 
 class GrepTool(Tool[GrepInput, GrepFound]):
     name = "Grep"
+    traits = LOOKS_ONLY
     input_model = GrepInput
     max_result_chars = 20_000
 
@@ -138,12 +139,6 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             "- Files ignored by .gitignore, version-control folders (.git, …) and binary files are skipped; "
             "hidden files are searched."
         )
-
-    def is_read_only(self, tool_input: GrepInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: GrepInput) -> bool:
-        return True
 
     def paths(self, tool_input: GrepInput, ctx: ToolContext) -> Sequence[Path]:
         return [search_root(tool_input.path, ctx)]

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.permission import PermissionCheck
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.shell.host import SHELL_HOST, Status
 
 
@@ -28,6 +28,7 @@ class KillReport:
 
 class KillShellTool(Tool[KillShellInput, KillReport]):
     name = "KillShell"
+    traits = ToolTraits(idempotent=True, open_world=False)
     input_model = KillShellInput
 
     def description(self, ctx: DescribeContext) -> str:

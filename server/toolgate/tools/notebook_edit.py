@@ -3,34 +3,28 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import anyio
 from pydantic import Field
 
 from toolgate.core.context import ToolContext
-from toolgate.core.errors import StateError, ToolError
+from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.permission import FileProposal
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
 from toolgate.text import notebook
-from toolgate.text.encoding import UnencodableError, encode
+from toolgate.text.encoding import encode
+from toolgate.tools._file_writer import Encoded, SingleFileWriter
 from toolgate.tools._files import missing_message
 from toolgate.tools._write import (
+    FinalText,
     OnDisk,
-    atomic_write,
-    encoding_error,
-    final_text,
     load,
     require_clean_in_editor,
     require_fresh,
     review_note,
-    written_record,
 )
 
 
@@ -69,8 +63,9 @@ class NotebookDone:
     user_changes: str = ""
 
 
-class NotebookEditTool(Tool[NotebookEditInput, NotebookDone]):
+class NotebookEditTool(SingleFileWriter[NotebookEditInput, NotebookPlan, NotebookDone]):
     name = "NotebookEdit"
+    traits = ToolTraits(open_world=False)
     input_model = NotebookEditInput
 
     def description(self, ctx: DescribeContext) -> str:
@@ -82,31 +77,43 @@ class NotebookEditTool(Tool[NotebookEditInput, NotebookDone]):
             "- The notebook's JSON layout is kept, so only the changed cell differs."
         )
 
-    def paths(self, tool_input: NotebookEditInput, ctx: ToolContext) -> Sequence[Path]:
-        return [ctx.resolve_path(tool_input.notebook_path)]
+    def file_path(self, tool_input: NotebookEditInput) -> str:
+        return tool_input.notebook_path
 
     def summary(self, tool_input: NotebookEditInput, workspace: Path) -> str:
         where = f" {tool_input.cell_id}" if tool_input.cell_id else ""
         return f"{display_input_path(tool_input.notebook_path, workspace)}: {tool_input.edit_mode}{where}"
 
-    async def validate(self, tool_input: NotebookEditInput, ctx: ToolContext) -> None:
-        path = ctx.resolve_path(tool_input.notebook_path)
-        await anyio.to_thread.run_sync(_plan, tool_input, path, ctx.file_state.get(path), ctx)
+    def plan(
+        self, tool_input: NotebookEditInput, path: Path, record: FileRecord | None, ctx: ToolContext
+    ) -> NotebookPlan:
+        return _plan(tool_input, path, record, ctx)
 
-    async def propose(self, tool_input: NotebookEditInput, ctx: ToolContext) -> list[FileProposal] | None:
-        path = ctx.resolve_path(tool_input.notebook_path)
-        try:
-            plan = await anyio.to_thread.run_sync(_plan, tool_input, path, ctx.file_state.get(path), ctx)
-        except ToolError:
-            return None
-        return [FileProposal(path=str(path), original=plan.disk.text, proposed=plan.new_text)]
+    def encode(self, tool_input: NotebookEditInput, plan: NotebookPlan, chosen: FinalText, shown: str) -> Encoded:
+        if chosen.user_modified:
+            try:
+                json.loads(chosen.text)
+            except json.JSONDecodeError:
+                raise StateError(
+                    f"The reviewed version of {shown} is not valid JSON, so it was not written (it would break the "
+                    "notebook). Ask the user to fix it or make the change again."
+                ) from None
+        assert plan.disk.decoded is not None
+        return Encoded(encode(chosen.text, plan.disk.decoded.format, like=plan.disk.decoded), chosen.text)
 
-    async def call(self, tool_input: NotebookEditInput, ctx: ToolContext) -> NotebookDone:
-        path = ctx.resolve_path(tool_input.notebook_path)
-        record = ctx.file_state.get(path)
-        done, final, st = await anyio.to_thread.run_sync(_apply, tool_input, path, record, ctx)
-        ctx.commit(lambda s: s.file_state.set(path, written_record(final, st)))
-        return done
+    def done(
+        self, tool_input: NotebookEditInput, plan: NotebookPlan, chosen: FinalText, encoded: Encoded, shown: str
+    ) -> NotebookDone:
+        return NotebookDone(
+            shown=shown,
+            mode=tool_input.edit_mode,
+            cell=plan.cell,
+            cell_type=plan.cell_type,
+            cells_after=plan.cells_after,
+            original=plan.disk.text,
+            user_modified=chosen.user_modified,
+            user_changes=chosen.user_changes,
+        )
 
     def to_result(self, data: NotebookDone, ctx: ToolContext) -> str:
         if data.mode == "delete":
@@ -154,38 +161,3 @@ def _plan(tool_input: NotebookEditInput, path: Path, record: FileRecord | None, 
         notebook.replace_cell(cells[index], tool_input.new_source, tool_input.cell_type)
         cell, kind = notebook.cell_id(cells[index], index), str(cells[index].get("cell_type", "code"))
     return NotebookPlan(disk, notebook.dump(nb, layout), cell, kind, len(cells))
-
-
-def _apply(
-    tool_input: NotebookEditInput, path: Path, record: FileRecord | None, ctx: ToolContext
-) -> tuple[NotebookDone, str, os.stat_result]:
-    """The final check and the write, with no await between them."""
-    shown = display_path(path, ctx.workspace)
-    plan = _plan(tool_input, path, record, ctx)
-    chosen = final_text(ctx, path, plan.new_text, shown)
-    final = chosen.text
-    if chosen.user_modified:
-        try:
-            json.loads(final)
-        except json.JSONDecodeError:
-            raise StateError(
-                f"The reviewed version of {shown} is not valid JSON, so it was not written (it would break the "
-                "notebook). Ask the user to fix it or make the change again."
-            ) from None
-    assert plan.disk.decoded is not None
-    try:
-        data = encode(final, plan.disk.decoded.format, like=plan.disk.decoded)
-    except UnencodableError as exc:
-        raise encoding_error(shown, exc) from None
-    st = atomic_write(plan.disk.target, data, plan.disk.stat, shown)
-    done = NotebookDone(
-        shown=shown,
-        mode=tool_input.edit_mode,
-        cell=plan.cell,
-        cell_type=plan.cell_type,
-        cells_after=plan.cells_after,
-        original=plan.disk.text,
-        user_modified=chosen.user_modified,
-        user_changes=chosen.user_changes,
-    )
-    return done, final, st

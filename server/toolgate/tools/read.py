@@ -23,7 +23,7 @@ from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.messages import ContentBlock
 from toolgate.core.paths import display_input_path, display_path
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.lines import number_lines, split_lines
 from toolgate.text.sizes import format_bytes
@@ -80,6 +80,7 @@ class ReadText:
 
 class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
     name = "Read"
+    traits = LOOKS_ONLY
     input_model = ReadInput
     max_result_chars = None  # Read enforces its own caps and refuses instead of truncating
 
@@ -99,12 +100,6 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             "- Read a file before you edit or overwrite it; the edit tools refuse files you have not read.\n"
             "- Several independent reads in one turn run in parallel."
         )
-
-    def is_read_only(self, tool_input: ReadInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: ReadInput) -> bool:
-        return True
 
     def paths(self, tool_input: ReadInput, ctx: ToolContext) -> Sequence[Path]:
         return [ctx.resolve_path(tool_input.file_path)]

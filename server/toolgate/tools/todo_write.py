@@ -13,7 +13,7 @@ from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.core.permission import PermissionCheck
 from toolgate.core.todo_items import TodoItem
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.core.tool_session import ToolSession
 
 TodoListener = Callable[[list[TodoItem]], None]
@@ -45,6 +45,8 @@ class TodoWriteInput(ToolInput):
 
 class TodoWriteTool(Tool[TodoWriteInput, list[TodoItem]]):
     name = "TodoWrite"
+    # It touches no file and runs nothing: it only replaces this session's own todo list (one writer at a time).
+    traits = ToolTraits(read_only=True, destructive=False, idempotent=True, open_world=False)
     input_model = TodoWriteInput
 
     def description(self, ctx: DescribeContext) -> str:
@@ -58,10 +60,6 @@ class TodoWriteTool(Tool[TodoWriteInput, list[TodoItem]]):
             "- Only mark an item completed when it is really done (tests pass, nothing left unresolved); "
             "if you are blocked, keep it in_progress and add an item for what blocks you."
         )
-
-    # It touches no file and runs nothing: it only replaces this session's own todo list.
-    def is_read_only(self, tool_input: TodoWriteInput) -> bool:
-        return True
 
     async def check_permissions(self, tool_input: TodoWriteInput, ctx: ToolContext) -> PermissionCheck:
         return PermissionCheck(behavior="allow", reason="it only updates the session's todo list")

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.lines import number_lines
 from toolgate.tools._search import join_notes
 
@@ -38,6 +38,7 @@ class OutputSlice:
 
 class ToolOutputTool(Tool[ToolOutputInput, OutputSlice]):
     name = "ToolOutput"
+    traits = LOOKS_ONLY
     input_model = ToolOutputInput
     max_result_chars = None  # it keeps to its own budget; storing its result again would go in circles
 
@@ -50,12 +51,6 @@ class ToolOutputTool(Tool[ToolOutputInput, OutputSlice]):
             "the result says where to continue.\n"
             "- A session keeps only its most recent stored results; an old reference may have expired."
         )
-
-    def is_read_only(self, tool_input: ToolOutputInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: ToolOutputInput) -> bool:
-        return True
 
     def paths(self, tool_input: ToolOutputInput, ctx: ToolContext) -> Sequence[Path]:
         return ()  # the session's own store, not the user's files

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.output_store import OUTPUT_STORE
-from toolgate.core.tool import DescribeContext, Tool, ToolInput
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.ripgrep_output import split_records
 from toolgate.tools._ripgrep import RIPGREP, explain_search_error
 from toolgate.tools._search import join_notes
@@ -39,6 +39,7 @@ class OutputMatches:
 
 class ToolOutputGrepTool(Tool[ToolOutputGrepInput, OutputMatches]):
     name = "ToolOutputGrep"
+    traits = LOOKS_ONLY
     input_model = ToolOutputGrepInput
     max_result_chars = None  # keeps to its own budget
 
@@ -53,12 +54,6 @@ class ToolOutputGrepTool(Tool[ToolOutputGrepInput, OutputMatches]):
             f"- At most {MAX_LINES} lines come back; the result says how many matched in all. Lines longer than "
             f"{MAX_LINE_CHARS} characters are cut and marked."
         )
-
-    def is_read_only(self, tool_input: ToolOutputGrepInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: ToolOutputGrepInput) -> bool:
-        return True
 
     def paths(self, tool_input: ToolOutputGrepInput, ctx: ToolContext) -> Sequence[Path]:
         return ()  # the session's own store, not the user's files

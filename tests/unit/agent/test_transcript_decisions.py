@@ -1,4 +1,5 @@
-"""Approval and review outcomes in the transcript: recorded as answered, read back in order, old files still load."""
+"""Approval and review outcomes in the transcript: recorded by the session's Decisions as answered, read back in
+order, old files still load."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import anyio
 import pytest
 
 from toolgate.agent.conversation import ChatMessage
-from toolgate.agent.decisions import ApprovalRecord, RecordingApprover, ReviewRecord, SavedRule
 from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
 from toolgate.core.context import ToolContext
+from toolgate.core.decisions import ApprovalRecord, Decisions, ReviewRecord, SavedRule
 from toolgate.core.permission import (
     ApprovalAnswer,
     ApprovalRequest,
@@ -54,12 +55,20 @@ class Answers:
         return self.review_answer
 
 
-def recorder(path: Path, inner: Answers) -> tuple[Transcript, RecordingApprover]:
-    transcript = Transcript(path)
-    return transcript, RecordingApprover(inner, transcript.record_decision)
+def recorder(path: Path) -> tuple[Transcript, Decisions]:
+    transcript, decisions = Transcript(path), Decisions()
+    decisions.listen(transcript.record_decision)
+    return transcript, decisions
 
 
-CTX = ToolContext.__new__(ToolContext)  # the recorder never looks at the context; it only passes it on
+def save_rule(decisions: Decisions, tool: str, tool_input: dict[str, str], rule: SavedRule) -> None:
+    """What settings/addRule does for the call it names: the waiting approval of that call, if one waits."""
+    waiting = decisions.waiting_call(tool, tool_input)
+    if waiting is not None:
+        decisions.rule_saved(waiting, rule)
+
+
+CTX = ToolContext.__new__(ToolContext)  # Decisions never looks at the context; it only passes it on
 
 
 async def test_answers_are_recorded_and_read_back_in_order(tmp_path: Path) -> None:
@@ -68,10 +77,10 @@ async def test_answers_are_recorded_and_read_back_in_order(tmp_path: Path) -> No
     inner = Answers(
         ApprovalAnswer(decision="deny", feedback="  use make clean "), ReviewAnswer(decision="accept", files=edited)
     )
-    transcript, approver = recorder(path, inner)
+    transcript, decisions = recorder(path)
     transcript.append(MessageEntry(message=ChatMessage.model_validate({"role": "user", "content": []})))
-    assert (await approver.request(APPROVAL, CTX)).decision == "deny"
-    assert (await approver.review(REVIEW, CTX)).decision == "accept"
+    assert (await decisions.ask(inner, APPROVAL, CTX)).decision == "deny"
+    assert (await decisions.review(inner, REVIEW, CTX)).decision == "accept"
     transcript.close()
 
     loaded = load_transcript(path)
@@ -86,13 +95,12 @@ async def test_answers_are_recorded_and_read_back_in_order(tmp_path: Path) -> No
 
 async def test_a_question_withdrawn_by_cancelling_the_turn_is_recorded_as_withdrawn(tmp_path: Path) -> None:
     path = tmp_path / "transcript.jsonl"
-    transcript, approver = recorder(
-        path, Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"), block=True)
-    )
+    inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"), block=True)
+    transcript, decisions = recorder(path)
     async with anyio.create_task_group() as group:
 
         async def ask() -> None:
-            await approver.request(APPROVAL, CTX)
+            await decisions.ask(inner, APPROVAL, CTX)
             pytest.fail("the question was answered though nobody answered it")
 
         group.start_soon(ask)
@@ -109,9 +117,9 @@ async def test_a_rejection_records_no_edits_and_the_reason_nobody_answered(tmp_p
         ApprovalAnswer(decision="deny", reason="unavailable"),
         ReviewAnswer(decision="reject", feedback="no", files=[ReviewedFile(path="/w/a.py", content="x\n")]),
     )
-    transcript, approver = recorder(path, inner)
-    await approver.request(APPROVAL, CTX)
-    await approver.review(REVIEW, CTX)
+    transcript, decisions = recorder(path)
+    await decisions.ask(inner, APPROVAL, CTX)
+    await decisions.review(inner, REVIEW, CTX)
     transcript.close()
     approval, review = load_transcript(path).decisions
     assert approval.answered_by == "unavailable"
@@ -130,20 +138,20 @@ def test_a_transcript_from_before_decisions_were_recorded_still_loads(tmp_path: 
 async def test_an_allow_after_a_rule_was_saved_for_the_call_records_the_rule(tmp_path: Path) -> None:
     path = tmp_path / "transcript.jsonl"
     inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"))
-    transcript, approver = recorder(path, inner)
+    transcript, decisions = recorder(path)
     saved = SavedRule(rule="Bash(rm:*)", scope="local", covers_call=True)
 
-    approver.rule_saved("Bash", {"command": "rm x"}, saved)  # before the call was asked: not its rule
-    await approver.request(APPROVAL, CTX)
+    save_rule(decisions, "Bash", {"command": "rm x"}, saved)  # before the call was asked: not its rule
+    await decisions.ask(inner, APPROVAL, CTX)
 
     async def answer_after_saving(request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         # The editor saves the rule (settings/addRule names the waiting call), then answers the request.
-        approver.rule_saved("Bash", {"command": "other"}, saved)  # another call's
-        approver.rule_saved("Bash", {"command": "rm x"}, saved)
+        save_rule(decisions, "Bash", {"command": "other"}, saved)  # another call's
+        save_rule(decisions, "Bash", {"command": "rm x"}, saved)
         return ApprovalAnswer(decision="allow")
 
     inner.request = answer_after_saving  # type: ignore[method-assign]
-    await approver.request(APPROVAL.model_copy(update={"tool_use_id": "t3"}), CTX)
+    await decisions.ask(inner, APPROVAL.model_copy(update={"tool_use_id": "t3"}), CTX)
     transcript.close()
     first, second = load_transcript(path).decisions
     assert isinstance(first, ApprovalRecord) and first.saved_rule is None
@@ -153,29 +161,29 @@ async def test_an_allow_after_a_rule_was_saved_for_the_call_records_the_rule(tmp
 async def test_an_allow_after_the_mode_was_switched_for_the_call_records_accepted_edits(tmp_path: Path) -> None:
     path = tmp_path / "transcript.jsonl"
     inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"))
-    transcript, approver = recorder(path, inner)
+    transcript, decisions = recorder(path)
 
-    await approver.request(APPROVAL, CTX)
+    await decisions.ask(inner, APPROVAL, CTX)
 
     async def answer_after_switching(request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        approver.accepting_edits("t9")  # another call's
-        approver.accepting_edits("t3")
+        decisions.accepting_edits("t9")  # another call's
+        decisions.accepting_edits("t3")
         return ApprovalAnswer(decision="allow")
 
     inner.request = answer_after_switching  # type: ignore[method-assign]
-    await approver.request(APPROVAL.model_copy(update={"tool_use_id": "t3"}), CTX)
+    await decisions.ask(inner, APPROVAL.model_copy(update={"tool_use_id": "t3"}), CTX)
     transcript.close()
     first, second = load_transcript(path).decisions
     assert isinstance(first, ApprovalRecord) and first.accepted_edits is False
     assert isinstance(second, ApprovalRecord) and second.accepted_edits is True
 
     async def accept_after_switching(request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
-        approver.accepting_edits(request.tool_use_id)
+        decisions.accepting_edits(request.tool_use_id)
         return ReviewAnswer(decision="accept")
 
-    transcript, approver = recorder(tmp_path / "reviews.jsonl", inner)
+    transcript, decisions = recorder(tmp_path / "reviews.jsonl")
     inner.review = accept_after_switching  # type: ignore[method-assign]
-    await approver.review(REVIEW, CTX)
+    await decisions.review(inner, REVIEW, CTX)
     transcript.close()
     [reviewed] = load_transcript(tmp_path / "reviews.jsonl").decisions
     assert isinstance(reviewed, ReviewRecord) and reviewed.accepted_edits is True

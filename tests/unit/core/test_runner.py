@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from tests.unit.core.tools_for_tests import BareTool, EchoTool, FailTool
 
 from toolgate.core.context import ToolContext
+from toolgate.core.decisions import DecisionRecord
 from toolgate.core.errors import StateError
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import (
@@ -178,6 +179,31 @@ async def test_ask_goes_to_the_approver_with_reason_summary_and_suggestions(work
     assert request.reason == "needs a human" and request.suggestions == [suggestion]
     assert request.tool_name == "Echo" and request.input == {"text": "ok", "count": 1}
     assert request.session_id == rt.session.id
+
+
+async def test_every_answer_is_recorded_by_the_sessions_decisions_keyed_by_the_call(workspace: Path) -> None:
+    policy = _FixedPolicy(Decision(behavior="ask", reason="needs a human"))
+    approver = _RecordingApprover(ApprovalAnswer(decision="allow"))
+    rt = make(workspace, policy=policy, approver=approver)
+    records: list[DecisionRecord] = []
+    rt.session.decisions.listen(records.append)
+
+    async def answer_after_switching(request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        if request.tool_use_id == "u1":
+            rt.session.decisions.accepting_edits("u2")  # not asked yet: not its answer
+            rt.session.decisions.accepting_edits("u1")  # what settings/setMode does for the waiting call
+        return ApprovalAnswer(decision="allow")
+
+    approver.request = answer_after_switching  # type: ignore[method-assign]
+    [first, second] = await rt.orchestrator.run_turn(
+        [ToolUse(id="u1", name="Echo", input={"text": "a"}), ToolUse(id="u2", name="Echo", input={"text": "a"})]
+    )
+    assert not first.is_error and not second.is_error
+    assert [(r.kind, r.tool_use_id, r.decision, r.accepted_edits) for r in records] == [
+        ("approval", "u1", "allow", True),
+        ("approval", "u2", "allow", False),
+    ]
+    assert rt.session.approver is approver  # recorded beside the approver, never by replacing it
 
 
 async def test_user_denial_with_feedback_reaches_the_model(workspace: Path) -> None:

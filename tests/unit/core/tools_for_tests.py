@@ -14,7 +14,7 @@ from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResultContent
 from toolgate.core.permission import NonInteractiveApprover
-from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Rendered, Tool, ToolInput
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.tools.tool_output import ToolOutputTool
 from toolgate.tools.tool_output_grep import ToolOutputGrepTool
@@ -31,15 +31,10 @@ class EchoTool(Tool[EchoInput, str]):
     name = "Echo"
     aliases = ("Say",)
     input_model = EchoInput
+    traits = LOOKS_ONLY
 
     def description(self, ctx: DescribeContext) -> str:
         return f"Echo text back (mode {ctx.mode.value})."
-
-    def is_read_only(self, tool_input: EchoInput) -> bool:
-        return True
-
-    def is_concurrency_safe(self, tool_input: EchoInput) -> bool:
-        return True
 
     async def call(self, tool_input: EchoInput, ctx: ToolContext) -> str:
         return tool_input.text * tool_input.count

@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from toolgate.cli import main
 from toolgate.core.messages import ToolResult
+from toolgate.core.permission import MODE_TRAITS, ApprovalRequest, ReviewRequest
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.tsgen import UnsupportedSchema, render_type, typescript_from_schema
 
@@ -129,6 +131,26 @@ def test_generated_typescript_has_the_method_maps() -> None:
     assert '"toolgate/approval/request": { params: ApprovalParams; result: ApprovalResult };' in source
     assert '"toolgate/tools/progress": ToolProgress;' in source
     assert "export interface InitializationOptions {" in source
+
+
+def test_the_extension_gets_the_permission_modes_table_from_core() -> None:
+    source = typescript_from_schema(p.protocol_schema())
+    start = source.index("export const PERMISSION_MODE_TRAITS: readonly PermissionModeTraits[] = ")
+    listed = json.loads(source[source.index("= [", start) + 2 : source.index("];", start) + 1])
+    assert [entry["mode"] for entry in listed] == [mode.value for mode in MODE_TRAITS]
+    by_mode = {entry["mode"]: entry for entry in listed}
+    assert by_mode["plan"]["readOnly"] is True and by_mode["bypassPermissions"]["sharedDefault"] is False
+    assert {mode for mode, entry in by_mode.items() if entry["automatic"]} == {"acceptEdits", "bypassPermissions"}
+
+
+@pytest.mark.parametrize(
+    ("wire", "runtime"), [(p.ApprovalParams, ApprovalRequest), (p.DiffReviewParams, ReviewRequest)]
+)
+def test_the_cards_on_the_wire_are_the_runtimes_requests(wire: type[p.WireModel], runtime: type[BaseModel]) -> None:
+    # Defined once: a field added to the runtime's request is on the wire (and in the generated type) with no edit.
+    assert issubclass(wire, runtime) and list(wire.model_fields) == list(runtime.model_fields)
+    properties = p.protocol_schema()["$defs"][wire.__name__]["properties"]
+    assert list(properties) == [field.alias for field in wire.model_fields.values()]
 
 
 def test_cli_prints_the_schema_and_checks_the_typescript(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
