@@ -694,7 +694,7 @@ export interface Usage {
 export const PERMISSION_MODE_TRAITS: readonly PermissionModeTraits[] = [
   {
     "mode": "default",
-    "label": "Default",
+    "label": "Ask before changes",
     "summary": "Asks before anything that is not allowed.",
     "automatic": false,
     "widening": false,
@@ -718,7 +718,7 @@ export const PERMISSION_MODE_TRAITS: readonly PermissionModeTraits[] = [
   },
   {
     "mode": "plan",
-    "label": "Plan",
+    "label": "Plan (read-only)",
     "summary": "Only reads run without asking: explore and plan.",
     "automatic": false,
     "widening": false,

@@ -9,6 +9,7 @@
 import type * as generated from './protocol.generated';
 
 export { Methods } from './protocol.generated';
+import { PERMISSION_MODE_TRAITS as MODE_TRAITS } from './protocol.generated';
 export type {
   ApprovalRecord,
   CallSummary,
@@ -61,12 +62,13 @@ export type ToolProgressParams = generated.ToolProgress;
 export type ChatEvent = generated.ChatEventParams['event'];
 export type StopReason = generated.ChatSendResult['stopReason'];
 
-export const PERMISSION_MODES: readonly generated.PermissionMode[] = [
-  'default',
-  'acceptEdits',
-  'plan',
-  'bypassPermissions',
-];
+/** Every permission mode with its traits and label, generated from the sidecar's one table (core/permission.py). */
+export const PERMISSION_MODE_TRAITS = MODE_TRAITS;
+export const PERMISSION_MODES: readonly generated.PermissionMode[] = PERMISSION_MODE_TRAITS.map((t) => t.mode);
+/** The modes that let every call through without asking: choosing one is confirmed first. */
+export function allowsEveryCall(mode: generated.PermissionMode): boolean {
+  return PERMISSION_MODE_TRAITS.some((t) => t.mode === mode && t.allowsEveryCall);
+}
 export const RULE_SCOPES: readonly RuleScope[] = ['session', 'local', 'project', 'user'];
 /** In the order the permission engine consults them. */
 export const RULE_BEHAVIORS: readonly RuleBehavior[] = ['deny', 'ask', 'allow'];

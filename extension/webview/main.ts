@@ -4,6 +4,7 @@
  */
 
 import type { PermissionMode } from '../src/protocol';
+import { PERMISSION_MODE_TRAITS, allowsEveryCall } from '../src/protocol';
 import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
 import { escapeAction } from '../src/shared/keys';
@@ -28,12 +29,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 
-const MODE_LABELS: Record<PermissionMode, string> = {
-  default: 'Ask before changes',
-  acceptEdits: 'Accept edits',
-  plan: 'Plan (read-only)',
-  bypassPermissions: 'Bypass permissions',
-};
 
 const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
 
@@ -61,7 +56,7 @@ const deleteSessionButton = h('button', { class: 'secondary', title: 'Delete thi
 const modeSelect = h(
   'select',
   { class: 'mode-select', 'aria-label': 'Permission mode' },
-  (Object.keys(MODE_LABELS) as PermissionMode[]).map((mode) => h('option', { value: mode }, MODE_LABELS[mode])),
+  PERMISSION_MODE_TRAITS.map((t) => h('option', { value: t.mode, title: t.summary }, t.label)),
 );
 const bypassWarning = h(
   'div',
@@ -419,7 +414,7 @@ sessionSelect.addEventListener('change', () => {
 });
 modeSelect.addEventListener('change', () => {
   const mode = modeSelect.value as PermissionMode;
-  if (mode === 'bypassPermissions') {
+  if (allowsEveryCall(mode)) {
     bypassWarning.hidden = false;
     bypassWarning.querySelector<HTMLButtonElement>('button.secondary')?.focus();
     return;

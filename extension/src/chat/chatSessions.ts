@@ -8,6 +8,7 @@ import type { ChatStore } from './chatStore';
 import { failureNotice } from './chatNotices';
 import type { Notifier } from '../host';
 import type { PermissionMode, ReviewEdits, SessionInfo, Settings } from '../protocol';
+import { allowsEveryCall } from '../protocol';
 import { errorMessage } from '../sidecar/rpc';
 import { NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
 import type { SidecarClient } from '../sidecar/sidecarClient';
@@ -144,7 +145,7 @@ export class ChatSessions {
         store.dispatch({ type: 'mode', mode: previous });
         throw error;
       }
-      if (mode === 'bypassPermissions') {
+      if (allowsEveryCall(mode)) {
         store.dispatch({
           type: 'notice',
           level: 'warning',

@@ -76,7 +76,7 @@ MODE_TRAITS: dict[PermissionMode, ModeTraits] = {
     for t in (
         ModeTraits.model_construct(
             mode=PermissionMode.DEFAULT,
-            label="Default",
+            label="Ask before changes",
             summary="Asks before anything that is not allowed.",
             offers_accept_edits=True,
         ),
@@ -90,7 +90,7 @@ MODE_TRAITS: dict[PermissionMode, ModeTraits] = {
         ),
         ModeTraits.model_construct(
             mode=PermissionMode.PLAN,
-            label="Plan",
+            label="Plan (read-only)",
             summary="Only reads run without asking: explore and plan.",
             read_only=True,
         ),
