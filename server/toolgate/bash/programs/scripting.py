@@ -28,7 +28,7 @@ _JQ_FORBIDDEN: dict[str, str] = {
     "--library-path": "jq --library-path loads modules from a directory",
     "--run-tests": "jq --run-tests runs a test file",
 }
-_JQ_ENV = re.compile(r"\$ENV\b|(?<![\w$])env\b|\$__prog_name|\bget_search_list\b")
+JQ_ENVIRONMENT = re.compile(r"\$ENV\b|(?<![\w$])env\b|\$__prog_name|\bget_search_list\b")
 _JQ_MODULES = re.compile(r"(?<![\w$])(?:import|include|modulemeta)\b")
 
 
@@ -75,7 +75,7 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
             return Verdict.no(f"jq's program {filter_word.raw} is only known when it runs")
         # Strings are not set aside: "\(env.X)" interpolates code inside a string literal.
         program = filter_word.value
-        if _JQ_ENV.search(program):
+        if JQ_ENVIRONMENT.search(program):
             return Verdict.no("jq's program reads environment variables (env / $ENV), which hold secrets")
         if _JQ_MODULES.search(program):
             return Verdict.no("jq's program loads modules from files")
