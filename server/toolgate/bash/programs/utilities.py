@@ -71,10 +71,24 @@ def check_test(name: str, args: Sequence[Word]) -> Verdict:
     return Verdict.ok(f"{name} only tests")
 
 
+_HOSTNAME = options(
+    known="adfiIsyAV",
+    flags="--alias --all-fqdns --domain --fqdn --long --ip-address --all-ip-addresses --short --yp --nis",
+    forbidden={
+        "-F": "hostname -F sets the host name from a file",
+        "--file": "hostname --file sets the host name from a file",
+        "-b": "hostname -b sets the host name",
+        "--boot": "hostname --boot sets the host name",
+    },
+)
+
+
 def check_hostname(name: str, args: Sequence[Word]) -> Verdict:
-    for word in args:
-        if word.unknown or not word.value.startswith("-") or word.value in ("-F", "--file", "-b", "--boot"):
-            return Verdict.no("hostname with an argument sets the host name")
+    parsed = read_options(name, args, _HOSTNAME)
+    if parsed.problem is not None:
+        return Verdict.no(parsed.problem)
+    if parsed.operands:
+        return Verdict.no(f"hostname {parsed.operands[0].raw} sets the host name")
     return Verdict.ok("hostname only prints the host name")
 
 
