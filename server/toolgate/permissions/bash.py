@@ -12,12 +12,13 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from toolgate.bash.security import environment_exposure
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
+from toolgate.permissions.repo_config import configured_program
 from toolgate.text.braces import expand_braces
 
 # --- the classifier's answer, as this module reads it ------------------------------------------------------
@@ -447,8 +448,25 @@ class Analyses:
         if kept is None:
             kept = analyze(command, self.classifier(command), cwd, home, self.classifier)
             if kept.probed_files:
-                return kept
+                return with_repository_config(kept, cwd)
             if len(self._kept) >= self._size:
                 del self._kept[next(iter(self._kept))]  # the least recently used
         self._kept[key] = kept  # (re)inserted last: the most recently used
-        return kept
+        return with_repository_config(kept, cwd)
+
+
+def with_repository_config(facts: BashFacts, cwd: Path) -> BashFacts:
+    """The facts, with each read-only git part made not read-only when the repository's own configuration names
+    a program for it to run (permissions/repo_config.py). Looked at on every call, after the memory: the
+    configuration can change between calls, and kept facts are shared, so a changed copy is returned."""
+    if not any(p.program == "git" and p.read_only for p in facts.parts):
+        return facts
+    parts = list(facts.parts)
+    for index, part in enumerate(parts):
+        if part.program == "git" and part.read_only:
+            configured = configured_program(cwd, network="ls-remote" in part.argv)
+            if configured is not None:
+                parts[index] = replace(part, read_only=False, classifier_reason=configured)
+    if parts == facts.parts:
+        return facts
+    return replace(facts, parts=parts, read_only=False)
