@@ -159,6 +159,8 @@ def awk_program_problem(program: str) -> str | None:
         return "awk's program calls system(), which runs shell commands"
     if re.search(r"\bgetline\b", text):
         return "awk's program uses getline, which can read other files or the output of commands"
+    if re.search(r"\bARG[VC]\b", text):
+        return "awk's program uses ARGV or ARGC, through which it can choose other files to read"
     if re.search(r"@(?:load|include|namespace)\b", text):
         return "awk's program loads other files"
     if "@" in text:

@@ -56,6 +56,7 @@ class _ScriptReader:
         self.s = text
         self.i = 0
         self.out = SedScript()
+        self.follows_directly = False
 
     def fail(self, message: str) -> SedScript:
         self.out.problem = message
@@ -146,8 +147,9 @@ class _ScriptReader:
             problem = self.command()
             if problem is not None:
                 return self.fail(problem)
-            if opens_block:
-                continue  # commands may follow `{` directly
+            if opens_block or self.follows_directly:
+                self.follows_directly = False
+                continue  # commands may follow `{` (and a label) directly
             self.skip_blank()
             if self.peek() == "#":
                 self.rest_of_line()
@@ -165,8 +167,13 @@ class _ScriptReader:
                 self.i += 1
             return None
         if cmd in "bTt:v":
-            while self.peek() not in ("", "\n", ";"):
+            # GNU sed ends a label (and v's version) at blanks, `;` or `}`, and the next command may follow
+            # right after the blank (`t end e date` runs `e date`). `#` stays in the label here: if sed ended
+            # the label there instead, the rest would be a comment, and reading more commands only refuses more.
+            self.skip_blank()
+            while self.peek() not in ("", "\n", ";", "}", " ", "\t"):
                 self.i += 1
+            self.follows_directly = True
             return None
         if cmd in "aic":
             # Text to print (GNU one-line form runs to the end of the line, with \-newline continuing it).
