@@ -48,11 +48,20 @@ REFUSED = [
     ("sort --outp=f a.txt", "writes"),
     ("sort -rof a.txt", "writes"),
     ("sort --comp a.txt", "sort --comp"),
+    ("sed -n --in-pl p a.txt", "sed -i"),
+    ("sed -sni p a.txt", "sed -i"),
+    ("sed -n --fi=x.sed a.txt", "sed --file"),
+    ("sed -n --expr='1e date' a.txt", "e command"),
+    ("awk --so='BEGIN { system(\"date\") }'", "system()"),
+    ("awk --lo=x 'BEGIN {}'", "awk --load"),
+    ("awk -vx=1 -f prog.awk a.txt", "awk -f"),
 ]
 STAY_READ_ONLY = [
     "git log -Sfoo", "git log -G'o+' --oneline", "git status -uno", "git shortlog -sn", "git grep -on foo",
     "git blame -L 1,5 a.txt", "git log -n 5 -p", "hostname -f", "hostname --fqdn", "hostname -I",
     "git config --global user.name", "git config --get-regexp alias", "git log --format='%h %s'",
+    "sed -n --expr=p a.txt", "sed -nE -e p a.txt", "sed -n -l5 p a.txt", "awk -F: -vx=1 '{print $1, x}' a.txt",
+    "awk --field-sep=: '{print $1}' a.txt",
 ]  # fmt: skip
 
 

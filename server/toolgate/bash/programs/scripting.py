@@ -9,7 +9,15 @@ import re
 from collections.abc import Sequence
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Verdict, could_be_option, names, path_values, unknown_paths
+from toolgate.bash.programs.base import (
+    Options,
+    Verdict,
+    could_be_option,
+    names,
+    path_values,
+    read_options,
+    unknown_paths,
+)
 
 # --- jq ---------------------------------------------------------------------------------------------
 
@@ -87,12 +95,6 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
 
 # --- awk --------------------------------------------------------------------------------------------
 
-_AWK_VALUED = {"-F", "-v", "--field-separator", "--assign"}
-_AWK_PROGRAM = {"-e", "--source"}
-_AWK_FLAGS = names(
-    "-b -c -P -r -S -s -n -N -t -O -L -g --characters-as-bytes --traditional --posix --re-interval --sandbox "
-    "--no-optimize --optimize --non-decimal-data --use-lc-numeric --lint --gen-pot --copyright --help --version"
-)
 _AWK_FORBIDDEN: dict[str, str] = {
     "-f": "awk -f reads its program from a file this checker cannot see",
     "--file": "awk --file reads its program from a file this checker cannot see",
@@ -112,6 +114,19 @@ _AWK_FORBIDDEN: dict[str, str] = {
     "--debug": "awk --debug starts the debugger",
     "-W": "awk -W sets implementation options this checker does not model",
 }
+# gawk reads its options with getopt_long (abbreviations accepted); awk stops reading options at the program.
+_AWK_OPTIONS = Options(
+    short_values="Fve",
+    long_values=names("--field-separator --assign --source"),
+    long_flags=names(
+        "--characters-as-bytes --traditional --posix --re-interval --sandbox --no-optimize --optimize "
+        "--non-decimal-data --use-lc-numeric --lint --gen-pot --copyright --help --version"
+    ),
+    forbidden=_AWK_FORBIDDEN,
+    strict=True,
+    known_short="bcPrSsnNtOLg",
+    permute=False,
+)
 _SAFE_OUTPUTS = {"/dev/stdout", "/dev/stderr"}
 
 
@@ -187,36 +202,11 @@ def awk_program_problem(program: str) -> str | None:
 
 
 def check_awk(name: str, args: Sequence[Word]) -> Verdict:
-    programs: list[Word] = []
-    operands: list[Word] = []
-    i = 0
-    only_operands = False
-    while i < len(args):
-        word = args[i]
-        i += 1
-        text = word.value
-        if only_operands or not could_be_option(word) or text == "-":
-            operands.append(word)
-            only_operands = True  # awk stops reading options at the program text
-            continue
-        if word.unknown or word.pattern:
-            return Verdict.no(f"awk's argument {word.raw} is expanded when it runs, so it could become an option")
-        if text == "--":
-            only_operands = True
-            continue
-        option, eq, inline = text.partition("=") if text.startswith("--") else (text[:2], "", text[2:])
-        if option in _AWK_FORBIDDEN:
-            return Verdict.no(_AWK_FORBIDDEN[option])
-        if option in _AWK_VALUED or option in _AWK_PROGRAM:
-            value = Word.literal(inline) if (eq or inline) else (args[i] if i < len(args) else None)
-            if not (eq or inline):
-                i += 1
-            if option in _AWK_PROGRAM and value is not None:
-                programs.append(value)
-            continue
-        if text in _AWK_FLAGS:
-            continue
-        return Verdict.no(f"awk {text} is an option this checker does not know")
+    parsed = read_options(name, args, _AWK_OPTIONS)
+    if parsed.problem is not None:
+        return Verdict.no(parsed.problem)
+    programs = [value for option, value in parsed.options if option in ("-e", "--source") and value is not None]
+    operands = parsed.operands
     if not programs and operands:
         programs, operands = [operands[0]], operands[1:]
     for program in programs:
