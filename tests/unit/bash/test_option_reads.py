@@ -26,6 +26,9 @@ READS_THROUGH_AN_OPTION = [
     ("grep --exclude-fr=/etc/patterns x .", "/etc/patterns"),
     ("sort --files0-from=/etc/names", "/etc/names"),
     ("diff --from-file=/etc/passwd a.txt", "/etc/passwd"),
+    ("find . -newer /etc/passwd", "/etc/passwd"),
+    ("find . -samefile /etc/shadow", "/etc/shadow"),
+    ("find . -neweram /etc/hosts", "/etc/hosts"),
 ]
 REFUSED = [
     ("git grep -nO foo", "-O"),
@@ -61,7 +64,7 @@ STAY_READ_ONLY = [
     "git blame -L 1,5 a.txt", "git log -n 5 -p", "hostname -f", "hostname --fqdn", "hostname -I",
     "git config --global user.name", "git config --get-regexp alias", "git log --format='%h %s'",
     "sed -n --expr=p a.txt", "sed -nE -e p a.txt", "sed -n -l5 p a.txt", "awk -F: -vx=1 '{print $1, x}' a.txt",
-    "awk --field-sep=: '{print $1}' a.txt",
+    "awk --field-sep=: '{print $1}' a.txt", "find . -newermt 2024-01-01 -type f",
 ]  # fmt: skip
 
 

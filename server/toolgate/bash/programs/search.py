@@ -41,6 +41,7 @@ _FIND_FLAGS = names(
     "-nowarn -help -version"
 )
 _FIND_NEWER_XY = re.compile(r"-newer[aBcmt][aBcmt]")
+_FIND_FILE_VALUED = frozenset({"-files0-from", "-newer", "-anewer", "-cnewer", "-samefile"})
 
 
 def _find_expression(args: Sequence[Word]) -> str | list[str]:
@@ -55,8 +56,9 @@ def _find_expression(args: Sequence[Word]) -> str | list[str]:
         if text in FIND_ACTIONS:
             continue  # reported by the caller
         if text in _FIND_VALUED or _FIND_NEWER_XY.fullmatch(text):
-            if text == "-files0-from" and k < len(args):
-                reads.append(args[k].value)
+            compares_file = text in _FIND_FILE_VALUED or (text.startswith("-newer") and not text.endswith("t"))
+            if compares_file and k < len(args):
+                reads.append(args[k].value)  # a file it reads, or whose times or identity it compares with
             k += 1
         elif text not in _FIND_FLAGS:
             return f"find {text} is an option this checker does not know to be safe"
