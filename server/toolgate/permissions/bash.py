@@ -237,6 +237,19 @@ def _after_directory_change(cmd: ShellCommand, cwd: _Cwd, and_chain: bool) -> No
         cwd.unsure = cwd.unsure or f"it runs after `{text}` without `&&`, so the directory change may not have happened"
 
 
+_ASSIGNED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _literal_assignments(assignments: Sequence[str]) -> dict[str, str]:
+    return {name: value for name, eq, value in (a.partition("=") for a in assignments) if eq and "$" not in value}
+
+
+def _with_assigned_values(words: Sequence[str], assigned: dict[str, str]) -> list[str]:
+    if not assigned:
+        return []
+    return [_ASSIGNED.sub(lambda m: assigned.get(m.group(1), m.group(0)), w) for w in words if "$" in w]
+
+
 def _recursive(program: str, argv: Sequence[str]) -> bool:
     if program in RECURSIVE_READERS:
         return True
@@ -262,7 +275,7 @@ def _literal_substitutions(command: str, commands: Sequence[ShellCommand]) -> bo
 
 def _locate(raw: str, state: _Cwd, home: Path) -> tuple[list[Path], list[GlobWrite], str | None]:
     """Where a path word points: exact paths, or glob patterns below a resolved base, or why it cannot be known."""
-    if _GLOB.search(raw):
+    if _GLOB.search(raw) and not _EXPANSION.search(raw):  # (a pattern inside `$(ls '*.py')` is not a glob)
         base, tail = _glob_base(raw)
         found = _resolve(base, state, home)
         if isinstance(found, str):
@@ -357,6 +370,7 @@ def analyze(
         return [tuple(c.argv) for c in classifier(text).commands] if classifier is not None else []
 
     state = _Cwd(cwd)
+    assigned: dict[str, str] = {}
     parts: list[CommandPart] = []
     dotglob = moved = False
     for cmd in commands:
@@ -390,6 +404,10 @@ def analyze(
             reads += [r.target for r in cmd.redirects if not r.writes and r.op in ("<", "<>") and r.target]
             writes += [r.target for r in cmd.redirects if r.writes]
         _place(part, reads, writes, state, home, _recursive(program, effective))
+        # A word naming a variable this command set to a literal (`f=~/.ssh/id_rsa; cat $f`), with that value put
+        # in: the safety checks read it like any path only known when the command runs.
+        part.unresolved_reads.extend(w for w in _with_assigned_values(argv[1:], assigned) if w not in argv)
+        assigned.update(_literal_assignments(cmd.assignments if not argv else ()))
         part.dynamic_args = any(ch in word for word in argv[1:] for ch in "$`")
         if not cmd.read_only:
             _place_arguments(part, effective, state, home)

@@ -244,6 +244,10 @@ def credential_read(facts: CallFacts, home: Path) -> str | None:
             reason = credential_text(raw.split(" (", 1)[0], dotglob=dotglob)
             if reason is not None:
                 return f"{shown} may read credentials: {reason}"
+        substituted = next((r for r in part.unresolved_reads if "$(" in r or "`" in r or "<(" in r), None)
+        if substituted is not None:
+            # `cat $(cat list)`: the path comes from a command that runs first, so it may be any file at all.
+            return f"{shown} may read credentials: it reads {substituted}, which could name any file"
     return None
 
 

@@ -49,3 +49,28 @@ async def test_a_command_that_sets_dotglob_makes_a_star_reach_dot_files(
 async def test_patterns_that_cannot_reach_one_stay_read_only(runtime_in_mode: RuntimeInMode, command: str) -> None:
     result = await bash(runtime_in_mode(PermissionMode.DEFAULT), command)
     assert result.decision == "allow", (command, result.reason)
+
+
+UNKNOWN_OR_ASSIGNED = [
+    "f=~/.ssh/id_rsa; cat $f", "x=.ssh; cat ~/$x/id_rsa", "k=.aws; head ~/${k}/credentials", "cat $(cat list.txt)",
+    "wc -l $(git ls-files '*.py')", "grep -n key `cat names.txt`",
+]  # fmt: skip
+STILL_ALLOWED_IN_BYPASS = ["git commit -m \"$(cat <<'EOF'\nfix: x\nEOF\n)\"", "echo $(date)", "f=a.txt; cat $f"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_path_from_an_earlier_assignment_or_a_substitution_is_checked(
+    rt_for: Callable[[PermissionMode], Runtime], mode: PermissionMode
+) -> None:
+    rt = rt_for(mode)
+    for command in UNKNOWN_OR_ASSIGNED:
+        result = await bash(rt, command)
+        assert (result.decision, "may read credentials" in result.reason) == ("ask", True), (command, result.reason)
+
+
+@pytest.mark.parametrize("command", STILL_ALLOWED_IN_BYPASS)
+async def test_substitutions_that_read_no_path_stay_allowed_in_bypass(
+    rt_for: Callable[[PermissionMode], Runtime], command: str
+) -> None:
+    result = await bash(rt_for(PermissionMode.BYPASS), command)
+    assert result.decision == "allow", (command, result.reason)

@@ -215,5 +215,12 @@ def unknown_paths(program: str, words: Sequence[Word]) -> str | None:
     return None
 
 
+def unknown_paths_verdict(program: str, words: Sequence[Word]) -> Verdict | None:
+    """Not read-only when a path argument is only known at run time; the words as written are still reported as
+    reads, so the permission side can see that a read it cannot place (`cat $(cat list)`) may reach anything."""
+    problem = unknown_paths(program, words)
+    return None if problem is None else Verdict.no(problem, reads=[w.raw for w in words if w.unknown])
+
+
 def path_values(words: Sequence[Word]) -> list[str]:
     return [w.value for w in words if w.value != "-"]

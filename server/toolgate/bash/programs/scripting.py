@@ -16,7 +16,7 @@ from toolgate.bash.programs.base import (
     names,
     path_values,
     read_options,
-    unknown_paths,
+    unknown_paths_verdict,
 )
 
 # --- jq ---------------------------------------------------------------------------------------------
@@ -87,9 +87,9 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
             return Verdict.no("jq's program reads environment variables (env / $ENV), which hold secrets")
         if _JQ_MODULES.search(program):
             return Verdict.no("jq's program loads modules from files")
-    problem = unknown_paths(name, operands)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, operands)
+    if unknown is not None:
+        return unknown
     return Verdict.ok("jq only transforms JSON", path_values(operands))
 
 
@@ -216,9 +216,9 @@ def check_awk(name: str, args: Sequence[Word]) -> Verdict:
         if problem is not None:
             return Verdict.no(problem)
     files = [w for w in operands if "=" not in w.value or w.value.startswith(("/", "."))]
-    problem = unknown_paths(name, files)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, files)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(
         "awk's program only prints (no system(), pipes, getline or output redirection)", path_values(files)
     )

@@ -13,7 +13,7 @@ from toolgate.bash.programs.base import (
     names,
     path_values,
     read_options,
-    unknown_paths,
+    unknown_paths_verdict,
 )
 
 FIND_ACTIONS: dict[str, str] = {
@@ -96,9 +96,9 @@ def check_find(name: str, args: Sequence[Word]) -> Verdict:
         if word.value in FIND_ACTIONS:
             target = [args[k + 1].value] if word.value in _FIND_WRITES and k + 1 < len(args) else []
             return Verdict.no(FIND_ACTIONS[word.value], writes=target)
-    problem = unknown_paths(name, starts)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, starts)
+    if unknown is not None:
+        return unknown
     expression = _find_expression(args[i:])
     if isinstance(expression, str):
         return Verdict.no(expression)
@@ -150,9 +150,9 @@ def check_rg(name: str, args: Sequence[Word]) -> Verdict:
     listing = parsed.has("--files", "--type-list")
     if not listing and not parsed.has("-e", "--regexp", "-f", "--file") and operands:
         operands = operands[1:]  # the first operand is the pattern
-    problem = unknown_paths(name, operands)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, operands)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(f"{name} only searches", [*parsed.reads, *(path_values(operands) or ["."])])
 
 
@@ -187,7 +187,7 @@ def check_fd(name: str, args: Sequence[Word]) -> Verdict:
     if parsed.problem is not None:
         return Verdict.no(parsed.problem)
     paths = parsed.operands[1:]
-    problem = unknown_paths(name, paths)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, paths)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(f"{name} only lists files", [*parsed.reads, *(path_values(paths) or ["."])])

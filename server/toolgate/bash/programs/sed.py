@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Options, Verdict, names, path_values, read_options, unknown_paths
+from toolgate.bash.programs.base import Options, Verdict, names, path_values, read_options, unknown_paths_verdict
 
 # GNU sed reads its options with getopt_long: clusters (-ni), attached values (-e p, -ep), `--opt=value`, any
 # unambiguous abbreviation (--expr=p), options after operands. -i takes an optional, attached suffix.
@@ -235,9 +235,9 @@ def check_sed(name: str, args: Sequence[Word]) -> Verdict:
         if found.problem is not None:
             return Verdict.no(found.problem, writes=found.writes)
         reads.extend(found.reads)
-    problem = unknown_paths(name, operands)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, operands)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(
         "sed only prints (no -i, and its script neither writes nor runs anything)", reads + path_values(operands)
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Checker, Verdict, names, path_values, read_options, unknown_paths
+from toolgate.bash.programs.base import Checker, Verdict, names, path_values, read_options, unknown_paths_verdict
 from toolgate.bash.programs.utility_table import TAKES_NO_OPTIONS, UTILITIES, options
 
 __all__ = ["CHECKERS", "TAKES_NO_OPTIONS", "UTILITIES", "VERSION_ONLY"]
@@ -29,9 +29,9 @@ def check_utility(name: str, args: Sequence[Word]) -> Verdict:
         if not operands and parsed.has("-r", "-R", "--recursive", "--dereference-recursive"):
             reads.append(".")
     if spec.operands != "values":
-        problem = unknown_paths(name, operands)
-        if problem is not None:
-            return Verdict.no(problem)
+        unknown = unknown_paths_verdict(name, operands)
+        if unknown is not None:
+            return unknown
         reads.extend(path_values(operands))
     return Verdict.ok(f"{name} {spec.what}", reads)
 
@@ -108,8 +108,8 @@ def check_uniq(name: str, args: Sequence[Word]) -> Verdict:
     operands = parsed.operands
     if len(operands) > 1:
         return Verdict.no(f"uniq writes its output to {operands[1].raw}", writes=[operands[1].value])
-    problem = unknown_paths(name, operands)
-    return Verdict.no(problem) if problem else Verdict.ok("uniq only reads", path_values(operands))
+    unknown = unknown_paths_verdict(name, operands)
+    return unknown if unknown is not None else Verdict.ok("uniq only reads", path_values(operands))
 
 
 def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
@@ -121,8 +121,8 @@ def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     operands = parsed.operands
     if len(operands) > 1:
         return Verdict.no(f"xxd writes its output to {operands[1].raw}", writes=[operands[1].value])
-    problem = unknown_paths(name, operands)
-    return Verdict.no(problem) if problem else Verdict.ok("xxd only reads", path_values(operands))
+    unknown = unknown_paths_verdict(name, operands)
+    return unknown if unknown is not None else Verdict.ok("xxd only reads", path_values(operands))
 
 
 _PS_LETTERS = frozenset("aAcdfFhHjlLmMNrsSTuvwxXyZ")  # no "e": BSD e prints the environment
