@@ -233,6 +233,9 @@ def _after_directory_change(cmd: ShellCommand, cwd: _Cwd, and_chain: bool) -> No
     text = cmd.text.strip()
     if name == "popd" or (args and (args[0] == "-" or _EXPANSION.search(args[0]) or _GLOB.search(args[0]))):
         cwd.unsure = f"it runs after `{text}`, which moves to a directory only known when the command runs"
+    elif args and os.environ.get("CDPATH") and not args[0].startswith(("/", "./", "../", "~")) and args[0] != "..":
+        # bash looks a bare name up in CDPATH first (the commands inherit this process's environment).
+        cwd.unsure = f"it runs after `{text}`, and CDPATH is set, so that name may be a directory elsewhere"
     elif not and_chain:
         cwd.unsure = cwd.unsure or f"it runs after `{text}` without `&&`, so the directory change may not have happened"
 

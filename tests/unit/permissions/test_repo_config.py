@@ -1,7 +1,8 @@
 """Issue 27 §5: a read-only program runs what the repository's own configuration names. `git status` runs a
 `core.fsmonitor` hook, `git diff` a textconv driver or `diff.external`: with real git, in real repositories,
 such a repository makes those commands ask (the configuration is not under version control, so a planted
-repository can say anything), while an ordinary repository keeps them read-only."""
+repository can say anything), while an ordinary repository keeps them read-only. Likewise the environment the
+commands inherit: with CDPATH set, `cd name` may move elsewhere, so later paths cannot be placed."""
 
 from __future__ import annotations
 
@@ -112,3 +113,15 @@ def test_the_reader_fails_closed_on_lines_it_cannot_follow() -> None:
     assert programs_in_config("[core]\n\tfsmonitor = true\n\tbare = false # comment\n") == []
     assert programs_in_config("[diff.x]\n\ttextconv = cat\n") == ["diff.x.textconv"]
     assert programs_in_config('[remote "o"]\n\turl = ext::sh -c x\n', network=True) == ["remote.o.url"]
+
+
+async def test_with_cdpath_set_a_bare_cd_target_may_be_elsewhere(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "a.txt").write_text("x\n")
+    assert (await _decision(workspace, "cd src && cat a.txt"))[0] == "allow"
+    monkeypatch.setenv("CDPATH", str(tmp_path))
+    decision, reason = await _decision(workspace, "cd src && cat a.txt")
+    assert decision == "ask" and "CDPATH" in reason, reason
+    assert (await _decision(workspace, "cd ./src && cat a.txt"))[0] == "allow"
