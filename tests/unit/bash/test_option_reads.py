@@ -58,6 +58,11 @@ REFUSED = [
     ("awk --so='BEGIN { system(\"date\") }'", "system()"),
     ("awk --lo=x 'BEGIN {}'", "awk --load"),
     ("awk -vx=1 -f prog.awk a.txt", "awk -f"),
+    ("grep -R token .", "follows symbolic links"),
+    ("grep -nR token .", "follows symbolic links"),
+    ("grep --derefer token .", "follows symbolic links"),
+    ("rg --follow token", "follows symbolic links"),
+    ("rg -nL token", "follows symbolic links"),
 ]
 STAY_READ_ONLY = [
     "git log -Sfoo", "git log -G'o+' --oneline", "git status -uno", "git shortlog -sn", "git grep -on foo",
@@ -65,6 +70,7 @@ STAY_READ_ONLY = [
     "git config --global user.name", "git config --get-regexp alias", "git log --format='%h %s'",
     "sed -n --expr=p a.txt", "sed -nE -e p a.txt", "sed -n -l5 p a.txt", "awk -F: -vx=1 '{print $1, x}' a.txt",
     "awk --field-sep=: '{print $1}' a.txt", "find . -newermt 2024-01-01 -type f",
+    "grep -rn token .", "rg -n token", "find -L . -name x",
 ]  # fmt: skip
 
 

@@ -53,7 +53,7 @@ async def test_patterns_that_cannot_reach_one_stay_read_only(runtime_in_mode: Ru
 
 UNKNOWN_OR_ASSIGNED = [
     "f=~/.ssh/id_rsa; cat $f", "x=.ssh; cat ~/$x/id_rsa", "k=.aws; head ~/${k}/credentials", "cat $(cat list.txt)",
-    "wc -l $(git ls-files '*.py')", "grep -n key `cat names.txt`",
+    "wc -l $(git ls-files '*.py')", "grep -n key `cat names.txt`", "sed -n p $(cat list.txt)",
 ]  # fmt: skip
 STILL_ALLOWED_IN_BYPASS = ["git commit -m \"$(cat <<'EOF'\nfix: x\nEOF\n)\"", "echo $(date)", "f=a.txt; cat $f"]
 

@@ -82,6 +82,11 @@ class ReadOptions:
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.options)
 
+    def refusal(self) -> Verdict:
+        """The verdict for a command stopped at `problem`, with the files it would have read and written (a
+        word only known at run time included as written: the permission side cannot place it)."""
+        return Verdict.no(self.problem or "", writes=self.writes, reads=self.reads)
+
     def value(self, *names: str) -> Word | None:
         for name, value in self.options:
             if name in names:
@@ -125,6 +130,7 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
             # Only where an option would write or run something: a strict table refuses options it does not
             # know when they are written out, but `wc -l *.py` must stay read-only.
             if spec.forbidden:
+                out.reads.append(word.raw)
                 out.problem = (
                     f"{program}'s argument {word.raw} is expanded when it runs, so it could become an option "
                     "that writes files or runs programs"

@@ -21,7 +21,7 @@ def _query(spec: Options, rule: _Rule, what: str) -> Callable[[str, Sequence[Wor
     def check(name: str, args: Sequence[Word]) -> Verdict:
         parsed = read_options(name, args, spec)
         if parsed.problem is not None:
-            return Verdict.no(parsed.problem)
+            return parsed.refusal()
         unknown = next((w for w in parsed.operands if w.unknown or w.pattern), None)
         if unknown is not None:
             return Verdict.no(f"{name}'s argument {unknown.raw} is only known when it runs")

@@ -155,7 +155,7 @@ _READ = builtin_options("adinNptu", "ers")
 def check_read(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _READ)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     array = parsed.value("-a")
     for target in [*([array] if array is not None else []), *parsed.operands]:
         if target.unknown:

@@ -204,7 +204,7 @@ def awk_program_problem(program: str) -> str | None:
 def check_awk(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _AWK_OPTIONS)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     programs = [value for option, value in parsed.options if option in ("-e", "--source") and value is not None]
     operands = parsed.operands
     if not programs and operands:

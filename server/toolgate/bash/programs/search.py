@@ -122,13 +122,17 @@ _RG_OPTIONS = Options(
         "--search-zip": "rg --search-zip runs decompression programs",
         "-z": "rg -z runs decompression programs",
         "--hostname-bin": "rg --hostname-bin runs a program",
+        "-L": "rg -L follows symbolic links while searching a tree, so it can read files outside the working "
+        "directories (without it, rg does not follow them)",
+        "--follow": "rg --follow follows symbolic links while searching a tree, so it can read files outside the "
+        "working directories (without it, rg does not follow them)",
     },
     abbreviations=False,
     strict=True,
-    known_short="abcFHhiIlLnNopPqsSuUvVwx0.",
+    known_short="abcFHhiIlnNopPqsSuUvVwx0.",
     long_flags=names(
         "--text --byte-offset --count --count-matches --fixed-strings --with-filename --no-filename --ignore-case "
-        "--no-ignore --files-with-matches --files-without-match --follow --line-number --no-line-number "
+        "--no-ignore --files-with-matches --files-without-match --line-number --no-line-number "
         "--only-matching --pretty --pcre2 --quiet --case-sensitive --smart-case --unrestricted --multiline "
         "--invert-match --version --word-regexp --line-regexp --null --hidden --no-hidden --files --type-list "
         "--heading --no-heading --vimgrep --json --no-json --stats --no-messages --binary --no-binary "
@@ -145,7 +149,7 @@ _RG_OPTIONS = Options(
 def check_rg(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _RG_OPTIONS)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     operands = parsed.operands
     listing = parsed.has("--files", "--type-list")
     if not listing and not parsed.has("-e", "--regexp", "-f", "--file") and operands:
@@ -185,7 +189,7 @@ _FD_OPTIONS = Options(
 def check_fd(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _FD_OPTIONS)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     paths = parsed.operands[1:]
     unknown = unknown_paths_verdict(name, paths)
     if unknown is not None:

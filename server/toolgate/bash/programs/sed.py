@@ -220,7 +220,12 @@ def read_script(text: str) -> SedScript:
 def check_sed(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _OPTIONS)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem.replace("expanded when it runs", "expanded when it runs (it could be -i)"))
+        refused = parsed.refusal()
+        return Verdict.no(
+            refused.reason.replace("expanded when it runs", "expanded when it runs (it could be -i)"),
+            refused.writes,
+            refused.reads,
+        )
     scripts = [value for option, value in parsed.options if option in ("-e", "--expression") and value is not None]
     operands = parsed.operands
     if not parsed.has("-e", "--expression") and operands:

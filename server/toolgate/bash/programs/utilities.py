@@ -20,7 +20,7 @@ def check_utility(name: str, args: Sequence[Word]) -> Verdict:
     spec = UTILITIES[name]
     parsed = read_options(name, args, spec.options)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem, writes=parsed.writes, reads=parsed.reads)
+        return parsed.refusal()
     reads = list(parsed.reads)
     operands = parsed.operands
     if spec.operands == "pattern+paths":
@@ -53,7 +53,7 @@ def check_date(name: str, args: Sequence[Word]) -> Verdict:
         ),
     )
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     for operand in parsed.operands:
         if not operand.value.startswith("+"):
             return Verdict.no(f"date {operand.raw} sets the system clock (only +FORMAT arguments just print)")
@@ -86,7 +86,7 @@ _HOSTNAME = options(
 def check_hostname(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _HOSTNAME)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     if parsed.operands:
         return Verdict.no(f"hostname {parsed.operands[0].raw} sets the host name")
     return Verdict.ok("hostname only prints the host name")
@@ -104,7 +104,7 @@ def check_uniq(name: str, args: Sequence[Word]) -> Verdict:
         ),
     )
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     operands = parsed.operands
     if len(operands) > 1:
         return Verdict.no(f"uniq writes its output to {operands[1].raw}", writes=[operands[1].value])
@@ -117,7 +117,7 @@ def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     args = [Word.literal("-p") if w.value in ("-ps", "-postscript", "-plain") and not w.unknown else w for w in args]
     parsed = read_options(name, args, options("cglosn", "", known="abCdEeihpruR"))
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     operands = parsed.operands
     if len(operands) > 1:
         return Verdict.no(f"xxd writes its output to {operands[1].raw}", writes=[operands[1].value])
