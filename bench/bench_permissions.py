@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 from tests.unit.permissions.corpus import Case, build_layout, load_cases
+from tests.unit.permissions.everyday import DEV_CORPUS, READ_ONLY_CORPUS, ask_rate
 
 from bench.report import Figure, Report
 from toolgate.bash.classify import classify
@@ -36,6 +37,24 @@ class NoOpPolicy:
 
 def run(report: Report, workdir: Path) -> None:
     anyio.run(_run, report, workdir)
+    anyio.run(_ask_rates, report, workdir)
+
+
+async def _ask_rates(report: Report, workdir: Path) -> None:
+    """How often ordinary work asks, in default mode with no sandbox (issue 27 §6: it must not go up)."""
+    for corpus in (READ_ONLY_CORPUS, DEV_CORPUS):
+        workspace = workdir / f"everyday-{corpus.stem}" / "workspace"
+        workspace.mkdir(parents=True)
+        measured = await ask_rate(corpus, workspace)
+        report.add(
+            Figure(
+                "permissions",
+                f"ask rate, {corpus.name} ({measured.commands} commands)",
+                100 * measured.rate,
+                "% asked",
+                note="default mode, sandbox off, no rules",
+            )
+        )
 
 
 async def _run(report: Report, workdir: Path) -> None:

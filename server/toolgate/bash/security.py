@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from toolgate.bash.programs.scripting import JQ_ENVIRONMENT
 from toolgate.bash.quoting import CODE, COMMENT, ESCAPED, SINGLE, Scan, scan
 from toolgate.core.child_env import is_secret_name
 
@@ -185,6 +186,28 @@ def raw_check(command: str, info: Scan | None = None) -> tuple[str, ...]:
 
 _EXPANSION_NAME = re.compile(r"\$(\{[#!]?)?([A-Za-z_][A-Za-z0-9_]*)")
 _DECLARE = frozenset({"declare", "typeset", "local", "readonly"})
+# Interpreters given program text on the command line, and the ways their languages read the whole environment.
+_INTERPRETER = re.compile(
+    r"python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|Rscript"
+)
+_READS_ENVIRONMENT = re.compile(r"environ|process\.env|%ENV|\$ENV\b|\bENV\b|getenv|Deno\.env|Bun\.env|Sys\.getenv")
+_CODE_OPTIONS = frozenset({"--eval", "--print", "-e", "-E", "-c", "-p", "-r", "eval"})
+
+
+def _inline_code(args: Sequence[str]) -> list[str]:
+    """The program texts given on the command line (`python -c CODE`, `perl -ne CODE`, `node --eval=CODE`)."""
+    code: list[str] = []
+    for index, word in enumerate(args):
+        option, eq, inline = word.partition("=")
+        if eq and option in _CODE_OPTIONS:
+            code.append(inline)
+        elif (
+            word in _CODE_OPTIONS or (word[:1] == "-" and word[1:2] != "-" and word[-1:] in "ceEpr")
+        ) and index + 1 < len(args):
+            code.append(args[index + 1])
+    return code
+
+
 _ENV_VALUED = frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})
 
 
@@ -228,15 +251,20 @@ def _prints_environment(words: Sequence[str]) -> str | None:
         return f"printenv {secret} prints a variable whose name says it holds a secret" if secret else None
     if name == "set" and not args:
         return "set without arguments prints every shell variable"
-    if name == "export" and (not args or "-p" in args):
-        return "export -p prints every exported variable"
+    if name == "export" and (not _operands(words) or any(w.startswith("-") and "p" in w for w in args)):
+        return "export without a name (or with -p) prints every exported variable"
     if name in _DECLARE:
         operands = [w for w in args if not w.startswith(("-", "+"))]
         shows = any(w.startswith("-") and "p" in w for w in args)
         if not operands or (shows and any(is_secret_name(w.partition("=")[0]) for w in operands)):
             return f"{name} prints shell variables with their values"
-    if name == "compgen" and any(w in ("-v", "-e") or w.startswith("-A") for w in args):
+    # Any cluster naming -v, -e or -A (`compgen -ve`): the options a word list could hold ask too, which is safe.
+    if name == "compgen" and any(w.startswith("-") and not w.startswith("--") and set(w) & set("veA") for w in args):
         return "compgen lists the shell's variables"
+    if _INTERPRETER.fullmatch(name) and any(_READS_ENVIRONMENT.search(code) for code in _inline_code(args)):
+        return f"{name}'s program text reads the environment table"
+    if name == "jq" and any(JQ_ENVIRONMENT.search(w) for w in args):
+        return "jq's program reads environment variables (env, $ENV)"
     if name in ("awk", "gawk", "mawk", "nawk") and any("ENVIRON" in w for w in args):
         return f"{name}'s program reads ENVIRON, the table of every environment variable"
     if name == "ps" and any("e" in w and not w.startswith("-") for w in args):

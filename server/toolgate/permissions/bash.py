@@ -12,12 +12,13 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from toolgate.bash.security import environment_exposure
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
+from toolgate.permissions.repo_config import configured_program
 from toolgate.text.braces import expand_braces
 
 # --- the classifier's answer, as this module reads it ------------------------------------------------------
@@ -232,8 +233,24 @@ def _after_directory_change(cmd: ShellCommand, cwd: _Cwd, and_chain: bool) -> No
     text = cmd.text.strip()
     if name == "popd" or (args and (args[0] == "-" or _EXPANSION.search(args[0]) or _GLOB.search(args[0]))):
         cwd.unsure = f"it runs after `{text}`, which moves to a directory only known when the command runs"
+    elif args and os.environ.get("CDPATH") and not args[0].startswith(("/", "./", "../", "~")) and args[0] != "..":
+        # bash looks a bare name up in CDPATH first (the commands inherit this process's environment).
+        cwd.unsure = f"it runs after `{text}`, and CDPATH is set, so that name may be a directory elsewhere"
     elif not and_chain:
         cwd.unsure = cwd.unsure or f"it runs after `{text}` without `&&`, so the directory change may not have happened"
+
+
+_ASSIGNED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _literal_assignments(assignments: Sequence[str]) -> dict[str, str]:
+    return {name: value for name, eq, value in (a.partition("=") for a in assignments) if eq and "$" not in value}
+
+
+def _with_assigned_values(words: Sequence[str], assigned: dict[str, str]) -> list[str]:
+    if not assigned:
+        return []
+    return [_ASSIGNED.sub(lambda m: assigned.get(m.group(1), m.group(0)), w) for w in words if "$" in w]
 
 
 def _recursive(program: str, argv: Sequence[str]) -> bool:
@@ -261,7 +278,7 @@ def _literal_substitutions(command: str, commands: Sequence[ShellCommand]) -> bo
 
 def _locate(raw: str, state: _Cwd, home: Path) -> tuple[list[Path], list[GlobWrite], str | None]:
     """Where a path word points: exact paths, or glob patterns below a resolved base, or why it cannot be known."""
-    if _GLOB.search(raw):
+    if _GLOB.search(raw) and not _EXPANSION.search(raw):  # (a pattern inside `$(ls '*.py')` is not a glob)
         base, tail = _glob_base(raw)
         found = _resolve(base, state, home)
         if isinstance(found, str):
@@ -356,6 +373,7 @@ def analyze(
         return [tuple(c.argv) for c in classifier(text).commands] if classifier is not None else []
 
     state = _Cwd(cwd)
+    assigned: dict[str, str] = {}
     parts: list[CommandPart] = []
     dotglob = moved = False
     for cmd in commands:
@@ -389,6 +407,10 @@ def analyze(
             reads += [r.target for r in cmd.redirects if not r.writes and r.op in ("<", "<>") and r.target]
             writes += [r.target for r in cmd.redirects if r.writes]
         _place(part, reads, writes, state, home, _recursive(program, effective))
+        # A word naming a variable this command set to a literal (`f=~/.ssh/id_rsa; cat $f`), with that value put
+        # in: the safety checks read it like any path only known when the command runs.
+        part.unresolved_reads.extend(w for w in _with_assigned_values(argv[1:], assigned) if w not in argv)
+        assigned.update(_literal_assignments(cmd.assignments if not argv else ()))
         part.dynamic_args = any(ch in word for word in argv[1:] for ch in "$`")
         if not cmd.read_only:
             _place_arguments(part, effective, state, home)
@@ -447,8 +469,25 @@ class Analyses:
         if kept is None:
             kept = analyze(command, self.classifier(command), cwd, home, self.classifier)
             if kept.probed_files:
-                return kept
+                return with_repository_config(kept, cwd)
             if len(self._kept) >= self._size:
                 del self._kept[next(iter(self._kept))]  # the least recently used
         self._kept[key] = kept  # (re)inserted last: the most recently used
-        return kept
+        return with_repository_config(kept, cwd)
+
+
+def with_repository_config(facts: BashFacts, cwd: Path) -> BashFacts:
+    """The facts, with each read-only git part made not read-only when the repository's own configuration names
+    a program for it to run (permissions/repo_config.py). Looked at on every call, after the memory: the
+    configuration can change between calls, and kept facts are shared, so a changed copy is returned."""
+    if not any(p.program == "git" and p.read_only for p in facts.parts):
+        return facts
+    parts = list(facts.parts)
+    for index, part in enumerate(parts):
+        if part.program == "git" and part.read_only:
+            configured = configured_program(cwd, network="ls-remote" in part.argv)
+            if configured is not None:
+                parts[index] = replace(part, read_only=False, classifier_reason=configured)
+    if parts == facts.parts:
+        return facts
+    return replace(facts, parts=parts, read_only=False)

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from toolgate.core.credentials import credential_reason
 from toolgate.core.paths import is_within, resolved_forms
 from toolgate.permissions.facts import CallFacts
+from toolgate.text.shell_patterns import has_pattern
 
 PROTECTED_DIRS = frozenset(
     {
@@ -166,10 +167,16 @@ def protected_read(path: Path) -> str | None:
     return None
 
 
-def credential_text(raw: str) -> str | None:
-    """Why a path only known at run time (`$HOME/.ssh/id_rsa`, `~user/.aws/credentials`) looks like a
-    credential file by the names written in it, or None."""
-    return credential_reason(PurePosixPath(raw.replace("\\", "/")))
+def credential_text(raw: str, *, dotglob: bool = False) -> str | None:
+    """Why a path only known at run time (`$HOME/.ssh/id_rsa`, `~user/.aws/credentials`, `~/.ss?/id_*`) looks
+    like a credential file by the names written in it (a pattern: by a name it could match), or None."""
+    # A backslash escapes the next character in a pattern; elsewhere it is read as a Windows separator.
+    return credential_reason(PurePosixPath(raw if has_pattern(raw) else raw.replace("\\", "/")), dotglob=dotglob)
+
+
+def _may_expand(word: str) -> bool:
+    """Does bash expand this argument into a path before the program sees it ($, `, ~ or a pattern)?"""
+    return "$" in word or "`" in word or word.startswith("~") or has_pattern(word)
 
 
 def protected_glob_write(base: Path, tail: str, settings_files: Iterable[Path] = ()) -> str | None:
@@ -226,10 +233,21 @@ def credential_read(facts: CallFacts, home: Path) -> str | None:
             reason = _reads_home_tree(path, home, recursive=True)
             if reason is not None:
                 return f"{shown} may read credentials: {reason}"
-        for raw in [*part.unresolved_reads, *(w for w in part.argv[1:] if "$" in w or "`" in w or w.startswith("~"))]:
-            reason = credential_text(raw.split(" (", 1)[0])
+        dotglob = facts.bash is not None and facts.bash.dotglob
+        for glob in part.glob_reads:
+            # The pattern below each resolved form of its base: `keys/id_*` where keys links to ~/.ssh.
+            for form in resolved_forms(glob.base):
+                reason = credential_reason(f"{form}/{glob.tail}", dotglob=dotglob)
+                if reason is not None:
+                    return f"{shown} may read credentials: {reason}"
+        for raw in [*part.unresolved_reads, *(w for w in part.argv[1:] if _may_expand(w))]:
+            reason = credential_text(raw.split(" (", 1)[0], dotglob=dotglob)
             if reason is not None:
                 return f"{shown} may read credentials: {reason}"
+        substituted = next((r for r in part.unresolved_reads if "$(" in r or "`" in r or "<(" in r), None)
+        if substituted is not None:
+            # `cat $(cat list)`: the path comes from a command that runs first, so it may be any file at all.
+            return f"{shown} may read credentials: it reads {substituted}, which could name any file"
     return None
 
 

@@ -385,7 +385,7 @@ NOT_READ_ONLY = [
     ("exec 3>&1", "exec"),
     ("builtin echo x", "builtin runs"),
     ("command ls", "command runs"),
-    ("command -v ls", "command runs"),
+    ("command -p ls", "command runs"),  # -v and -V only describe a name: read-only (test_builtins.py)
     ("trap 'rm x' EXIT", "trap sets code"),
     ("alias ls='rm -rf'", "alias defines"),
     ("export PATH=/tmp:$PATH", "export"),

@@ -12,8 +12,8 @@ from toolgate.bash.programs.utilities import TAKES_NO_OPTIONS
 # Shell builtins that change only the shell's own state, and commands that print or test their words: none
 # of their words can name a file to write or a program to run, so there is no unknown option to refuse.
 NO_FILE_OPTIONS = TAKES_NO_OPTIONS | {
-    "printf", "cd", "pushd", "popd", "dirs", "break", "continue", "exit", "return", "shift", "wait", "jobs",
-    "times", "help", "read",
+    "printf", "cd", "pushd", "popd", "dirs", "break", "continue", "exit", "return", "shift",
+    "times", "help",
 }  # fmt: skip
 MADE_UP = ["--made-up-option", "--made-up-option=x", "-Ϙ"]
 

@@ -1,30 +1,27 @@
-"""The hardening must not make ordinary work ask more: everyday read-only commands (tests/fixtures/
-everyday_readonly.txt) are asked about at most 10 % of the time in default mode (issue 13; 4.3 % when measured)."""
+"""The hardening must not make ordinary work ask more. In default mode with no sandbox, the everyday read-only
+commands (tests/fixtures/everyday_readonly.txt) ask at most 4 % of the time (issue 13 measured 4.3 %, issue 27
+3.8 %), and the broader everyday development corpus (everyday_dev.txt: reading, searching, git, builds and
+edits, read-only or not) at most 36 % (issue 27: 36.6 % before its stricter option models, 35.7 % after)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.permissions.helpers import bash, make_runtime
+from tests.unit.permissions.everyday import DEV_CORPUS, READ_ONLY_CORPUS, ask_rate
 
-CORPUS = Path(__file__).parents[2] / "fixtures" / "everyday_readonly.txt"
-FILES = [
-    "README.md", "src/main.py", "pyproject.toml", "package.json", "src/app/models.py", "tests/test_api.py",
-    "Makefile", "docs/index.md", "setup.cfg", "src/lib.rs", "data.csv", "a.txt", "b.txt",
-]  # fmt: skip
-MAX_ASK_RATE = 0.10
+MAX_READ_ONLY_ASK_RATE = 0.04
+MAX_DEV_ASK_RATE = 0.36
 
 
 async def test_everyday_read_only_commands_rarely_ask(workspace: Path) -> None:
-    commands = [line for line in CORPUS.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
-    assert len(commands) >= 300
-    for name in FILES:
-        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
-        (workspace / name).write_text("x\n")
-    rt = make_runtime(workspace)
-    try:
-        asked = [c for c in commands if (await bash(rt, c)).decision != "allow"]
-    finally:
-        await rt.aclose()
-    rate = len(asked) / len(commands)
-    assert rate <= MAX_ASK_RATE, f"{rate:.1%} of everyday commands ask: {asked}"
+    measured = await ask_rate(READ_ONLY_CORPUS, workspace)
+    assert measured.commands >= 300
+    assert measured.rate <= MAX_READ_ONLY_ASK_RATE, f"{measured.rate:.1%} of everyday commands ask: {measured.asked}"
+
+
+async def test_everyday_development_commands_ask_no_more_than_before(workspace: Path) -> None:
+    measured = await ask_rate(DEV_CORPUS, workspace)
+    assert measured.commands >= 500
+    assert measured.rate <= MAX_DEV_ASK_RATE, f"{measured.rate:.1%} of development commands ask: {measured.asked}"
+    # Writing, building and running tests still ask: the corpus is not all read-only.
+    assert {"git push", "npm install", "rm -rf build", "pytest"} <= set(measured.asked)

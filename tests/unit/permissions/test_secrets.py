@@ -43,6 +43,17 @@ SHOWS_ENVIRONMENT = [
     "xargs printenv",
     "awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'",
     "gawk 'BEGIN { print ENVIRON[\"HOME\"] }'",
+    # issue 27 §5: the same dump written another way, or by a language's own program text
+    "export -n",
+    "export -f",
+    "compgen -ve",
+    "compgen -o default -Av",
+    "jq -n env",
+    "jq -n '$ENV.HOME'",
+    "python3 -c 'import os; print(os.environ)'",
+    "node -e 'console.log(process.env)'",
+    "perl -ne 'print $ENV{HOME}' a.txt",
+    "ruby -e 'p ENV.to_h'",
 ]
 HARMLESS = ["echo $HOME", "printenv PATH", "echo '$GITHUB_TOKEN'", "set -e", "ps aux", "echo \\$GH_TOKEN"]
 

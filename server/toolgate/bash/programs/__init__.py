@@ -5,7 +5,7 @@ A program that is not here is not read-only. Each checker is pure: it sees the w
 
 from __future__ import annotations
 
-from toolgate.bash.programs import builtins, utilities, writers
+from toolgate.bash.programs import builtin_queries, builtins, utilities, writers
 from toolgate.bash.programs.base import Checker, Verdict
 from toolgate.bash.programs.builtins import EVAL_LIKE
 from toolgate.bash.programs.git import check_git
@@ -18,6 +18,7 @@ PROGRAMS: dict[str, Checker] = {
     **utilities.VERSION_ONLY,
     **utilities.CHECKERS,
     **builtins.CHECKERS,
+    **builtin_queries.CHECKERS,
     **writers.CHECKERS,
     "git": check_git,
     "sed": check_sed,

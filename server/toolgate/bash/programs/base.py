@@ -82,6 +82,11 @@ class ReadOptions:
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.options)
 
+    def refusal(self) -> Verdict:
+        """The verdict for a command stopped at `problem`, with the files it would have read and written (a
+        word only known at run time included as written: the permission side cannot place it)."""
+        return Verdict.no(self.problem or "", writes=self.writes, reads=self.reads)
+
     def value(self, *names: str) -> Word | None:
         for name, value in self.options:
             if name in names:
@@ -125,6 +130,7 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
             # Only where an option would write or run something: a strict table refuses options it does not
             # know when they are written out, but `wc -l *.py` must stay read-only.
             if spec.forbidden:
+                out.reads.append(word.raw)
                 out.problem = (
                     f"{program}'s argument {word.raw} is expanded when it runs, so it could become an option "
                     "that writes files or runs programs"
@@ -213,6 +219,13 @@ def unknown_paths(program: str, words: Sequence[Word]) -> str | None:
                 "checked against the working directories"
             )
     return None
+
+
+def unknown_paths_verdict(program: str, words: Sequence[Word]) -> Verdict | None:
+    """Not read-only when a path argument is only known at run time; the words as written are still reported as
+    reads, so the permission side can see that a read it cannot place (`cat $(cat list)`) may reach anything."""
+    problem = unknown_paths(program, words)
+    return None if problem is None else Verdict.no(problem, reads=[w.raw for w in words if w.unknown])
 
 
 def path_values(words: Sequence[Word]) -> list[str]:

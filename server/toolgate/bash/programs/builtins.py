@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Verdict, names
+from toolgate.bash.programs.base import Options, Verdict, names, read_options
 
 EVAL_LIKE: dict[str, str] = {
     "eval": "eval runs text as shell code",
@@ -19,18 +19,13 @@ EVAL_LIKE: dict[str, str] = {
     ".": ". runs the commands in a file",
     "exec": "exec replaces the shell with another program or rewires the shell's own file descriptors",
     "builtin": "builtin runs a builtin by name, bypassing the checks on its name",
-    "command": "command runs a command by name, bypassing the checks on its name",
-    "trap": "trap sets code to run later, on a signal or when the shell exits",
-    "alias": "alias defines a name that replaces later commands",
     "unalias": "unalias changes what later command names mean",
-    "fc": "fc runs commands again from the history",
     "coproc": "coproc starts a command in the background",
     "noglob": "noglob runs a command (zsh)",
     "nocorrect": "nocorrect runs a command (zsh)",
     "enable": "enable can load builtins from shared libraries",
     "mapfile": "mapfile assigns to a shell array",
     "readarray": "readarray assigns to a shell array",
-    "hash": "hash -p sets the program that a command name runs",
     "bind": "bind changes key bindings",
     "complete": "complete registers completion code",
     "compgen": "compgen can run completion functions",
@@ -42,15 +37,10 @@ EVAL_LIKE: dict[str, str] = {
     "export": "export puts variables in the environment of later commands (PATH, GIT_*, …)",
     "readonly": "readonly sets variables",
     "unset": "unset removes variables or functions, which can change how later commands run",
-    "shopt": "shopt changes shell options that affect how later commands are read",
     "getopts": "getopts assigns to shell variables",
-    "ulimit": "ulimit changes resource limits",
-    "umask": "umask changes the permissions of files created later",
-    "kill": "kill sends signals to processes",
     "disown": "disown detaches jobs from the shell",
     "suspend": "suspend stops the shell",
     "logout": "logout ends the shell",
-    "history": "history can clear or write the history file",
     "caller": "caller is only meaningful inside functions",
 }
 
@@ -146,24 +136,31 @@ def check_set(name: str, args: Sequence[Word]) -> Verdict:
     return Verdict.ok("set only changes error handling and tracing options")
 
 
+def builtin_options(values: str = "", known: str = "", forbidden: dict[str, str] | None = None) -> Options:
+    """How a bash builtin reads its options (bash's internal_getopt: short options only, clustered, values
+    attached or separate, `--` or the first operand ends them; no long options, so no abbreviations)."""
+    return Options(
+        short_values=values,
+        known_short=known,
+        forbidden=forbidden or {},
+        strict=True,
+        abbreviations=False,
+        permute=False,
+    )
+
+
+_READ = builtin_options("adinNptu", "ers")
+
+
 def check_read(name: str, args: Sequence[Word]) -> Verdict:
-    i = 0
-    while i < len(args):
-        word = args[i]
-        i += 1
-        text = word.value
-        if word.unknown:
-            return Verdict.no(f"read's argument {word.raw} is only known when it runs")
-        if text.startswith("-") and len(text) > 1:
-            letter = text[-1]
-            if letter in "adinNptu" and len(text) == 2:
-                if letter == "a" and i < len(args):
-                    problem = shell_variable_problem(args[i].value)
-                    if problem is not None:
-                        return Verdict.no(problem)
-                i += 1
-            continue
-        problem = shell_variable_problem(text)
+    parsed = read_options(name, args, _READ)
+    if parsed.problem is not None:
+        return parsed.refusal()
+    array = parsed.value("-a")
+    for target in [*([array] if array is not None else []), *parsed.operands]:
+        if target.unknown:
+            return Verdict.no(f"read's argument {target.raw} is only known when it runs")
+        problem = shell_variable_problem(target.value)
         if problem is not None:
             return Verdict.no(problem)
     return Verdict.ok("read only reads a line into shell variables")
@@ -209,8 +206,6 @@ CHECKERS = {
     "continue": check_plain,
     "return": check_plain,
     "shift": check_plain,
-    "wait": check_plain,
-    "jobs": check_plain,
     "times": check_plain,
     "help": check_plain,
 }

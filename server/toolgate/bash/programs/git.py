@@ -62,6 +62,7 @@ DIFF_FORBIDDEN: dict[str, str] = {
     "-o": "git -o writes the result to a file",
     "--ext-diff": "git --ext-diff runs an external diff program",
     "--textconv": "git --textconv runs text conversion programs",
+    "--show-signature": "git --show-signature runs the gpg program that configuration names",
 }
 # Real options that happen to be abbreviations of forbidden ones (git accepts unambiguous abbreviations).
 _EXACT_OK = frozenset({"--text"})
@@ -89,6 +90,7 @@ class _Scan:
     operands: list[Word] = field(default_factory=list)  # before `--`
     options: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)  # files named by options (`blame --contents f`, `grep -f f`)
 
 
 def _output_file(token: str, following: Word | None) -> str | None:
@@ -104,10 +106,39 @@ def _output_file(token: str, following: Word | None) -> str | None:
     return None
 
 
-def _scan(sub: str, args: Sequence[Word], forbidden: dict[str, str]) -> _Scan:
-    """Check every option before `--`; stops at the first problem."""
+@dataclass(frozen=True, slots=True)
+class ViewerOptions:
+    """What parse-options needs to know to walk one viewing subcommand's words: which options are forbidden,
+    which short letters take a value (so `-Sfoo` is -S with "foo", and `-nO` is -n then -O), and which options
+    name a file that git reads (a path the permission check must see)."""
+
+    forbidden: dict[str, str]
+    short_values: str = ""
+    reads: frozenset[str] = frozenset()
+
+
+def _long_read(name: str, reads: frozenset[str]) -> str | None:
+    """The read option `name` spells, exactly or as git's unambiguous abbreviation."""
+    if name in reads:
+        return name
+    matches = [option for option in reads if option.startswith("--") and option.startswith(name) and len(name) > 2]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _signature_format(text: str) -> bool:
+    """A format that shows signatures (%G?, %GS, …) makes git run gpg.program, which configuration names."""
+    return "%G" in text or "%(signature" in text
+
+
+def _scan(sub: str, args: Sequence[Word], spec: ViewerOptions) -> _Scan:
+    """Check every option before `--` the way git's parse-options reads it; stops at the first problem."""
     out = _Scan()
-    for index, word in enumerate(args):
+    forbidden = spec.forbidden
+    index = 0
+    while index < len(args):
+        word = args[index]
+        index += 1
+        following = args[index] if index < len(args) else None
         if word.value == "--" and not word.unknown:
             return out
         if word.unknown or (word.pattern and could_be_option(word)):
@@ -116,35 +147,63 @@ def _scan(sub: str, args: Sequence[Word], forbidden: dict[str, str]) -> _Scan:
                 "that writes a file or runs a program"
             )
             return out
-        reason = _forbidden(word.value, forbidden)
-        if reason is not None:
-            out.problem = reason
-            target = _output_file(word.value, args[index + 1] if index + 1 < len(args) else None)
-            if target:
-                out.writes.append(target)
+        text = word.value
+        if _signature_format(text):
+            out.problem = f"git {sub} {text} shows signatures, which runs the gpg program that configuration names"
             return out
-        if word.value.startswith("-") and word.value != "-":
-            out.options.append(word.value)
-        else:
+        if not text.startswith("-") or text == "-":
             out.operands.append(word)
+            continue
+        out.options.append(text)
+        if text.startswith("--"):
+            reason = _forbidden(text, forbidden)
+            if reason is not None:
+                out.problem = reason
+                target = _output_file(text, following)
+                out.writes.extend([target] if target else [])
+                return out
+            name, eq, inline = text.partition("=")
+            if _long_read(name, spec.reads) is not None:
+                value = inline if eq else (following.value if following is not None else "")
+                index += 0 if eq else 1
+                out.reads.extend([value] if value else [])
+            continue
+        for position, letter in enumerate(text[1:], start=2):
+            option = "-" + letter
+            if option in forbidden:
+                out.problem = forbidden[option]
+                target = _output_file(text[position - 2 :], following) if letter == "o" else None
+                out.writes.extend([target] if target else [])
+                return out
+            if letter in spec.short_values:
+                value = text[position:]
+                if not value and following is not None:
+                    value = following.value
+                    index += 1
+                if option in spec.reads and value:
+                    out.reads.append(value)
+                break
     return out
 
 
 SubCheck = Callable[[str, Sequence[Word]], Verdict]
 
 
-def _viewer(extra: dict[str, str] | None = None, *, allow_o: bool = False) -> SubCheck:
+def _viewer(
+    extra: dict[str, str] | None = None, *, allow_o: bool = False, values: str = "SGLOUMCBlnX", reads: str = "-O"
+) -> SubCheck:
     forbidden = dict(DIFF_FORBIDDEN)
     if allow_o:
         del forbidden["-o"]  # here -o is a harmless option (ls-files --others, grep --only-matching)
     forbidden.update(extra or {})
+    spec = ViewerOptions(forbidden, values, frozenset(reads.split()))
 
     def check(sub: str, args: Sequence[Word]) -> Verdict:
-        scan = _scan(sub, args, forbidden)
+        scan = _scan(sub, args, spec)
         if scan.problem is not None:
             return Verdict.no(scan.problem, writes=scan.writes)
         reads = [w.value for w in scan.operands] if "--no-index" in scan.options else []
-        return Verdict.ok(f"git {sub} only reads the repository", reads)
+        return Verdict.ok(f"git {sub} only reads the repository", [*scan.reads, *reads])
 
     return check
 
@@ -284,6 +343,9 @@ def _config(sub: str, args: Sequence[Word]) -> Verdict:
             positional.append(word)
             continue
         name, eq, inline = text.partition("=")
+        if eq and name not in _CONFIG_VALUED:
+            # `--global=x`: git refuses a value on a flag today, but a word this checker cannot read is unknown.
+            return Verdict.no(f"git config {text} gives a value to an option that takes none")
         if name in _CONFIG_READ:
             reading = True
         elif name in _CONFIG_VALUED:
@@ -322,16 +384,17 @@ def _remote_plain(sub: str, args: Sequence[Word]) -> Verdict:
     return Verdict.ok(f"git {sub} only lists remotes")
 
 
+_LS_REMOTE = ViewerOptions(
+    {
+        "--upload-pack": "git ls-remote --upload-pack runs a program",
+        "-u": "git ls-remote -u runs a program",
+        **DIFF_FORBIDDEN,
+    }
+)
+
+
 def _ls_remote(sub: str, args: Sequence[Word]) -> Verdict:
-    scan = _scan(
-        sub,
-        args,
-        {
-            "--upload-pack": "git ls-remote --upload-pack runs a program",
-            "-u": "git ls-remote -u runs a program",
-            **DIFF_FORBIDDEN,
-        },
-    )
+    scan = _scan(sub, args, _LS_REMOTE)
     if scan.problem is not None:
         return Verdict.no(scan.problem, writes=scan.writes)
     operands = scan.operands
@@ -344,6 +407,7 @@ def _ls_remote(sub: str, args: Sequence[Word]) -> Verdict:
 
 
 _VIEW = _viewer()
+_BLAME = _viewer(values="LSCM", reads="--contents -S --ignore-revs-file")
 SUBCOMMANDS: dict[str, SubCheck] = {
     "log": _VIEW,
     "show": _VIEW,
@@ -355,8 +419,8 @@ SUBCOMMANDS: dict[str, SubCheck] = {
     "diff-index": _VIEW,
     "range-diff": _VIEW,
     "status": _VIEW,
-    "blame": _VIEW,
-    "annotate": _VIEW,
+    "blame": _BLAME,
+    "annotate": _BLAME,
     "rev-parse": _VIEW,
     "rev-list": _VIEW,
     "describe": _VIEW,
@@ -372,13 +436,15 @@ SUBCOMMANDS: dict[str, SubCheck] = {
     "cherry": _VIEW,
     "var": _VIEW,
     "version": _VIEW,
-    "ls-files": _viewer(allow_o=True),
+    "ls-files": _viewer(allow_o=True, values="xX", reads="-X --exclude-from"),
     "grep": _viewer(
         {
             "-O": "git grep -O opens the matches in a pager or editor program",
             "--open-files-in-pager": "git grep --open-files-in-pager runs a pager or editor program",
         },
         allow_o=True,
+        values="efABCm",
+        reads="-f --file",
     ),
     "cat-file": _viewer({"--filters": "git cat-file --filters runs the repository's filter programs"}),
     "branch": _branch,

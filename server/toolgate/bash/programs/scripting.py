@@ -9,7 +9,15 @@ import re
 from collections.abc import Sequence
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Verdict, could_be_option, names, path_values, unknown_paths
+from toolgate.bash.programs.base import (
+    Options,
+    Verdict,
+    could_be_option,
+    names,
+    path_values,
+    read_options,
+    unknown_paths_verdict,
+)
 
 # --- jq ---------------------------------------------------------------------------------------------
 
@@ -28,7 +36,7 @@ _JQ_FORBIDDEN: dict[str, str] = {
     "--library-path": "jq --library-path loads modules from a directory",
     "--run-tests": "jq --run-tests runs a test file",
 }
-_JQ_ENV = re.compile(r"\$ENV\b|(?<![\w$])env\b|\$__prog_name|\bget_search_list\b")
+JQ_ENVIRONMENT = re.compile(r"\$ENV\b|(?<![\w$])env\b|\$__prog_name|\bget_search_list\b")
 _JQ_MODULES = re.compile(r"(?<![\w$])(?:import|include|modulemeta)\b")
 
 
@@ -75,24 +83,18 @@ def check_jq(name: str, args: Sequence[Word]) -> Verdict:
             return Verdict.no(f"jq's program {filter_word.raw} is only known when it runs")
         # Strings are not set aside: "\(env.X)" interpolates code inside a string literal.
         program = filter_word.value
-        if _JQ_ENV.search(program):
+        if JQ_ENVIRONMENT.search(program):
             return Verdict.no("jq's program reads environment variables (env / $ENV), which hold secrets")
         if _JQ_MODULES.search(program):
             return Verdict.no("jq's program loads modules from files")
-    problem = unknown_paths(name, operands)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, operands)
+    if unknown is not None:
+        return unknown
     return Verdict.ok("jq only transforms JSON", path_values(operands))
 
 
 # --- awk --------------------------------------------------------------------------------------------
 
-_AWK_VALUED = {"-F", "-v", "--field-separator", "--assign"}
-_AWK_PROGRAM = {"-e", "--source"}
-_AWK_FLAGS = names(
-    "-b -c -P -r -S -s -n -N -t -O -L -g --characters-as-bytes --traditional --posix --re-interval --sandbox "
-    "--no-optimize --optimize --non-decimal-data --use-lc-numeric --lint --gen-pot --copyright --help --version"
-)
 _AWK_FORBIDDEN: dict[str, str] = {
     "-f": "awk -f reads its program from a file this checker cannot see",
     "--file": "awk --file reads its program from a file this checker cannot see",
@@ -112,6 +114,19 @@ _AWK_FORBIDDEN: dict[str, str] = {
     "--debug": "awk --debug starts the debugger",
     "-W": "awk -W sets implementation options this checker does not model",
 }
+# gawk reads its options with getopt_long (abbreviations accepted); awk stops reading options at the program.
+_AWK_OPTIONS = Options(
+    short_values="Fve",
+    long_values=names("--field-separator --assign --source"),
+    long_flags=names(
+        "--characters-as-bytes --traditional --posix --re-interval --sandbox --no-optimize --optimize "
+        "--non-decimal-data --use-lc-numeric --lint --gen-pot --copyright --help --version"
+    ),
+    forbidden=_AWK_FORBIDDEN,
+    strict=True,
+    known_short="bcPrSsnNtOLg",
+    permute=False,
+)
 _SAFE_OUTPUTS = {"/dev/stdout", "/dev/stderr"}
 
 
@@ -159,6 +174,8 @@ def awk_program_problem(program: str) -> str | None:
         return "awk's program calls system(), which runs shell commands"
     if re.search(r"\bgetline\b", text):
         return "awk's program uses getline, which can read other files or the output of commands"
+    if re.search(r"\bARG[VC]\b", text):
+        return "awk's program uses ARGV or ARGC, through which it can choose other files to read"
     if re.search(r"@(?:load|include|namespace)\b", text):
         return "awk's program loads other files"
     if "@" in text:
@@ -185,36 +202,11 @@ def awk_program_problem(program: str) -> str | None:
 
 
 def check_awk(name: str, args: Sequence[Word]) -> Verdict:
-    programs: list[Word] = []
-    operands: list[Word] = []
-    i = 0
-    only_operands = False
-    while i < len(args):
-        word = args[i]
-        i += 1
-        text = word.value
-        if only_operands or not could_be_option(word) or text == "-":
-            operands.append(word)
-            only_operands = True  # awk stops reading options at the program text
-            continue
-        if word.unknown or word.pattern:
-            return Verdict.no(f"awk's argument {word.raw} is expanded when it runs, so it could become an option")
-        if text == "--":
-            only_operands = True
-            continue
-        option, eq, inline = text.partition("=") if text.startswith("--") else (text[:2], "", text[2:])
-        if option in _AWK_FORBIDDEN:
-            return Verdict.no(_AWK_FORBIDDEN[option])
-        if option in _AWK_VALUED or option in _AWK_PROGRAM:
-            value = Word.literal(inline) if (eq or inline) else (args[i] if i < len(args) else None)
-            if not (eq or inline):
-                i += 1
-            if option in _AWK_PROGRAM and value is not None:
-                programs.append(value)
-            continue
-        if text in _AWK_FLAGS:
-            continue
-        return Verdict.no(f"awk {text} is an option this checker does not know")
+    parsed = read_options(name, args, _AWK_OPTIONS)
+    if parsed.problem is not None:
+        return parsed.refusal()
+    programs = [value for option, value in parsed.options if option in ("-e", "--source") and value is not None]
+    operands = parsed.operands
     if not programs and operands:
         programs, operands = [operands[0]], operands[1:]
     for program in programs:
@@ -224,9 +216,9 @@ def check_awk(name: str, args: Sequence[Word]) -> Verdict:
         if problem is not None:
             return Verdict.no(problem)
     files = [w for w in operands if "=" not in w.value or w.value.startswith(("/", "."))]
-    problem = unknown_paths(name, files)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, files)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(
         "awk's program only prints (no system(), pipes, getline or output redirection)", path_values(files)
     )

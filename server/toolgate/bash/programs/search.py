@@ -13,7 +13,7 @@ from toolgate.bash.programs.base import (
     names,
     path_values,
     read_options,
-    unknown_paths,
+    unknown_paths_verdict,
 )
 
 FIND_ACTIONS: dict[str, str] = {
@@ -41,6 +41,7 @@ _FIND_FLAGS = names(
     "-nowarn -help -version"
 )
 _FIND_NEWER_XY = re.compile(r"-newer[aBcmt][aBcmt]")
+_FIND_FILE_VALUED = frozenset({"-files0-from", "-newer", "-anewer", "-cnewer", "-samefile"})
 
 
 def _find_expression(args: Sequence[Word]) -> str | list[str]:
@@ -55,8 +56,9 @@ def _find_expression(args: Sequence[Word]) -> str | list[str]:
         if text in FIND_ACTIONS:
             continue  # reported by the caller
         if text in _FIND_VALUED or _FIND_NEWER_XY.fullmatch(text):
-            if text == "-files0-from" and k < len(args):
-                reads.append(args[k].value)
+            compares_file = text in _FIND_FILE_VALUED or (text.startswith("-newer") and not text.endswith("t"))
+            if compares_file and k < len(args):
+                reads.append(args[k].value)  # a file it reads, or whose times or identity it compares with
             k += 1
         elif text not in _FIND_FLAGS:
             return f"find {text} is an option this checker does not know to be safe"
@@ -94,9 +96,9 @@ def check_find(name: str, args: Sequence[Word]) -> Verdict:
         if word.value in FIND_ACTIONS:
             target = [args[k + 1].value] if word.value in _FIND_WRITES and k + 1 < len(args) else []
             return Verdict.no(FIND_ACTIONS[word.value], writes=target)
-    problem = unknown_paths(name, starts)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, starts)
+    if unknown is not None:
+        return unknown
     expression = _find_expression(args[i:])
     if isinstance(expression, str):
         return Verdict.no(expression)
@@ -120,13 +122,17 @@ _RG_OPTIONS = Options(
         "--search-zip": "rg --search-zip runs decompression programs",
         "-z": "rg -z runs decompression programs",
         "--hostname-bin": "rg --hostname-bin runs a program",
+        "-L": "rg -L follows symbolic links while searching a tree, so it can read files outside the working "
+        "directories (without it, rg does not follow them)",
+        "--follow": "rg --follow follows symbolic links while searching a tree, so it can read files outside the "
+        "working directories (without it, rg does not follow them)",
     },
     abbreviations=False,
     strict=True,
-    known_short="abcFHhiIlLnNopPqsSuUvVwx0.",
+    known_short="abcFHhiIlnNopPqsSuUvVwx0.",
     long_flags=names(
         "--text --byte-offset --count --count-matches --fixed-strings --with-filename --no-filename --ignore-case "
-        "--no-ignore --files-with-matches --files-without-match --follow --line-number --no-line-number "
+        "--no-ignore --files-with-matches --files-without-match --line-number --no-line-number "
         "--only-matching --pretty --pcre2 --quiet --case-sensitive --smart-case --unrestricted --multiline "
         "--invert-match --version --word-regexp --line-regexp --null --hidden --no-hidden --files --type-list "
         "--heading --no-heading --vimgrep --json --no-json --stats --no-messages --binary --no-binary "
@@ -143,14 +149,14 @@ _RG_OPTIONS = Options(
 def check_rg(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _RG_OPTIONS)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     operands = parsed.operands
     listing = parsed.has("--files", "--type-list")
     if not listing and not parsed.has("-e", "--regexp", "-f", "--file") and operands:
         operands = operands[1:]  # the first operand is the pattern
-    problem = unknown_paths(name, operands)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, operands)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(f"{name} only searches", [*parsed.reads, *(path_values(operands) or ["."])])
 
 
@@ -183,9 +189,9 @@ _FD_OPTIONS = Options(
 def check_fd(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, _FD_OPTIONS)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     paths = parsed.operands[1:]
-    problem = unknown_paths(name, paths)
-    if problem is not None:
-        return Verdict.no(problem)
+    unknown = unknown_paths_verdict(name, paths)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(f"{name} only lists files", [*parsed.reads, *(path_values(paths) or ["."])])

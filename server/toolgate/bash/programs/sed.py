@@ -11,27 +11,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Verdict, could_be_option, path_values, unknown_paths
+from toolgate.bash.programs.base import Options, Verdict, names, path_values, read_options, unknown_paths_verdict
 
-_LONG = (
-    "--quiet",
-    "--silent",
-    "--expression",
-    "--file",
-    "--in-place",
-    "--line-length",
-    "--null-data",
-    "--zero-terminated",
-    "--regexp-extended",
-    "--separate",
-    "--unbuffered",
-    "--posix",
-    "--debug",
-    "--sandbox",
-    "--follow-symlinks",
-    "--binary",
-    "--help",
-    "--version",
+# GNU sed reads its options with getopt_long: clusters (-ni), attached values (-e p, -ep), `--opt=value`, any
+# unambiguous abbreviation (--expr=p), options after operands. -i takes an optional, attached suffix.
+_OPTIONS = Options(
+    short_values="el",
+    long_values=names("--expression --line-length"),
+    long_flags=names(
+        "--quiet --silent --in-place --null-data --zero-terminated --regexp-extended --separate --unbuffered "
+        "--posix --debug --sandbox --follow-symlinks --binary --help --version"
+    ),
+    forbidden={
+        "-f": "sed -f reads its script from a file this checker cannot see",
+        "--file": "sed --file reads its script from a file this checker cannot see",
+    },
+    strict=True,
+    known_short="nErsuzbi",
+    optional_values="i",
 )
 
 
@@ -42,13 +39,6 @@ class SedScript:
     writes: list[str] = field(default_factory=list)
 
 
-def _resolve(name: str) -> str | None:
-    if name in _LONG:
-        return name
-    matches = [option for option in _LONG if option.startswith(name)]
-    return matches[0] if len(matches) == 1 else None
-
-
 class _ScriptReader:
     """GNU sed's script grammar, far enough to find every command that writes, reads or runs."""
 
@@ -56,6 +46,7 @@ class _ScriptReader:
         self.s = text
         self.i = 0
         self.out = SedScript()
+        self.follows_directly = False
 
     def fail(self, message: str) -> SedScript:
         self.out.problem = message
@@ -146,8 +137,9 @@ class _ScriptReader:
             problem = self.command()
             if problem is not None:
                 return self.fail(problem)
-            if opens_block:
-                continue  # commands may follow `{` directly
+            if opens_block or self.follows_directly:
+                self.follows_directly = False
+                continue  # commands may follow `{` (and a label) directly
             self.skip_blank()
             if self.peek() == "#":
                 self.rest_of_line()
@@ -165,8 +157,13 @@ class _ScriptReader:
                 self.i += 1
             return None
         if cmd in "bTt:v":
-            while self.peek() not in ("", "\n", ";"):
+            # GNU sed ends a label (and v's version) at blanks, `;` or `}`, and the next command may follow
+            # right after the blank (`t end e date` runs `e date`). `#` stays in the label here: if sed ended
+            # the label there instead, the rest would be a comment, and reading more commands only refuses more.
+            self.skip_blank()
+            while self.peek() not in ("", "\n", ";", "}", " ", "\t"):
                 self.i += 1
+            self.follows_directly = True
             return None
         if cmd in "aic":
             # Text to print (GNU one-line form runs to the end of the line, with \-newline continuing it).
@@ -221,74 +218,31 @@ def read_script(text: str) -> SedScript:
 
 
 def check_sed(name: str, args: Sequence[Word]) -> Verdict:
-    scripts: list[Word] = []
-    operands: list[Word] = []
-    in_place = False
-    i = 0
-    only_operands = False
-    while i < len(args):
-        word = args[i]
-        i += 1
-        if only_operands or not could_be_option(word) or word.value == "-":
-            operands.append(word)
-            continue
-        if word.unknown or word.pattern:
-            return Verdict.no(f"sed's argument {word.raw} is expanded when it runs, so it could become -i or a script")
-        text = word.value
-        if text == "--":
-            only_operands = True
-            continue
-        if text.startswith("--"):
-            given, eq, inline = text.partition("=")
-            option = _resolve(given)
-            if option is None:
-                return Verdict.no(f"sed {given} is an option this checker does not know")
-            if option == "--expression":
-                if eq:
-                    scripts.append(Word.literal(inline))
-                elif i < len(args):
-                    scripts.append(args[i])
-                    i += 1
-            elif option == "--file":
-                return Verdict.no("sed --file reads its script from a file this checker cannot see")
-            elif option == "--in-place":
-                in_place = True
-            elif option == "--line-length" and not eq:
-                i += 1
-            continue
-        k = 1
-        while k < len(text):
-            letter = text[k]
-            if letter == "i":
-                in_place = True
-                break  # the rest of the word is the backup suffix
-            if letter in "el":
-                value = Word.literal(text[k + 1 :]) if text[k + 1 :] else (args[i] if i < len(args) else None)
-                if not text[k + 1 :]:
-                    i += 1
-                if letter == "e" and value is not None:
-                    scripts.append(value)
-                break
-            if letter == "f":
-                return Verdict.no("sed -f reads its script from a file this checker cannot see")
-            if letter not in "nErsuzbc":
-                return Verdict.no(f"sed -{letter} is an option this checker does not know")
-            k += 1
-    if not scripts and operands:
+    parsed = read_options(name, args, _OPTIONS)
+    if parsed.problem is not None:
+        refused = parsed.refusal()
+        return Verdict.no(
+            refused.reason.replace("expanded when it runs", "expanded when it runs (it could be -i)"),
+            refused.writes,
+            refused.reads,
+        )
+    scripts = [value for option, value in parsed.options if option in ("-e", "--expression") and value is not None]
+    operands = parsed.operands
+    if not parsed.has("-e", "--expression") and operands:
         scripts, operands = [operands[0]], operands[1:]
-    if in_place:
+    if parsed.has("-i", "--in-place"):
         return Verdict.no("sed -i edits files in place", writes=path_values(operands))
     reads: list[str] = []
     for script in scripts:
         if script.unknown:
             return Verdict.no(f"sed's script {script.raw} is only known when it runs")
-        parsed = read_script(script.value)
-        if parsed.problem is not None:
-            return Verdict.no(parsed.problem, writes=parsed.writes)
-        reads.extend(parsed.reads)
-    problem = unknown_paths(name, operands)
-    if problem is not None:
-        return Verdict.no(problem)
+        found = read_script(script.value)
+        if found.problem is not None:
+            return Verdict.no(found.problem, writes=found.writes)
+        reads.extend(found.reads)
+    unknown = unknown_paths_verdict(name, operands)
+    if unknown is not None:
+        return unknown
     return Verdict.ok(
         "sed only prints (no -i, and its script neither writes nor runs anything)", reads + path_values(operands)
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Checker, Verdict, names, path_values, read_options, unknown_paths
+from toolgate.bash.programs.base import Checker, Verdict, names, path_values, read_options, unknown_paths_verdict
 from toolgate.bash.programs.utility_table import TAKES_NO_OPTIONS, UTILITIES, options
 
 __all__ = ["CHECKERS", "TAKES_NO_OPTIONS", "UTILITIES", "VERSION_ONLY"]
@@ -20,7 +20,7 @@ def check_utility(name: str, args: Sequence[Word]) -> Verdict:
     spec = UTILITIES[name]
     parsed = read_options(name, args, spec.options)
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem, writes=parsed.writes, reads=parsed.reads)
+        return parsed.refusal()
     reads = list(parsed.reads)
     operands = parsed.operands
     if spec.operands == "pattern+paths":
@@ -29,9 +29,9 @@ def check_utility(name: str, args: Sequence[Word]) -> Verdict:
         if not operands and parsed.has("-r", "-R", "--recursive", "--dereference-recursive"):
             reads.append(".")
     if spec.operands != "values":
-        problem = unknown_paths(name, operands)
-        if problem is not None:
-            return Verdict.no(problem)
+        unknown = unknown_paths_verdict(name, operands)
+        if unknown is not None:
+            return unknown
         reads.extend(path_values(operands))
     return Verdict.ok(f"{name} {spec.what}", reads)
 
@@ -53,7 +53,7 @@ def check_date(name: str, args: Sequence[Word]) -> Verdict:
         ),
     )
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     for operand in parsed.operands:
         if not operand.value.startswith("+"):
             return Verdict.no(f"date {operand.raw} sets the system clock (only +FORMAT arguments just print)")
@@ -71,10 +71,24 @@ def check_test(name: str, args: Sequence[Word]) -> Verdict:
     return Verdict.ok(f"{name} only tests")
 
 
+_HOSTNAME = options(
+    known="adfiIsyAV",
+    flags="--alias --all-fqdns --domain --fqdn --long --ip-address --all-ip-addresses --short --yp --nis",
+    forbidden={
+        "-F": "hostname -F sets the host name from a file",
+        "--file": "hostname --file sets the host name from a file",
+        "-b": "hostname -b sets the host name",
+        "--boot": "hostname --boot sets the host name",
+    },
+)
+
+
 def check_hostname(name: str, args: Sequence[Word]) -> Verdict:
-    for word in args:
-        if word.unknown or not word.value.startswith("-") or word.value in ("-F", "--file", "-b", "--boot"):
-            return Verdict.no("hostname with an argument sets the host name")
+    parsed = read_options(name, args, _HOSTNAME)
+    if parsed.problem is not None:
+        return parsed.refusal()
+    if parsed.operands:
+        return Verdict.no(f"hostname {parsed.operands[0].raw} sets the host name")
     return Verdict.ok("hostname only prints the host name")
 
 
@@ -90,12 +104,12 @@ def check_uniq(name: str, args: Sequence[Word]) -> Verdict:
         ),
     )
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     operands = parsed.operands
     if len(operands) > 1:
         return Verdict.no(f"uniq writes its output to {operands[1].raw}", writes=[operands[1].value])
-    problem = unknown_paths(name, operands)
-    return Verdict.no(problem) if problem else Verdict.ok("uniq only reads", path_values(operands))
+    unknown = unknown_paths_verdict(name, operands)
+    return unknown if unknown is not None else Verdict.ok("uniq only reads", path_values(operands))
 
 
 def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
@@ -103,12 +117,12 @@ def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     args = [Word.literal("-p") if w.value in ("-ps", "-postscript", "-plain") and not w.unknown else w for w in args]
     parsed = read_options(name, args, options("cglosn", "", known="abCdEeihpruR"))
     if parsed.problem is not None:
-        return Verdict.no(parsed.problem)
+        return parsed.refusal()
     operands = parsed.operands
     if len(operands) > 1:
         return Verdict.no(f"xxd writes its output to {operands[1].raw}", writes=[operands[1].value])
-    problem = unknown_paths(name, operands)
-    return Verdict.no(problem) if problem else Verdict.ok("xxd only reads", path_values(operands))
+    unknown = unknown_paths_verdict(name, operands)
+    return unknown if unknown is not None else Verdict.ok("xxd only reads", path_values(operands))
 
 
 _PS_LETTERS = frozenset("aAcdfFhHjlLmMNrsSTuvwxXyZ")  # no "e": BSD e prints the environment

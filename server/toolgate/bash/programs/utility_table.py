@@ -70,12 +70,21 @@ _GREP_FLAGS = (
     "--dereference-recursive --files-without-match --files-with-matches --count --initial-tab --null --text "
     "--color --colour --no-group-separator"
 )
+# Following symbolic links through a whole tree can read files outside the working directories that no path
+# check saw (a link to the home directory); -r follows only the links named on the command line.
+_FOLLOWS_LINKS = (
+    "follows symbolic links while reading a whole tree, so it can read files outside the working directories"
+)
 _GREP = options(
     "efmABCdD",
     f"{_GREP_LONG}",
     reads="-f --file --exclude-from",
-    known="abcEFGhHiIlLnoPqrRsTUvVwxyzZ" + _DIGITS,
-    flags=_GREP_FLAGS,
+    known="abcEFGhHiIlLnoPqrsTUvVwxyzZ" + _DIGITS,
+    flags=_GREP_FLAGS.replace(" --dereference-recursive", ""),
+    forbidden={
+        "-R": f"grep -R {_FOLLOWS_LINKS} (grep -r does not)",
+        "--dereference-recursive": f"grep --dereference-recursive {_FOLLOWS_LINKS} (grep -r does not)",
+    },
 )
 _DIFF_LONG = (
     "--label --ignore-matching-lines --exclude --exclude-from --from-file --to-file --starting-file "
