@@ -8,6 +8,7 @@ not read-only, with the reason naming it. The table also says which options take
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from toolgate.bash.parse import Word
 from toolgate.bash.programs.base import Checker, Verdict, names, path_values, read_options, unknown_paths
@@ -100,8 +101,12 @@ def check_uniq(name: str, args: Sequence[Word]) -> Verdict:
 
 def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     # xxd spells some options as one-dash words (-ps, -plain); they all mean -p.
-    args = [Word.literal("-p") if w.value in ("-ps", "-postscript", "-plain") and not w.unknown else w for w in args]
-    parsed = read_options(name, args, options("cglosn", "", known="abCdEeihpruR"))
+    args = [
+        replace(w, value="-p") if w.value in ("-ps", "-postscript", "-plain") and not w.unknown else w for w in args
+    ]
+    # xxd reads options only before its first operand: `xxd in -nE` writes to a file named -nE (differential
+    # harness finding).
+    parsed = read_options(name, args, replace(options("cglosn", "", known="abCdEeihpruR"), permute=False))
     if parsed.problem is not None:
         return Verdict.no(parsed.problem)
     operands = parsed.operands

@@ -88,8 +88,7 @@ _DIFF_FLAGS = (
     "--suppress-common-lines --show-c-function --new-file --unidirectional-new-file --ignore-case "
     "--ignore-file-name-case --no-ignore-file-name-case --ignore-tab-expansion --ignore-trailing-space "
     "--ignore-space-change --ignore-all-space --ignore-blank-lines --strip-trailing-cr --text --recursive "
-    "--expand-tabs --initial-tab --suppress-blank-empty --minimal --speed-large-files --color --no-dereference "
-    "--paginate"
+    "--expand-tabs --initial-tab --suppress-blank-empty --minimal --speed-large-files --color --no-dereference"
 )
 _SUMS = options(
     known="bctwz", flags="--binary --check --tag --text --zero --ignore-missing --quiet --status --strict --warn"
@@ -219,7 +218,14 @@ UTILITIES: dict[str, Utility] = {
     "arch": Utility(options(), "values", _REPORT),
     "tty": Utility(options(known="s", flags="--silent --quiet"), "values", _REPORT),
     "locale": Utility(
-        options(known="amckv", flags="--all-locales --charmaps --category-name --keyword-name --verbose"),
+        options(
+            known="ackv",
+            flags="--all-locales --category-name --keyword-name --verbose",
+            forbidden={  # found by the differential harness (tests/differential)
+                "-m": "locale -m runs gzip to read compressed character maps",
+                "--charmaps": "locale --charmaps runs gzip to read compressed character maps",
+            },
+        ),
         "values",
         _REPORT,
     ),
@@ -308,8 +314,12 @@ UTILITIES: dict[str, Utility] = {
             "CDFILSUXx",
             _DIFF_LONG,
             reads="-X --exclude-from --from-file --to-file",
-            known="abBcdeEfilnNpPqrstTuvwyZ" + _DIGITS,
+            known="abBcdeEfinNpPqrstTuvwyZ" + _DIGITS,
             flags=_DIFF_FLAGS,
+            forbidden={  # found by the differential harness (tests/differential)
+                "-l": "diff -l runs pr to paginate its output",
+                "--paginate": "diff --paginate runs pr to paginate its output",
+            },
         ),
         what="only compares",
     ),
