@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     report = campaign(args.count, seed=args.seed, seconds=args.seconds, workers=args.workers)
     for outcome in report.findings:
         print(outcome.describe(), flush=True)
+    for outcome in report.outcomes:
+        if outcome.timed_out:  # not a finding (what it did until then was judged), but worth a look
+            print(f"timed out: {outcome.command}")
     print(report.summary())
     return 1 if report.findings else 0
 

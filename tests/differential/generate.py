@@ -30,6 +30,13 @@ _OPERANDS: dict[str, tuple[str, ...]] = {
     "xargs": ("cat", "", "wc -l", "-n1 echo"),
     "test": ("-f notes.txt", "-d src"),
     "cd": ("src", "..", ""),
+    # Wrappers: what they run.
+    "timeout": ("5 cat notes.txt", "1 git status"),
+    "nice": ("cat notes.txt", "git log -1"),
+    "nohup": ("cat notes.txt",),
+    "stdbuf": ("cat notes.txt",),
+    "time": ("cat notes.txt", "git status"),
+    "env": ("cat notes.txt", "git log -1", "LC_ALL=C sort notes.txt"),
 }
 _GIT_OPERANDS: dict[str, tuple[str, ...]] = {
     "grep": ("TODO", "-e TODO"),

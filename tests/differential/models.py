@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from toolgate.bash.programs import EVAL_LIKE, PROGRAMS
+from toolgate.bash.programs import EVAL_LIKE, PROGRAMS, WRAPPERS
 from toolgate.bash.programs.base import Options
 from toolgate.bash.programs.git import SUBCOMMANDS
 from toolgate.bash.programs.utilities import UTILITIES, VERSION_ONLY
@@ -182,10 +182,23 @@ def _model(program: str, with_help: bool) -> OptionModel:
     )
 
 
+def _wrapper_model(name: str) -> OptionModel:
+    spec = WRAPPERS[name]
+    return OptionModel(
+        program=name,
+        flags=tuple(sorted(spec.flags)),
+        valued=tuple(sorted(spec.valued - spec.forbidden.keys())),
+        forbidden=tuple(sorted(spec.forbidden)),
+        unsure=(),
+    )
+
+
 @cache
 def option_models(with_help: bool = True) -> dict[str, OptionModel]:
-    """Every program the classifier has a table for (not the ones it refuses outright), with its model."""
-    return {name: _model(name, with_help) for name in sorted(PROGRAMS) if name not in EVAL_LIKE}
+    """Every program the classifier has a table for (not the ones it refuses outright), and every wrapper it
+    looks through, with its model."""
+    models = {name: _model(name, with_help) for name in sorted(PROGRAMS) if name not in EVAL_LIKE}
+    return models | {name: _wrapper_model(name) for name in sorted(WRAPPERS)}
 
 
 def git_model(subcommand: str, base: OptionModel) -> OptionModel:

@@ -9,7 +9,8 @@ so no command sees another's leftovers.
 A finding is a read-only verdict whose command
 - wrote a file: opened one for writing, created, renamed, linked, removed, or changed its mode, owner or times,
   anywhere but the private temp dir and /dev (tried counts: the sandbox is what makes the try fail), or
-- executed a program outside its table: an execve of anything but bash, the programs the command names (looked
+- executed a program outside its table (or tried to: one not installed here runs where it is): an execve of
+  anything but bash, the programs the command names (looked
   through wrappers and xargs as the classifier does), their scripts' interpreters and the helpers those programs
   are known to exec.
 """
@@ -82,9 +83,30 @@ def require_tools() -> None:
         )
 
 
-def _git(repo: Path, *args: str) -> None:
+def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo.parent / "home")}
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, timeout=30)
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True, input=stdin, timeout=30
+    )
+    return done.stdout.strip()
+
+
+# A commit with a (made-up) signature: a command that verifies it runs gpg, which no read-only table names.
+_SIGNED_COMMIT = "\n".join(
+    (
+        "tree {tree}",
+        "parent {parent}",
+        "author Fixture <f@example.com> 1700000000 +0000",
+        "committer Fixture <f@example.com> 1700000000 +0000",
+        "gpgsig -----BEGIN PGP SIGNATURE-----",
+        " ",  # a header's continuation lines start with a space
+        " iQEzBAABCAAdFiEEfixturefixturefixturefixture=",
+        " -----END PGP SIGNATURE-----",
+        "",
+        "signed",
+        "",
+    )
+)
 
 
 def build_template(root: Path) -> Path:
@@ -108,6 +130,10 @@ def build_template(root: Path) -> Path:
         (repo / name).write_text(text)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "second")
+    signed = _SIGNED_COMMIT.format(tree=_git(repo, "rev-parse", "HEAD^{tree}"), parent=_git(repo, "rev-parse", "HEAD"))
+    _git(
+        repo, "update-ref", "refs/heads/main", _git(repo, "hash-object", "-t", "commit", "-w", "--stdin", stdin=signed)
+    )
     (repo / "README.md").write_text("# fixture\n\nchanged, not committed\n")
     (repo / "untracked.txt").write_text("new\n")
     (repo / "build").mkdir()
@@ -227,7 +253,14 @@ def judge(command: str, seen: trace.Trace, timed_out: bool, code: int | None) ->
     allowed = allowed_programs(command)
     tolerated = _GIT_INDEX_REFRESH if "git" in allowed else ()
     writes = tuple(w for w in seen.writes if not (w.path + "/").startswith(_MAY_WRITE) and w.path not in tolerated)
-    execs = tuple(e for e in seen.execs if not _named(e, allowed))
+    # One per program: execvp tries each directory of PATH, and only the last try (if any) runs it.
+    foreign: dict[str, trace.Exec] = {}
+    for run in seen.execs:
+        if not _named(run, allowed):
+            name = os.path.basename(run.path)
+            if name not in foreign or foreign[name].result.startswith("-"):
+                foreign[name] = run
+    execs = tuple(foreign.values())
     return Outcome(command, classify(command).reason, writes, execs, timed_out, code)
 
 

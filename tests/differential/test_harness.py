@@ -14,7 +14,7 @@ from tests.differential.generate import option_command, spellings
 from tests.differential.models import option_models, unique_prefixes
 from tests.differential.mutate import MUTATIONS, corpus_commands
 
-from toolgate.bash.programs import EVAL_LIKE, PROGRAMS
+from toolgate.bash.programs import EVAL_LIKE, PROGRAMS, WRAPPERS
 
 # --- trace: strace's log as it is printed -------------------------------------------------------------------
 
@@ -45,11 +45,12 @@ def test_trace_finds_every_write_resolved_against_the_processs_directory() -> No
     assert seen.writes[-1].describe() == "mkdir /etc/x (failed: -1 EROFS (Read-only file system))"
 
 
-def test_trace_counts_only_execs_that_ran() -> None:
+def test_trace_keeps_every_exec_tried_with_its_result() -> None:
     seen = trace.parse(LOG, "/tmp/scratch/repo")
-    assert [(e.path, e.argv) for e in seen.execs] == [
-        ("/usr/bin/bash", ("bash", "-c", "cd src && touch x")),
-        ("/usr/bin/touch", ("touch", "x")),
+    assert [(e.path, e.argv, e.result[:2]) for e in seen.execs] == [
+        ("/usr/bin/bash", ("bash", "-c", "cd src && touch x"), "0"),
+        ("/usr/bin/ls", ("ls",), "-1"),
+        ("/usr/bin/touch", ("touch", "x"), "0"),
     ]
 
 
@@ -63,7 +64,8 @@ def test_split_arguments_keeps_strings_arrays_and_structs_whole() -> None:
 
 def test_every_program_with_a_table_has_a_model() -> None:
     models = option_models()
-    assert set(models) == {name for name in PROGRAMS if name not in EVAL_LIKE}
+    assert set(models) == {name for name in PROGRAMS if name not in EVAL_LIKE} | set(WRAPPERS)
+    assert "--output" in models["time"].forbidden
     assert "--output" in models["sort"].forbidden
     assert "--pre" in models["rg"].forbidden
 
@@ -115,6 +117,8 @@ def test_the_runner_sees_writes_and_foreign_execs_and_nothing_in_a_plain_read() 
         "find . -maxdepth 0 -exec true ';'",
         "cat notes.txt; ls -la src; git log --oneline; git status",
         "echo notes.txt | xargs wc -l",
+        "git log --show-signature -1",
+        "env no-such-program-here",
     )
     assert [w.path for w in outcomes["touch planted.out"].writes][:1] == ["/tmp/scratch/repo/planted.out"]
     assert [w.path for w in outcomes["touch ~/planted"].writes][:1] == ["/tmp/scratch/home/planted"]
@@ -125,6 +129,9 @@ def test_the_runner_sees_writes_and_foreign_execs_and_nothing_in_a_plain_read() 
     assert not plain.is_finding, plain.describe()
     assert plain.exit_code == 0
     assert not outcomes["echo notes.txt | xargs wc -l"].is_finding
+    # The fixture's signed commit makes git run gpg; an exec that fails is still reported, once per program.
+    assert [e.path for e in outcomes["git log --show-signature -1"].execs] == ["/usr/bin/gpg"]
+    assert not outcomes["env no-such-program-here"].is_finding
 
 
 def test_the_sandbox_has_no_network_and_the_host_is_read_only() -> None:

@@ -70,15 +70,18 @@ class Write:
 class Exec:
     path: str
     argv: tuple[str, ...]
+    result: str = "0"
 
     def describe(self) -> str:
-        return f"execve {self.path} {list(self.argv)}"
+        outcome = "" if not self.result.startswith("-") else f" (failed: {self.result})"
+        return f"execve {self.path} {list(self.argv)}{outcome}"
 
 
 @dataclass(frozen=True, slots=True)
 class Trace:
     writes: tuple[Write, ...]
-    execs: tuple[Exec, ...]  # successful execve calls only: a failed one ran nothing
+    # Tried too: a program that is not installed here (gpg, a pager) runs where it is.
+    execs: tuple[Exec, ...]
 
 
 def split_arguments(text: str) -> list[str]:
@@ -184,13 +187,13 @@ def parse(log: str, start_directory: str) -> Trace:
             directories[pid] = _resolve(directory, None, path)
         elif call == "fchdir" and ok and args and (fd := _FD_PATH.match(args[0])):
             directories[pid] = fd.group(1)
-        elif call in ("execve", "execveat") and ok:
+        elif call in ("execve", "execveat"):
             offset = 1 if call == "execveat" else 0
             path = c_string(args[offset]) if len(args) > offset else None
             if path is not None:
                 dirfd = args[0] if call == "execveat" else None
                 argv = _string_array(args[offset + 1]) if len(args) > offset + 1 else ()
-                execs.append(Exec(_resolve(directory, dirfd, path), argv))
+                execs.append(Exec(_resolve(directory, dirfd, path), argv, result))
         elif call in _OPENS:
             dirfd_index, path_index, flags_index = _OPENS[call]
             if len(args) > max(path_index, flags_index) and any(f in args[flags_index] for f in _WRITE_FLAGS):

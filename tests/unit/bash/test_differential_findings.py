@@ -30,6 +30,11 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("locale src/main.py -m", "ran /usr/bin/gzip -d -c (the option after an operand)"),
     Finding("xxd . -plain", "wrote ./-plain: xxd's options end at its first operand, the second is its output"),
     Finding("xxd src/main.py -nE", "wrote ./-nE"),
+    Finding("git log --show-signature -1", "ran gpg --verify on the fixture's signed commit, which wrote ~/.gnupg"),
+    Finding("git show --show-sig HEAD", "the same option abbreviated (this git refuses it; the table need not know)"),
+    Finding("git show -s --pretty=format:%GS", "ran gpg --verify: %G placeholders check the signature"),
+    Finding("git log -1 --format=%GK", "ran gpg --verify"),
+    Finding("git log -1 --format %GS", "ran gpg --verify"),
 )
 OPEN_FINDINGS = tuple(f for f in FINDINGS if f.open is not None)
 

@@ -62,6 +62,7 @@ DIFF_FORBIDDEN: dict[str, str] = {
     "-o": "git -o writes the result to a file",
     "--ext-diff": "git --ext-diff runs an external diff program",
     "--textconv": "git --textconv runs text conversion programs",
+    "--show-signature": "git --show-signature runs gpg to check signatures",  # a differential harness finding
 }
 # Real options that happen to be abbreviations of forbidden ones (git accepts unambiguous abbreviations).
 _EXACT_OK = frozenset({"--text"})
@@ -115,6 +116,9 @@ def _scan(sub: str, args: Sequence[Word], forbidden: dict[str, str]) -> _Scan:
                 f"git {sub}'s argument {word.raw} is expanded when it runs, so it could become an option "
                 "that writes a file or runs a program"
             )
+            return out
+        if "%G" in word.value:  # --format=%G?, --pretty=format:%GS (a differential harness finding)
+            out.problem = f"git {sub} {word.raw} asks for signature details (%G…), which runs gpg to check them"
             return out
         reason = _forbidden(word.value, forbidden)
         if reason is not None:
