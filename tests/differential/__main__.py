@@ -13,6 +13,7 @@ import random
 import sys
 
 from tests.differential.campaign import campaign
+from tests.differential.runner import Outcome
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,12 +25,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     print(f"differential run: seed {args.seed}, up to {args.count} commands or {args.seconds:.0f} s", flush=True)
-    report = campaign(args.count, seed=args.seed, seconds=args.seconds, workers=args.workers)
-    for outcome in report.findings:
-        print(outcome.describe(), flush=True)
-    for outcome in report.outcomes:
+    ran = 0
+
+    def show(outcome: Outcome) -> None:
+        nonlocal ran
+        ran += 1
+        if outcome.is_finding:
+            print(outcome.describe(), flush=True)
         if outcome.timed_out:  # not a finding (what it did until then was judged), but worth a look
-            print(f"timed out: {outcome.command}")
+            print(f"timed out: {outcome.command}", flush=True)
+        if ran % 250 == 0:
+            print(f"... {ran} run", flush=True)
+
+    report = campaign(args.count, seed=args.seed, seconds=args.seconds, workers=args.workers, each=show)
     print(report.summary())
     return 1 if report.findings else 0
 

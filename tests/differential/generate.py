@@ -16,7 +16,7 @@ from tests.differential.models import OptionModel, git_model, option_models, uni
 
 # Values an option may be given: a new file in the repository (a write shows), programs (an exec shows), a
 # command line, a path in the private temp dir, and plain values that make most options happy.
-VALUES = ("pwned.out", "touch", "sh", "touch pwned.out", "1", "5", "HEAD", "notes.txt", "/tmp/private/x", "{}")
+VALUES = ("pwned.out", "touch", "sh", "touch pwned.out", "1", "5", "HEAD", "notes.txt", "/tmp/x", "{}")
 # Operands that fit each kind of program in the fixture repository (runner.FIXTURE_FILES).
 _OPERANDS: dict[str, tuple[str, ...]] = {
     "grep": ("TODO notes.txt", "-r TODO .", "TODO src/main.py"),

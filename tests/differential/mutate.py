@@ -35,7 +35,7 @@ _REDIRECTIONS = (
     "2>/dev/null",
     ">&pwned.out",
     "3> pwned.out",
-    "> /tmp/private/out",
+    "> /tmp/out",
 )
 _WRAPPERS = (
     "command ",
@@ -125,7 +125,7 @@ _SHELL_ENVIRONMENT = (
     "PS4='$(touch pwned.out)' SHELLOPTS=xtrace",
     "LC_ALL=C",
     "TZ=UTC",
-    "LD_PRELOAD=/tmp/private/x.so",
+    "LD_PRELOAD=/tmp/x.so",
     "PATH=.:$PATH",
     "TMPDIR=.",
     "HOME=.",

@@ -1,14 +1,15 @@
 """Run commands the classifier calls read-only, for real, and report the ones that wrote or ran something else.
 
 Each command runs under real bash in a throwaway copy of a small git repository (with a home and an outside
-directory next to it), inside bwrap: the host's root read-only, the copy bound writable at /tmp/scratch, a
-private temp dir at /tmp/private, no network, its own pid namespace, and strace following every process. The
+directory next to it), inside bwrap: the host's root read-only, /tmp and the other directories the product's
+sandbox makes private (sandbox.policy.PRIVATE_DIRS) private and empty, the copy bound writable at /tmp/scratch,
+no network, its own pid namespace, and strace following every process. The
 copy is made from a template built once per batch, and made afresh after any command that tried to change it,
 so no command sees another's leftovers.
 
 A finding is a read-only verdict whose command
 - wrote a file: opened one for writing, created, renamed, linked, removed, or changed its mode, owner or times,
-  anywhere but the private temp dir and /dev (tried counts: the sandbox is what makes the try fail), or
+  anywhere but the private directories and /dev (tried counts: the sandbox is what makes the try fail), or
 - executed a program outside its table (or tried to: one not installed here runs where it is): an execve of
   anything but bash, the programs the command names (looked
   through wrappers and xargs as the classifier does), their scripts' interpreters and the helpers those programs
@@ -35,14 +36,20 @@ from tests.differential import trace
 from toolgate.bash.classify import classify
 from toolgate.bash.parse import Word
 from toolgate.bash.programs import PROGRAMS, WRAPPERS, unwrap
+from toolgate.sandbox.policy import PRIVATE_DIRS
 from toolgate.shell.executor import EXTRA_ENV
 
 SCRATCH = "/tmp/scratch"  # where the copy is, inside the sandbox
 REPOSITORY = f"{SCRATCH}/repo"
-PRIVATE_TEMP = "/tmp/private"
+TRACE_DIR = "/tmp/trace"  # where strace writes its log
 TIMEOUT_S = 10.0
-# Paths a read-only command may write: its private temp dir and devices (/dev/null, /dev/tty); /proc is not a file.
-_MAY_WRITE = (PRIVATE_TEMP + "/", "/dev/", "/proc/")
+# The directories the product's read-only sandbox leaves private (a tmpfs each): what a command writes there is
+# gone when it ends. Those that are links (/var/run → /run) are covered by their target.
+_PRIVATE = tuple(str(p) for p in PRIVATE_DIRS if p.is_dir() and not p.is_symlink())
+# Paths a read-only command may write: the private directories and devices (/dev/null, /dev/tty); /proc is not
+# a file. The scratch copy and the trace are bound inside /tmp, and writing them is writing the workspace.
+_MAY_WRITE = (*(f"{p}/" for p in _PRIVATE), "/dev/", "/proc/")
+_MAY_NOT_WRITE = (f"{SCRATCH}/", f"{TRACE_DIR}/")
 # git status (and diff, describe…) refresh the index when they can take its lock, and go on without when they
 # cannot (git's "optional locks"; the read-only sandbox makes them fail). Tolerated for git, and only these paths.
 _GIT_INDEX_REFRESH = (f"{REPOSITORY}/.git/index.lock", f"{REPOSITORY}/.git/index")
@@ -186,19 +193,20 @@ def _sandbox_argv(scratch: Path, log: Path, command: str) -> list[str]:
     environment = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": f"{SCRATCH}/home",
-        "TMPDIR": PRIVATE_TEMP,
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         **EXTRA_ENV,  # what the product's shell adds to every command
     }
-    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    argv += ["--dir", PRIVATE_TEMP, "--bind", str(scratch), SCRATCH, "--bind", str(log.parent), "/tmp/trace"]
+    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for private in _PRIVATE:
+        argv += ["--tmpfs", private]
+    argv += ["--bind", str(scratch), SCRATCH, "--bind", str(log.parent), TRACE_DIR]
     argv += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
     argv += ["--chdir", REPOSITORY, "--clearenv"]
     for key, value in environment.items():
         argv += ["--setenv", key, value]
     strace = ["strace", "-f", "-y", "-qq", "-s", "4096", "-e", "trace=%file,%process,fchdir"]
-    return [*argv, *strace, "-o", f"/tmp/trace/{log.name}", "bash", "-c", command]
+    return [*argv, *strace, "-o", f"{TRACE_DIR}/{log.name}", "bash", "-c", command]
 
 
 @dataclass(slots=True)
@@ -249,10 +257,15 @@ def _named(run: trace.Exec, allowed: frozenset[str]) -> bool:
     return script.startswith("/") and os.path.basename(script) in allowed
 
 
+def _forbidden_write(path: str) -> bool:
+    inside = path + "/"
+    return inside.startswith(_MAY_NOT_WRITE) or not inside.startswith(_MAY_WRITE)
+
+
 def judge(command: str, seen: trace.Trace, timed_out: bool, code: int | None) -> Outcome:
     allowed = allowed_programs(command)
     tolerated = _GIT_INDEX_REFRESH if "git" in allowed else ()
-    writes = tuple(w for w in seen.writes if not (w.path + "/").startswith(_MAY_WRITE) and w.path not in tolerated)
+    writes = tuple(w for w in seen.writes if _forbidden_write(w.path) and w.path not in tolerated)
     # One per program: execvp tries each directory of PATH, and only the last try (if any) runs it.
     foreign: dict[str, trace.Exec] = {}
     for run in seen.execs:

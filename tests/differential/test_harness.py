@@ -112,8 +112,8 @@ def test_the_runner_sees_writes_and_foreign_execs_and_nothing_in_a_plain_read() 
     outcomes = _outcomes(
         "touch planted.out",
         "touch ~/planted",
-        "touch /tmp/elsewhere",
-        "touch /tmp/private/fine",
+        "touch /tmp/fine /var/tmp/fine",
+        "touch /etc/planted",
         "find . -maxdepth 0 -exec true ';'",
         "cat notes.txt; ls -la src; git log --oneline; git status",
         "echo notes.txt | xargs wc -l",
@@ -122,8 +122,8 @@ def test_the_runner_sees_writes_and_foreign_execs_and_nothing_in_a_plain_read() 
     )
     assert [w.path for w in outcomes["touch planted.out"].writes][:1] == ["/tmp/scratch/repo/planted.out"]
     assert [w.path for w in outcomes["touch ~/planted"].writes][:1] == ["/tmp/scratch/home/planted"]
-    assert [w.path for w in outcomes["touch /tmp/elsewhere"].writes][:1] == ["/tmp/elsewhere"]
-    assert not outcomes["touch /tmp/private/fine"].is_finding
+    assert not outcomes["touch /tmp/fine /var/tmp/fine"].is_finding  # private, as in the product's sandbox
+    assert [w.path for w in outcomes["touch /etc/planted"].writes][:1] == ["/etc/planted"]
     assert [e.path for e in outcomes["find . -maxdepth 0 -exec true ';'"].execs] == ["/usr/bin/true"]
     plain = outcomes["cat notes.txt; ls -la src; git log --oneline; git status"]
     assert not plain.is_finding, plain.describe()

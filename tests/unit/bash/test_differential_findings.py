@@ -30,6 +30,7 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("locale src/main.py -m", "ran /usr/bin/gzip -d -c (the option after an operand)"),
     Finding("xxd . -plain", "wrote ./-plain: xxd's options end at its first operand, the second is its output"),
     Finding("xxd src/main.py -nE", "wrote ./-nE"),
+    Finding("uniq -c .*", "wrote .gitignore: the glob expanded to `.git .gitignore`, and the second is uniq's output"),
     Finding("git log --show-signature -1", "ran gpg --verify on the fixture's signed commit, which wrote ~/.gnupg"),
     Finding("git show --show-sig HEAD", "the same option abbreviated (this git refuses it; the table need not know)"),
     Finding("git show -s --pretty=format:%GS", "ran gpg --verify: %G placeholders check the signature"),

@@ -92,11 +92,7 @@ def check_uniq(name: str, args: Sequence[Word]) -> Verdict:
     )
     if parsed.problem is not None:
         return Verdict.no(parsed.problem)
-    operands = parsed.operands
-    if len(operands) > 1:
-        return Verdict.no(f"uniq writes its output to {operands[1].raw}", writes=[operands[1].value])
-    problem = unknown_paths(name, operands)
-    return Verdict.no(problem) if problem else Verdict.ok("uniq only reads", path_values(operands))
+    return _input_and_output(name, parsed.operands)
 
 
 def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
@@ -109,11 +105,20 @@ def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     parsed = read_options(name, args, replace(options("cglosn", "", known="abCdEeihpruR"), permute=False))
     if parsed.problem is not None:
         return Verdict.no(parsed.problem)
-    operands = parsed.operands
+    return _input_and_output(name, parsed.operands)
+
+
+def _input_and_output(name: str, operands: Sequence[Word]) -> Verdict:
+    """uniq and xxd take [INPUT [OUTPUT]]: read-only only with one operand that stays one word."""
     if len(operands) > 1:
-        return Verdict.no(f"xxd writes its output to {operands[1].raw}", writes=[operands[1].value])
+        return Verdict.no(f"{name} writes its output to {operands[1].raw}", writes=[operands[1].value])
+    if operands and operands[0].pattern:
+        # `uniq -c .*` ran as `uniq -c .git .gitignore` and overwrote .gitignore (a differential harness finding).
+        return Verdict.no(
+            f"{name}'s {operands[0].raw} is a pattern that can expand to two files, and {name} writes to the second"
+        )
     problem = unknown_paths(name, operands)
-    return Verdict.no(problem) if problem else Verdict.ok("xxd only reads", path_values(operands))
+    return Verdict.no(problem) if problem else Verdict.ok(f"{name} only reads", path_values(operands))
 
 
 _PS_LETTERS = frozenset("aAcdfFhHjlLmMNrsSTuvwxXyZ")  # no "e": BSD e prints the environment
