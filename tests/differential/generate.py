@@ -15,8 +15,20 @@ from collections.abc import Iterator, Sequence
 from tests.differential.models import OptionModel, git_model, option_models, unique_prefixes
 
 # Values an option may be given: a new file in the repository (a write shows), programs (an exec shows), a
-# command line, a path in the private temp dir, and plain values that make most options happy.
-VALUES = ("pwned.out", "touch", "sh", "touch pwned.out", "1", "5", "HEAD", "notes.txt", "/tmp/x", "{}")
+# command line, a path in the private /tmp, a variable name with a subscript, and plain values most options take.
+VALUES = (
+    "pwned.out",
+    "touch",
+    "sh",
+    "touch pwned.out",
+    "1",
+    "5",
+    "HEAD",
+    "notes.txt",
+    "/tmp/x",
+    "{}",
+    "a[$(touch pwned.out)]",  # a name whose subscript bash evaluates (read -a, wait -p, printf -v)
+)
 # Operands that fit each kind of program in the fixture repository (runner.FIXTURE_FILES).
 _OPERANDS: dict[str, tuple[str, ...]] = {
     "grep": ("TODO notes.txt", "-r TODO .", "TODO src/main.py"),

@@ -26,6 +26,8 @@ from toolgate.bash.programs.utilities import UTILITIES, VERSION_ONLY
 _OPTION = re.compile(r"^--?[A-Za-z0-9][A-Za-z0-9-]*$")
 # `  -o, --output=FILE`, `--lines[=N]`, `-n NUM`: the options a GNU --help lists, and whether they take a value.
 _HELP_OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z0-9][A-Za-z0-9-]*)(\[?=|\s[A-Z][A-Z_]+\b)?")
+# `[-lnprs]`, `[-p var]`, `-x command`: the options in a bash builtin's synopsis, and whether they take a value.
+_SYNOPSIS_OPTION = re.compile(r"(?<![\w-])-([A-Za-z]+)(?:\]| \[?([a-z][a-z-]*))?")
 # git subcommands that also take the diff options (`git log --output=f`).
 _TAKES_DIFF_OPTIONS = frozenset({"log", "show", "whatchanged", "diff-files", "diff-index", "diff-tree", "stash"})
 
@@ -137,6 +139,25 @@ def help_options(program: str, *words: str) -> tuple[tuple[str, ...], tuple[str,
 
 
 @cache
+def bash_builtins() -> frozenset[str]:
+    done = subprocess.run(["bash", "-c", "compgen -b"], capture_output=True, text=True, timeout=5, check=False)
+    return frozenset(done.stdout.split())
+
+
+def builtin_options(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(flags, valued) from bash's own synopsis of a builtin (`help -s wait`: wait [-fn] [-p var] [id ...])."""
+    done = subprocess.run(["bash", "-c", f"help -s {name}"], capture_output=True, text=True, timeout=5, check=False)
+    flags: dict[str, None] = {}
+    valued: dict[str, None] = {}
+    for letters, value in _SYNOPSIS_OPTION.findall(done.stdout.partition(":")[2]):
+        for letter in letters[:-1] if value else letters:
+            flags[f"-{letter}"] = None
+        if value:
+            valued[f"-{letters[-1]}"] = None
+    return tuple(flags), tuple(valued)
+
+
+@cache
 def git_options(subcommand: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(flags, valued) of a git subcommand, from git's own completion helper."""
     words: list[str] = []
@@ -168,7 +189,9 @@ def _model(program: str, with_help: bool) -> OptionModel:
     if program == "git":
         subcommands = tuple(sorted(SUBCOMMANDS))
     elif with_help and program not in VERSION_ONLY:
-        help_flags, help_valued = help_options(program)
+        # bash runs its builtin, not /usr/bin/printf or /usr/bin/test: ask bash what the builtin takes.
+        builtin = program in bash_builtins()
+        help_flags, help_valued = builtin_options(program) if builtin else help_options(program)
         flags += [o for o in help_flags if o not in flags and o not in valued]
         valued += [o for o in help_valued if o not in valued and o not in flags]
     known = {*flags, *valued, *forbidden}

@@ -173,6 +173,29 @@ def check_plain(name: str, args: Sequence[Word]) -> Verdict:
     return Verdict.ok(f"{name} does not read or write files")
 
 
+def check_jobs_wait(name: str, args: Sequence[Word]) -> Verdict:
+    """`jobs -x command` runs the command; `wait -p name` assigns to name (a differential harness finding each)."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word.unknown:
+            return Verdict.no(f"{name}'s argument {word.raw} is only known when it runs")
+        text = word.value
+        if text == "--" or not text.startswith("-") or text == "-":
+            break
+        for k, letter in enumerate(text[1:], start=2):
+            if name == "jobs" and letter == "x":
+                return Verdict.no("jobs -x runs a command")
+            if name == "wait" and letter == "p":
+                variable = text[k:] or (args[i].value if i < len(args) else "")
+                problem = shell_variable_problem(variable) if variable else None
+                if problem is not None or (i < len(args) and args[i].unknown):
+                    return Verdict.no(problem or f"wait -p assigns to {args[i].raw}, a name only known when it runs")
+                break
+    return Verdict.ok(f"{name} does not read or write files")
+
+
 def check_cd(name: str, args: Sequence[Word]) -> Verdict:
     """cd/pushd/popd: the verdict carries the directory moved to, so later relative paths resolve against it."""
     operands = [w for w in args if not (w.value.startswith(("-", "+")) and len(w.value) > 1 and not w.unknown)]
@@ -209,8 +232,8 @@ CHECKERS = {
     "continue": check_plain,
     "return": check_plain,
     "shift": check_plain,
-    "wait": check_plain,
-    "jobs": check_plain,
+    "wait": check_jobs_wait,
+    "jobs": check_jobs_wait,
     "times": check_plain,
     "help": check_plain,
 }
