@@ -110,26 +110,32 @@ def _flat(value: object) -> list[object]:
     return list(value) if isinstance(value, (tuple, list)) else []
 
 
-@cache
-def help_options(program: str, *words: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(flags, valued) that `program words --help` lists; empty when it has no GNU-style help."""
-    if shutil.which(program) is None:
-        return (), ()
+def _ask(argv: list[str]) -> str:
+    """What a program says about itself (its help), from /, without a pager; empty when it cannot say."""
     try:
         done = subprocess.run(
-            [program, *words, "--help"],
+            argv,
             capture_output=True,
             text=True,
+            errors="replace",
             timeout=5,
             stdin=subprocess.DEVNULL,
+            cwd="/",
             env={**os.environ, "LC_ALL": "C", "PAGER": "cat", "MANPAGER": "cat"},
-            errors="replace",
         )
     except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout + done.stderr
+
+
+@cache
+def help_options(program: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(flags, valued) that `program --help` lists; empty when it has no GNU-style help."""
+    if shutil.which(program) is None:
         return (), ()
     flags: dict[str, None] = {}
     valued: dict[str, None] = {}
-    for line in (done.stdout + done.stderr).splitlines():
+    for line in _ask([program, "--help"]).splitlines():
         if not line.lstrip().startswith("-"):
             continue  # only lines that define options, not prose that mentions them
         for match in _HELP_OPTION.finditer(line.split("  ", 2)[-1] if line.startswith(" ") else line):
@@ -140,16 +146,14 @@ def help_options(program: str, *words: str) -> tuple[tuple[str, ...], tuple[str,
 
 @cache
 def bash_builtins() -> frozenset[str]:
-    done = subprocess.run(["bash", "-c", "compgen -b"], capture_output=True, text=True, timeout=5, check=False)
-    return frozenset(done.stdout.split())
+    return frozenset(_ask(["bash", "-c", "compgen -b"]).split())
 
 
 def builtin_options(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(flags, valued) from bash's own synopsis of a builtin (`help -s wait`: wait [-fn] [-p var] [id ...])."""
-    done = subprocess.run(["bash", "-c", f"help -s {name}"], capture_output=True, text=True, timeout=5, check=False)
     flags: dict[str, None] = {}
     valued: dict[str, None] = {}
-    for letters, value in _SYNOPSIS_OPTION.findall(done.stdout.partition(":")[2]):
+    for letters, value in _SYNOPSIS_OPTION.findall(_ask(["bash", "-c", f"help -s {name}"]).partition(":")[2]):
         for letter in letters[:-1] if value else letters:
             flags[f"-{letter}"] = None
         if value:
@@ -162,20 +166,10 @@ def git_options(subcommand: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(flags, valued) of a git subcommand, from git's own completion helper."""
     words: list[str] = []
     for sub in (subcommand, "diff") if subcommand in _TAKES_DIFF_OPTIONS else (subcommand,):
-        try:
-            done = subprocess.run(
-                ["git", sub, "--git-completion-helper"],
-                capture_output=True,
-                text=True,
-                timeout=5,
-                stdin=subprocess.DEVNULL,
-                cwd="/",
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        words += done.stdout.split()
-    flags = tuple(dict.fromkeys(w for w in words if w.startswith("--") and not w.endswith("=") and w != "--"))
-    valued = tuple(dict.fromkeys(w[:-1] for w in words if w.startswith("--") and w.endswith("=")))
+        words += _ask(["git", sub, "--git-completion-helper"]).split()
+    words = [w for w in words if w.startswith("--") and w != "--"]
+    flags = tuple(dict.fromkeys(w for w in words if not w.endswith("=")))
+    valued = tuple(dict.fromkeys(w[:-1] for w in words if w.endswith("=")))
     return flags, valued
 
 
