@@ -5,8 +5,10 @@ The runner cases run real bash under real bwrap and strace in a fixture copy (`m
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
+from pathlib import Path
 
 import pytest
 from tests.differential import runner, trace
@@ -101,6 +103,11 @@ def test_each_mutation_changes_some_corpus_command() -> None:
         assert changed, mutation.__name__
 
 
+def test_only_distinct_commands_the_classifier_calls_read_only_are_run() -> None:
+    stream = iter(["touch x", "ls", "git log -1", "ls", "rm -rf src", "cat notes.txt", "wc -l notes.txt"])
+    assert runner.read_only_commands(stream, 3) == (["ls", "git log -1", "cat notes.txt"], 6)
+
+
 # --- the runner, for real ------------------------------------------------------------------------------------
 
 
@@ -140,9 +147,25 @@ def test_the_sandbox_has_no_network_and_the_host_is_read_only() -> None:
     assert outcomes["mkdir /usr/planted"].writes[0].result.startswith("-1 E")
 
 
-def test_a_command_that_does_not_end_is_killed_at_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+def _running(argv: list[str]) -> bool:
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if (entry / "cmdline").read_bytes().split(b"\0")[:-1] == [a.encode() for a in argv]:
+                return True
+    return False
+
+
+def test_a_command_that_does_not_end_is_killed_at_the_timeout_with_all_it_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(runner, "TIMEOUT_S", 1.0)
     started = time.monotonic()
-    outcome = _outcomes("sleep 60 & sleep 60")["sleep 60 & sleep 60"]
+    command = "sleep 61.27 & sleep 62.27"  # durations no other process uses, to find them by
+    outcome = _outcomes(command)[command]
     assert outcome.timed_out
     assert time.monotonic() - started < 30
+    deadline = time.monotonic() + 10  # the kernel ends a pid namespace's processes when its first one dies
+    while (_running(["sleep", "61.27"]) or _running(["sleep", "62.27"])) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(["sleep", "61.27"])
+    assert not _running(["sleep", "62.27"])
