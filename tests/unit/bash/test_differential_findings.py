@@ -35,6 +35,19 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("jobs -lx touch notes.txt", "the same, -x clustered"),
     Finding("sleep 0.1 & wait -n -p 'a[$(touch pwned.out)]'", "created pwned.out: bash evaluates the name's subscript"),
     Finding("wait -np 'a[$(touch pwned.out)]'", "the same, -p clustered"),
+    Finding("git ls-remote .", "ran /bin/sh -c \"git-upload-pack '.'\": `.` is a path, not a remote's name"),
+    Finding("git ls-remote ..", "the same, one directory up"),
+    Finding(
+        "git ls-remote origin",
+        "ran /bin/sh -c \"git-upload-pack 'origin'\" (no remote of that name: git took it for a path)",
+        open="contacting a remote runs the transport its configuration names (sh and git-upload-pack for a path, "
+        "ssh and core.sshCommand, git-remote-https); the table calls ls-remote of a remote's name read-only",
+    ),
+    Finding(
+        "git remote show origin",
+        "ran /bin/sh -c \"git-upload-pack 'origin'\"",
+        open="git remote show (without -n) contacts the remote, as ls-remote does",
+    ),
     Finding("git log --show-signature -1", "ran gpg --verify on the fixture's signed commit, which wrote ~/.gnupg"),
     Finding("git show --show-sig HEAD", "the same option abbreviated (this git refuses it; the table need not know)"),
     Finding("git show -s --pretty=format:%GS", "ran gpg --verify: %G placeholders check the signature"),
