@@ -61,6 +61,8 @@ _GIT_OPERANDS: dict[str, tuple[str, ...]] = {
     "ls-tree": ("HEAD",),
     "merge-base": ("HEAD main",),
     "range-diff": ("HEAD~1...HEAD",),
+    "ls-remote": ("origin", ".", "", "--heads origin"),
+    "remote": ("-v", "show origin", "get-url origin", "show -n origin"),
 }
 _DEFAULT_OPERANDS = ("notes.txt", "", ".", "src", "notes.txt README.md", "src/main.py")
 _ALIASES = {"egrep": "grep", "fgrep": "grep", "gawk": "awk", "mawk": "awk", "nawk": "awk", "fdfind": "fd"}

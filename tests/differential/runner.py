@@ -141,6 +141,10 @@ def build_template(root: Path) -> Path:
     _git(
         repo, "update-ref", "refs/heads/main", _git(repo, "hash-object", "-t", "commit", "-w", "--stdin", stdin=signed)
     )
+    # A remote, as most repositories have: a bare clone next to it (the network is off in the sandbox).
+    _git(repo, "clone", "-q", "--bare", ".", str(template / "outside" / "origin.git"))
+    _git(repo, "remote", "add", "origin", f"{SCRATCH}/outside/origin.git")
+    _git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")  # as if fetched
     (repo / "README.md").write_text("# fixture\n\nchanged, not committed\n")
     (repo / "untracked.txt").write_text("new\n")
     (repo / "build").mkdir()

@@ -2,7 +2,7 @@
 for real. Any command that wrote a file or ran a program outside its table fails it, printed with what it did.
 
 The open findings (tests/unit/bash/test_differential_findings.py, xfail there until the classifier learns them)
-are reported but do not fail it: they are known, and each has its own failing case.
+and the commands of their class do not fail it: they are known, and each class has its own case.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ COUNT = 200
 
 def test_no_read_only_command_in_the_sample_writes_or_runs_another_program() -> None:
     report = campaign(COUNT, seed=SEED)
-    open_commands = {finding.command for finding in OPEN_FINDINGS}
-    new = [o for o in report.findings if o.command not in open_commands]
+    new = [o for o in report.findings if not any(f.matches(o.command) for f in OPEN_FINDINGS)]
     assert report.ran == COUNT, report.summary()
     assert not new, "\n".join([report.summary(), *(o.describe() for o in new)])

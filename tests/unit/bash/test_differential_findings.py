@@ -2,11 +2,13 @@
 for real, wrote a file or ran a program outside their table. Each must now not be read-only.
 
 A finding the tables do not handle yet is listed with the reason (`open`) and xfails strictly, so the case turns
-green, and must be moved, as soon as the classifier learns it. The harness's bounded sample skips open findings.
+green, and must be moved, as soon as the classifier learns it. The harness's bounded sample does not fail on an
+open finding's command, nor on the other commands of its class (`covers`, a pattern).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -19,6 +21,10 @@ class Finding:
     command: str
     did: str  # what it did when the harness ran it
     open: str | None = None  # why the classifier still calls it read-only (the case xfails until it does not)
+    covers: str = ""  # an open finding's class: a pattern for the commands that share it (default: this one)
+
+    def matches(self, command: str) -> bool:
+        return command == self.command or (bool(self.covers) and re.search(self.covers, command) is not None)
 
 
 FINDINGS: tuple[Finding, ...] = (
@@ -42,11 +48,13 @@ FINDINGS: tuple[Finding, ...] = (
         "ran /bin/sh -c \"git-upload-pack 'origin'\" (no remote of that name: git took it for a path)",
         open="contacting a remote runs the transport its configuration names (sh and git-upload-pack for a path, "
         "ssh and core.sshCommand, git-remote-https); the table calls ls-remote of a remote's name read-only",
+        covers=r"\bgit\b.*\bls-remote\b",
     ),
     Finding(
         "git remote show origin",
         "ran /bin/sh -c \"git-upload-pack 'origin'\"",
         open="git remote show (without -n) contacts the remote, as ls-remote does",
+        covers=r"\bgit\b.*\bremote\b.*\bshow\b",
     ),
     Finding("git log --show-signature -1", "ran gpg --verify on the fixture's signed commit, which wrote ~/.gnupg"),
     Finding("git show --show-sig HEAD", "the same option abbreviated (this git refuses it; the table need not know)"),
