@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 
 from tests.differential.campaign import campaign
@@ -24,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=int(default_seed) if default_seed else random.randrange(1 << 30))
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
+    # Stopped from outside (make's Ctrl-C, a kill): unwind, so the fixture copies in the temp dir are removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     print(f"differential run: seed {args.seed}, up to {args.count} commands or {args.seconds:.0f} s", flush=True)
     ran = 0
 

@@ -36,6 +36,8 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("locale src/main.py -m", "ran /usr/bin/gzip -d -c (the option after an operand)"),
     Finding("xxd . -plain", "wrote ./-plain: xxd's options end at its first operand, the second is its output"),
     Finding("xxd src/main.py -nE", "wrote ./-nE"),
+    Finding("file -pn Makefile no*", "ran utimensat on notes.txt: -p sets back the access times of what it read"),
+    Finding("file --preserve notes.txt", "the same, --preserve-date abbreviated"),
     Finding("uniq -c .*", "wrote .gitignore: the glob expanded to `.git .gitignore`, and the second is uniq's output"),
     Finding("jobs -x touch notes.txt", "ran touch, which changed notes.txt's times"),
     Finding("jobs -lx touch notes.txt", "the same, -x clustered"),

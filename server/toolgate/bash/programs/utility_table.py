@@ -154,10 +154,13 @@ UTILITIES: dict[str, Utility] = {
             forbidden={
                 "-C": "file -C compiles a magic file and writes it",
                 "--compile": "file --compile writes a file",
+                # A differential harness finding: file -p ran utimensat on every file it read.
+                "-p": "file -p sets the access times of the files it reads back (it changes them)",
+                "--preserve-date": "file --preserve-date sets the access times of the files it reads back",
             },
-            known="bcdEhiklLnNprsvzZ0S",
+            known="bcdEhiklLnNrsvzZ0S",
             flags="--brief --checking-printout --extension --no-dereference --dereference --mime --mime-type "
-            "--mime-encoding --keep-going --list --no-buffer --no-pad --preserve-date --raw --special-files "
+            "--mime-encoding --keep-going --list --no-buffer --no-pad --raw --special-files "
             "--uncompress --uncompress-noreport --print0 --apple --exclude-quiet --no-sandbox",
         )
     ),
