@@ -63,6 +63,9 @@ _GIT_OPERANDS: dict[str, tuple[str, ...]] = {
     "range-diff": ("HEAD~1...HEAD",),
     "ls-remote": ("origin", ".", "", "--heads origin"),
     "remote": ("-v", "show origin", "get-url origin", "show -n origin"),
+    "stash": ("list", "show"),
+    "worktree": ("list",),
+    "reflog": ("show", "", "exists HEAD"),
 }
 _DEFAULT_OPERANDS = ("notes.txt", "", ".", "src", "notes.txt README.md", "src/main.py")
 _ALIASES = {"egrep": "grep", "fgrep": "grep", "gawk": "awk", "mawk": "awk", "nawk": "awk", "fdfind": "fd"}
