@@ -15,7 +15,7 @@ help:
 	@echo "make demo   the same, with the chat connected to a local mock model playing a scripted session"
 	@echo "make demo-headless  a few tool calls through 'toolgate run-tools', printed (no editor)"
 	@echo "make test   set up and run every check and test"
-	@echo "make fuzz   property tests with fresh random examples (make test replays a fixed set)"
+	@echo "make fuzz   property tests with fresh random examples (make test replays a fixed set), and a long differential run"
 	@echo "make bench  set up and run the benchmarks (report in bench/results/)"
 	@echo "make protocol  regenerate extension/src/protocol.generated.ts from the sidecar's protocol models"
 	@echo "make vsix   build the VS Code extension package toolgate-<version>.vsix for this machine's platform (with its wheels)"
@@ -57,8 +57,11 @@ unit: setup apt-setup
 apt-setup:
 	@scripts/setup-e2e.sh --apt-only
 
-fuzz: setup  ## property tests with fresh random examples, many more of them (not part of `make test`)
+# The differential run: generated commands the classifier calls read-only, run under bwrap and strace
+# (tests/differential); bounded by TOOLGATE_DIFF_COUNT commands and TOOLGATE_DIFF_SECONDS, replayed by TOOLGATE_DIFF_SEED.
+fuzz: setup apt-setup  ## property tests with fresh random examples, many more of them (not part of `make test`)
 	TOOLGATE_HYPOTHESIS=fuzz $(BIN)/pytest -q -p no:cacheprovider $$(grep -rl "@given" tests)
+	$(BIN)/python -m tests.differential
 
 test: lint typecheck unit ext-check ext-unit e2e
 

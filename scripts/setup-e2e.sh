@@ -6,7 +6,8 @@
 # usage: scripts/setup-e2e.sh [--without-browser | --apt-only] [VENV]
 #   VENV: the project's virtualenv, which holds the ripgrep binary (default .venv)
 #   --without-browser: leave out Chromium (`make run` and `make demo` need only code-server; the tests need both)
-#   --apt-only: only the Debian packages every test needs (bubblewrap, the Bash sandbox); no code-server
+#   --apt-only: only the Debian packages every test needs (bubblewrap, the Bash sandbox; strace, the differential
+#     harness in tests/differential); no code-server
 set -euo pipefail
 WITH_BROWSER=1
 APT_ONLY=0
@@ -21,8 +22,9 @@ STAMP=$DEST/.installed-$CODE_SERVER_VERSION
 
 # code-server's native modules (node-pty, kerberos, @vscode/spdlog, native-keymap) compile from source; Chromium
 # drives the workbench in the tests, and Debian's own python3 (externally managed) with python3-venv and python3-pip
-# is the base Python of tests/e2e/test_python_env.py. bubblewrap: the Bash sandbox (its tests run in `make unit`).
-APT_PACKAGES=(bubblewrap)
+# is the base Python of tests/e2e/test_python_env.py. bubblewrap: the Bash sandbox (its tests run in `make unit`);
+# strace: the differential harness traces what commands the classifier calls read-only really do (tests/differential).
+APT_PACKAGES=(bubblewrap strace)
 [ "$APT_ONLY" = 0 ] && APT_PACKAGES+=(build-essential pkg-config libx11-dev libxkbfile-dev libsecret-1-dev libkrb5-dev)
 [ "$APT_ONLY" = 0 ] && [ "$WITH_BROWSER" = 1 ] && APT_PACKAGES+=(chromium python3 python3-venv python3-pip)
 

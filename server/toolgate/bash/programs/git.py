@@ -336,7 +336,9 @@ def _config(sub: str, args: Sequence[Word]) -> Verdict:
     while i < len(rest):
         word = rest[i]
         i += 1
-        if word.unknown:
+        if word.unknown or word.pattern:
+            # `git config *.txt` ran as `git config notes.txt untracked.txt`, which sets notes.txt (a differential
+            # harness finding): a pattern can become a name and a value.
             return Verdict.no(f"git config's argument {word.raw} is only known when it runs")
         text = word.value
         if not text.startswith("-"):
@@ -398,7 +400,10 @@ def _ls_remote(sub: str, args: Sequence[Word]) -> Verdict:
     if scan.problem is not None:
         return Verdict.no(scan.problem, writes=scan.writes)
     operands = scan.operands
-    if operands and not all(ch.isalnum() or ch in "._-" for ch in operands[0].value):
+    # No remote name starts with "." (git refuses such names), so `.` and `..` are paths: git ls-remote . ran
+    # `sh -c "git-upload-pack '.'"` (a differential harness finding).
+    name = operands[0].value if operands else ""
+    if operands and (name.startswith(".") or not all(ch.isalnum() or ch in "._-" for ch in name)):
         return Verdict.no(
             f"git ls-remote {operands[0].raw} names a repository by URL or path; only a configured remote name "
             "is known to be safe"

@@ -8,6 +8,7 @@ not read-only, with the reason naming it. The table also says which options take
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from toolgate.bash.parse import Word
 from toolgate.bash.programs.base import Checker, Verdict, names, path_values, read_options, unknown_paths_verdict
@@ -105,24 +106,33 @@ def check_uniq(name: str, args: Sequence[Word]) -> Verdict:
     )
     if parsed.problem is not None:
         return parsed.refusal()
-    operands = parsed.operands
-    if len(operands) > 1:
-        return Verdict.no(f"uniq writes its output to {operands[1].raw}", writes=[operands[1].value])
-    unknown = unknown_paths_verdict(name, operands)
-    return unknown if unknown is not None else Verdict.ok("uniq only reads", path_values(operands))
+    return _input_and_output(name, parsed.operands)
 
 
 def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     # xxd spells some options as one-dash words (-ps, -plain); they all mean -p.
-    args = [Word.literal("-p") if w.value in ("-ps", "-postscript", "-plain") and not w.unknown else w for w in args]
-    parsed = read_options(name, args, options("cglosn", "", known="abCdEeihpruR"))
+    args = [
+        replace(w, value="-p") if w.value in ("-ps", "-postscript", "-plain") and not w.unknown else w for w in args
+    ]
+    # xxd reads options only before its first operand: `xxd in -nE` writes to a file named -nE (differential
+    # harness finding).
+    parsed = read_options(name, args, replace(options("cglosn", "", known="abCdEeihpruR"), permute=False))
     if parsed.problem is not None:
         return parsed.refusal()
-    operands = parsed.operands
+    return _input_and_output(name, parsed.operands)
+
+
+def _input_and_output(name: str, operands: Sequence[Word]) -> Verdict:
+    """uniq and xxd take [INPUT [OUTPUT]]: read-only only with one operand that stays one word."""
     if len(operands) > 1:
-        return Verdict.no(f"xxd writes its output to {operands[1].raw}", writes=[operands[1].value])
+        return Verdict.no(f"{name} writes its output to {operands[1].raw}", writes=[operands[1].value])
+    if operands and operands[0].pattern:
+        # `uniq -c .*` ran as `uniq -c .git .gitignore` and overwrote .gitignore (a differential harness finding).
+        return Verdict.no(
+            f"{name}'s {operands[0].raw} is a pattern that can expand to two files, and {name} writes to the second"
+        )
     unknown = unknown_paths_verdict(name, operands)
-    return unknown if unknown is not None else Verdict.ok("xxd only reads", path_values(operands))
+    return unknown if unknown is not None else Verdict.ok(f"{name} only reads", path_values(operands))
 
 
 _PS_LETTERS = frozenset("aAcdfFhHjlLmMNrsSTuvwxXyZ")  # no "e": BSD e prints the environment

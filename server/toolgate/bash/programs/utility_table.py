@@ -97,8 +97,7 @@ _DIFF_FLAGS = (
     "--suppress-common-lines --show-c-function --new-file --unidirectional-new-file --ignore-case "
     "--ignore-file-name-case --no-ignore-file-name-case --ignore-tab-expansion --ignore-trailing-space "
     "--ignore-space-change --ignore-all-space --ignore-blank-lines --strip-trailing-cr --text --recursive "
-    "--expand-tabs --initial-tab --suppress-blank-empty --minimal --speed-large-files --color --no-dereference "
-    "--paginate"
+    "--expand-tabs --initial-tab --suppress-blank-empty --minimal --speed-large-files --color --no-dereference"
 )
 _SUMS = options(
     known="bctwz", flags="--binary --check --tag --text --zero --ignore-missing --quiet --status --strict --warn"
@@ -164,10 +163,13 @@ UTILITIES: dict[str, Utility] = {
             forbidden={
                 "-C": "file -C compiles a magic file and writes it",
                 "--compile": "file --compile writes a file",
+                # A differential harness finding: file -p ran utimensat on every file it read.
+                "-p": "file -p sets the access times of the files it reads back (it changes them)",
+                "--preserve-date": "file --preserve-date sets the access times of the files it reads back",
             },
-            known="bcdEhiklLnNprsvzZ0S",
+            known="bcdEhiklLnNrsvzZ0S",
             flags="--brief --checking-printout --extension --no-dereference --dereference --mime --mime-type "
-            "--mime-encoding --keep-going --list --no-buffer --no-pad --preserve-date --raw --special-files "
+            "--mime-encoding --keep-going --list --no-buffer --no-pad --raw --special-files "
             "--uncompress --uncompress-noreport --print0 --apple --exclude-quiet --no-sandbox",
         )
     ),
@@ -228,7 +230,14 @@ UTILITIES: dict[str, Utility] = {
     "arch": Utility(options(), "values", _REPORT),
     "tty": Utility(options(known="s", flags="--silent --quiet"), "values", _REPORT),
     "locale": Utility(
-        options(known="amckv", flags="--all-locales --charmaps --category-name --keyword-name --verbose"),
+        options(
+            known="ackv",
+            flags="--all-locales --category-name --keyword-name --verbose",
+            forbidden={  # found by the differential harness (tests/differential)
+                "-m": "locale -m runs gzip to read compressed character maps",
+                "--charmaps": "locale --charmaps runs gzip to read compressed character maps",
+            },
+        ),
         "values",
         _REPORT,
     ),
@@ -317,8 +326,12 @@ UTILITIES: dict[str, Utility] = {
             "CDFILSUXx",
             _DIFF_LONG,
             reads="-X --exclude-from --from-file --to-file",
-            known="abBcdeEfilnNpPqrstTuvwyZ" + _DIGITS,
+            known="abBcdeEfinNpPqrstTuvwyZ" + _DIGITS,
             flags=_DIFF_FLAGS,
+            forbidden={  # found by the differential harness (tests/differential)
+                "-l": "diff -l runs pr to paginate its output",
+                "--paginate": "diff --paginate runs pr to paginate its output",
+            },
         ),
         what="only compares",
     ),

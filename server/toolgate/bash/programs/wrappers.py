@@ -75,6 +75,21 @@ def _resolve(name: str, spec: _WrapperSpec) -> str:
     return matches[0] if len(matches) == 1 else name
 
 
+def _short_cluster(name: str, spec: _WrapperSpec, text: str) -> tuple[str | None, bool]:
+    """(why the short options in `text` are not safe or None, whether the last one takes the next word)."""
+    if text == "-":
+        return (None if "-" in spec.flags else f"{name} - is an option this checker does not know"), False
+    for k, letter in enumerate(text[1:], start=2):
+        option = "-" + letter
+        if option in spec.forbidden:
+            return spec.forbidden[option], False
+        if option in spec.valued:
+            return None, k == len(text)
+        if option not in spec.flags:
+            return f"{name} {option} is an option this checker does not know", False
+    return None, False
+
+
 def unwrap(name: str, args: Sequence[Word]) -> Unwrapped:
     """Take the wrapper `name` and its options off `args`."""
     spec = WRAPPERS[name]
@@ -92,15 +107,22 @@ def unwrap(name: str, args: Sequence[Word]) -> Unwrapped:
         if name == "nice" and text[1:].lstrip("-").isdigit():
             i += 1  # nice -10
             continue
-        option, eq, _ = text.partition("=") if text.startswith("--") else (text[:2], "", "")
+        if not text.startswith("--"):
+            # A cluster (-vS 'cmd' is -v -S 'cmd': a differential harness finding): each letter in turn, up to
+            # one that takes a value (attached, or the next word).
+            problem, takes_next = _short_cluster(name, spec, text)
+            if problem is not None:
+                return Unwrapped([], problem=problem)
+            i += 2 if takes_next else 1
+            continue
+        option, eq, _ = text.partition("=")
         option = _resolve(option, spec)
         if option in spec.forbidden:
             return Unwrapped([], problem=spec.forbidden[option])
         if option in spec.valued:
-            attached = eq or (not text.startswith("--") and len(text) > 2)
-            i += 1 if attached else 2
+            i += 1 if eq else 2
             continue
-        if option in spec.flags or (not text.startswith("--") and all("-" + c in spec.flags for c in text[1:])):
+        if option in spec.flags:
             i += 1
             continue
         return Unwrapped([], problem=f"{name} {text} is an option this checker does not know")
