@@ -13,11 +13,16 @@ read, the mirror no longer knows the buffer's text: it fails closed and counts t
 sends its whole text again (reopening it, a change without a range) or saves it (then the buffer is what is on
 disk, and the text is read from there).
 
+Notebooks open in the notebook editor are synced as LSP notebook documents (pygls keeps their cells): a notebook
+is dirty when it was edited since it was opened or saved *and* its cells' sources differ from the `.ipynb` on disk,
+for the same two reasons as a text buffer (the editor reloads a notebook a tool wrote with a change of its own).
+
 One mirror serves every session: there is one editor.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -30,6 +35,12 @@ from toolgate.text.encoding import UndecodableError, decode, decode_raw
 from toolgate.text.uris import file_uri_to_path
 
 logger = logging.getLogger("toolgate.sidecar.documents")
+
+
+@dataclass(slots=True)
+class _Notebook:
+    cells: list[str]  # each cell's source, in order
+    edited: bool
 
 
 @dataclass(slots=True)
@@ -57,6 +68,7 @@ class EditorDocuments:
     def __init__(self, read_disk: Callable[[Path], bytes | None] = _read_disk) -> None:
         self._read_disk = read_disk
         self._buffers: dict[str, _Buffer] = {}
+        self._notebooks: dict[str, _Notebook] = {}
         self._warned: set[str] = set()  # URIs edited while not open, already logged (an edit per keystroke)
 
     # --- fed by the LSP handlers --------------------------------------------------------------------------
@@ -101,8 +113,37 @@ class EditorDocuments:
         if key is not None:
             self._buffers.pop(key, None)
 
+    # --- fed by the notebook handlers (the cells' sources, as pygls keeps them) -------------------------------
+    def notebook_synced(self, uri: str, cells: list[str], *, opened: bool = False, saved: bool = False) -> None:
+        """A notebook was opened, changed or saved in the editor; `cells` is what it holds now."""
+        key = self._path_key(uri)
+        if key is None:
+            return
+        notebook = self._notebooks.get(key)
+        if opened or notebook is None:
+            self._notebooks[key] = _Notebook(cells, edited=self._cells_differ(Path(key), cells))
+        else:
+            notebook.cells, notebook.edited = cells, not saved
+
+    def notebook_closed(self, uri: str) -> None:
+        key = self._path_key(uri)
+        if key is not None:
+            self._notebooks.pop(key, None)
+
+    def _cells_differ(self, path: Path, cells: list[str]) -> bool:
+        data = self._read_disk(path)
+        try:
+            on_disk = json.loads(data or b"")["cells"]
+            sources = [c["source"] if isinstance(c["source"], str) else "".join(c["source"]) for c in on_disk]
+        except (ValueError, TypeError, KeyError):
+            return True  # gone, unreadable or no notebook: what the editor holds is unsaved work
+        return sources != cells
+
     # --- OpenDocuments ----------------------------------------------------------------------------------------
     def is_dirty(self, path: Path) -> bool:
+        notebook = self._notebooks.get(_key(path))
+        if notebook is not None and notebook.edited and self._cells_differ(path, notebook.cells):
+            return True
         buffer = self._buffers.get(_key(path))
         if buffer is None or not buffer.edited:
             return False

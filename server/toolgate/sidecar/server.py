@@ -48,6 +48,7 @@ from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.rpc import EditorChannel
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.sidecar.warm_up import SESSION_MODULES, importing, warm_up
+from toolgate.sidecar.workspace_events import changed_folders, notebook_sources
 from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools
 
@@ -81,6 +82,10 @@ class ToolgateServer(LanguageServer):
             "toolgate",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            # Jupyter notebooks open in the notebook editor, so that NotebookEdit refuses one with unsaved changes.
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[types.NotebookDocumentFilterWithNotebook(notebook="jupyter-notebook")], save=True
+            ),
             protocol_cls=ToolgateProtocol,
             converter_factory=wire_converter,
         )
@@ -164,6 +169,26 @@ class ToolgateServer(LanguageServer):
         self.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))(
             lambda params: self.documents.saved(params.text_document.uri, params.text)
         )
+        self.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(lambda params: self._folders_changed(params.event))
+        for method, how in ((types.NOTEBOOK_DOCUMENT_DID_OPEN, "opened"), (types.NOTEBOOK_DOCUMENT_DID_SAVE, "saved")):
+            self.feature(method)(lambda params, how=how: self._notebook_synced(params, **{how: True}))
+        self.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)(lambda params: self._notebook_synced(params))
+        self.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)(
+            lambda params: self.documents.notebook_closed(params.notebook_document.uri)
+        )
+
+    def _notebook_synced(self, params: Any, *, opened: bool = False, saved: bool = False) -> None:
+        uri = params.notebook_document.uri
+        self.documents.notebook_synced(uri, notebook_sources(self.workspace, uri), opened=opened, saved=saved)
+
+    def _folders_changed(self, event: types.WorkspaceFoldersChangeEvent) -> None:
+        """Folders added to the editor's workspace are working directories of sessions opened from now on. An open
+        session keeps its own (its permissions do not grow under it): it is told, with the next message."""
+        self.workspace_folders, notice = changed_folders(self.workspace_folders, event)
+        logger.info("workspace folders: %s", self.workspace_folders)
+        if notice is not None and self._sessions is not None:
+            for live in self._sessions.open_sessions():
+                live.tell(notice)
 
     def _initialize(self, params: types.InitializeParams) -> None:
         if self._storage_root is not None:
@@ -216,6 +241,8 @@ class ToolgateServer(LanguageServer):
             self.approver,
             RuntimeOptions(
                 mode=meta.mode,
+                # The editor's other workspace folders are working directories too (multi-root workspaces).
+                additional_dirs=[folder for folder in self.workspace_folders if folder != Path(meta.workspace)],
                 tools=list(self.tools_factory()),
                 session_id=meta.id,
                 data_dir=directory,
