@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from importlib.metadata import version
 from typing import Any
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.protocol import LanguageServerProtocol
 from tests.unit.sidecar.in_process import Collect, message, serving
 
-from toolgate.sidecar.lsp_protocol import wire_converter
+from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.server import ToolgateServer
 
 
@@ -242,3 +244,24 @@ async def test_an_error_for_no_known_id_says_id_null(served: tuple[ToolgateServe
     server.protocol.receive(b"not json")
     answer = await out.next()
     assert answer["id"] is None and answer["error"]["code"] == -32700
+
+
+def test_the_hooks_overridden_are_pygls_s_own_and_ours_are_the_ones_it_runs() -> None:
+    # lsp_protocol.py was read against pygls 2.1 / lsprotocol 2025.0: a release that renames or moves a hook makes
+    # an override dead code, silently. pyproject pins the minor; this says which hooks to re-read when it moves.
+    assert version("pygls").startswith("2.1.") and version("lsprotocol").startswith("2025.0.")
+    base = LanguageServerProtocol
+    for hook in ("structure_message", "handle_message", "_send_data", "_send_response", "_get_handler", "lsp_exit"):
+        assert callable(getattr(base, hook)), hook
+    for hook in ("lsp_text_document__did_open", "lsp_text_document__did_change", "lsp_text_document__did_close"):
+        assert callable(getattr(base, hook)), hook
+    protocol = ToolgateServer().protocol
+    assert isinstance(protocol._request_futures, dict) and isinstance(protocol._result_types, dict)
+    builtin = protocol.fm.builtin_features
+    for method, ours in (
+        (types.EXIT, ToolgateProtocol.lsp_exit),
+        (types.TEXT_DOCUMENT_DID_OPEN, ToolgateProtocol.lsp_text_document__did_open),
+        (types.TEXT_DOCUMENT_DID_CHANGE, ToolgateProtocol.lsp_text_document__did_change),
+        (types.TEXT_DOCUMENT_DID_CLOSE, ToolgateProtocol.lsp_text_document__did_close),
+    ):
+        assert builtin[method].__func__ is ours, method
