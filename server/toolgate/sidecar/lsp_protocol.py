@@ -85,15 +85,17 @@ def wire_converter() -> cattrs.Converter:
 
 
 class _AnsweredErrors(logging.Filter):
-    """pygls logs a traceback for every error a request handler raises. Ours raise JsonRpcExceptions only for the
-    client's mistakes (already answered, in words); a bug of ours is logged where it is caught."""
+    """pygls logs a traceback for every error a request handler raises, and for every message whose params it
+    cannot read. Ours raise JsonRpcExceptions only for the client's mistakes (already answered, in words); params
+    are logged by `receive`, naming the fields; a bug of ours is logged where it is caught."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
         answered = str(record.msg).startswith("Exception occurred for message")
-        return not (answered and isinstance(error, JsonRpcException))
+        return not (answered and isinstance(error, JsonRpcException)) and record.msg != _PYGLS_UNREADABLE
 
 
+_PYGLS_UNREADABLE = "Unable to deserialize message\n%s"  # pygls 2.1.1's words, with a traceback
 _PYGLS_RPC_LOGGER = logging.getLogger("pygls.protocol.json_rpc")
 if not any(isinstance(f, _AnsweredErrors) for f in _PYGLS_RPC_LOGGER.filters):
     _PYGLS_RPC_LOGGER.addFilter(_AnsweredErrors())
@@ -207,7 +209,10 @@ class ToolgateProtocol(LanguageServerProtocol):
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
-        encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        # pygls negotiated it at initialize (its workspace does not exist before): UTF-16 unless the client offered
+        # another it knows.
+        workspace = self._workspace
+        encoding = (workspace.position_encoding if workspace else None) or types.PositionEncodingKind.Utf16
         changes = [_change(event) for event in params.content_changes]
         self._server.documents.edited(params.text_document.uri, changes, str(encoding))
 

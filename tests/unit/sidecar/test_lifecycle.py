@@ -78,3 +78,35 @@ def test_text_sync_notifications_reach_the_document_mirror(tmp_path: Path) -> No
     send(server, "textDocument/didClose", {"textDocument": {"uri": uri}})
     assert server.documents.text(path) is None
     assert len(out.messages) == 1  # notifications get no answer
+
+
+def test_text_sync_before_initialize_counts_positions_in_utf16(tmp_path: Path) -> None:
+    # pygls's workspace (which holds the negotiated encoding) exists only after initialize.
+    server, out = serving()
+    path = tmp_path / "a.txt"
+    path.write_text("😀x\n")
+    uri = path.as_uri()
+    send(
+        server, "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "x", "version": 1, "text": "😀x\n"}}
+    )
+    at = {"line": 0, "character": 2}  # after the emoji: two UTF-16 units
+    edit = {"range": {"start": at, "end": at}, "text": "!"}
+    send(server, "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [edit]})
+    assert server.documents.text(path) == "😀!x\n" and out.messages == []
+
+
+def test_a_negotiated_utf8_encoding_counts_positions_in_bytes(tmp_path: Path) -> None:
+    server, _out = serving()
+    send(server, "initialize", initialize_params(tmp_path, encodings=("utf-8", "utf-16")), msg_id=1)
+    path = tmp_path / "a.txt"
+    path.write_text("é😀x\n")
+    uri = path.as_uri()
+    send(
+        server,
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "x", "version": 1, "text": "é😀x\n"}},
+    )
+    at = {"line": 0, "character": 6}  # é is 2 bytes, the emoji 4
+    edit = {"range": {"start": at, "end": at}, "text": "!"}
+    send(server, "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [edit]})
+    assert server.documents.text(path) == "é😀!x\n"
