@@ -56,6 +56,9 @@ def _raw_fields(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**{field.name: obj.get(field.name) for field in attrs.fields(cls)})
 
 
+_JSON_NAMES = {int: "integer", str: "string", bool: "boolean", float: "number"}
+
+
 def _strictly(kind: type[Any]) -> Callable[[Any, Any], Any]:
     def structure(value: Any, _cls: Any) -> Any:
         if type(value) is kind or (kind is float and type(value) is int):
@@ -63,9 +66,6 @@ def _strictly(kind: type[Any]) -> Callable[[Any, Any], Any]:
         raise TypeError(f"{json.dumps(value)[:40]} is not a JSON {_JSON_NAMES[kind]}")
 
     return structure
-
-
-_JSON_NAMES = {int: "integer", str: "string", bool: "boolean", float: "number"}
 
 
 def wire_converter() -> cattrs.Converter:
