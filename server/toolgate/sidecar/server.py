@@ -47,7 +47,7 @@ from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.rpc import EditorChannel
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
-from toolgate.sidecar.warm_up import SESSION_MODULES, importing, warm_up
+from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, building, importing, warm_up
 from toolgate.sidecar.workspace_events import changed_folders, notebook_sources
 from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools
@@ -452,7 +452,7 @@ class ToolgateServer(LanguageServer):
         """Once initialized, import what the first session needs while nothing else goes on (`warm_up`)."""
         await self._initialized.wait()
         # Building the tools imports every tool module (tools/__init__ knows which); it is what a session does first.
-        steps = [*importing(SESSION_MODULES), self.tools_factory]
+        steps = [*importing(SESSION_MODULES), self.tools_factory, *building(SESSION_MODELS)]
         await warm_up(lambda: self._sessions is None and not self.protocol.busy, steps)
 
     async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
