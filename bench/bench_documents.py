@@ -1,9 +1,11 @@
 """The editor's buffers mirrored by LSP text sync: one typed character (a one-character didChange) in a 5 MB
-buffer, applied by `toolgate.text.document_sync` and by the whole `EditorDocuments.handle` path (params
-validated, then applied), against pygls's `TextDocument.apply_change` on the same buffer in the same run."""
+buffer, applied by `toolgate.text.document_sync` and by the whole path a framed didChange takes through the
+sidecar's pygls protocol (envelope, JSON, lsprotocol params, the mirror), against pygls's own
+`TextDocument.apply_change` on the same buffer in the same run."""
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable
@@ -14,8 +16,7 @@ from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
 from bench.report import Figure, Report
-from toolgate.sidecar.documents import EditorDocuments
-from toolgate.sidecar.protocol_documents import DID_CHANGE, DID_OPEN
+from toolgate.sidecar.server import ToolgateServer
 from toolgate.text.document_sync import Change, Position, Range, apply_change
 
 SIZE = 5 * 1024 * 1024
@@ -35,8 +36,11 @@ def _keystroke(report: Report, workdir: Path, where: str, text: str, line: int) 
     pygls_doc = TextDocument("file:///bench.txt", text)
     path = workdir / "bench.txt"
     path.write_text(text, newline="")
-    docs = EditorDocuments()
-    docs.handle(DID_OPEN, {"textDocument": {"uri": path.as_uri(), "languageId": "py", "version": 1, "text": text}})
+    server = ToolgateServer()
+    server.protocol.set_writer(_Discard())
+    notify(server, "initialize", _INITIALIZE, msg_id=1)
+    opened = {"textDocument": {"uri": path.as_uri(), "languageId": "py", "version": 1, "text": text}}
+    notify(server, "textDocument/didOpen", opened)
     version = 1
 
     def ours() -> None:
@@ -57,11 +61,11 @@ def _keystroke(report: Report, workdir: Path, where: str, text: str, line: int) 
         column["handle"] += 1
         change: dict[str, Any] = {"range": {"start": at, "end": at}, "rangeLength": 0, "text": "x"}
         params = {"textDocument": {"uri": path.as_uri(), "version": version}, "contentChanges": [change]}
-        assert docs.handle(DID_CHANGE, params)
+        notify(server, "textDocument/didChange", params)
 
     samples: dict[str, list[float]] = {"ours": [], "pygls": [], "handle": []}
     runs: dict[str, Callable[[], None]] = {"ours": ours, "pygls": pygls, "handle": handle}
-    for fn in runs.values():  # warm up (pydantic builds the models on first use)
+    for fn in runs.values():  # warm up (cattrs builds its structuring code on first use)
         fn()
     for _ in range(KEYSTROKES):  # interleaved, so all three see the same machine load
         for name, fn in runs.items():
@@ -69,11 +73,11 @@ def _keystroke(report: Report, workdir: Path, where: str, text: str, line: int) 
             fn()
             samples[name].append(time.perf_counter() - start)
     # All three typed the same characters at the same place: the same text, or the figures mean nothing.
-    assert ours_text == pygls_doc.source == docs.text(path)
+    assert ours_text == pygls_doc.source == server.documents.text(path)
 
     baseline = statistics.median(samples["pygls"]) * 1000
     note = f"median of {KEYSTROKES}; {line} lines down"
-    for name, label in (("ours", "document_sync.apply_change"), ("handle", "EditorDocuments.handle(didChange)")):
+    for name, label in (("ours", "document_sync.apply_change"), ("handle", "sidecar protocol.receive(didChange)")):
         report.add(
             Figure(
                 "documents",
@@ -85,6 +89,23 @@ def _keystroke(report: Report, workdir: Path, where: str, text: str, line: int) 
                 note=note,
             )
         )
+
+
+class _Discard:
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+_INITIALIZE = {"processId": None, "rootUri": None, "capabilities": {}, "initializationOptions": {"storageDir": "/x"}}
+
+
+def notify(server: ToolgateServer, method: str, params: Any, msg_id: int | None = None) -> None:
+    """One framed body, as the transport hands it to the protocol."""
+    message = {"jsonrpc": "2.0", "method": method, "params": params} | ({"id": msg_id} if msg_id else {})
+    server.protocol.receive(json.dumps(message).encode())
 
 
 def run(report: Report, workdir: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from pygls.exceptions import JsonRpcInvalidParams
 
 from toolgate.checkpoints.models import Checkpoint, CheckpointError
 from toolgate.sidecar import protocol_checkpoints as p
@@ -23,7 +24,6 @@ from toolgate.sidecar.protocol import (
     CHECKPOINTS_RESTORE,
     SessionRef,
 )
-from toolgate.sidecar.rpc_errors import InvalidParamsError
 from toolgate.sidecar.wire_model import WireModel
 
 if TYPE_CHECKING:  # types only: the server imports this module before initialize; the store (git) on first use
@@ -61,13 +61,13 @@ def checkpoint_handlers(
         try:
             return await diff_checkpoint(session_of(params.session_id).runtime.checkpoints, params, is_dirty)
         except CheckpointError as exc:
-            raise InvalidParamsError(str(exc)) from None
+            raise JsonRpcInvalidParams(message=str(exc)) from None
 
     async def file(params: p.CheckpointFileParams) -> p.CheckpointFileResult:
         try:
             return await checkpoint_file(session_of(params.session_id).runtime.checkpoints, params)
         except CheckpointError as exc:
-            raise InvalidParamsError(str(exc)) from None
+            raise JsonRpcInvalidParams(message=str(exc)) from None
 
     async def restore(params: p.CheckpointsRestoreParams) -> p.CheckpointsRestoreResult:
         from toolgate.session_files import SessionError

@@ -7,16 +7,22 @@ buffer and disk differ for a moment without any edit (not dirty); and when the e
 it sends a change equal to the disk (not dirty either). A buffer that differs from the disk when it is
 opened (restored unsaved work after the sidecar restarted) counts as edited.
 
-The text is kept in step by applying the editor's incremental changes (`toolgate.text.document_sync`). When a
-change cannot be applied (its params are invalid), the mirror no longer knows the buffer's text: it fails
-closed and counts the buffer as dirty until the editor sends its whole text again (reopening it, a change
-without a range) or saves it (then the buffer is what is on disk, and the text is read from there).
+The text is kept in step by applying the editor's incremental changes (`toolgate.text.document_sync`, by the LSP
+line rule; pygls hands over each notification as lsprotocol types, see `lsp_protocol`). When a change cannot be
+read, the mirror no longer knows the buffer's text: it fails closed and counts the buffer as dirty until the editor
+sends its whole text again (reopening it, a change without a range) or saves it (then the buffer is what is on
+disk, and the text is read from there).
+
+Notebooks open in the notebook editor are synced as LSP notebook documents (pygls keeps their cells): a notebook
+is dirty when it was edited since it was opened or saved *and* its cells' sources differ from the `.ipynb` on disk,
+for the same two reasons as a text buffer (the editor reloads a notebook a tool wrote with a change of its own).
 
 One mirror serves every session: there is one editor.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -24,15 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from toolgate.sidecar import protocol_documents as pd
-from toolgate.sidecar.protocol_lsp import LspModel
-from toolgate.text.document_sync import Change, Position, Range, apply_changes
+from toolgate.text.document_sync import UTF16, Change, apply_changes
 from toolgate.text.encoding import UndecodableError, decode, decode_raw
 from toolgate.text.uris import file_uri_to_path
 
 logger = logging.getLogger("toolgate.sidecar.documents")
+
+
+@dataclass(slots=True)
+class _Notebook:
+    cells: list[str]  # each cell's source, in order
+    edited: bool
 
 
 @dataclass(slots=True)
@@ -60,35 +68,8 @@ class EditorDocuments:
     def __init__(self, read_disk: Callable[[Path], bytes | None] = _read_disk) -> None:
         self._read_disk = read_disk
         self._buffers: dict[str, _Buffer] = {}
+        self._notebooks: dict[str, _Notebook] = {}
         self._warned: set[str] = set()  # URIs edited while not open, already logged (an edit per keystroke)
-
-    # --- one call per LSP notification ----------------------------------------------------------------------
-    def handle(self, method: str, raw_params: Any) -> bool:
-        """Apply a text-sync notification; False when `method` is not one (then nothing happened).
-
-        Invalid params are logged and ignored (a notification gets no answer); an invalid change to an open
-        buffer leaves it out of step, so it counts as dirty until the editor sends its text again. Never raises.
-        """
-        model = _PARAMS.get(method)
-        if model is None:
-            return False
-        try:
-            params = model.from_wire(raw_params)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'params'}: {e['msg']}" for e in exc.errors())
-            logger.warning("ignored a %s notification with invalid params (%s)", method, problems)
-            if method == pd.DID_CHANGE:
-                self._lost_step(raw_params)
-            return True
-        if isinstance(params, pd.DidOpenTextDocumentParams):
-            self.opened(params.text_document.uri, params.text_document.text)
-        elif isinstance(params, pd.DidChangeTextDocumentParams):
-            self.edited(params.text_document.uri, [_change(c) for c in params.content_changes])
-        elif isinstance(params, pd.DidSaveTextDocumentParams):
-            self.saved(params.text_document.uri, params.text)
-        elif isinstance(params, pd.DidCloseTextDocumentParams):
-            self.closed(params.text_document.uri)
-        return True
 
     # --- fed by the LSP handlers --------------------------------------------------------------------------
     def opened(self, uri: str, text: str) -> None:
@@ -99,8 +80,9 @@ class EditorDocuments:
             self._buffers[key] = buffer
             self._warned.discard(uri)
 
-    def edited(self, uri: str, changes: Sequence[Change]) -> None:
-        """Apply the editor's changes (incremental or whole-text) to the mirrored buffer, which is now edited."""
+    def edited(self, uri: str, changes: Sequence[Change], encoding: str = UTF16) -> None:
+        """Apply the editor's changes (incremental or whole-text) to the mirrored buffer, which is now edited.
+        `encoding`: how positions count characters (negotiated at initialize; a `document_sync.ENCODINGS` key)."""
         buffer = self._by_uri(uri)
         if buffer is None:
             if self._path_key(uri) is not None and uri not in self._warned:
@@ -114,7 +96,7 @@ class EditorDocuments:
             if not whole:
                 return
             text, changes = changes[whole[-1]].text, changes[whole[-1] + 1 :]
-        buffer.text = apply_changes(text, changes)
+        buffer.text = apply_changes(text, changes, encoding)
 
     def saved(self, uri: str, text: str | None = None) -> None:
         buffer = self._by_uri(uri)
@@ -131,8 +113,37 @@ class EditorDocuments:
         if key is not None:
             self._buffers.pop(key, None)
 
+    # --- fed by the notebook handlers (the cells' sources, as pygls keeps them) -------------------------------
+    def notebook_synced(self, uri: str, cells: list[str], *, opened: bool = False, saved: bool = False) -> None:
+        """A notebook was opened, changed or saved in the editor; `cells` is what it holds now."""
+        key = self._path_key(uri)
+        if key is None:
+            return
+        notebook = self._notebooks.get(key)
+        if opened or notebook is None:
+            self._notebooks[key] = _Notebook(cells, edited=self._cells_differ(Path(key), cells))
+        else:
+            notebook.cells, notebook.edited = cells, not saved
+
+    def notebook_closed(self, uri: str) -> None:
+        key = self._path_key(uri)
+        if key is not None:
+            self._notebooks.pop(key, None)
+
+    def _cells_differ(self, path: Path, cells: list[str]) -> bool:
+        data = self._read_disk(path)
+        try:
+            on_disk = json.loads(data or b"")["cells"]
+            sources = [c["source"] if isinstance(c["source"], str) else "".join(c["source"]) for c in on_disk]
+        except (ValueError, TypeError, KeyError):
+            return True  # gone, unreadable or no notebook: what the editor holds is unsaved work
+        return sources != cells
+
     # --- OpenDocuments ----------------------------------------------------------------------------------------
     def is_dirty(self, path: Path) -> bool:
+        notebook = self._notebooks.get(_key(path))
+        if notebook is not None and notebook.edited and self._cells_differ(path, notebook.cells):
+            return True
         buffer = self._buffers.get(_key(path))
         if buffer is None or not buffer.edited:
             return False
@@ -147,10 +158,12 @@ class EditorDocuments:
         return sorted(self._buffers)
 
     # --- helpers ------------------------------------------------------------------------------------------------
-    def _lost_step(self, raw_params: Any) -> None:
+    def unreadable(self, method: str, raw_params: Any) -> None:
+        """A notification whose params could not be read: a lost change leaves its buffer out of step."""
+        logger.warning("ignored a %s notification with params that cannot be read", method)
         document = raw_params.get("textDocument") if isinstance(raw_params, dict) else None
         buffer = self._by_uri(document.get("uri")) if isinstance(document, dict) else None
-        if buffer is not None:
+        if method == "textDocument/didChange" and buffer is not None:
             buffer.text, buffer.edited = None, True
             logger.warning("%s is counted as having unsaved changes until the editor saves or reopens it", buffer.uri)
 
@@ -183,18 +196,3 @@ class EditorDocuments:
         except UndecodableError:
             return True
         return on_disk != text.replace("\r\n", "\n")
-
-
-def _change(event: pd.TextDocumentContentChangeEvent) -> Change:
-    if event.range is None:
-        return Change(event.text)
-    start, end = event.range.start, event.range.end
-    return Change(event.text, Range(Position(start.line, start.character), Position(end.line, end.character)))
-
-
-_PARAMS: dict[str, type[LspModel]] = {
-    pd.DID_OPEN: pd.DidOpenTextDocumentParams,
-    pd.DID_CHANGE: pd.DidChangeTextDocumentParams,
-    pd.DID_SAVE: pd.DidSaveTextDocumentParams,
-    pd.DID_CLOSE: pd.DidCloseTextDocumentParams,
-}

@@ -77,6 +77,7 @@ class EditorSession:
         self._running: set[CancelToken] = set()
         self._last_touch = time.monotonic()
         self._touch_pending = False
+        self._notices: list[str] = []  # told to the model with the next message (`tell`)
 
     @property
     def id(self) -> str:
@@ -122,6 +123,11 @@ class EditorSession:
             if not self.closed:
                 self._touch(force=False)
 
+    def tell(self, notice: str) -> None:
+        """Something the model should know that changed outside the session (the editor's workspace folders): it
+        comes with the next message, as restored files do."""
+        self._notices.append(notice)
+
     async def chat_send(self, chat: AgentChat, text: str) -> StopReason:
         """Answer a chat message, in turn with this session's other turns (so closing waits for it)."""
         if chat.busy:
@@ -130,8 +136,9 @@ class EditorSession:
             if self.closed:
                 raise SessionError(f"Session {self.id} was closed before the message could be answered.")
             self.claim()
+            notices, self._notices = self._notices, []
             try:
-                return await chat.send(text)
+                return await chat.send("".join(f"[{notice}]\n\n" for notice in notices) + text)
             finally:
                 # The first message named the session on disk: the list shows the name now, not a minute later.
                 self._touch(force=not self.meta.title)

@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from pygls.exceptions import JsonRpcInvalidParams
 
 from toolgate.sidecar import protocol_mcp as p
-from toolgate.sidecar.rpc_errors import InvalidParamsError
 from toolgate.sidecar.wire_model import WireModel
 
 if TYPE_CHECKING:  # types only: the server imports this module before initialize
@@ -56,7 +56,7 @@ def mcp_handlers(
 
         servers = runtime_of(session_id).session.deps.get(MCP_SERVERS)
         if servers is None:
-            raise InvalidParamsError(_NONE)
+            raise JsonRpcInvalidParams(message=_NONE)
         if notify is not None and servers.on_change is None:
             servers.on_change = lambda: changed(session_id, servers)
         return servers
@@ -79,7 +79,7 @@ def mcp_handlers(
         try:
             return p.McpServerResult(server=server_info(await work), approved_diff=diff)
         except (UnknownServer, ApprovalError) as exc:
-            raise InvalidParamsError(str(exc)) from None
+            raise JsonRpcInvalidParams(message=str(exc)) from None
 
     async def listing(params: p.McpServersParams) -> p.McpServersResult:
         reports, problems, trusted = await anyio.to_thread.run_sync(servers_of(params.session_id).reports)
@@ -94,7 +94,7 @@ def mcp_handlers(
         try:
             report, diff = await servers_of(params.session_id).approve(params.name)
         except (UnknownServer, ApprovalError) as exc:
-            raise InvalidParamsError(str(exc)) from None
+            raise JsonRpcInvalidParams(message=str(exc)) from None
         return p.McpServerResult(server=server_info(report), approved_diff=diff)
 
     async def revoke(params: p.McpServerRef) -> p.McpServerResult:
@@ -109,7 +109,7 @@ def mcp_handlers(
         try:
             path = servers_of(params.session_id).log_file(params.name)
         except UnknownServer as exc:
-            raise InvalidParamsError(str(exc)) from None
+            raise JsonRpcInvalidParams(message=str(exc)) from None
         text, truncated = await anyio.to_thread.run_sync(_tail, path, params.max_bytes)
         return p.McpLogResult(path=str(path), text=text, truncated=truncated)
 

@@ -1,4 +1,5 @@
-"""Server→client requests for the sidecar (approvals, diff reviews, questions): each ends answered or abandoned."""
+"""Server→client requests for the sidecar (approvals, diff reviews, questions), sent through pygls
+(`send_request_async`): each ends answered, or withdrawn with `$/cancelRequest`."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import logging
 import uuid
 from typing import Any, TypeVar
 
+from lsprotocol import types
 from pydantic import ValidationError
 
 from toolgate.sidecar.approvals import ClientUnavailable
-from toolgate.sidecar.endpoint import CANCEL_REQUEST, Endpoint
+from toolgate.sidecar.lsp_protocol import ToolgateProtocol
 from toolgate.sidecar.protocol import DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS, WireModel
 
 logger = logging.getLogger("toolgate.sidecar")
@@ -19,10 +21,12 @@ ResultT = TypeVar("ResultT", bound=WireModel)
 
 
 class EditorChannel:
-    """Implements `approvals.ClientChannel` over the endpoint: server→client requests, answered or abandoned."""
+    """Implements `approvals.ClientChannel` over pygls: server→client requests, answered or abandoned."""
 
-    def __init__(self, endpoint: Endpoint, answer_timeout: float = DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS) -> None:
-        self._endpoint = endpoint
+    def __init__(
+        self, protocol: ToolgateProtocol, answer_timeout: float = DEFAULT_EDITOR_ANSWER_TIMEOUT_SECONDS
+    ) -> None:
+        self._protocol = protocol
         self._pending: dict[str, asyncio.Future[Any]] = {}
         self._none_pending = asyncio.Event()
         self._closed = False
@@ -33,7 +37,7 @@ class EditorChannel:
         if self._closed:
             raise ClientUnavailable("the editor has disconnected")
         msg_id = f"toolgate-{uuid.uuid4().hex}"
-        future = self._endpoint.send_request(method, params.wire(), msg_id)
+        future = self._protocol.send_request_async(method, params.wire(), msg_id=msg_id)
         self._pending[msg_id] = future
         self._none_pending.clear()
         try:
@@ -45,7 +49,7 @@ class EditorChannel:
             # Cancelled or out of time: withdraw the question, so the editor can take its prompt down.
             if not future.done():
                 self._abandon(msg_id, future)
-                self._endpoint.notify(CANCEL_REQUEST, {"id": msg_id})
+                self._protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             if isinstance(exc, TimeoutError):
                 raise ClientUnavailable(
                     f"the editor did not answer {method} within {self.answer_timeout:g} s"
@@ -78,5 +82,5 @@ class EditorChannel:
             await self._none_pending.wait()
 
     def _abandon(self, msg_id: str, future: asyncio.Future[Any]) -> None:
-        self._endpoint.forget(msg_id)  # a late answer is then ignored
+        self._protocol.withdraw(msg_id)  # a late answer is then ignored
         future.cancel()

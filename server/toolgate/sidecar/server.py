@@ -1,11 +1,11 @@
-"""The sidecar: serves the toolgate protocol to the editor over stdio (JSON-RPC 2.0, LSP framing and lifecycle).
+"""The sidecar: a pygls language server that serves the toolgate protocol to the editor over stdio.
 
 Every custom handler is `async def` and runs on the event loop; a handler that needs the editor (an
 approval, a diff review) awaits its answer there. Nothing blocks a worker thread on the client.
 
-Params of custom methods reach the handlers as raw JSON (see `wire_converter`) and are validated into the
-protocol models; results leave as plain JSON objects. A handler that raises becomes a JSON-RPC error and
-the server keeps serving.
+Each toolgate method is a pygls feature. Its params reach the handler as raw JSON (see `wire_converter`) and are
+validated into the protocol models; results leave as plain JSON objects. A handler that raises becomes a JSON-RPC
+error and the server keeps serving. `lsp_protocol.ToolgateProtocol` holds what toolgate adds to pygls.
 
 Start-up is on every editor window's critical path, so this module imports only what `initialize` needs:
 the sessions, chats, runtime, tools and permission engine (and through them bashlex, PDF and image
@@ -24,27 +24,31 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
+from lsprotocol import types
 from pydantic import ValidationError
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
+from pygls.lsp.server import LanguageServer
 
 from toolgate import __version__
 from toolgate.core.permission import PermissionMode
 from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
-from toolgate.sidecar import protocol_lsp as lsp
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
-from toolgate.sidecar.endpoint import Endpoint
+from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
-from toolgate.sidecar.protocol_documents import DOCUMENT_NOTIFICATIONS
 from toolgate.sidecar.rpc import EditorChannel
-from toolgate.sidecar.rpc_errors import (
-    InvalidParamsError,
-    InvalidRequestError,
-    NotInitializedError,
-)
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
-from toolgate.sidecar.warm_up import SESSION_MODULES, importing, warm_up
+from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, building, importing, warm_up
+from toolgate.sidecar.workspace_events import changed_folders, notebook_sources
 from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools
 
@@ -62,21 +66,36 @@ T = TypeVar("T")
 Handler = Callable[[Any], Awaitable[p.WireModel]]
 
 
-class ToolgateServer:
+class ToolgateServer(LanguageServer):
+    """pygls's LanguageServer (not JsonRPCServer plus a lifecycle of our own: initialize, shutdown, capabilities,
+    position encodings, workspace folders and notebook sync are what LanguageServer already does right)."""
+
+    protocol: ToolgateProtocol
+
     def __init__(
         self,
         tools: Callable[[], Sequence[AnyTool]] = builtin_tools,
         data_root: Path | None = None,
         trust_workspaces: bool = False,
     ) -> None:
-        self.endpoint = Endpoint()
+        super().__init__(
+            "toolgate",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            # Jupyter notebooks open in the notebook editor, so that NotebookEdit refuses one with unsaved changes.
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[types.NotebookDocumentFilterWithNotebook(notebook="jupyter-notebook")], save=True
+            ),
+            protocol_cls=ToolgateProtocol,
+            converter_factory=wire_converter,
+        )
         self.tools_factory = tools
         self.data_root = data_root
         # True when the editor vouches for every workspace it opens (VS Code's Workspace Trust); otherwise each
         # is trusted only as the user settings' trustedWorkspaces say.
         self.trust_workspaces = trust_workspaces
         self.documents = EditorDocuments()
-        self.channel = EditorChannel(self.endpoint)
+        self.channel = EditorChannel(self.protocol)
         self.approver = EditorApprover(self.channel)
         self.workspace_folders: list[Path] = []
         # Set by initialize; the session manager over it is built (and its imports paid) on first use.
@@ -86,8 +105,7 @@ class ToolgateServer:
         self._initialized = asyncio.Event()
         # Set by the `exit` notification: the status the process ends with (LSP: 0 after shutdown, else 1).
         self.exit_status: int | None = None
-        self._register_lifecycle()
-        self._register_documents()
+        self._register_lsp_features()
         for name, handler in self._handlers().items():
             self.add_method(name, handler)
 
@@ -102,17 +120,22 @@ class ToolgateServer:
 
         async def serve(raw: Any) -> Any:
             if self._storage_root is None:
-                raise NotInitializedError(f"{name} needs the initialize request first")
+                raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
             try:
                 params = p.parse_params(name, params_model, raw)
                 return (await handler(params)).wire()
             except p.InvalidParams as exc:
-                raise InvalidParamsError(str(exc), data={"errors": exc.errors}) from None
+                raise JsonRpcInvalidParams(message=str(exc), data={"errors": exc.errors}) from None
             except SessionError as exc:
-                raise InvalidParamsError(str(exc)) from None
-            # Anything else is a bug of ours: the endpoint logs it and answers it as an internal error.
+                raise JsonRpcInvalidParams(message=str(exc)) from None
+            except JsonRpcException:
+                raise
+            except Exception as exc:
+                # A bug of ours: the traceback goes to the log, the words to the client.
+                logger.exception("%s failed", name)
+                raise JsonRpcInternalError(message=f"{name} failed: {type(exc).__name__}: {exc}") from None
 
-        self.endpoint.on_request(name, serve)
+        self.feature(name)(serve)
 
     def _handlers(self) -> dict[str, Handler]:
         return {
@@ -135,49 +158,66 @@ class ToolgateServer:
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
-            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.endpoint.notify),
+            **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
         }
 
-    def _register_lifecycle(self) -> None:
-        self.endpoint.on_request(lsp.INITIALIZE, self._initialize)
-        self.endpoint.on_request(lsp.SHUTDOWN, self._shutdown)
-        self.endpoint.on_notification(lsp.INITIALIZED, lambda _params: None)
-        self.endpoint.on_notification(lsp.EXIT, self._exit)
+    def _register_lsp_features(self) -> None:
+        # pygls runs each of these after its own handling of the same message (its workspace already updated). It
+        # marks what it registers, which a bound method cannot take: each is registered as a function of its own.
+        self.feature(types.INITIALIZE)(lambda params: self._initialize(params))
+        self.feature(types.SHUTDOWN)(lambda _params: None)  # pygls's own sets `_shutdown`; the protocol refuses
+        self.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))(
+            lambda params: self.documents.saved(params.text_document.uri, params.text)
+        )
+        self.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(lambda params: self._folders_changed(params.event))
+        for method, how in ((types.NOTEBOOK_DOCUMENT_DID_OPEN, "opened"), (types.NOTEBOOK_DOCUMENT_DID_SAVE, "saved")):
+            self.feature(method)(lambda params, how=how: self._notebook_synced(params, **{how: True}))
+        self.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)(lambda params: self._notebook_synced(params))
+        self.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)(
+            lambda params: self.documents.notebook_closed(params.notebook_document.uri)
+        )
 
-    def _initialize(self, raw: Any) -> dict[str, Any]:
-        answer = {"capabilities": lsp.server_capabilities(), "serverInfo": {"name": "toolgate", "version": __version__}}
+    def _notebook_synced(self, params: Any, *, opened: bool = False, saved: bool = False) -> None:
+        uri = params.notebook_document.uri
+        self.documents.notebook_synced(uri, notebook_sources(self.workspace, uri), opened=opened, saved=saved)
+
+    def _folders_changed(self, event: types.WorkspaceFoldersChangeEvent) -> None:
+        """Folders added to the editor's workspace are working directories of sessions opened from now on. An open
+        session keeps its own (its permissions do not grow under it): it is told, with the next message."""
+        self.workspace_folders, notice = changed_folders(self.workspace_folders, event)
+        logger.info("workspace folders: %s", self.workspace_folders)
+        if notice is not None and self._sessions is not None:
+            for live in self._sessions.open_sessions():
+                live.tell(notice)
+
+    def _initialize(self, params: types.InitializeParams) -> None:
         if self._storage_root is not None:
             logger.warning("a second initialize request was ignored; the first one's settings stay")
-            return answer
+            return
         try:
-            params = lsp.InitializeParams.from_wire(raw if raw is not None else {})
             options = p.InitializationOptions.from_wire(params.initialization_options or {})
         except ValidationError as exc:
-            raise InvalidParamsError(f"Invalid initialize params: {exc}") from None
+            raise JsonRpcInvalidParams(message=f"Invalid initialize params: {exc}") from None
         self.channel.answer_timeout = options.editor_answer_timeout_seconds
         root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
-        self.workspace_folders = [Path(path) for uri in params.folder_uris() if (path := file_uri_to_path(uri))]
+        folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
+        self.workspace_folders = [Path(path) for uri in folders if (path := file_uri_to_path(uri))]
         self._storage_root = root
         self._initialized.set()
         logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
-        return answer
 
-    def _shutdown(self, _params: Any) -> None:
-        self.endpoint.refusing = "The server is shutting down."
-
-    def _exit(self, _params: Any) -> None:
-        self.exit_status = 0 if self.endpoint.refusing is not None else 1
-
-    def _register_documents(self) -> None:
-        for method in DOCUMENT_NOTIFICATIONS:
-            self.endpoint.on_notification(method, functools.partial(self.documents.handle, method))
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls would show these in the editor as pop-ups (window/showMessage). A request's error is in its
+        # answer already; anything else belongs in the log (stderr), which is the editor's output channel.
+        if source is not FeatureRequestError:
+            logger.error("%s: %s", getattr(source, "__name__", source), error)
 
     # --- sessions ---------------------------------------------------------------------------------------------
     @property
     def sessions(self) -> SessionManager:
         if self._sessions is None:
             if self._storage_root is None:
-                raise NotInitializedError("the server has not been initialized")
+                raise JsonRpcServerNotInitialized(message="the server has not been initialized")
             from toolgate.session_files import SessionFiles
             from toolgate.sidecar.editor_sessions import SessionManager
 
@@ -188,7 +228,7 @@ class ToolgateServer:
     def chats(self) -> ChatHost:
         from toolgate.sidecar.chat import ChatHost
 
-        return ChatHost(lambda: self.sessions, self.endpoint.notify)
+        return ChatHost(lambda: self.sessions, self.protocol.notify)
 
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
         from toolgate.core.documents import OPEN_DOCUMENTS
@@ -201,6 +241,8 @@ class ToolgateServer:
             self.approver,
             RuntimeOptions(
                 mode=meta.mode,
+                # The editor's other workspace folders are working directories too (multi-root workspaces).
+                additional_dirs=[folder for folder in self.workspace_folders if folder != Path(meta.workspace)],
                 tools=list(self.tools_factory()),
                 session_id=meta.id,
                 data_dir=directory,
@@ -226,7 +268,7 @@ class ToolgateServer:
         progress = p.ToolProgress(
             session_id=event.session_id, tool_use_id=event.tool_use_id, kind=event.kind, text=event.text
         )
-        self.endpoint.notify(p.TOOLS_PROGRESS, progress.wire())
+        self.protocol.notify(p.TOOLS_PROGRESS, progress.wire())
 
     # --- handlers -------------------------------------------------------------------------------------------------
     async def _ping(self, params: p.Empty) -> p.Empty:
@@ -287,7 +329,7 @@ class ToolgateServer:
         try:
             change = change_rule(live.runtime.permissions, params.rule, params.scope, params.behavior)
         except (RuleError, SettingsError) as exc:
-            raise InvalidParamsError(f"The rule {params.rule!r} was not changed: {exc}") from None
+            raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
         # An edited "always allow" rule may not match the call it was written for; the person should know.
         covers = None if params.call is None else await live.runtime.check(params.call.tool, params.call.input)
         covered = None if covers is None else covers.decision == "allow"
@@ -310,7 +352,7 @@ class ToolgateServer:
         try:
             result = await live.runtime.check(params.tool, params.input, with_allow=params.with_allow)
         except RuleError as exc:
-            raise InvalidParamsError(f"The rule {params.with_allow!r} cannot be used: {exc}") from None
+            raise JsonRpcInvalidParams(message=f"The rule {params.with_allow!r} cannot be used: {exc}") from None
         return p.PermissionCheckResult.model_validate(result.model_dump())
 
     # --- chat ------------------------------------------------------------------------------------------------
@@ -328,7 +370,7 @@ class ToolgateServer:
         try:
             stop = await self._finish_despite_cancel(live.chat_send(chat, params.text), chat.interrupt, "chat/send")
         except ChatBusy as exc:
-            raise InvalidRequestError(str(exc)) from None
+            raise JsonRpcInvalidRequest(message=str(exc)) from None
         return p.ChatSendResult(stop_reason=stop)
 
     async def _chat_interrupt(self, params: p.SessionRef) -> p.ChatInterruptResult:
@@ -372,7 +414,9 @@ class ToolgateServer:
     # --- serving --------------------------------------------------------------------------------------------------
     async def serve_stdio(self, stdin: BinaryIO, stdout: BinaryIO) -> int:
         """Serve until end of input, `exit`, SIGTERM or SIGINT; then close every session. Returns the exit status."""
-        self.endpoint.set_writer(LockedWriter(stdout))
+        # pygls's own io loop (`run_async`) is not used: it cannot resynchronise after input it cannot frame, and
+        # has no size cap (`transport` does both); each body goes to the protocol's `receive`.
+        self.protocol.set_writer(LockedWriter(stdout))
         reader = await open_reader(stdin)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -406,12 +450,12 @@ class ToolgateServer:
         """Once initialized, import what the first session needs while nothing else goes on (`warm_up`)."""
         await self._initialized.wait()
         # Building the tools imports every tool module (tools/__init__ knows which); it is what a session does first.
-        steps = [*importing(SESSION_MODULES), self.tools_factory]
-        await warm_up(lambda: self._sessions is None and not self.endpoint.busy, steps)
+        steps = [*importing(SESSION_MODULES), self.tools_factory, *building(SESSION_MODELS)]
+        await warm_up(lambda: self._sessions is None and not self.protocol.busy, steps)
 
     async def _serve_messages(self, reader: asyncio.StreamReader) -> int:
         async for body in read_messages(reader):
-            self.endpoint.receive(body)
+            self.protocol.receive(body)
             if self.exit_status is not None:
                 logger.info("exit received; shutting down")
                 return self.exit_status

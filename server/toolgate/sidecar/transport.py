@@ -1,9 +1,11 @@
 """Stdio framing for the sidecar: LSP base-protocol messages in, a locked writer out.
 
-Framing must never get stuck or drop a message silently (pygls's loop, which the sidecar used before, did both).
-This loop reads stdin on the event loop (a pipe) or on a thread of its own (a file or a tty), resynchronises on the
-next `Content-Length` after anything it cannot frame (logged, and reported to the client as a parse error), caps the
-size of one message, and ends cleanly at end of input.
+Framing must never get stuck or drop a message silently. pygls's own io loop (`pygls.io_.run_async`, read in pygls
+2.1.1) does both: it matches only `Content-Length: N\r\n` exactly, skips a header block without one silently, has no
+size cap, and reports unparseable JSON with a pop-up instead of an answer; so the sidecar gives each body to its
+protocol's `receive` from this loop instead. This loop reads stdin on the event loop (a pipe) or on a thread of its
+own (a file or a tty), resynchronises on the next `Content-Length` after anything it cannot frame (logged, and
+reported to the client as a parse error), caps the size of one message, and ends cleanly at end of input.
 """
 
 from __future__ import annotations
@@ -187,7 +189,7 @@ def _show(value: bytes) -> str:
 
 
 class LockedWriter:
-    """The endpoint's writer over a binary stream, safe to call from any thread.
+    """The writer given to pygls (`protocol.set_writer`) over a binary stream, safe to call from any thread.
 
     Progress may be reported from a worker thread while the event loop answers a request; without the
     lock the two messages' bytes could interleave. A broken pipe means the client is gone (its end of

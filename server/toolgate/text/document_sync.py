@@ -1,7 +1,8 @@
 """LSP text document sync: apply `TextDocumentContentChangeEvent`s to a document's text.
 
 A change replaces the whole text (no range) or the text between two positions. A position is a line and a
-`character` counted in UTF-16 code units (LSP's default position encoding, and the only one VS Code uses).
+`character` counted in code units of the position encoding the server and client agreed on at `initialize`:
+UTF-16 by default (and the only one VS Code uses), UTF-8 or UTF-32 if the client offers them.
 Line breaks are `\\n`, `\\r\\n` and `\\r` (the LSP spec); nothing else (`str.splitlines` would also split on
 `\\v`, `\\f`, U+0085, U+2028, …, which LSP does not).
 
@@ -12,9 +13,9 @@ implementation every VS Code language server uses, except the surrogate rule, wh
 - a `character` past the end of its line → the end of the line (before its line break);
 - a `line` past the last line → the end of the document;
 - a negative `line` or `character` (LSP says uinteger) → 0;
-- a `character` that falls inside a surrogate pair (between the two UTF-16 halves of an astral character such
-  as an emoji) → after that character: a Python `str` cannot hold half of one, and never splitting it keeps
-  the text valid;
+- a `character` that falls inside a character's code units (between the two UTF-16 halves of an astral
+  character such as an emoji, or inside a UTF-8 sequence) → after that character: a Python `str` cannot hold
+  half of one, and never splitting it keeps the text valid;
 - there is no position inside a `\\r\\n`: it is one line break, so a line's `character`s stop before it;
 - a range whose start is after its end → the range between them (start and end swapped).
 
@@ -57,33 +58,58 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 _CHUNK = 1 << 14
 
 
-def apply_changes(text: str, changes: Iterable[Change]) -> str:
-    """The text after `changes`, applied in order (each one's positions refer to the text the previous one left)."""
+@dataclass(frozen=True, slots=True)
+class _Encoding:
+    """How LSP counts a `character`: `units` of a slice of text, at most `widest` units per code point."""
+
+    codec: str | None  # None: one unit per code point
+    widest: int
+
+    def units(self, text: str) -> int:
+        if self.codec is None or text.isascii():
+            return len(text)
+        # surrogatepass: a lone surrogate (JSON can carry one) is one code point, and must not raise.
+        return len(text.encode(self.codec, "surrogatepass")) // (2 if self.codec == "utf-16-le" else 1)
+
+
+# LSP's PositionEncodingKind values.
+ENCODINGS = {"utf-16": _Encoding("utf-16-le", 2), "utf-8": _Encoding("utf-8", 4), "utf-32": _Encoding(None, 1)}
+UTF16 = "utf-16"
+
+
+def apply_changes(text: str, changes: Iterable[Change], encoding: str = UTF16) -> str:
+    """The text after `changes`, applied in order (each one's positions refer to the text the previous one left).
+    `encoding` is a key of ENCODINGS; anything else counts as UTF-16, LSP's default."""
+    units = ENCODINGS.get(encoding, ENCODINGS[UTF16])
     for change in changes:
-        text = apply_change(text, change)
+        text = _apply(text, change, units)
     return text
 
 
-def apply_change(text: str, change: Change) -> str:
+def apply_change(text: str, change: Change, encoding: str = UTF16) -> str:
+    return apply_changes(text, (change,), encoding)
+
+
+def _apply(text: str, change: Change, units: _Encoding) -> str:
     if change.range is None:
         return change.text
     start, end = _clamped(change.range.start), _clamped(change.range.end)
     if (end.line, end.character) < (start.line, start.character):
         start, end = end, start
     line_start = _line_start(text, 0, start.line)
-    begin = _offset_from(text, line_start, 0, start.character)
+    begin = _offset_from(text, line_start, 0, start.character, units)
     # The end is found from the start's line on, not from the top again.
-    stop = _offset_from(text, line_start, end.line - start.line, end.character)
+    stop = _offset_from(text, line_start, end.line - start.line, end.character, units)
     if stop < begin:  # cannot happen (offsets grow with positions); kept so that no input can duplicate text
         begin, stop = stop, begin
     # One join copies the buffer once more; `a + b + c` would copy everything before the edit twice.
     return "".join((text[:begin], change.text, text[stop:]))
 
 
-def offset_at(text: str, position: Position) -> int:
+def offset_at(text: str, position: Position, encoding: str = UTF16) -> int:
     """The index into `text` (in code points) of an LSP position, resolved as the module docstring says."""
     position = _clamped(position)
-    return _offset_from(text, 0, position.line, position.character)
+    return _offset_from(text, 0, position.line, position.character, ENCODINGS.get(encoding, ENCODINGS[UTF16]))
 
 
 def _clamped(position: Position) -> Position:
@@ -92,14 +118,14 @@ def _clamped(position: Position) -> Position:
     return Position(max(position.line, 0), max(position.character, 0))
 
 
-def _offset_from(text: str, line_start: int | None, lines: int, character: int) -> int:
-    """The offset `lines` lines below the line starting at `line_start`, `character` UTF-16 units into it."""
+def _offset_from(text: str, line_start: int | None, lines: int, character: int, units: _Encoding) -> int:
+    """The offset `lines` lines below the line starting at `line_start`, `character` code units into it."""
     if line_start is None:
         return len(text)
     start = _line_start(text, line_start, lines)
     if start is None:
         return len(text)
-    return _column(text, start, _line_end(text, start), character)
+    return _column(text, start, _line_end(text, start), character, units)
 
 
 def _count_breaks(text: str, begin: int, end: int) -> int:
@@ -145,32 +171,25 @@ def _line_end(text: str, start: int) -> int:
     return end if carriage_return == -1 else carriage_return
 
 
-def _utf16_units(text: str) -> int:
-    if text.isascii():
-        return len(text)
-    # surrogatepass: a lone surrogate (JSON can carry one) is one UTF-16 unit, and must not raise.
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+def _column(text: str, start: int, end: int, character: int, units: _Encoding) -> int:
+    """The offset `character` code units into text[start:end] (a line), clamped to `end`.
 
-
-def _column(text: str, start: int, end: int, character: int) -> int:
-    """The offset `character` UTF-16 units into text[start:end] (a line), clamped to `end`.
-
-    Takes as many code points as there are units left; when those hold astral characters (two units each) and
-    overshoot, it takes half as many, which always fit: a few slices whatever the line's length, never a loop
-    over its characters.
+    Takes as many code points as there are units left; when those hold wider characters and overshoot, it takes
+    as many as surely fit (units left / the widest a code point can be), and one at a time when that is none: a
+    few slices whatever the line's length, never a loop over its characters.
     """
     offset = start
     left = character
     while left > 0 and offset < end:
         take = min(left, end - offset)
-        units = _utf16_units(text[offset : offset + take])
-        if units <= left:
+        counted = units.units(text[offset : offset + take])
+        if counted <= left:
             offset += take
-            left -= units
-        elif left == 1:  # the next character is astral and the position falls between its two halves
-            return offset + 1
-        else:
-            half = left // 2  # at most `left` units, and within the line (the overshooting slice was longer)
-            left -= _utf16_units(text[offset : offset + half])
-            offset += half
+            left -= counted
+            continue
+        # Within the line (the overshooting slice was longer); one code point may overshoot what is left: the
+        # position then falls inside it, and resolves to after it.
+        fit = max(left // units.widest, 1)
+        left -= units.units(text[offset : offset + fit])
+        offset += fit
     return offset

@@ -1,20 +1,28 @@
-"""The four LSP text-sync notifications, as the editor's language client sends them, fed to the mirror."""
+"""The four LSP text-sync notifications, as the editor's language client sends them, through pygls to the mirror."""
 
 from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from toolgate.sidecar.documents import EditorDocuments
-from toolgate.sidecar.protocol_documents import DID_CHANGE, DID_CLOSE, DID_OPEN, DID_SAVE
+from lsprotocol.types import (
+    TEXT_DOCUMENT_DID_CHANGE as DID_CHANGE,
+)
+from lsprotocol.types import (
+    TEXT_DOCUMENT_DID_CLOSE as DID_CLOSE,
+)
+from lsprotocol.types import (
+    TEXT_DOCUMENT_DID_OPEN as DID_OPEN,
+)
+from lsprotocol.types import (
+    TEXT_DOCUMENT_DID_SAVE as DID_SAVE,
+)
+from tests.unit.sidecar.in_process import text_sync
 
 
 def did_open(uri: str, text: str) -> dict[str, Any]:
@@ -34,55 +42,48 @@ def test_open_edit_save_close(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_text("x = 1\ny = 😀\n")
     uri = path.as_uri()
-    docs = EditorDocuments()
-    assert docs.handle(DID_OPEN, did_open(uri, "x = 1\ny = 😀\n"))
+    docs, handle = text_sync()
+    handle(DID_OPEN, did_open(uri, "x = 1\ny = 😀\n"))
     assert not docs.is_dirty(path)
     change = {**edit(1, 6, 1, 6, "🎉"), "rangeLength": 0}  # after the emoji: 2 UTF-16 units in
-    assert docs.handle(DID_CHANGE, did_change(uri, change, edit(0, 4, 0, 5, "42")))
+    handle(DID_CHANGE, did_change(uri, change, edit(0, 4, 0, 5, "42")))
     assert docs.text(path) == "x = 42\ny = 😀🎉\n"
     assert docs.is_dirty(path)
-    assert docs.handle(DID_CHANGE, did_change(uri, edit(1, 6, 1, 8, ""), edit(0, 4, 0, 6, "1"), version=3))
+    handle(DID_CHANGE, did_change(uri, edit(1, 6, 1, 8, ""), edit(0, 4, 0, 6, "1"), version=3))
     assert not docs.is_dirty(path)  # typed back to what is on disk
-    docs.handle(DID_CHANGE, did_change(uri, edit(2, 0, 2, 0, "z = 3\n")))
+    handle(DID_CHANGE, did_change(uri, edit(2, 0, 2, 0, "z = 3\n")))
     assert docs.is_dirty(path)
     path.write_text("x = 1\ny = 😀\nz = 3\n")  # the editor saves
-    assert docs.handle(DID_SAVE, {"textDocument": {"uri": uri}})
+    handle(DID_SAVE, {"textDocument": {"uri": uri}})
     assert not docs.is_dirty(path)
-    assert docs.handle(DID_CLOSE, {"textDocument": {"uri": uri}})
+    handle(DID_CLOSE, {"textDocument": {"uri": uri}})
     assert docs.open_paths() == [] and docs.text(path) is None
 
 
 def test_a_whole_text_change_and_a_save_with_text(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     path.write_text("one\n")
-    docs = EditorDocuments()
-    docs.handle(DID_OPEN, did_open(path.as_uri(), "one\n"))
-    docs.handle(DID_CHANGE, did_change(path.as_uri(), {"text": "two\n"}))
+    docs, handle = text_sync()
+    handle(DID_OPEN, did_open(path.as_uri(), "one\n"))
+    handle(DID_CHANGE, did_change(path.as_uri(), {"text": "two\n"}))
     assert docs.text(path) == "two\n" and docs.is_dirty(path)
     path.write_text("three\n")
-    docs.handle(DID_SAVE, {"textDocument": {"uri": path.as_uri()}, "text": "three\n"})
+    handle(DID_SAVE, {"textDocument": {"uri": path.as_uri()}, "text": "three\n"})
     assert docs.text(path) == "three\n" and not docs.is_dirty(path)
-
-
-def test_other_methods_are_not_document_notifications(tmp_path: Path) -> None:
-    docs = EditorDocuments()
-    for method in ("textDocument/hover", "toolgate/ping", "textdocument/didopen", "", "initialized"):
-        assert not docs.handle(method, did_open((tmp_path / "a").as_uri(), "x"))
-    assert docs.open_paths() == []
 
 
 def test_unknown_keys_are_ignored_but_names_are_camel_case(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     path.write_text("a\n")
-    docs = EditorDocuments()
+    docs, handle = text_sync()
     params = did_open(path.as_uri(), "a\n")
     params["textDocument"]["someFutureField"] = {"x": 1}
     params["workDoneToken"] = "t"
-    assert docs.handle(DID_OPEN, params)
+    handle(DID_OPEN, params)
     assert docs.open_paths() == [str(path)]
     # snake_case is Python's spelling, not the wire's: such a change is invalid, not applied
     snake = {"text_document": {"uri": path.as_uri()}, "content_changes": [{"text": "b\n"}]}
-    docs.handle(DID_CHANGE, snake)
+    handle(DID_CHANGE, snake)
     assert docs.text(path) != "b\n"
 
 
@@ -103,11 +104,13 @@ def test_invalid_params_are_logged_and_ignored(
 ) -> None:
     path = tmp_path / "a.txt"
     path.write_text("a\n")
-    docs = EditorDocuments()
-    docs.handle(DID_OPEN, did_open(path.as_uri(), "a\n"))
+    docs, handle = text_sync()
+    handle(DID_OPEN, did_open(path.as_uri(), "a\n"))
     with caplog.at_level(logging.WARNING, logger="toolgate.sidecar.documents"):
-        assert docs.handle(method, params)  # it was one of ours; nothing raised
-    assert [r.getMessage() for r in caplog.records if method in r.getMessage() and "invalid params" in r.getMessage()]
+        handle(method, params)  # it was one of ours; nothing raised
+    # Params that are no object or array are refused by the envelope, before pygls reads them.
+    said = "refused a message" if isinstance(params, str) else f"{method} notification with params that cannot be read"
+    assert [r.getMessage() for r in caplog.records if method in r.getMessage() and said in r.getMessage()]
     assert docs.open_paths() == [str(path)] and docs.text(path) == "a\n" and not docs.is_dirty(path)
 
 
@@ -127,18 +130,18 @@ def test_a_change_that_cannot_be_applied_fails_closed_until_the_editor_saves(
     path = tmp_path / "a.txt"
     path.write_bytes(b"one\r\ntwo\r\n")
     uri = path.as_uri()
-    docs = EditorDocuments()
-    docs.handle(DID_OPEN, did_open(uri, "one\r\ntwo\r\n"))
-    docs.handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "ok "), bad_change))
+    docs, handle = text_sync()
+    handle(DID_OPEN, did_open(uri, "one\r\ntwo\r\n"))
+    handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "ok "), bad_change))
     # the buffer's text is unknown now: it counts as unsaved work (writes refuse), nothing made up
     assert docs.is_dirty(path) and docs.text(path) is None
-    docs.handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "more ")))
+    handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "more ")))
     assert docs.is_dirty(path) and docs.text(path) is None  # an edit to an unknown text is still unknown
     path.write_bytes(b"saved\r\ntwo\r\n")
-    docs.handle(DID_SAVE, {"textDocument": {"uri": uri}})
+    handle(DID_SAVE, {"textDocument": {"uri": uri}})
     assert not docs.is_dirty(path)
     assert docs.text(path) == "saved\r\ntwo\r\n"  # read back from disk, line endings as the editor has them
-    docs.handle(DID_CHANGE, did_change(uri, edit(1, 3, 1, 3, "!")))
+    handle(DID_CHANGE, did_change(uri, edit(1, 3, 1, 3, "!")))
     assert docs.text(path) == "saved\r\ntwo!\r\n" and docs.is_dirty(path)
 
 
@@ -146,24 +149,24 @@ def test_a_whole_text_change_puts_an_unknown_buffer_back_in_step(tmp_path: Path)
     path = tmp_path / "a.txt"
     path.write_text("disk\n")
     uri = path.as_uri()
-    docs = EditorDocuments()
-    docs.handle(DID_OPEN, did_open(uri, "disk\n"))
-    docs.handle(DID_CHANGE, did_change(uri, edit(0, -5, 0, 0, "x")))
+    docs, handle = text_sync()
+    handle(DID_OPEN, did_open(uri, "disk\n"))
+    handle(DID_CHANGE, did_change(uri, edit(0, -5, 0, 0, "x")))
     assert docs.text(path) is None
-    docs.handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "lost"), {"text": "whole\n"}, edit(0, 5, 0, 5, "!")))
+    handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "lost"), {"text": "whole\n"}, edit(0, 5, 0, 5, "!")))
     assert docs.text(path) == "whole!\n" and docs.is_dirty(path)
-    docs.handle(DID_CHANGE, did_change(uri, {"text": "disk\n"}))
+    handle(DID_CHANGE, did_change(uri, {"text": "disk\n"}))
     assert not docs.is_dirty(path)
 
 
 def test_an_unknown_buffer_whose_file_cannot_be_read_stays_dirty_after_a_save(tmp_path: Path) -> None:
     path = tmp_path / "gone.txt"
     path.write_text("x")
-    docs = EditorDocuments()
-    docs.handle(DID_OPEN, did_open(path.as_uri(), "x"))
-    docs.handle(DID_CHANGE, did_change(path.as_uri(), {"text": 5}))
+    docs, handle = text_sync()
+    handle(DID_OPEN, did_open(path.as_uri(), "x"))
+    handle(DID_CHANGE, did_change(path.as_uri(), {"text": 5}))
     path.unlink()
-    docs.handle(DID_SAVE, {"textDocument": {"uri": path.as_uri()}})
+    handle(DID_SAVE, {"textDocument": {"uri": path.as_uri()}})
     assert docs.is_dirty(path) and docs.text(path) is None
 
 
@@ -172,25 +175,25 @@ def test_edits_to_a_document_never_opened_are_logged_once_and_ignored(
 ) -> None:
     path = tmp_path / "a.txt"
     path.write_text("a\n")
-    docs = EditorDocuments()
+    docs, handle = text_sync()
     with caplog.at_level(logging.WARNING, logger="toolgate.sidecar.documents"):
         for _ in range(3):
-            assert docs.handle(DID_CHANGE, did_change(path.as_uri(), edit(0, 0, 0, 0, "x")))
+            handle(DID_CHANGE, did_change(path.as_uri(), edit(0, 0, 0, 0, "x")))
     assert len([r for r in caplog.records if "never opened" in r.getMessage()]) == 1
     assert docs.open_paths() == [] and not docs.is_dirty(path)
-    docs.handle(DID_OPEN, did_open(path.as_uri(), "a\n"))  # once open, edits apply
-    docs.handle(DID_CHANGE, did_change(path.as_uri(), edit(0, 0, 0, 0, "x")))
+    handle(DID_OPEN, did_open(path.as_uri(), "a\n"))  # once open, edits apply
+    handle(DID_CHANGE, did_change(path.as_uri(), edit(0, 0, 0, 0, "x")))
     assert docs.text(path) == "xa\n"
 
 
 def test_documents_that_are_not_local_files_are_not_mirrored(caplog: pytest.LogCaptureFixture) -> None:
-    docs = EditorDocuments()
+    docs, handle = text_sync()
     with caplog.at_level(logging.WARNING, logger="toolgate.sidecar.documents"):
         for uri in ("untitled:Untitled-1", "vscode-notebook-cell:/nb.ipynb#c1", "file://elsewhere/a.txt"):
-            assert docs.handle(DID_OPEN, did_open(uri, "x"))
-            assert docs.handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "y")))
-            assert docs.handle(DID_SAVE, {"textDocument": {"uri": uri}})
-            assert docs.handle(DID_CLOSE, {"textDocument": {"uri": uri}})
+            handle(DID_OPEN, did_open(uri, "x"))
+            handle(DID_CHANGE, did_change(uri, edit(0, 0, 0, 0, "y")))
+            handle(DID_SAVE, {"textDocument": {"uri": uri}})
+            handle(DID_CLOSE, {"textDocument": {"uri": uri}})
     assert docs.open_paths() == []
     assert not caplog.records  # nothing to warn about: there is no file to protect
 
@@ -219,16 +222,22 @@ near_valid = st.fixed_dictionaries(
 @settings(max_examples=300)
 @given(st.sampled_from([DID_OPEN, DID_CHANGE, DID_SAVE, DID_CLOSE]), json_values | near_valid)
 def test_no_params_make_a_notification_raise(method: str, params: Any) -> None:
-    docs = EditorDocuments(read_disk=lambda _path: b"")  # nothing on this machine is read
-    docs.handle(DID_OPEN, did_open("file:///tmp/x", "line\n"))
-    assert docs.handle(method, json.loads(json.dumps(params)))
+    _docs, handle = text_sync(read_disk=lambda _path: b"")  # nothing on this machine is read
+    failures = Failures()
+    logging.getLogger("toolgate.sidecar").addHandler(failures)
+    try:
+        handle(DID_OPEN, did_open("file:///tmp/x", "line\n"))
+        handle(method, json.loads(json.dumps(params)))
+    finally:
+        logging.getLogger("toolgate.sidecar").removeHandler(failures)
+    # A handler that raised is logged as an error (by the protocol's catch-all, or its report_server_error).
+    assert failures.records == []
 
 
-def test_the_mirror_imports_neither_pygls_nor_lsprotocol() -> None:
-    # `import lsprotocol.types` alone was a third of the sidecar's start-up: the mirror must not bring it back.
-    probe = (
-        "import sys, toolgate.sidecar.documents, toolgate.sidecar.protocol_documents; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol')))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+class Failures(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record.getMessage())

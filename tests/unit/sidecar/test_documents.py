@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from toolgate.sidecar.documents import EditorDocuments
@@ -85,3 +86,38 @@ def test_untitled_buffers_are_ignored(tmp_path: Path) -> None:
     docs.opened("untitled:Untitled-1", "scratch")
     docs.edited("untitled:Untitled-1", [Change("scratch 2")])
     assert docs.open_paths() == []
+
+
+def write_notebook(path: Path, *sources: str | list[str]) -> None:
+    cells = [{"cell_type": "code", "metadata": {}, "source": source, "outputs": []} for source in sources]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
+def test_a_notebook_edited_in_the_editor_is_dirty_until_saved_or_reloaded_from_disk(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    write_notebook(path, ["a = 1\n", "b = 2"])  # sources on disk may be lists of lines
+    uri = path.as_uri()
+    docs = EditorDocuments()
+    docs.notebook_synced(uri, ["a = 1\nb = 2"], opened=True)
+    assert not docs.is_dirty(path)
+    docs.notebook_synced(uri, ["a = 1\nb = 3"])
+    assert docs.is_dirty(path)
+    write_notebook(path, "a = 1\nb = 3")
+    docs.notebook_synced(uri, ["a = 1\nb = 3"], saved=True)
+    assert not docs.is_dirty(path)
+    write_notebook(path, "written by a tool")  # the editor reloads it: a change, equal to the disk
+    docs.notebook_synced(uri, ["written by a tool"])
+    assert not docs.is_dirty(path)
+    path.write_text("not a notebook")  # unreadable on disk: what the editor holds is unsaved work
+    docs.notebook_synced(uri, ["edited"])
+    assert docs.is_dirty(path)
+    docs.notebook_closed(uri)
+    assert not docs.is_dirty(path)
+
+
+def test_a_notebook_that_differs_from_disk_when_opened_is_unsaved_work(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    write_notebook(path, "x")
+    docs = EditorDocuments()
+    docs.notebook_synced(path.as_uri(), ["restored, unsaved"], opened=True)
+    assert docs.is_dirty(path)

@@ -127,3 +127,29 @@ async def test_the_session_list_shows_the_name_the_first_message_gave_right_afte
     [listed] = sessions.list()
     assert listed.title == "Fix the greeting"
     await live.aclose()
+
+
+class RecordingChat:
+    busy = False
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send(self, text: str) -> str:
+        self.sent.append(text)
+        return "end_turn"
+
+
+async def test_what_the_session_is_told_comes_with_the_next_message_only(tmp_path: Path, workspace: Path) -> None:
+    live = manager(tmp_path / "data").create(SessionNewParams(), default_workspace=workspace)
+    chat = RecordingChat()
+    live.tell("The folder /a was added to the editor's workspace")
+    live.tell("The folder /b was removed from the editor's workspace")
+    await live.chat_send(chat, "hello")  # type: ignore[arg-type]
+    await live.chat_send(chat, "again")  # type: ignore[arg-type]
+    assert chat.sent == [
+        "[The folder /a was added to the editor's workspace]\n\n"
+        "[The folder /b was removed from the editor's workspace]\n\nhello",
+        "again",
+    ]
+    await live.aclose()

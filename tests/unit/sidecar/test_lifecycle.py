@@ -2,62 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
-from typing import Any
+
+from tests.unit.sidecar.in_process import initialize_params, send, serving
 
 from toolgate import __version__
-from toolgate.sidecar.server import ToolgateServer
-
-
-class Collect:
-    def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
-        self.arrived = asyncio.Event()
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data.partition(b"\r\n\r\n")[2]))
-        self.arrived.set()
-
-    async def wait_for(self, count: int) -> None:
-        async with asyncio.timeout(5):
-            while len(self.messages) < count:
-                self.arrived.clear()
-                await self.arrived.wait()
-
-
-def serving() -> tuple[ToolgateServer, Collect]:
-    server = ToolgateServer()
-    out = Collect()
-    server.endpoint.set_writer(out)
-    return server, out
-
-
-def send(server: ToolgateServer, method: str, params: Any = None, msg_id: int | None = None) -> None:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    if msg_id is not None:
-        message["id"] = msg_id
-    server.endpoint.receive(json.dumps(message).encode())
-
-
-def initialize_params(storage: Path, **options: Any) -> dict[str, Any]:
-    return {
-        "processId": None,
-        "rootUri": None,
-        "capabilities": {"general": {"positionEncodings": ["utf-16"]}},
-        "clientInfo": {"name": "a client with fields we do not read"},
-        "initializationOptions": {"storageDir": str(storage), **options},
-    }
 
 
 async def test_initialize_answers_what_the_sidecar_serves_and_requests_before_it_are_refused(tmp_path: Path) -> None:
     server, out = serving()
     send(server, "toolgate/settings/get", {"sessionId": "s"}, msg_id=1)
-    await out.wait_for(1)
-    [early] = out.messages
+    early = await out.next()
     assert early["error"]["code"] == -32002 and "initialize" in early["error"]["message"]
 
     send(server, "initialize", initialize_params(tmp_path / "storage"), msg_id=2)
@@ -123,3 +78,35 @@ def test_text_sync_notifications_reach_the_document_mirror(tmp_path: Path) -> No
     send(server, "textDocument/didClose", {"textDocument": {"uri": uri}})
     assert server.documents.text(path) is None
     assert len(out.messages) == 1  # notifications get no answer
+
+
+def test_text_sync_before_initialize_counts_positions_in_utf16(tmp_path: Path) -> None:
+    # pygls's workspace (which holds the negotiated encoding) exists only after initialize.
+    server, out = serving()
+    path = tmp_path / "a.txt"
+    path.write_text("😀x\n")
+    uri = path.as_uri()
+    send(
+        server, "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "x", "version": 1, "text": "😀x\n"}}
+    )
+    at = {"line": 0, "character": 2}  # after the emoji: two UTF-16 units
+    edit = {"range": {"start": at, "end": at}, "text": "!"}
+    send(server, "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [edit]})
+    assert server.documents.text(path) == "😀!x\n" and out.messages == []
+
+
+def test_a_negotiated_utf8_encoding_counts_positions_in_bytes(tmp_path: Path) -> None:
+    server, _out = serving()
+    send(server, "initialize", initialize_params(tmp_path, encodings=("utf-8", "utf-16")), msg_id=1)
+    path = tmp_path / "a.txt"
+    path.write_text("é😀x\n")
+    uri = path.as_uri()
+    send(
+        server,
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "x", "version": 1, "text": "é😀x\n"}},
+    )
+    at = {"line": 0, "character": 6}  # é is 2 bytes, the emoji 4
+    edit = {"range": {"start": at, "end": at}, "text": "!"}
+    send(server, "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [edit]})
+    assert server.documents.text(path) == "é😀!x\n"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from toolgate.sidecar.warm_up import SESSION_MODULES, importing, warm_up
+from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, importing, warm_up
 
 
 @pytest.fixture
@@ -51,3 +52,17 @@ def test_every_module_it_warms_exists() -> None:
     import importlib.util
 
     assert [name for name in SESSION_MODULES if importlib.util.find_spec(name) is None] == []
+
+
+def test_every_model_named_is_built_by_its_step() -> None:
+    # A renamed model would make its step fail (which stops the warm-up) without any test noticing.
+    code = (
+        "from toolgate.sidecar.warm_up import SESSION_MODELS, building; import importlib\n"
+        "models = [getattr(importlib.import_module(m), c) for m, _, c in (n.partition(':') for n in SESSION_MODELS)]\n"
+        "before = [m.__pydantic_complete__ for m in models]\n"
+        "[step() for step in building(SESSION_MODELS)]\n"
+        "print(before, [m.__pydantic_complete__ for m in models])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, after = done.stdout.strip().split("] [")
+    assert before.count("False") == len(SESSION_MODELS) and after.count("True") == len(SESSION_MODELS), done.stdout

@@ -1,0 +1,267 @@
+"""What toolgate's protocol adds to pygls (read against pygls 2.1): each test fails if pygls changes the hook under
+it (routing, our own requests and their answers, cancellation, ids, shutdown, exit, errors, strictness)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from importlib.metadata import version
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.protocol import LanguageServerProtocol
+from tests.unit.sidecar.in_process import Collect, message, serving
+
+from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
+from toolgate.sidecar.server import ToolgateServer
+
+
+@pytest.fixture
+def served() -> tuple[ToolgateServer, Collect]:
+    return serving()
+
+
+async def test_a_request_gets_its_handler_s_result_and_an_rpc_error_its_code(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served
+
+    @server.feature("echo")
+    async def echo(params: Any) -> Any:
+        if params.get("bad"):
+            raise JsonRpcInvalidParams(message="`bad` is not allowed", data={"field": "bad"})
+        return {"got": params}
+
+    server.protocol.receive(message(id=1, method="echo", params={"a": 1}))
+    assert await out.next() == {"jsonrpc": "2.0", "id": 1, "result": {"got": {"a": 1}}}  # plain JSON both ways
+    server.protocol.receive(message(id="two", method="echo", params={"bad": True}))
+    answer = await out.next()
+    assert answer["id"] == "two"
+    assert answer["error"] == {"code": -32602, "message": "`bad` is not allowed", "data": {"field": "bad"}}
+
+
+async def test_an_unknown_method_is_answered_not_found_whatever_its_params(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served
+    server.protocol.receive(message(id=3, method="nope"))
+    server.protocol.receive(message(id=4, method=types.TEXT_DOCUMENT_HOVER, params={"textDocument": 5}))
+    for msg_id, name in ((3, "nope"), (4, types.TEXT_DOCUMENT_HOVER)):
+        answer = await out.next()
+        assert answer["id"] == msg_id and answer["error"] == {
+            "code": -32601,
+            "message": f"The sidecar has no method {name!r}.",
+        }
+
+
+async def test_params_lsprotocol_cannot_read_are_refused_naming_the_fields_by_their_wire_names(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served  # pygls itself would log it and leave the request unanswered
+    params = {"processId": None, "rootUri": None, "capabilities": {}, "workspaceFolders": [{"uri": 5, "name": "x"}]}
+    server.protocol.receive(message(id="i", method="initialize", params=params))
+    answer = await out.next()
+    assert answer["id"] == "i" and answer["error"]["code"] == -32602
+    assert "params.workspaceFolders[0].uri" in answer["error"]["message"], answer
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [("3", int), (1.5, int), (True, int), (7, str), (1, bool), ("1", float), (True, float)],
+)
+def test_the_converter_takes_scalars_as_they_are_or_refuses_them(value: Any, kind: type[Any]) -> None:
+    # cattrs (pygls's converter) would make 3 of "3", 1 of 1.5 and of true, "7" of 7.
+    with pytest.raises(Exception, match="is not a JSON"):
+        wire_converter().structure(value, kind)
+    position = {"line": 0, "character": value if kind is int else 1}
+    if kind is int:
+        with pytest.raises(Exception):  # noqa: B017 - cattrs wraps it in its own group
+            wire_converter().structure(position, types.Position)
+
+
+async def test_cancel_request_cancels_a_running_handler_and_it_is_answered_cancelled(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served
+    started = asyncio.Event()
+
+    @server.feature("forever")
+    async def forever(_params: Any) -> Any:
+        started.set()
+        await asyncio.Event().wait()
+
+    server.protocol.receive(message(id="f", method="forever"))
+    await started.wait()
+    assert server.protocol.busy
+    server.protocol.receive(message(method="$/cancelRequest", params={"id": "f"}))
+    answer = await out.next()
+    assert answer["id"] == "f" and answer["error"]["code"] == -32800
+    assert not server.protocol.busy
+
+
+async def test_an_id_still_running_cannot_be_reused(served: tuple[ToolgateServer, Collect]) -> None:
+    server, out = served
+    release = asyncio.Event()
+
+    @server.feature("wait")
+    async def wait(_params: Any) -> Any:
+        await release.wait()
+        return "done"
+
+    server.protocol.receive(message(id=9, method="wait"))
+    server.protocol.receive(message(id=9, method="wait"))
+    refused = await out.next()
+    assert refused["id"] == 9 and refused["error"]["code"] == -32600 and "fresh id" in refused["error"]["message"]
+    release.set()
+    assert await out.next() == {"jsonrpc": "2.0", "id": 9, "result": "done"}
+
+
+async def test_after_shutdown_every_request_is_refused_with_the_reason_and_exit_sets_the_status(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served
+    server.protocol.receive(message(id=1, method="shutdown"))
+    assert await out.next() == {"jsonrpc": "2.0", "id": 1, "result": None}
+    server.protocol.receive(message(id=2, method="shutdown"))
+    assert (await out.next())["error"] == {"code": -32600, "message": "The server is shutting down."}
+    server.protocol.receive(message(method="exit"))  # pygls's own would sys.exit inside the handler
+    assert server.exit_status == 0
+
+
+async def test_our_request_ends_with_the_client_s_result_or_error(served: tuple[ToolgateServer, Collect]) -> None:
+    server, out = served
+    first = server.protocol.send_request_async("ask", {"q": 1}, msg_id="q1")
+    second = server.protocol.send_request_async("ask", {"q": 2}, msg_id="q2")
+    assert [await out.next(), await out.next()] == [
+        {"jsonrpc": "2.0", "id": "q1", "method": "ask", "params": {"q": 1}},
+        {"jsonrpc": "2.0", "id": "q2", "method": "ask", "params": {"q": 2}},
+    ]
+    server.protocol.receive(message(id="q2", error={"code": 7, "message": "no thanks"}))
+    server.protocol.receive(message(id="q1", result={"yes": True}))
+    assert await first == {"yes": True}
+    with pytest.raises(JsonRpcException, match="no thanks") as raised:
+        await second
+    assert raised.value.code == 7
+
+
+async def test_an_unreadable_answer_still_ends_our_request(served: tuple[ToolgateServer, Collect]) -> None:
+    server, out = served
+    pending = server.protocol.send_request_async("ask", {}, msg_id="q")
+    await out.next()
+    server.protocol.receive(message(id="q", result=1, error={"code": 1, "message": "x"}))
+    with pytest.raises(JsonRpcInvalidRequest, match="both"):
+        await pending
+
+
+async def test_a_withdrawn_request_ignores_its_late_answer(served: tuple[ToolgateServer, Collect]) -> None:
+    server, out = served
+    pending = server.protocol.send_request_async("ask", {}, msg_id="late")
+    await out.next()
+    server.protocol.withdraw("late")
+    pending.cancel()
+    server.protocol.receive(message(id="late", result="too late"))  # neither raises nor answers
+    await asyncio.sleep(0)
+    assert pending.cancelled() and out.messages == []
+
+
+async def test_a_failing_notification_handler_is_logged_not_shown_and_the_server_keeps_serving(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served
+    seen: list[Any] = []
+
+    @server.feature("note")
+    def broken(params: Any) -> None:
+        seen.append(params)
+        raise RuntimeError("boom")
+
+    server.protocol.receive(message(method="note", params={"n": 1}))
+    server.protocol.receive(message(method="unknown/notification"))
+    server.protocol.receive(message(id=1, method="ping/raw"))
+    assert seen == [{"n": 1}]
+    # pygls's LanguageServer would have sent window/showMessage "Error in server: boom"; only the answer leaves
+    assert await out.next() == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32601, "message": "The sidecar has no method 'ping/raw'."},
+    }
+    assert out.messages == []
+
+
+def test_each_notification_is_one_whole_write_from_any_thread() -> None:
+    written: list[bytes] = []
+    lock = threading.Lock()
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            with lock:
+                written.append(data)
+
+    server = ToolgateServer()
+    server.protocol.set_writer(Writer())  # type: ignore[arg-type]
+    threads = [
+        threading.Thread(target=lambda n=n: [server.protocol.notify("p", {"n": n, "i": i}) for i in range(200)])
+        for n in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    bodies = [json.loads(data.partition(b"\r\n\r\n")[2]) for data in written]
+    assert sorted((b["params"]["n"], b["params"]["i"]) for b in bodies) == [
+        (n, i) for n in range(4) for i in range(200)
+    ]
+
+
+async def test_an_unexpected_exception_is_answered_in_words_without_its_traceback(
+    served: tuple[ToolgateServer, Collect],
+) -> None:
+    server, out = served
+
+    @server.feature("broken")
+    async def broken(_params: Any) -> Any:
+        return {}["x"]
+
+    server.protocol.receive(message(id=7, method="broken"))
+    answer = await out.next()
+    assert answer["id"] == 7 and answer["error"]["code"] == -32603
+    assert "KeyError: 'x'" in answer["error"]["message"] and "data" not in answer["error"]  # pygls: data.traceback
+
+
+async def test_a_result_json_cannot_hold_becomes_an_internal_error(served: tuple[ToolgateServer, Collect]) -> None:
+    server, out = served
+    server.feature("nan")(lambda _params: {"value": float("nan")})
+    server.protocol.receive(message(id="r1", method="nan", params={}))
+    answer = await out.next()
+    assert answer["id"] == "r1" and answer["error"]["code"] == -32603 and "result" not in answer
+
+
+async def test_an_error_for_no_known_id_says_id_null(served: tuple[ToolgateServer, Collect]) -> None:
+    server, out = served
+    server.protocol.receive(b"not json")
+    answer = await out.next()
+    assert answer["id"] is None and answer["error"]["code"] == -32700
+
+
+def test_the_hooks_overridden_are_pygls_s_own_and_ours_are_the_ones_it_runs() -> None:
+    # lsp_protocol.py was read against pygls 2.1 / lsprotocol 2025.0: a release that renames or moves a hook makes
+    # an override dead code, silently. pyproject pins the minor; this says which hooks to re-read when it moves.
+    assert version("pygls").startswith("2.1.") and version("lsprotocol").startswith("2025.0.")
+    base = LanguageServerProtocol
+    for hook in ("structure_message", "handle_message", "_send_data", "_send_response", "_get_handler", "lsp_exit"):
+        assert callable(getattr(base, hook)), hook
+    for hook in ("lsp_text_document__did_open", "lsp_text_document__did_change", "lsp_text_document__did_close"):
+        assert callable(getattr(base, hook)), hook
+    protocol = ToolgateServer().protocol
+    assert isinstance(protocol._request_futures, dict) and isinstance(protocol._result_types, dict)
+    builtin = protocol.fm.builtin_features
+    for method, ours in (
+        (types.EXIT, ToolgateProtocol.lsp_exit),
+        (types.TEXT_DOCUMENT_DID_OPEN, ToolgateProtocol.lsp_text_document__did_open),
+        (types.TEXT_DOCUMENT_DID_CHANGE, ToolgateProtocol.lsp_text_document__did_change),
+        (types.TEXT_DOCUMENT_DID_CLOSE, ToolgateProtocol.lsp_text_document__did_close),
+    ):
+        assert builtin[method].__func__ is ours, method
