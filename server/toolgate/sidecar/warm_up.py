@@ -30,7 +30,7 @@ SESSION_MODULES = (
 SESSION_MODELS = (
     "toolgate.sidecar.protocol:SessionNewParams",
     "toolgate.session_files:SessionMeta",
-    "toolgate.shell.sandbox.runtime:SandboxSettings",  # the largest (about 40 ms)
+    "toolgate.sandbox.runtime:SandboxSettings",  # the largest (about 40 ms)
     "toolgate.checkpoints.settings:CheckpointSettings",
     "toolgate.sidecar.protocol:SessionInfo",
 )
