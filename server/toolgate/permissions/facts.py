@@ -7,7 +7,7 @@ a reader, anything else with paths is a writer. Whatever cannot be established f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -53,6 +53,11 @@ def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, analyses: Ana
         except Exception as exc:  # a classifier that throws must not mean "allowed"
             ctx.logger.exception("classifying a Bash command failed")
             return CallFacts(tool.name, names, "bash", False, problem=f"the command could not be analysed ({exc})")
+        if getattr(tool_input, "writes", False) is True:
+            # The model says it writes (a run in the read-only sandbox was stopped from writing): it is judged
+            # as a command that is not read-only, whatever the classifier makes of it.
+            why = facts.command_level or "it was called as a command that writes (writes: true)"
+            facts = replace(facts, read_only=False, command_level=why)
         return CallFacts(tool.name, names, "bash", facts.read_only, bash=facts)
 
     if tool.name == WEB_FETCH:

@@ -210,3 +210,21 @@ def test_described_layout_names_every_kind_of_mount() -> None:
     text = describe(plan_for({HOME / ".ssh": "dir", WS / ".git": "dir"}))
     for word in ("read-only", "private", "writable", "pinned", "protected", "hidden"):
         assert word in text
+
+
+def test_the_read_only_layout_binds_the_working_directories_read_only_and_needs_no_stand_ins() -> None:
+    rc = SCRATCH / "bash_env.sh"
+    plan = plan_for({WS / ".git": "dir", rc: "file"}, read_only=True, fixed_files=(rc,))
+    assert (str(WS), str(WS)) in pairs(plan, "--ro-bind")
+    assert index_of(plan, "--tmpfs", "/tmp") < index_of(plan, "--ro-bind", str(WS), str(WS))
+    assert pairs(plan, "--bind") == [(str(SCRATCH), str(SCRATCH))]  # the only writable place besides the tmpfs
+    assert index_of(plan, "--bind", str(SCRATCH), str(SCRATCH)) < index_of(plan, "--ro-bind", str(rc), str(rc))
+    assert plan.stand_ins == ()
+    assert not any(m.what in ("pinned", "writable") and m.path != SCRATCH for m in plan.mounts)
+
+
+def test_the_writable_layout_keeps_the_shells_startup_file_read_only_too() -> None:
+    rc = SCRATCH / "bash_env.sh"
+    plan = plan_for({rc: "file"}, fixed_files=(rc,))
+    assert index_of(plan, "--bind", str(SCRATCH), str(SCRATCH)) < index_of(plan, "--ro-bind", str(rc), str(rc))
+    assert (str(WS), str(WS)) in pairs(plan, "--bind")
