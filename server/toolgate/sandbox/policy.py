@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgate.core.credentials import CREDENTIAL_DIRS, CREDENTIAL_FILES
-from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUFFIXES
+from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUFFIXES, loader_spellings
 
 Kind = Literal["dir", "file", "link", "absent"]  # "link": a symbolic link (not followed)
 PathKind = Callable[[Path], Kind]
@@ -96,10 +96,11 @@ REPOSITORY_ENTRIES: tuple[tuple[str, bool], ...] = ((".git/hooks", True), (".git
 
 
 def protected_entries() -> tuple[tuple[str, bool], ...]:
-    """(path relative to a working directory, is a directory) for every protected entry, from safety.py."""
+    """(path relative to a working directory, is a directory) for every protected entry, from safety.py: each
+    protected file under every spelling a loader opens it by (`AGENTS.md`, not only the listed `agents.md`)."""
     dirs = [(name, True) for name in sorted(PROTECTED_DIRS)]
     suffixes = [("/".join(suffix), True) for suffix in PROTECTED_SUFFIXES]
-    files = [(name, False) for name in sorted(PROTECTED_FILES)]
+    files = [(spelling, False) for name in sorted(PROTECTED_FILES) for spelling in loader_spellings(name)]
     return (*dirs, *REPOSITORY_ENTRIES, *suffixes, *files)
 
 
@@ -137,6 +138,9 @@ class SandboxPolicy:
     # Files inside the scratch directories commands must not change (the shell's BASH_ENV script, which every
     # later command sources, outside the sandbox too): bound read-only over themselves.
     fixed_files: tuple[Path, ...] = ()
+    # Entries at the top of a working directory that are a protected name in another case (`.VSCode`,
+    # `Agents.MD`; safety.case_variants of a listing the caller made): read-only like the names themselves.
+    case_variants: tuple[Path, ...] = ()
     protected: tuple[tuple[str, bool], ...] = field(default_factory=protected_entries)
     hidden_home: tuple[str, ...] = field(default_factory=hidden_home_entries)
 
@@ -263,6 +267,7 @@ def _protected_layout(
     protected: list[tuple[Path, Path, str]] = []  # (source, target, note)
     targets = [(root / entry, root, is_dir) for root in writable for entry, is_dir in policy.protected]
     targets += [(path, root, True) for path in policy.extra_protected for root in writable if _under(path, root)]
+    targets += [(path, root, False) for path in policy.case_variants for root in writable if path.parent == root]
     seen: set[Path] = set()
     for target, root, is_dir in targets:
         if target == root or target in seen:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
-from toolgate.permissions.safety import git_hooks_dirs
+from toolgate.permissions.safety import case_variants, git_hooks_dirs
 from toolgate.sandbox import ledger, placeholders
 from toolgate.sandbox.backend import SandboxBackend, detect_backend, path_kind
 from toolgate.sandbox.egress import network_rule_spec
@@ -183,8 +183,8 @@ class Sandbox:
                 False,
                 "none",
                 (
-                    "turned off (sandbox.enabled is off: the editor's default, a settings file's or --sandbox off; "
-                    "set it to auto in your user settings to turn it on)"
+                    "turned off (sandbox.enabled is off in a settings file, or --sandbox off; set it to auto in "
+                    "your user settings to turn it on)"
                 ),
                 status="off",
             )
@@ -224,6 +224,7 @@ class Sandbox:
             stand_ins_made=made,
             read_only=read_only,
             fixed_files=tuple(Path(os.path.realpath(p)) for p in fixed),
+            case_variants=() if read_only else _case_variants(writable),
         )
 
     def plan(
@@ -453,6 +454,19 @@ class _Profile:
     proxy_dir: Path | None
     read_only: bool
     fixed: Sequence[Path]
+
+
+def _case_variants(roots: Sequence[Path]) -> tuple[Path, ...]:
+    """The entries at the top of each root that spell a protected name in another case (listed per command: one
+    that appears makes the policy differ, so the next command gets a sandbox that protects it)."""
+    found: list[Path] = []
+    for root in roots:
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue  # not there (or unreadable): the plan does not bind it either
+        found += (root / name for name in case_variants(names))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=8)
