@@ -124,3 +124,13 @@ async def test_calling_again_as_a_writing_command_is_judged_as_one(repository: P
         done = await run1(runtime, "Bash", command="touch made.txt", writes=True)
         assert not done.is_error, text(done)  # sandbox.autoAllow: in the sandbox where the workspace is writable
     assert (repository / "made.txt").exists()
+
+
+async def test_a_read_only_verdict_never_lets_a_command_out_of_the_sandbox_unasked(
+    repository: Path, planted: None
+) -> None:
+    for mode in (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN):
+        async with session(repository, mode) as runtime:
+            result = text(await run1(runtime, "Bash", command="touch made.txt", outside_sandbox=True))
+            assert "needs approval" in result and "outside the sandbox" in result, result
+    assert not (repository / "made.txt").exists()

@@ -53,11 +53,25 @@ def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, analyses: Ana
         except Exception as exc:  # a classifier that throws must not mean "allowed"
             ctx.logger.exception("classifying a Bash command failed")
             return CallFacts(tool.name, names, "bash", False, problem=f"the command could not be analysed ({exc})")
-        if getattr(tool_input, "writes", False) is True:
-            # The model says it writes (a run in the read-only sandbox was stopped from writing): it is judged
-            # as a command that is not read-only, whatever the classifier makes of it.
-            why = facts.command_level or "it was called as a command that writes (writes: true)"
-            facts = replace(facts, read_only=False, command_level=why)
+        # Every part judged as not read-only, whatever the classifier makes of it (an allow rule may still cover
+        # it): one the model says writes (a run in the read-only sandbox was stopped from writing), and one that
+        # asks to run outside the sandbox (the read-only verdict would otherwise let it run unconfined on that
+        # verdict alone).
+        claims = [
+            why
+            for flag, why in (
+                ("writes", "it was called as a command that writes (writes: true)"),
+                ("outside_sandbox", "it is to run outside the sandbox (outside_sandbox: true)"),
+            )
+            if getattr(tool_input, flag, False) is True
+        ]
+        if claims:
+            why = "; ".join(claims)
+            parts = [
+                replace(part, read_only=False, classifier_reason=why) if part.read_only else part
+                for part in facts.parts
+            ]
+            facts = replace(facts, read_only=False, parts=parts)
         return CallFacts(tool.name, names, "bash", facts.read_only, bash=facts)
 
     if tool.name == WEB_FETCH:

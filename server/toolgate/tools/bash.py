@@ -185,7 +185,8 @@ class BashTool(Tool[BashInput, BashResult]):
         return classify(tool_input.command)
 
     def is_read_only(self, tool_input: BashInput) -> bool:
-        return not tool_input.writes and self._classification(tool_input).read_only
+        claimed = tool_input.writes or tool_input.outside_sandbox  # judged as writing (permissions/facts.py)
+        return not claimed and self._classification(tool_input).read_only
 
     def is_concurrency_safe(self, tool_input: BashInput) -> bool:
         return self.is_read_only(tool_input)
