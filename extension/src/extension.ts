@@ -28,6 +28,7 @@ import { SidecarPython } from './pythonEnvSidecar';
 import { RestartPolicy } from './restartPolicy';
 import { ReviewController } from './reviews';
 import { RulesView } from './rulesView';
+import { registerStandInDecorations } from './standInsVscode';
 import type { ToolgateSettings } from './settings';
 import {
   apiKeySecretName,
@@ -136,6 +137,9 @@ export function activate(context: vscode.ExtensionContext): void {
   badge.track(approvals, reviews);
   client.onApprovalRequest((params, token) => approvals.request(params, token));
   client.onDiffReview((params, token) => reviews.review(params, token));
+  const standIns = registerStandInDecorations();
+  context.subscriptions.push(standIns);
+  client.onStandIns((params) => standIns.update(params.paths));
 
   const controller = new ChatController({
     store,

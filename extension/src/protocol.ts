@@ -44,6 +44,7 @@ export type {
   SessionListResult,
   Settings,
   SettingsProblem as SidecarSettingsProblem,
+  StandInsParams,
   TodoItem,
   ToolResult,
   TurnInfo,

@@ -1,6 +1,6 @@
 /**
  * The small adapters over the `vscode` API. Only the thin modules call `vscode` (this one, vscodeOutput.ts,
- * checkpointsVscode.ts, chatView.ts, languageClient.ts and extension.ts's wiring); everything else gets these
+ * checkpointsVscode.ts, standInsVscode.ts, chatView.ts, languageClient.ts and extension.ts's wiring); everything else gets these
  * adapters through the interfaces in host.ts, so its logic runs in the unit tests without an editor.
  */
 

@@ -83,6 +83,7 @@ class ToolgateServer:
         self._storage_root: Path | None = None
         self._sessions: SessionManager | None = None
         self._turns: set[asyncio.Future[Any]] = set()
+        self._unwatch_stand_ins: Callable[[], None] | None = None
         self._initialized = asyncio.Event()
         # Set by the `exit` notification: the status the process ends with (LSP: 0 after shutdown, else 1).
         self.exit_status: int | None = None
@@ -158,9 +159,18 @@ class ToolgateServer:
         root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
         self.workspace_folders = [Path(path) for uri in params.folder_uris() if (path := file_uri_to_path(uri))]
         self._storage_root = root
+        self._watch_stand_ins()
         self._initialized.set()
         logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
         return answer
+
+    def _watch_stand_ins(self) -> None:
+        from toolgate.sandbox import placeholders
+
+        def send(paths: list[Path]) -> None:  # from any thread: notify only writes, under the writer's lock
+            self.endpoint.notify(p.SANDBOX_STAND_INS, p.StandInsParams(paths=[str(x) for x in paths]).wire())
+
+        self._unwatch_stand_ins = placeholders.watch(send)
 
     def _shutdown(self, _params: Any) -> None:
         self.endpoint.refusing = "The server is shutting down."
@@ -208,9 +218,9 @@ class ToolgateServer:
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
-                # Opt-in in the editor: the stand-ins for absent protected directories (.vscode, .toolgate, .git, …) are
-                # empty directories in the workspace while the session lives, which the explorer shows.
-                sandbox=SandboxRequest(default="off"),
+                # On by default, as on the command line: the stand-ins it makes in the workspace while commands run
+                # are marked in the Explorer (`toolgate/sandbox/standIns`), and read-only commands need none.
+                sandbox=SandboxRequest(),
                 checkpoints_root=self._storage_root,
                 # The approvals are the CLI's (`toolgate mcp approve`), not kept per editor storage directory.
                 mcp=McpOptions(
@@ -423,6 +433,8 @@ class ToolgateServer:
     async def aclose(self) -> None:
         """The client is gone: pending questions are answered "no", turns are interrupted, sessions closed."""
         self.channel.close()
+        if self._unwatch_stand_ins is not None:
+            self._unwatch_stand_ins()
         if self._sessions is None:
             return
         with contextlib.suppress(TimeoutError):  # the questions end as "no" first; then the turns are interrupted
