@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -93,6 +94,11 @@ def make_repository(root: Path) -> None:
         directory = root / f"pkg{index % 40:02d}"
         directory.mkdir(parents=True, exist_ok=True)
         (directory / f"m{index}.py").write_text(f"VALUE = {index}\n", encoding="utf-8")
+    # Written a minute ago: files as new as the index are "racily clean", and git status re-reads them on every
+    # run until it can write the index again, which a read-only run never can (a real tree is rarely that new).
+    past = time.time() - 60
+    for path in root.rglob("*.py"):
+        os.utime(path, (past, past))
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com"}
     env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}
     for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench"]):
