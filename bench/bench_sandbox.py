@@ -3,14 +3,19 @@
 - The false-ask rate: of ~260 ordinary development commands that write inside the workspace or run its code
   (bench/data/sandbox_dev_commands.txt), the share the ladder asks about, with the sandbox + autoAllow vs
   without (the baseline).
-- Bash `true` through the whole pipeline, sandboxed vs not (goal: at most 2x).
+- Bash `true` through the whole pipeline, sandboxed vs not (goal: at most 1.5x). It is read-only, so it runs
+  in the read-only profile; `true` called as a writing command (writes: true) runs in the writable one.
+- Bash `git status` in a 2,000-file repository, read-only sandboxed vs not (goal: at most 1.3x).
 - Bash `rg` over an 8,000-file tree, sandboxed vs not (goal: at most 1.1x).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
@@ -23,6 +28,7 @@ from toolgate.sandbox.settings import SandboxRequest
 
 CORPUS = Path(__file__).parent / "data" / "sandbox_dev_commands.txt"
 TREE_FILES = 8_000
+REPOSITORY_FILES = 2_000
 
 
 def load_corpus() -> list[str]:
@@ -77,35 +83,111 @@ def run(report: Report, workdir: Path) -> None:
     make_tree(workdir / "tree")
     make_tree(workdir / "boxed-tree")
     anyio.run(_calls, report, workdir / "tree", workdir / "boxed-tree")
+    make_repository(workdir / "repo")
+    make_repository(workdir / "boxed-repo")
+    anyio.run(_git_status, report, workdir / "repo", workdir / "boxed-repo")
+
+
+def make_repository(root: Path) -> None:
+    """A committed repository with one changed file (so `git status` has something to say)."""
+    for index in range(REPOSITORY_FILES):
+        directory = root / f"pkg{index % 40:02d}"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"m{index}.py").write_text(f"VALUE = {index}\n", encoding="utf-8")
+    # Written a minute ago: files as new as the index are "racily clean", and git status re-reads them on every
+    # run until it can write the index again, which a read-only run never can (a real tree is rarely that new).
+    past = time.time() - 60
+    for path in root.rglob("*.py"):
+        os.utime(path, (past, past))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench"]):
+        subprocess.run(["git", *argv], cwd=root, env=env, check=True)
+    (root / "pkg00" / "m0.py").write_text("VALUE = -1\n", encoding="utf-8")
+
+
+def _caller(runtime: Runtime) -> Callable[..., Callable[[], Awaitable[None]]]:
+    """`call(command, **input)`: a function that runs that Bash call as its own turn (for `time_async`)."""
+    counter = iter(range(10**9))
+
+    def call(command: str, **extra: object) -> Callable[[], Awaitable[None]]:
+        async def once() -> None:
+            use = ToolUse(id=f"b{next(counter)}", name="Bash", input={"command": command, **extra})
+            [result] = await runtime.orchestrator.run_turn([use])
+            assert not result.is_error, result
+
+        return once
+
+    return call
+
+
+async def _git_status(report: Report, repo: Path, boxed_repo: Path) -> None:
+    plain, boxed = _runtime(repo, False), _runtime(boxed_repo, True)
+    plain_call, boxed_call = _caller(plain), _caller(boxed)
+    plain_ms: list[float] = []
+    boxed_ms: list[float] = []
+    for _ in range(10):  # interleaved, so a change in the machine's load hits both alike
+        plain_ms += await time_async(plain_call("git status --short"), 5, warmup=1)
+        boxed_ms += await time_async(boxed_call("git status --short"), 5, warmup=1)
+    report.add(
+        Figure(
+            "sandbox",
+            f"Bash `git status` ({REPOSITORY_FILES:,} files), read-only sandboxed",
+            median_ms(boxed_ms),
+            "ms",
+            "unsandboxed",
+            median_ms(plain_ms),
+            note="goal ≤ 1.3x",
+        )
+    )
+    await plain.aclose()
+    await boxed.aclose()
 
 
 async def _calls(report: Report, tree: Path, boxed_tree: Path) -> None:
     # The ripgrep wheel puts rg next to this interpreter.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     plain, boxed = _runtime(tree, False), _runtime(boxed_tree, True)
-    counter = iter(range(10**9))
-
-    def call(runtime: Runtime, command: str) -> object:
-        async def once() -> None:
-            use = ToolUse(id=f"b{next(counter)}", name="Bash", input={"command": command})
-            [result] = await runtime.orchestrator.run_turn([use])
-            assert not result.is_error, result
-
-        return once
+    plain_call, boxed_call = _caller(plain), _caller(boxed)
+    # Writing commands in a workspace of their own: their stand-ins come and go there, never under the rg below
+    # (a read-only command walking a tree can meet one going away: "No such file or directory").
+    (tree.parent / "writable-ws").mkdir()
+    writable = _runtime(tree.parent / "writable-ws", True)
+    writable_call = _caller(writable)
 
     # Interleaved, so a change in the machine's load hits both alike.
     true_plain: list[float] = []
     true_boxed: list[float] = []
+    true_writable: list[float] = []
     rg_plain: list[float] = []
     rg_boxed: list[float] = []
     for _ in range(10):
-        true_plain += await time_async(call(plain, "true"), 10, warmup=1)  # type: ignore[arg-type]
-        true_boxed += await time_async(call(boxed, "true"), 10, warmup=1)  # type: ignore[arg-type]
+        true_plain += await time_async(plain_call("true"), 10, warmup=1)
+        true_boxed += await time_async(boxed_call("true"), 10, warmup=1)
+        true_writable += await time_async(writable_call("true", writes=True), 10, warmup=1)
     for _ in range(5):
-        rg_plain += await time_async(call(plain, "rg -c needle ."), 2, warmup=1)  # type: ignore[arg-type]
-        rg_boxed += await time_async(call(boxed, "rg -c needle ."), 2, warmup=1)  # type: ignore[arg-type]
+        rg_plain += await time_async(plain_call("rg -c needle ."), 2, warmup=1)
+        rg_boxed += await time_async(boxed_call("rg -c needle ."), 2, warmup=1)
     report.add(
-        Figure("sandbox", "Bash `true`, sandboxed", median_us(true_boxed), "µs", "unsandboxed", median_us(true_plain))
+        Figure(
+            "sandbox",
+            "Bash `true`, read-only sandboxed",
+            median_us(true_boxed),
+            "µs",
+            "unsandboxed",
+            median_us(true_plain),
+            note="goal ≤ 1.5x",
+        )
+    )
+    report.add(
+        Figure(
+            "sandbox",
+            "Bash `true` called as a writing command, sandboxed",
+            median_us(true_writable),
+            "µs",
+            "unsandboxed",
+            median_us(true_plain),
+        )
     )
     report.add(
         Figure(
@@ -119,3 +201,4 @@ async def _calls(report: Report, tree: Path, boxed_tree: Path) -> None:
     )
     await plain.aclose()
     await boxed.aclose()
+    await writable.aclose()

@@ -28,6 +28,7 @@ import { SidecarPython } from './python/pythonEnvSidecar';
 import { RestartPolicy } from './sidecar/restartPolicy';
 import { ReviewController } from './review/reviews';
 import { RulesView } from './settings/rulesView';
+import { registerStandInDecorations } from './vscode/standInsVscode';
 import type { ToolgateSettings } from './settings/settings';
 import {
   apiKeySecretName,
@@ -138,6 +139,9 @@ export function activate(context: vscode.ExtensionContext): void {
   badge.track(approvals, reviews);
   client.onApprovalRequest((params, token) => approvals.request(params, token));
   client.onDiffReview((params, token) => reviews.review(params, token));
+  const standIns = registerStandInDecorations();
+  context.subscriptions.push(standIns);
+  client.onStandIns((params) => standIns.update(params.paths));
 
   const controller = new ChatController({
     store,

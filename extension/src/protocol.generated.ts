@@ -555,6 +555,12 @@ export interface SkippedFile {
   size: number | null;
 }
 
+/** The sandbox's stand-ins that exist now, in every session of this sidecar. */
+export interface StandInsParams {
+  /** Absolute paths of the empty read-only directories the sandbox made in the workspace as mount points for absent protected names (`.vscode`, `.envrc`, `AGENTS.md`, ...) while commands run; the editor marks them in the Explorer. */
+  paths: string[];
+}
+
 export interface TextBlock {
   type: "text";
   text: string;
@@ -776,6 +782,7 @@ export const Methods = {
   mcpRestart: "toolgate/mcp/restart",
   mcpLog: "toolgate/mcp/log",
   mcpChanged: "toolgate/mcp/changed",
+  sandboxStandIns: "toolgate/sandbox/standIns",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -852,4 +859,6 @@ export interface ServerNotifications {
   "toolgate/chat/event": ChatEventParams;
   /** A session's MCP servers changed (tools, state) while it runs; sent to the client that asked about them. */
   "toolgate/mcp/changed": McpChangedParams;
+  /** The sandbox's stand-in directories changed (made before a command, removed after): all that exist now. */
+  "toolgate/sandbox/standIns": StandInsParams;
 }

@@ -45,6 +45,7 @@ export type {
   SessionListResult,
   Settings,
   SettingsProblem as SidecarSettingsProblem,
+  StandInsParams,
   TodoItem,
   ToolResult,
   TurnInfo,

@@ -31,7 +31,11 @@ class MockModel(MockModelProcess):
         super().__init__(script, record=root / "mock-requests.jsonl")
 
 
-MockFactory = Callable[[list[dict[str, Any]]], MockModel]
+MockFactory = Callable[..., MockModel]
+# These flows are about the person's answers. The sandbox is on by default, and its autoAllow would run a command
+# that only writes the workspace without asking, so the workspace's toolgate settings turn autoAllow off (a
+# workspace may tighten it): commands still run sandboxed, and ask as before. test_sandbox_default.py keeps it on.
+NO_AUTO_ALLOW = '{"sandbox": {"autoAllow": false}}\n'
 
 
 @pytest.fixture
@@ -39,9 +43,14 @@ def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockFa
     """Start a mock model playing `steps` and point the editor at it (one per test)."""
     started: list[MockModel] = []
 
-    def start(steps: list[dict[str, Any]]) -> MockModel:
+    toolgate_settings = code_server.workspace / ".toolgate" / "settings.json"
+
+    def start(steps: list[dict[str, Any]], *, auto_allow: bool = False) -> MockModel:
         model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps)
         started.append(model)
+        if not auto_allow:  # read by the session the New button below starts
+            toolgate_settings.parent.mkdir(exist_ok=True)
+            toolgate_settings.write_text(NO_AUTO_ALLOW)
         # An OpenAI-compatible server at a base URL needs no key: the panel says so, and the chat can start.
         code_server.write_workspace_settings({"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1"})
         chat = workbench.open_chat()
@@ -54,6 +63,8 @@ def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockFa
         yield start
     finally:
         code_server.write_workspace_settings(None)
+        if toolgate_settings.exists() and toolgate_settings.read_text() == NO_AUTO_ALLOW:
+            toolgate_settings.unlink()
         for model in started:
             model.stop()
 
@@ -87,12 +98,10 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     send(workbench, "Leave a marker and add a hello module.")
 
     # 1. The command needs approval: its card says why; Allow once runs it for real. (The editor's sessions run
-    # Bash unsandboxed unless the user turns the sandbox on; the header says so.)
-    expect(chat.locator(".sandbox-state")).to_have_attribute("data-state", "off")
-    expect(chat.locator(".sandbox-state")).to_have_text("Sandbox off")
-    expect(chat.locator(".sandbox-state")).to_have_attribute(
-        "title", re.compile("set it to auto in your user settings")
-    )
+    # Bash sandboxed by default, as the header says; autoAllow is off here, see NO_AUTO_ALLOW.)
+    expect(chat.locator(".sandbox-state")).to_have_attribute("data-state", "on")
+    expect(chat.locator(".sandbox-state")).to_have_text("Sandbox on")
+    expect(chat.locator(".sandbox-state")).to_have_attribute("title", re.compile("Bash commands run sandboxed"))
     card = chat.locator(".approval-pending").last
     expect(card).to_contain_text("touch made-by-toolgate.txt")
     expect(card.locator(".card-reason")).not_to_be_empty()

@@ -78,6 +78,7 @@ class SidecarClient(LanguageClient):
         self.reviews: list[dict[str, Any]] = []
         self.progress_events: list[dict[str, Any]] = []
         self.chat_events: list[dict[str, Any]] = []
+        self.stand_ins: list[list[str]] = []  # every `toolgate/sandbox/standIns` list, in order
         self.answer_approval: Answer = _refuse
         self.answer_review: Answer = _refuse
         self._changed = asyncio.Event()  # set whenever anything the tests wait for arrives
@@ -102,6 +103,11 @@ class SidecarClient(LanguageClient):
         @self.feature(p.CHAT_EVENT)
         def chat_event(params: dict[str, Any]) -> None:
             self.chat_events.append(params)
+            self._changed.set()
+
+        @self.feature(p.SANDBOX_STAND_INS)
+        def stand_ins(params: dict[str, Any]) -> None:
+            self.stand_ins.append(list(params["paths"]))
             self._changed.set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:

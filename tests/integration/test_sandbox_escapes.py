@@ -131,7 +131,8 @@ except OSError as e:
     "relative",
     [
         ".toolgate/settings.json", ".git/hooks/pre-commit", ".vscode/tasks.json", ".github/workflows/x.yml",
-        ".envrc", ".mcp.json", "agents.md",
+        ".envrc", ".mcp.json", "agents.md", "AGENTS.md", "Agents.md", "TOOLGATE.md", "CLAUDE.md", "GEMINI.md",
+        ".github/copilot-instructions.md", ".devcontainer/devcontainer.json",
     ],
 )  # fmt: skip
 def test_protected_config_cannot_be_created_when_absent(workspace: Path, relative: str) -> None:
@@ -146,6 +147,20 @@ def test_protected_config_cannot_be_created_when_absent(workspace: Path, relativ
     top = relative.split("/")[0]
     assert top in (".git", ".github") or not (workspace / top).exists()
     assert not (workspace / ".git" / "hooks").exists()
+
+
+@pytest.mark.parametrize("relative", [".VSCode/tasks.json", "Agents.MD", "claude.md"])
+def test_a_protected_name_in_another_case_is_read_only_when_present(workspace: Path, relative: str) -> None:
+    # On a case-insensitive file system these are the protected files themselves; on Linux they are listed at
+    # plan time and kept read-only all the same. (Deeper names, `.GitHub/Workflows`, are not listed: on a
+    # case-insensitive file system the lookup of `.github/workflows` finds them; on Linux nothing loads them.)
+    target = workspace / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("original\n")
+    hidden = python(f"open(bytes.fromhex({str(target).encode().hex()!r}).decode(), 'w').write('x')")  # unseen
+    result = run_one(workspace, hidden)
+    assert_ran_sandboxed(result)
+    assert target.read_text() == "original\n"
 
 
 def test_workflows_cannot_be_made_by_making_an_absent_github_first(workspace: Path) -> None:

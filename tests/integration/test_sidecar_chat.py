@@ -267,6 +267,10 @@ async def test_a_reopened_session_knows_which_rule_an_always_allow_saved(
 async def test_answering_with_accept_edits_switches_the_mode_and_a_reopened_session_says_so(
     sidecar: SidecarClient, storage: Path, workspace: Path, mock_model: list[MockModelServer]
 ) -> None:
+    # The sandbox is on by default in the editor, and its autoAllow would make `mkdir build` in the workspace ask
+    # nothing: turned off here (a workspace may tighten it), so the command asks as it does without the sandbox.
+    (workspace / ".toolgate").mkdir()
+    (workspace / ".toolgate" / "settings.json").write_text('{"sandbox": {"autoAllow": false}}')
     mock = start_mock(
         mock_model,
         [

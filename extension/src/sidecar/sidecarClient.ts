@@ -36,6 +36,7 @@ import type {
   SidecarProviderStatus,
   SessionListResult,
   Settings,
+  StandInsParams,
   ToolProgressParams,
 } from '../protocol';
 import { Methods } from '../protocol';
@@ -213,6 +214,10 @@ export class SidecarClient {
 
   onMcpChanged(handler: (params: McpChangedParams) => void): void {
     this.handlers.onNotification(Methods.mcpChanged, (params) => handler(params as McpChangedParams));
+  }
+
+  onStandIns(handler: (params: StandInsParams) => void): void {
+    this.handlers.onNotification(Methods.sandboxStandIns, (params) => handler(params as StandInsParams));
   }
 
   private async request<R>(method: string, params: unknown, token?: CancellationLike): Promise<R> {

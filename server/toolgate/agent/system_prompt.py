@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolgate.core.child_env import child_environment
+from toolgate.permissions.safety import TOOLGATE_INSTRUCTIONS
 
-INSTRUCTION_FILES = ("TOOLGATE.md", "AGENTS.md")
+INSTRUCTION_FILES = TOOLGATE_INSTRUCTIONS  # protected for writing, in every spelling that reaches them
 MAX_INSTRUCTIONS_CHARS = 40_000
 MAX_GIT_STATUS_LINES = 40
 GIT_TIMEOUT_SECONDS = 3.0

@@ -13,7 +13,7 @@ from toolgate.core.deps import CallDependencies, Dep
 from toolgate.core.file_state import ReadFileState
 from toolgate.core.messages import ToolResultContent
 from toolgate.core.paths import expand_path
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import Grounds, PermissionMode
 from toolgate.core.tool_session import ProgressEvent, ToolSession
 
 T = TypeVar("T")
@@ -47,6 +47,9 @@ class ToolContext:
     partial_result: ToolResultContent | None = None
     # Set when a human reviewed this call's proposed file contents (the diff review).
     reviewed: list[ReviewedContent] | None = None
+    # Why this call was allowed to run (set by the runner after the permission step; None: not decided there).
+    # Through the call, not the session: concurrent calls were allowed for different reasons.
+    allowed_because: Grounds | None = None
 
     # --- conveniences over the session -------------------------------------------------------------
     def get(self, dep: Dep[T]) -> T:

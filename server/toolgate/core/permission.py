@@ -113,6 +113,12 @@ def mode_traits(mode: PermissionMode) -> ModeTraits:
 
 RuleScope = Literal["session", "local", "project", "user"]
 
+# Why a call was allowed, carried from the decision to the tool that runs it (`ToolContext.allowed_because`):
+# "read_only" (the classifier's read-only verdict allowed it: the Bash tool then runs it where nothing is
+# writable, so a wrong verdict fails instead of changing files), "allow_rule", "mode" (acceptEdits),
+# "bypass", "sandbox" (the sandbox's autoAllow), "tool" (the tool's own check), "hook", "person" (approved).
+Grounds = Literal["read_only", "allow_rule", "mode", "bypass", "sandbox", "tool", "hook", "person"]
+
 
 class RuleSuggestion(BaseModel):
     """A rule the UI can offer as "always allow", and the scope it would be saved in."""
@@ -148,6 +154,7 @@ class Decision(BaseModel):
     suggestions: list[RuleSuggestion] = Field(default_factory=list)
     offers_accept_edits: bool = False  # an ask that acceptEdits mode would allow
     updated_input: dict[str, Any] | None = None  # e.g. a hook rewrote the input
+    grounds: Grounds | None = None  # why it allows (None: it does not, or the policy does not say)
 
 
 class ApprovalRequest(BaseModel):

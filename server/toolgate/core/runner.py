@@ -273,6 +273,7 @@ class ToolRunner:
                 return error_result(
                     use_id, ErrorKind.PERMISSION, _refusal_text(decision, answer.reason, answer.feedback)
                 )
+        ctx.allowed_because = decision.grounds if decision.behavior == "allow" else "person"
         return tool_input
 
     async def _review(

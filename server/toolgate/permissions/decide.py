@@ -295,6 +295,7 @@ class PermissionEngine:
             suggestions=list(result.suggestions),
             offers_accept_edits=result.offers_accept_edits,
             updated_input=updated,
+            grounds=result.grounds,
         )
 
     def _track_denials(self, result: Evaluation, mode: PermissionMode) -> Evaluation:

@@ -7,7 +7,7 @@ a reader, anything else with paths is a writer. Whatever cannot be established f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -53,6 +53,25 @@ def gather(tool: AnyTool, tool_input: BaseModel, ctx: ToolContext, analyses: Ana
         except Exception as exc:  # a classifier that throws must not mean "allowed"
             ctx.logger.exception("classifying a Bash command failed")
             return CallFacts(tool.name, names, "bash", False, problem=f"the command could not be analysed ({exc})")
+        # Every part judged as not read-only, whatever the classifier makes of it (an allow rule may still cover
+        # it): one the model says writes (a run in the read-only sandbox was stopped from writing), and one that
+        # asks to run outside the sandbox (the read-only verdict would otherwise let it run unconfined on that
+        # verdict alone).
+        claims = [
+            why
+            for flag, why in (
+                ("writes", "it was called as a command that writes (writes: true)"),
+                ("outside_sandbox", "it is to run outside the sandbox (outside_sandbox: true)"),
+            )
+            if getattr(tool_input, flag, False) is True
+        ]
+        if claims:
+            why = "; ".join(claims)
+            parts = [
+                replace(part, read_only=False, classifier_reason=why) if part.read_only else part
+                for part in facts.parts
+            ]
+            facts = replace(facts, read_only=False, parts=parts)
         return CallFacts(tool.name, names, "bash", facts.read_only, bash=facts)
 
     if tool.name == WEB_FETCH:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgate.core.paths import display_path, inside_any, resolved_forms
-from toolgate.core.permission import PermissionMode, RuleSuggestion, mode_traits
+from toolgate.core.permission import Grounds, PermissionMode, RuleSuggestion, mode_traits
 from toolgate.permissions.bash import CommandPart
 from toolgate.permissions.command_forms import exact_text
 from toolgate.permissions.coverage import Need, coverage
@@ -71,6 +71,28 @@ class Evaluation:
     # acceptEdits mode would allow this call (asked in default mode only because it changes files inside the
     # working directories): the person may switch to it instead of allowing a rule no single rule can express
     offers_accept_edits: bool = False
+
+    @property
+    def grounds(self) -> Grounds | None:
+        """Why it allows: "read_only" when the call's read-only verdict is what let it through (the read-only
+        rung of any mode, bypassPermissions, or an allow rule over a read-only call), so that where a sandbox
+        exists the call runs read-only and a wrong verdict fails there; None when it does not allow."""
+        if self.behavior != "allow":
+            return None
+        if self.read_only and self.stage in _READ_ONLY_STAGES:
+            return "read_only"
+        return _GROUNDS.get(self.stage, "tool")
+
+
+_READ_ONLY_STAGES = frozenset({"mode", "allow_rule", "bypass"})
+_GROUNDS: dict[Stage, Grounds] = {
+    "allow_rule": "allow_rule",
+    "mode": "mode",
+    "bypass": "bypass",
+    "sandbox": "sandbox",
+    "hook": "hook",
+    "tool": "tool",
+}
 
 
 def _forms(path: Path) -> list[Path]:

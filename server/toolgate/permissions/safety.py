@@ -4,13 +4,13 @@ Writes to places that configure code execution or toolgate itself (`.git/`, `.vs
 `.toolgate/`, settings files, shell startup files, `.gitconfig`, `.gitmodules`, `.mcp.json`, ...), other
 agents' configuration (`.claude/`, `.cursor/`, ...: a model must not be able to grant itself permissions
 through a peer's config), CI and git automation (`.github/workflows/`, `.husky/`, `.pre-commit-config.yaml`,
-git hooks and a `core.hooksPath` target), the instruction files toolgate loads into its own system prompt
-(`TOOLGATE.md`, `AGENTS.md`; `CLAUDE.md` is not loaded by toolgate, so it is an ordinary file unless it
-sits in `.claude/`), the editors' user settings (they name the interpreter the sidecar runs), and paths
-written in forms that can name a different file than they appear to (Windows short names, alternate data
-streams, trailing dots, device names, UNC shares). Reads of credential files (core/credentials.py) ask too.
-Every form of a path (as given, and with symlinks resolved) is checked, and names are compared
-case-insensitively (macOS and Windows file systems ignore case).
+git hooks and a `core.hooksPath` target), the instruction files toolgate or another agent loads into its
+system prompt (`TOOLGATE.md`, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, `.cursorrules`, Copilot's instructions,
+...: a file written now would steer a later session), the editors' user settings (they name the interpreter
+the sidecar runs), and paths written in forms that can name a different file than they appear to (Windows
+short names, alternate data streams, trailing dots, device names, UNC shares). Reads of credential files
+(core/credentials.py) ask too. Every form of a path (as given, and with symlinks resolved) is checked, and
+names are compared case-insensitively (macOS and Windows file systems ignore case).
 """
 
 from __future__ import annotations
@@ -42,16 +42,54 @@ PROTECTED_FILES = frozenset(
         ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc",
         ".aider.conf.yml", ".claude.json", ".cursorrules", ".windsurfrules", ".clinerules", ".roomodes",
         ".gitlab-ci.yml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", ".lefthook.yml",
-        # loaded by toolgate itself as instructions (agent/system_prompt.py INSTRUCTION_FILES)
-        "toolgate.md", "agents.md",
+        ".devcontainer.json",  # its postCreateCommand runs when the folder is reopened in a container
+        # instructions loaded into an agent's system prompt (toolgate's own: TOOLGATE_INSTRUCTIONS); the
+        # spellings each loader opens are LOADER_SPELLINGS
+        "toolgate.md", "agents.md", "agent.md", "agents.override.md", "claude.md", "claude.local.md", "gemini.md",
+        "crush.md", "crush.local.md", ".rules",
     }
 )  # fmt: skip
+# The instruction files toolgate loads into its own system prompt (agent/system_prompt.py), as it opens them.
+TOOLGATE_INSTRUCTIONS = ("TOOLGATE.md", "AGENTS.md")
+# Every spelling under which a loader opens a protected name, for the names not opened as their lower-case
+# form. The checks above fold case, so they cover every spelling; the sandbox mounts names exactly, and on a
+# case-sensitive file system only the spellings a loader opens reach it: these are the ones it must cover when
+# absent (present ones in any case are found by listing the directory: `case_variants`). Sources: toolgate;
+# Codex (AGENTS.md, AGENTS.override.md); Amp and Zed (AGENT.md, AGENTS.md); Claude Code (CLAUDE.md,
+# CLAUDE.local.md); Gemini CLI (GEMINI.md); Crush (its own, AGENTS.md and GEMINI.md in three cases each).
+LOADER_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "toolgate.md": ("TOOLGATE.md",),
+    "agents.md": ("AGENTS.md", "agents.md", "Agents.md"),
+    "agent.md": ("AGENT.md",),
+    "agents.override.md": ("AGENTS.override.md",),
+    "claude.md": ("CLAUDE.md",),
+    "claude.local.md": ("CLAUDE.local.md",),
+    "gemini.md": ("GEMINI.md", "gemini.md"),
+    "crush.md": ("CRUSH.md", "crush.md", "Crush.md"),
+    "crush.local.md": ("CRUSH.local.md", "crush.local.md", "Crush.local.md"),
+}
+
+
+def loader_spellings(name: str) -> tuple[str, ...]:
+    """The names under which loaders open the protected name `name` (as listed: lower case)."""
+    return LOADER_SPELLINGS.get(name, (name,))
+
+
+def case_variants(entries: Iterable[str]) -> list[str]:
+    """Of the names in a directory, those that are a protected name in another spelling than a loader's
+    (`.VSCode`, `Agents.MD`): on a case-insensitive file system they are the protected file itself."""
+    spelled = {spelling for name in (*PROTECTED_DIRS, *PROTECTED_FILES) for spelling in loader_spellings(name)}
+    protected = PROTECTED_DIRS | PROTECTED_FILES
+    return [e for e in entries if e not in spelled and _fold(e) in protected]
+
+
 # Directories (relative to anywhere) whose files configure tools that run code: git's and fish's configs, CI,
 # ssh, toolgate's own user config, and the user settings of VS Code and its relatives on Linux, macOS and Windows.
 _EDITORS = ("code", "code - insiders", "vscodium", "code - oss", "cursor", "windsurf")
 PROTECTED_SUFFIXES: tuple[tuple[str, ...], ...] = (
     (".config", "git"), (".config", "fish"), (".ssh",), (".config", "toolgate"),
     (".github", "workflows"), (".github", "actions"), (".circleci",), (".buildkite",),
+    (".github", "copilot-instructions.md"), (".github", "instructions"), (".devcontainer",),
     (".local", "share", "code-server", "user"), (".local", "share", "code-server", "machine"),
     (".vscode-server", "data"), (".vscode-remote", "data"), (".config", "code-server"),
     *((".config", editor, "user") for editor in _EDITORS),

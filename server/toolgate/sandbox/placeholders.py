@@ -23,7 +23,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from toolgate.sandbox import ledger
@@ -37,6 +37,31 @@ _WAKE = threading.Event()
 _cleaner: threading.Thread | None = None
 IDLE_S = 1.0
 _swept = False
+# Who hears that the placeholders that exist changed (the editor's sidecar marks them in the Explorer); called
+# with every one that exists now, from whichever thread made or removed one.
+_WATCHERS: list[Callable[[list[Path]], None]] = []
+
+
+def watch(watcher: Callable[[list[Path]], None]) -> Callable[[], None]:
+    """Call `watcher` with every placeholder that exists each time that changes; returns what stops it."""
+    _WATCHERS.append(watcher)
+    return lambda: _WATCHERS.remove(watcher) if watcher in _WATCHERS else None
+
+
+_announced: list[Path] = []
+
+
+def _changed() -> None:
+    """Tell the watchers, if what exists differs from what they heard last (made, removed, or replaced by the
+    person)."""
+    global _announced
+    with LOCK:
+        existing = in_use()
+        if existing == _announced:
+            return
+        _announced = existing
+    for watcher in list(_WATCHERS):
+        watcher(existing)
 
 
 def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None = None) -> int:
@@ -74,6 +99,7 @@ def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None 
         finally:
             if new:
                 ledger.save_soon(_IDENTITY)
+    _changed()
     return token
 
 
@@ -104,6 +130,7 @@ def flush(idle_for: float = 0.0) -> None:
     if unused:
         with LOCK:
             ledger.save(_IDENTITY)
+        _changed()
 
 
 def intact(paths: Iterable[Path]) -> bool:
@@ -114,9 +141,10 @@ def intact(paths: Iterable[Path]) -> bool:
 
 
 def in_use() -> list[Path]:
-    """Every placeholder that exists (mounted, or waiting for the cleaner)."""
+    """Every placeholder that exists (mounted, or waiting for the cleaner): the very directory made here, not one
+    the person replaced meanwhile (removed it and put the real file there: that is theirs, and protected as such)."""
     with LOCK:
-        return list(_USERS)
+        return [path for path in _USERS if _identity(path) == _IDENTITY.get(path)]
 
 
 def _remove(path: Path) -> None:

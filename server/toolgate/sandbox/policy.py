@@ -22,6 +22,10 @@ renamed or removed, so `mv .git .git2 && mkdir -p .git/hooks` cannot sidestep th
 protected *file* (`.envrc`, `.mcp.json`) gets an empty read-only *directory* in its place too (an empty file
 would be listed by git and committed by `git add -A`; git ignores an empty directory).
 
+The read-only layout (`read_only`: for a command allowed because it only reads, and for every command in plan
+mode) binds the working directories read-only too, so nothing is writable but the private directories and the
+scratch directories; it needs no protected mounts, pins or stand-ins (nothing there can be made or changed).
+
 Not covered: protected names below the top of a working directory (`sub/.vscode`, `pkg/.envrc`): finding them
 would mean walking the tree before every command, and absent ones cannot be listed at all. A write there that a
 command shows (`touch sub/.vscode/x`) still asks, in every mode, through the ladder's protected-path check.
@@ -35,7 +39,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgate.core.credentials import CREDENTIAL_DIRS, CREDENTIAL_FILES
-from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUFFIXES
+from toolgate.permissions.safety import PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_SUFFIXES, loader_spellings
 
 Kind = Literal["dir", "file", "link", "absent"]  # "link": a symbolic link (not followed)
 PathKind = Callable[[Path], Kind]
@@ -92,10 +96,11 @@ REPOSITORY_ENTRIES: tuple[tuple[str, bool], ...] = ((".git/hooks", True), (".git
 
 
 def protected_entries() -> tuple[tuple[str, bool], ...]:
-    """(path relative to a working directory, is a directory) for every protected entry, from safety.py."""
+    """(path relative to a working directory, is a directory) for every protected entry, from safety.py: each
+    protected file under every spelling a loader opens it by (`AGENTS.md`, not only the listed `agents.md`)."""
     dirs = [(name, True) for name in sorted(PROTECTED_DIRS)]
     suffixes = [("/".join(suffix), True) for suffix in PROTECTED_SUFFIXES]
-    files = [(name, False) for name in sorted(PROTECTED_FILES)]
+    files = [(spelling, False) for name in sorted(PROTECTED_FILES) for spelling in loader_spellings(name)]
     return (*dirs, *REPOSITORY_ENTRIES, *suffixes, *files)
 
 
@@ -127,6 +132,15 @@ class SandboxPolicy:
     # of its own inside (`.git/hooks`). One the user filled meanwhile shows empty to this command (read-only
     # either way) and is left alone when the stand-ins go.
     stand_ins_made: frozenset[Path] = frozenset()
+    # Nothing writable but the private directories and the scratch directories: the working directories (their
+    # .git included) are bound read-only like the rest.
+    read_only: bool = False
+    # Files inside the scratch directories commands must not change (the shell's BASH_ENV script, which every
+    # later command sources, outside the sandbox too): bound read-only over themselves.
+    fixed_files: tuple[Path, ...] = ()
+    # Entries at the top of a working directory that are a protected name in another case (`.VSCode`,
+    # `Agents.MD`; safety.case_variants of a listing the caller made): read-only like the names themselves.
+    case_variants: tuple[Path, ...] = ()
     protected: tuple[tuple[str, bool], ...] = field(default_factory=protected_entries)
     hidden_home: tuple[str, ...] = field(default_factory=hidden_home_entries)
 
@@ -182,7 +196,6 @@ def build_plan(policy: SandboxPolicy, path_kind: PathKind, bwrap: str = "bwrap")
 
     argv: list[str] = [bwrap]
     mounts: list[Mount] = []
-    absent: list[Path] = []
 
     def add(option: str, *paths: Path) -> None:
         argv.append(option)
@@ -206,15 +219,55 @@ def build_plan(policy: SandboxPolicy, path_kind: PathKind, bwrap: str = "bwrap")
             add("--ro-bind", tool_dir, tool_dir)
             mounts.append(Mount("read-only", tool_dir, "holds a PATH directory: its programs stay visible"))
 
-    writable = [r for r in (*policy.writable_roots, *policy.extra_writable) if kind(r) == "dir"]
-    for root in (*writable, *(d for d in policy.scratch_dirs if kind(d) == "dir")):
+    roots = [r for r in (*policy.writable_roots, *policy.extra_writable) if kind(r) == "dir"]
+    if policy.read_only:  # bound anyway: one under a private directory (/tmp) would be hidden otherwise
+        for root in roots:
+            add("--ro-bind", root, root)
+            mounts.append(Mount("read-only", root, "a working directory: read-only for this command"))
+    scratch = [d for d in policy.scratch_dirs if kind(d) == "dir"]
+    for root in (*([] if policy.read_only else roots), *scratch):
         add("--bind", root, root)
         mounts.append(Mount("writable", root))
+    for fixed in policy.fixed_files:
+        if kind(fixed) == "file":
+            add("--ro-bind", fixed, fixed)
+            mounts.append(Mount("protected", fixed, "read-only: the shell runs it before every command"))
+    protected, pins, absent = ([], [], []) if policy.read_only else _protected_layout(policy, roots, kind)
+    # Pins before the protected mounts: bwrap binds from the host's view, which has none of the sandbox's mounts,
+    # so a pin bound later would cover the read-only mounts below it.
+    for ancestor in pins:
+        add("--bind", ancestor, ancestor)
+        mounts.append(Mount("pinned", ancestor, "a mount point: cannot be renamed or removed"))
+    for source, target, note in protected:
+        add("--ro-bind", source, target)
+        mounts.append(Mount("protected", target, note))
 
+    hidden = [policy.home / e for e in policy.hidden_home] + list(policy.extra_hidden)
+    for path in hidden:
+        found = kind(path)
+        if found in ("dir", "link"):
+            add("--ro-bind", policy.empty_dir, path)  # one mount (a tmpfs made read-only would be two)
+            mounts.append(Mount("hidden", path, "an empty directory stands in"))
+        elif found == "file":
+            add("--ro-bind", policy.empty_file, path)
+            mounts.append(Mount("hidden", path, "an empty file stands in"))
+
+    argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL"]
+    argv.append("--")
+    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent))
+
+
+def _protected_layout(
+    policy: SandboxPolicy, writable: list[Path], kind: PathKind
+) -> tuple[list[tuple[Path, Path, str]], list[Path], list[Path]]:
+    """The protected mounts (source, target, note) inside the writable roots, the ancestors to pin (outermost
+    first), and the absent paths that get a stand-in."""
+    absent: list[Path] = []
     pins: dict[Path, None] = {}
     protected: list[tuple[Path, Path, str]] = []  # (source, target, note)
     targets = [(root / entry, root, is_dir) for root in writable for entry, is_dir in policy.protected]
     targets += [(path, root, True) for path in policy.extra_protected for root in writable if _under(path, root)]
+    targets += [(path, root, False) for path in policy.case_variants for root in writable if path.parent == root]
     seen: set[Path] = set()
     for target, root, is_dir in targets:
         if target == root or target in seen:
@@ -249,28 +302,7 @@ def build_plan(policy: SandboxPolicy, path_kind: PathKind, bwrap: str = "bwrap")
         else:
             protected.append((target, target, "read-only"))
         pins.update((p, None) for p in chain)
-    # Pins before the protected mounts: bwrap binds from the host's view, which has none of the sandbox's mounts,
-    # so a pin bound later would cover the read-only mounts below it.
-    for ancestor in sorted(pins, key=lambda p: len(p.parts)):
-        add("--bind", ancestor, ancestor)
-        mounts.append(Mount("pinned", ancestor, "a mount point: cannot be renamed or removed"))
-    for source, target, note in protected:
-        add("--ro-bind", source, target)
-        mounts.append(Mount("protected", target, note))
-
-    hidden = [policy.home / e for e in policy.hidden_home] + list(policy.extra_hidden)
-    for path in hidden:
-        found = kind(path)
-        if found in ("dir", "link"):
-            add("--ro-bind", policy.empty_dir, path)  # one mount (a tmpfs made read-only would be two)
-            mounts.append(Mount("hidden", path, "an empty directory stands in"))
-        elif found == "file":
-            add("--ro-bind", policy.empty_file, path)
-            mounts.append(Mount("hidden", path, "an empty file stands in"))
-
-    argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL"]
-    argv.append("--")
-    return SandboxPlan(tuple(argv), tuple(mounts), tuple(absent))
+    return protected, sorted(pins, key=lambda p: len(p.parts)), absent
 
 
 def describe(plan: SandboxPlan) -> str:

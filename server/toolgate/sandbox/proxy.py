@@ -22,12 +22,12 @@ import shutil
 import socket
 import tempfile
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolgate.permissions.network import IPAddress
+from toolgate.permissions.network import IPAddress, names_exactly
 from toolgate.sandbox.egress import (
     CHUNKED,
     MAX_HEAD_BYTES,
@@ -46,6 +46,9 @@ _STOP_TIMEOUT_S = 5.0
 _CHUNK = 64 * 1024
 _CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,8})(?:;[^\r\n]*)?\r\n")
 T = TypeVar("T")
+# Where the in-sandbox forwarder listens (the sandbox's own 127.0.0.1: always free, nothing else runs there).
+PROXY_PORT = 3128
+_MAX_BLOCKED_SHOWN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,3 +289,26 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
             writer.write_eof()
     except OSError:
         writer.close()
+
+
+def describe_refusals(blocked: Sequence[Blocked]) -> str | None:
+    """What the proxy refused, and what would allow it (None: it refused nothing)."""
+    if not blocked:
+        return None
+    shown = "; ".join(b.describe() for b in blocked[:_MAX_BLOCKED_SHOWN])
+    more = f" (and {len(blocked) - _MAX_BLOCKED_SHOWN} more)" if len(blocked) > _MAX_BLOCKED_SHOWN else ""
+    return (
+        f"The sandbox's network proxy refused {len(blocked)} connection(s): {shown}{more}. Only the user can "
+        "add a rule (sandbox.network in their user settings); or call again with outside_sandbox: true and "
+        "the user will be asked."
+    )
+
+
+def proxy_env(specs: Sequence[str]) -> dict[str, str]:
+    """The variables that send a command's HTTP(S) through the forwarder. Loopback names stay direct (the
+    sandbox's own 127.0.0.1: a test server the command starts itself) unless a rule names one exactly, which
+    means this machine's."""
+    url = f"http://127.0.0.1:{PROXY_PORT}"
+    direct = ",".join(n for n in ("localhost", "127.0.0.1", "::1") if not any(names_exactly(s, n) for s in specs))
+    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
+    return {**dict.fromkeys(names, url), "NO_PROXY": direct, "no_proxy": direct}

@@ -1,7 +1,9 @@
 """The session's sandbox: its settings, whether it can run here, and where each Bash command runs.
 
 One per session (a `Dep`). It decides once per session whether the backend works (a probe, cached), and keeps
-one resident sandbox (resident.py) that its commands run in for as long as the policy holds: the same settings,
+one resident sandbox (resident.py) per profile (writable working directories, or read-only: for commands allowed
+because they only read, and for every command in plan mode) that its commands run in for as long as the policy
+holds: the same settings,
 working directories and PATH, and the same answers from the file system for every path the plan looked at (what
 exists among the protected paths). When any of that changes, the next command gets a new sandbox; the old one
 ends when its last command did. An idle one ends after `idle_s`. The empty directories made as mount points for
@@ -27,13 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
-from toolgate.permissions.network import names_exactly
-from toolgate.permissions.safety import git_hooks_dirs
+from toolgate.permissions.safety import case_variants, git_hooks_dirs
 from toolgate.sandbox import ledger, placeholders
 from toolgate.sandbox.backend import SandboxBackend, detect_backend, path_kind
 from toolgate.sandbox.egress import network_rule_spec
 from toolgate.sandbox.policy import PRIVATE_DIRS, Kind, SandboxPlan, SandboxPolicy, tool_dirs_for
-from toolgate.sandbox.proxy import Blocked, Channel, EgressProxy
+from toolgate.sandbox.proxy import PROXY_PORT, Channel, EgressProxy, describe_refusals, proxy_env
 from toolgate.sandbox.resident import (
     AsyncResidentProcess,
     Lease,
@@ -44,10 +45,7 @@ from toolgate.sandbox.resident import (
 )
 
 Enabled = Literal["auto", "on", "off"]
-# Where the in-sandbox forwarder listens (the sandbox's own 127.0.0.1: always free, nothing else runs there).
-PROXY_PORT = 3128
 _FORWARDER = Path(__file__).with_name("forwarder.py")
-_MAX_BLOCKED_SHOWN = 5
 # A resident sandbox no command used for this long ends, and its stand-ins go a moment later. Starting one costs
 # a command about 0.1 s (bwrap, the runner's python), so it outlives the pause between a model's turns; the
 # stand-ins stay in the workspace meanwhile.
@@ -97,6 +95,7 @@ class Launch:
     env: dict[str, str] = field(default_factory=dict)  # the proxy variables, with Network rules
     channel: Channel | None = None  # this command's socket into the egress proxy
     lease: Lease | None = None  # its hold on the resident sandbox it runs in (None: it runs without one)
+    read_only: bool = False  # it runs where nothing is writable (only with a lease)
 
     @property
     def sandboxed(self) -> bool:
@@ -130,6 +129,10 @@ class _Current:
     token: int  # its hold on the stand-ins
     idle_since: float | None = None
 
+    @property
+    def read_only(self) -> bool:
+        return self.policy.read_only
+
     def holds(self, policy: SandboxPolicy, made: frozenset[Path]) -> bool:
         if policy != self.policy or self.resident.retired:
             return False
@@ -149,7 +152,7 @@ class Sandbox:
     _backend: SandboxBackend | None = None
     _empty: Path | None = None
     _proxy: EgressProxy | None = None
-    _current: _Current | None = None  # where new commands run
+    _current: dict[bool, _Current] = field(default_factory=dict)  # where new commands run, by read_only
     _residents: list[_Current] = field(default_factory=list)  # every resident sandbox not ended yet
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _timer: threading.Timer | None = None
@@ -180,8 +183,8 @@ class Sandbox:
                 False,
                 "none",
                 (
-                    "turned off (sandbox.enabled is off: the editor's default, a settings file's or --sandbox off; "
-                    "set it to auto in your user settings to turn it on)"
+                    "turned off (sandbox.enabled is off in a settings file, or --sandbox off; set it to auto in "
+                    "your user settings to turn it on)"
                 ),
                 status="off",
             )
@@ -198,9 +201,13 @@ class Sandbox:
         scratch: Sequence[Path],
         proxy_dir: Path | None = None,
         made: frozenset[Path] = frozenset(),
+        *,
+        read_only: bool = False,
+        fixed: Sequence[Path] = (),
     ) -> SandboxPolicy:
         """`roots`: the working directories, workspace first; `scratch`: other directories commands write;
-        `made`: the stand-ins that exist now (SandboxPolicy.stand_ins_made)."""
+        `made`: the stand-ins that exist now (SandboxPolicy.stand_ins_made); `read_only`: nothing writable but
+        the private and scratch directories; `fixed`: files in the scratch directories kept read-only."""
         writable = tuple(dict.fromkeys(plan_roots(roots)))
         hooks = tuple(Path(os.path.realpath(p)) for p in git_hooks_dirs(writable[0], home)) if writable else ()
         return SandboxPolicy(
@@ -215,15 +222,35 @@ class Sandbox:
             proxy_dir=proxy_dir,
             tool_dirs=_tool_dirs(os.environ.get("PATH", os.defpath)),
             stand_ins_made=made,
+            read_only=read_only,
+            fixed_files=tuple(Path(os.path.realpath(p)) for p in fixed),
+            case_variants=() if read_only else _case_variants(writable),
         )
 
     def plan(
-        self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None = None
+        self,
+        roots: Sequence[Path],
+        home: Path,
+        scratch: Sequence[Path],
+        proxy_dir: Path | None = None,
+        *,
+        read_only: bool = False,
     ) -> SandboxPlan:
-        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir))
+        return self.backend.plan(self.policy(roots, home, scratch, proxy_dir, read_only=read_only))
 
-    def launch(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], *, outside: bool) -> Launch:
-        """Where one command runs (no lease: without a sandbox), and a note for its result."""
+    def launch(
+        self,
+        roots: Sequence[Path],
+        home: Path,
+        scratch: Sequence[Path],
+        *,
+        outside: bool,
+        read_only: bool = False,
+        fixed: Sequence[Path] = (),
+    ) -> Launch:
+        """Where one command runs (no lease: without a sandbox), and a note for its result. `read_only`: in the
+        profile where nothing is writable but the private and scratch directories (`fixed`: files in those kept
+        read-only)."""
         if outside:
             return Launch((), "This command ran outside the sandbox, as approved.")
         state = self.state()
@@ -236,7 +263,8 @@ class Sandbox:
             if self.network_specs:
                 channel = self._egress().open_channel()
                 proxy_dir = self._egress().directory
-            lease = self._lease(roots, home, scratch, proxy_dir)
+            profile = _Profile(roots, home, scratch, proxy_dir, read_only, fixed)
+            lease = self._lease(profile)
         except (OSError, StateError) as exc:
             if channel is not None:
                 self._egress().close_channel(channel)
@@ -248,12 +276,12 @@ class Sandbox:
                 "sandbox off (sandbox.enabled: off) and let the user approve commands one by one."
             ) from None
         if channel is None:
-            return Launch((), None, lease=lease)
+            return Launch((), None, lease=lease, read_only=read_only)
         forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
         prefix = (*forwarder, str(channel.socket), str(PROXY_PORT), "--")
-        return Launch(prefix, None, proxy_env(self.network_specs), channel, lease)
+        return Launch(prefix, None, proxy_env(self.network_specs), channel, lease, read_only)
 
-    def _lease(self, roots: Sequence[Path], home: Path, scratch: Sequence[Path], proxy_dir: Path | None) -> Lease:
+    def _lease(self, profile: _Profile) -> Lease:
         """A hold on the resident sandbox for this policy: the current one if it still holds, else a new one."""
         with placeholders.LOCK:  # no placeholder is removed between the plan's look and the sandbox's claim
             placeholders.sweep_once()
@@ -263,8 +291,15 @@ class Sandbox:
             # point must exist first: `acquire` makes the rest.
             others, foreign = set(placeholders.in_use()), ledger.foreign()
             made = frozenset(others | foreign.keys())
-            policy = self.policy(roots, home, scratch, proxy_dir)
-            current = self._current
+            policy = self.policy(
+                profile.roots,
+                profile.home,
+                profile.scratch,
+                profile.proxy_dir,
+                read_only=profile.read_only,
+                fixed=profile.fixed,
+            )
+            current = self._current.get(profile.read_only)
             if current is not None and current.holds(policy, made):
                 lease = current.resident.lease()
                 if lease is not None:
@@ -290,21 +325,21 @@ class Sandbox:
         lease = resident.lease()
         assert lease is not None
         with self._lock:
-            self._current = entry
+            self._current[entry.read_only] = entry
             self._residents.append(entry)
         return lease
 
     def _let_go(self, entry: _Current) -> None:
         """No new command runs in it; it ends when its last one did."""
         with self._lock:
-            if self._current is entry:
-                self._current = None
+            if self._current.get(entry.read_only) is entry:
+                del self._current[entry.read_only]
         self._idle(entry)
 
     def _idle(self, entry: _Current) -> None:
         """No command holds it now: one that is no longer current ends at once, the current one after `idle_s`."""
         with self._lock:
-            if self._current is entry:
+            if self._current.get(entry.read_only) is entry:
                 entry.idle_since = time.monotonic()
                 if self._timer is None:
                     self._timer = threading.Timer(self.idle_s, self._on_timer)
@@ -315,21 +350,25 @@ class Sandbox:
             threading.Thread(target=self._end, args=(entry,), name="toolgate-sandbox-end", daemon=True).start()
 
     def _on_timer(self) -> None:
+        ended: list[_Current] = []
         with self._lock:
             self._timer = None
-            entry = self._current
-            if entry is None or entry.idle_since is None:
-                return
-            wait = entry.idle_since + self.idle_s - time.monotonic()
-            if wait > 0:  # used again meanwhile, and idle again since
-                self._timer = threading.Timer(wait, self._on_timer)
+            waits: list[float] = []
+            for profile, entry in list(self._current.items()):
+                if entry.idle_since is None:
+                    continue
+                wait = entry.idle_since + self.idle_s - time.monotonic()
+                if wait > 0:  # used again meanwhile, and idle again since
+                    waits.append(wait)
+                elif entry.resident.retire_if_idle():  # else a command holds it: it goes idle again later
+                    del self._current[profile]
+                    ended.append(entry)
+            if waits:
+                self._timer = threading.Timer(min(waits), self._on_timer)
                 self._timer.daemon = True
                 self._timer.start()
-                return
-            if not entry.resident.retire_if_idle():
-                return  # a command holds it: it goes idle again later
-            self._current = None
-        self._end(entry)
+        for entry in ended:
+            self._end(entry)
 
     def _end(self, entry: _Current) -> None:
         entry.resident.retire()  # waits until nothing runs in it, so its mount points may go
@@ -387,7 +426,8 @@ class Sandbox:
         """After the shell host stopped every background command (the Bash tool resolves the sandbox first,
         so it is closed last)."""
         with self._lock:
-            entries, self._current = list(self._residents), None
+            entries = list(self._residents)
+            self._current.clear()
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
@@ -404,27 +444,29 @@ class Sandbox:
             self._empty = None
 
 
-def describe_refusals(blocked: Sequence[Blocked]) -> str | None:
-    """What the proxy refused, and what would allow it (None: it refused nothing)."""
-    if not blocked:
-        return None
-    shown = "; ".join(b.describe() for b in blocked[:_MAX_BLOCKED_SHOWN])
-    more = f" (and {len(blocked) - _MAX_BLOCKED_SHOWN} more)" if len(blocked) > _MAX_BLOCKED_SHOWN else ""
-    return (
-        f"The sandbox's network proxy refused {len(blocked)} connection(s): {shown}{more}. Only the user can "
-        "add a rule (sandbox.network in their user settings); or call again with outside_sandbox: true and "
-        "the user will be asked."
-    )
+@dataclass(frozen=True, slots=True)
+class _Profile:
+    """What one launch asks of the sandbox (`Sandbox.launch`'s arguments)."""
+
+    roots: Sequence[Path]
+    home: Path
+    scratch: Sequence[Path]
+    proxy_dir: Path | None
+    read_only: bool
+    fixed: Sequence[Path]
 
 
-def proxy_env(specs: Sequence[str]) -> dict[str, str]:
-    """The variables that send a command's HTTP(S) through the forwarder. Loopback names stay direct (the
-    sandbox's own 127.0.0.1: a test server the command starts itself) unless a rule names one exactly, which
-    means this machine's."""
-    url = f"http://127.0.0.1:{PROXY_PORT}"
-    direct = ",".join(n for n in ("localhost", "127.0.0.1", "::1") if not any(names_exactly(s, n) for s in specs))
-    names = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
-    return {**dict.fromkeys(names, url), "NO_PROXY": direct, "no_proxy": direct}
+def _case_variants(roots: Sequence[Path]) -> tuple[Path, ...]:
+    """The entries at the top of each root that spell a protected name in another case (listed per command: one
+    that appears makes the policy differ, so the next command gets a sandbox that protects it)."""
+    found: list[Path] = []
+    for root in roots:
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue  # not there (or unreadable): the plan does not bind it either
+        found += (root / name for name in case_variants(names))
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=8)

@@ -106,7 +106,7 @@ def merge(layers: Mapping[str, SandboxFileSettings], default: Enabled = "auto") 
 @dataclass(frozen=True, slots=True)
 class SandboxRequest:
     """What a session's builder asks for: `enabled` from the command line (`--sandbox`) over every file;
-    `default` when no file says (the editor's sidecar passes off: see ToolgateServer for why)."""
+    `default` when no file says (auto: on wherever it can run, in the editor as on the command line)."""
 
     enabled: Enabled | None = None
     default: Enabled = "auto"

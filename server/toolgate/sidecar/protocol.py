@@ -45,7 +45,9 @@ from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionC
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
 from toolgate.sidecar.protocol_rules import PermissionModeTraits, permission_mode_table
 from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
-from toolgate.sidecar.protocol_sandbox import SandboxStatus
+from toolgate.sidecar.protocol_sandbox import SANDBOX_METHODS, SandboxStatus
+from toolgate.sidecar.protocol_sandbox import SANDBOX_STAND_INS as SANDBOX_STAND_INS
+from toolgate.sidecar.protocol_sandbox import StandInsParams as StandInsParams
 from toolgate.sidecar.wire_model import Direction as Direction
 from toolgate.sidecar.wire_model import Method as Method
 from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
@@ -382,6 +384,7 @@ METHODS: tuple[Method, ...] = (
         "Restore a checkpoint's files (a redo checkpoint is taken first).",
     ),
     *MCP_METHODS,
+    *SANDBOX_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

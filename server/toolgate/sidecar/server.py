@@ -102,6 +102,7 @@ class ToolgateServer(LanguageServer):
         self._storage_root: Path | None = None
         self._sessions: SessionManager | None = None
         self._turns: set[asyncio.Future[Any]] = set()
+        self._unwatch_stand_ins: Callable[[], None] | None = None
         self._initialized = asyncio.Event()
         # Set by the `exit` notification: the status the process ends with (LSP: 0 after shutdown, else 1).
         self.exit_status: int | None = None
@@ -203,6 +204,7 @@ class ToolgateServer(LanguageServer):
         folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
         self.workspace_folders = [Path(path) for uri in folders if (path := file_uri_to_path(uri))]
         self._storage_root = root
+        self._watch_stand_ins()
         self._initialized.set()
         logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
 
@@ -211,6 +213,18 @@ class ToolgateServer(LanguageServer):
         # answer already; anything else belongs in the log (stderr), which is the editor's output channel.
         if source is not FeatureRequestError:
             logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+    def _watch_stand_ins(self) -> None:
+        """Tell the editor which stand-ins the sandbox has in the person's tree (the Explorer marks them)."""
+        from toolgate.sandbox import placeholders
+
+        loop = asyncio.get_running_loop()
+
+        def send(paths: list[Path]) -> None:  # from any thread: the notification is written on the event loop
+            params = p.StandInsParams(paths=[str(x) for x in paths]).wire()
+            loop.call_soon_threadsafe(self.protocol.notify, p.SANDBOX_STAND_INS, params)
+
+        self._unwatch_stand_ins = placeholders.watch(send)
 
     # --- sessions ---------------------------------------------------------------------------------------------
     @property
@@ -250,9 +264,9 @@ class ToolgateServer(LanguageServer):
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
                 dependencies={OPEN_DOCUMENTS: self.documents},
-                # Opt-in in the editor: the stand-ins for absent protected directories (.vscode, .toolgate, .git, …) are
-                # empty directories in the workspace while the session lives, which the explorer shows.
-                sandbox=SandboxRequest(default="off"),
+                # On by default, as on the command line: the stand-ins it makes in the workspace while commands run
+                # are marked in the Explorer (`toolgate/sandbox/standIns`), and read-only commands need none.
+                sandbox=SandboxRequest(),
                 checkpoints_root=self._storage_root,
                 # The approvals are the CLI's (`toolgate mcp approve`), not kept per editor storage directory.
                 mcp=McpOptions(
@@ -465,6 +479,8 @@ class ToolgateServer(LanguageServer):
     async def aclose(self) -> None:
         """The client is gone: pending questions are answered "no", turns are interrupted, sessions closed."""
         self.channel.close()
+        if self._unwatch_stand_ins is not None:
+            self._unwatch_stand_ins()
         if self._sessions is None:
             return
         with contextlib.suppress(TimeoutError):  # the questions end as "no" first; then the turns are interrupted

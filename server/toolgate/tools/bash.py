@@ -8,6 +8,7 @@ state (variables, functions) does not.
 from __future__ import annotations
 
 import os
+import re
 import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.errors import StateError
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.paths import display_path, expand_path, inside_any
+from toolgate.core.permission import mode_traits
 from toolgate.core.tool import DescribeContext, Rendered, Tool, ToolInput, ToolTraits
 from toolgate.sandbox.runtime import SANDBOX
 from toolgate.shell.executor import command_env, open_plain, run_command
@@ -53,6 +55,11 @@ SANDBOX_NOT_FOUND_NOTE = (
     "that lives there is visible only through a PATH directory (a virtualenv in /tmp whose bin is on PATH). Run "
     "it through PATH, install it elsewhere, or call again with outside_sandbox: true and the user will be asked."
 )
+
+# The errno text of a write refused by a read-only mount; and the quoted path or the `path:` before it on that line.
+_READ_ONLY_SIGN = "Read-only file system"
+_REFUSED_PATH = re.compile(r"['\"`‘]([^'\"`’\n]+)['\"`’]|([^\s:'\"]+): Read-only file system")
+_MAX_REFUSED_SHOWN = 5
 
 # Programs for which exit status 1 is an answer, not a failure.
 _EXIT_ONE_MEANS = {
@@ -87,6 +94,11 @@ class BashInput(ToolInput):
         default=False,
         description="Run without the sandbox (only when a sandboxed run failed because the sandbox blocked "
         "something it needs); the user is asked first.",
+    )
+    writes: bool = Field(
+        default=False,
+        description="The command writes files: set it when a run allowed as read-only was stopped from writing. "
+        "It is then judged as a command that changes things (the user may be asked).",
     )
 
 
@@ -174,10 +186,11 @@ class BashTool(Tool[BashInput, BashResult]):
         return classify(tool_input.command)
 
     def is_read_only(self, tool_input: BashInput) -> bool:
-        return self._classification(tool_input).read_only
+        claimed = tool_input.writes or tool_input.outside_sandbox  # judged as writing (permissions/facts.py)
+        return not claimed and self._classification(tool_input).read_only
 
     def is_concurrency_safe(self, tool_input: BashInput) -> bool:
-        return self._classification(tool_input).read_only
+        return self.is_read_only(tool_input)
 
     def paths(self, tool_input: BashInput, ctx: ToolContext) -> Sequence[Path]:
         """Every path the command reads or writes, resolved against the session's working directory."""
@@ -241,8 +254,16 @@ class BashTool(Tool[BashInput, BashResult]):
         cwd, start_note = self._start_dir(ctx)
         notes = [n for n in (start_note,) if n]
         final_argv = self._classification(tool_input).final_argv
+        # Allowed because it only reads (or planning, where nothing may change): it runs where nothing is
+        # writable, so a wrong read-only verdict costs a failed command, not a changed file.
+        read_only = mode_traits(ctx.mode).read_only or ctx.allowed_because == "read_only"
         launch = sandbox.launch(
-            ctx.working_dirs, ctx.get(HOME_DIR), [host.directory], outside=tool_input.outside_sandbox
+            ctx.working_dirs,
+            ctx.get(HOME_DIR),
+            [host.directory],
+            outside=tool_input.outside_sandbox,
+            read_only=read_only,
+            fixed=[host.rc_file],
         )
         notes.extend(n for n in (launch.note,) if n)
 
@@ -304,6 +325,8 @@ class BashTool(Tool[BashInput, BashResult]):
             )
         if blocked_note is not None:
             notes.append(blocked_note)
+        elif launch.read_only and _READ_ONLY_SIGN in captured.text:
+            notes.append(read_only_refusal(captured.text, plan=mode_traits(ctx.mode).read_only))
         elif launch.sandboxed and run.exit_code == 127:
             notes.append(SANDBOX_NOT_FOUND_NOTE)
         elif launch.sandboxed and run.exit_code != 0 and _blocked_by_sandbox(captured.text):
@@ -364,6 +387,33 @@ def _exit_meaning(argv: tuple[str, ...], code: int) -> str | None:
     if argv[0] == "git" and len(argv) > 1 and argv[1] == "diff" and ("--quiet" in argv or "--exit-code" in argv):
         return "there are differences"
     return _EXIT_ONE_MEANS.get(os.path.basename(argv[0]))
+
+
+def read_only_refusal(output: str, *, plan: bool) -> str:
+    """What the result says when a command run read-only tried to write: what it tried, where the output names
+    it, and how to run it as a command that writes (nothing is retried for the model)."""
+    refused: dict[str, None] = {}
+    for line in output.splitlines():
+        if _READ_ONLY_SIGN in line:
+            for match in _REFUSED_PATH.finditer(line):
+                path = match.group(1) or match.group(2)
+                if path and path != _READ_ONLY_SIGN:
+                    refused[path] = None
+    names = list(refused)
+    shown = ", ".join(names[:_MAX_REFUSED_SHOWN]) + (
+        f" and {len(names) - _MAX_REFUSED_SHOWN} more" if len(names) > _MAX_REFUSED_SHOWN else ""
+    )
+    what = f"It tried to write ({shown})" if names else "It tried to write a file"
+    if plan:
+        return (
+            f"{what}, and in plan mode every command runs where nothing is writable, so nothing was changed. "
+            "Finish the plan; the user can leave plan mode to let commands change files."
+        )
+    return (
+        f"{what}, but it was allowed as a read-only command, and a read-only command runs where nothing is "
+        "writable, so nothing was changed. If it needs to write, call it again with writes: true; it is then "
+        "judged as a command that changes files (the user may be asked)."
+    )
 
 
 def _blocked_by_sandbox(output: str) -> bool:

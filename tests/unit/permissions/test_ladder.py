@@ -591,3 +591,26 @@ async def test_an_always_allow_answer_is_remembered_through_the_engine(workspace
         assert second.content == "1\tm" and len(asked) == 1  # not asked again
     finally:
         await rt.aclose()
+
+
+# --- why it allowed: what the Bash tool runs read-only ----------------------------------------------------
+
+GROUNDS: list[tuple[PermissionMode, tuple[str, ...], str, str | None]] = [
+    (DEFAULT, (), "git status", "read_only"),  # the read-only rung
+    (DEFAULT, ("Bash(git log:*)",), "git log -3", "read_only"),  # a rule over a read-only form
+    (DEFAULT, ("Bash(make:*)",), "make build", "allow_rule"),
+    (DEFAULT, (), "make build", None),  # asked
+    (ACCEPT, (), "mkdir -p src/pkg", "mode"),
+    (ACCEPT, (), "ls src", "read_only"),
+    (PLAN, (), "git status", "read_only"),
+    (BYPASS, (), "git status", "read_only"),  # bypassPermissions does not lift the read-only run
+    (BYPASS, (), "curl -X POST https://example.com", "bypass"),
+]
+
+
+@pytest.mark.parametrize(("mode", "allow", "command", "grounds"), GROUNDS)
+async def test_an_allow_says_whether_the_read_only_verdict_was_its_reason(
+    rt_factory: Callable[..., Runtime], mode: PermissionMode, allow: tuple[str, ...], command: str, grounds: str | None
+) -> None:
+    rt = rt_factory(mode=mode, allow=list(allow))
+    assert (await rt.evaluate_call("Bash", {"command": command})).grounds == grounds

@@ -21,7 +21,9 @@ PROTECTED_CONFIG = [
     ".cursor/rules/x.mdc", ".continue/config.json", ".roo/rules.md", ".clinerules", ".clinerules/a.md",
     ".windsurf/rules.md", ".kiro/steering/x.md", ".aider.conf.yml", ".github/workflows/ci.yml",
     ".GitHub/Workflows/ci.yml", ".gitlab-ci.yml", ".husky/pre-commit", ".pre-commit-config.yaml",
-    ".git/hooks/pre-push", "AGENTS.md", "TOOLGATE.md", "sub/agents.md",
+    ".git/hooks/pre-push", "AGENTS.md", "TOOLGATE.md", "sub/agents.md", "CLAUDE.md", "Claude.md", "GEMINI.md",
+    "AGENT.md", "CRUSH.md", ".github/copilot-instructions.md", ".devcontainer/devcontainer.json",
+    ".devcontainer.json",
     "~/.claude/settings.json", "~/.claude.json", "~/.gemini/settings.json", "~/.codex/config.toml",
     "~/.config/toolgate/anything", "~/.config/Code/User/settings.json", "~/.config/Code/User/keybindings.json",
     "~/.config/Code - Insiders/User/settings.json", "~/.config/VSCodium/User/settings.json",
@@ -36,6 +38,8 @@ CREDENTIALS = [
     ".env.production", "sub/.env", ".ENV",
 ]  # fmt: skip
 READABLE = ["~/.ssh/known_hosts", "~/.ssh/id_rsa.pub", ".env.example", ".env.sample", "CLAUDE.md", "src/app.py"]
+# Before the instruction files of other agents were protected for writing, CLAUDE.md was an ordinary file;
+# it is still read like one.
 
 
 def _path(template: str, home: Path) -> str:

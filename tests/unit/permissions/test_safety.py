@@ -11,7 +11,13 @@ import pytest
 from tests.unit.permissions.helpers import bash, check, make_runtime
 
 from toolgate.core.permission import PermissionMode
-from toolgate.permissions.safety import protected_write, suspicious_form
+from toolgate.permissions.safety import (
+    TOOLGATE_INSTRUCTIONS,
+    case_variants,
+    loader_spellings,
+    protected_write,
+    suspicious_form,
+)
 from toolgate.runtime import Runtime
 
 MODES = list(PermissionMode)
@@ -224,3 +230,14 @@ async def test_a_workspace_reached_through_a_symlink(tmp_path: Path) -> None:
         assert (await check(rt, "Read", file_path=str(real / "a.txt"))).decision == "allow"
     finally:
         await rt.aclose()
+
+
+def test_case_variants_are_the_protected_names_in_a_spelling_no_loader_uses() -> None:
+    listing = ["Agents.MD", ".VSCode", "AGENTS.md", "agents.md", ".vscode", "src", "Claude.md", "README.md"]
+    assert case_variants(listing) == ["Agents.MD", ".VSCode", "Claude.md"]
+
+
+def test_toolgates_own_instruction_files_are_protected_as_it_opens_them() -> None:
+    for name in TOOLGATE_INSTRUCTIONS:
+        assert name in loader_spellings(name.casefold())
+        assert protected_write(Path("/ws") / name) is not None

@@ -132,7 +132,10 @@ def test_absent_shell_startup_files_get_a_stand_in_only_in_a_working_directory_t
 
 def test_only_what_could_run_code_or_change_policy_outside_later_gets_a_stand_in() -> None:
     plan = plan_for({})
-    assert len(plan.stand_ins) == 30  # 34 before `NO_STAND_IN` grew and `.ssh` became home-only
+    # 30 before the instruction files of other agents, .devcontainer, and every spelling their loaders open
+    # (AGENTS.md, agents.md, Agents.md, ...) were protected; 34 before `NO_STAND_IN` grew and `.ssh` became
+    # home-only
+    assert len(plan.stand_ins) == 47
     for name in (".husky", ".pre-commit-hooks.yaml", ".gitmodules", ".ssh", ".hg", ".svn"):
         assert WS / name not in plan.stand_ins
     for name in (".vscode", ".git", ".claude", ".toolgate", ".envrc", ".mcp.json", ".pre-commit-config.yaml"):
@@ -210,3 +213,37 @@ def test_described_layout_names_every_kind_of_mount() -> None:
     text = describe(plan_for({HOME / ".ssh": "dir", WS / ".git": "dir"}))
     for word in ("read-only", "private", "writable", "pinned", "protected", "hidden"):
         assert word in text
+
+
+def test_the_read_only_layout_binds_the_working_directories_read_only_and_needs_no_stand_ins() -> None:
+    rc = SCRATCH / "bash_env.sh"
+    plan = plan_for({WS / ".git": "dir", rc: "file"}, read_only=True, fixed_files=(rc,))
+    assert (str(WS), str(WS)) in pairs(plan, "--ro-bind")
+    assert index_of(plan, "--tmpfs", "/tmp") < index_of(plan, "--ro-bind", str(WS), str(WS))
+    assert pairs(plan, "--bind") == [(str(SCRATCH), str(SCRATCH))]  # the only writable place besides the tmpfs
+    assert index_of(plan, "--bind", str(SCRATCH), str(SCRATCH)) < index_of(plan, "--ro-bind", str(rc), str(rc))
+    assert plan.stand_ins == ()
+    assert not any(m.what in ("pinned", "writable") and m.path != SCRATCH for m in plan.mounts)
+
+
+def test_the_writable_layout_keeps_the_shells_startup_file_read_only_too() -> None:
+    rc = SCRATCH / "bash_env.sh"
+    plan = plan_for({rc: "file"}, fixed_files=(rc,))
+    assert index_of(plan, "--bind", str(SCRATCH), str(SCRATCH)) < index_of(plan, "--ro-bind", str(rc), str(rc))
+    assert (str(WS), str(WS)) in pairs(plan, "--bind")
+
+
+def test_absent_instruction_files_are_covered_in_every_spelling_their_loaders_open() -> None:
+    plan = plan_for({WS / ".git": "dir"})
+    for name in ("AGENTS.md", "agents.md", "Agents.md", "TOOLGATE.md", "CLAUDE.md", "GEMINI.md", "AGENT.md"):
+        assert WS / name in plan.stand_ins, name
+    assert WS / "toolgate.md" not in plan.stand_ins  # nothing opens it on a case-sensitive file system
+
+
+def test_present_case_variants_of_protected_names_are_read_only() -> None:
+    variants = (WS / ".VSCode", WS / "Agents.MD")
+    plan = plan_for({WS / ".VSCode": "dir", WS / "Agents.MD": "file"}, case_variants=variants)
+    ro = pairs(plan, "--ro-bind")
+    for variant in variants:
+        assert (str(variant), str(variant)) in ro
+        assert variant not in plan.stand_ins

@@ -63,7 +63,7 @@ def test_a_bad_sandbox_entry_is_reported_and_ignored_not_fatal(tmp_path: Path) -
 def test_the_builders_default_applies_only_when_no_file_says(tmp_path: Path) -> None:
     user = tmp_path / "user.json"
     settings, _ = load_sandbox_settings({"user": user}, (), SandboxRequest(default="off"))
-    assert settings.enabled == "off"  # the editor's sidecar: opt-in until its panel shows the state
+    assert settings.enabled == "off"  # a builder whose default is off, and no file that says
     user.write_text(json.dumps({"sandbox": {"enabled": "auto"}}))
     settings, _ = load_sandbox_settings({"user": user}, (), SandboxRequest(default="off"))
     assert settings.enabled == "auto"
