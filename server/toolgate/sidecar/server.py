@@ -218,11 +218,17 @@ class ToolgateServer(LanguageServer):
         """Tell the editor which stand-ins the sandbox has in the person's tree (the Explorer marks them)."""
         from toolgate.sandbox import placeholders
 
-        loop = asyncio.get_running_loop()
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # initialize handled outside a running loop (the in-process tests)
+            loop = None
 
         def send(paths: list[Path]) -> None:  # from any thread: the notification is written on the event loop
             params = p.StandInsParams(paths=[str(x) for x in paths]).wire()
-            loop.call_soon_threadsafe(self.protocol.notify, p.SANDBOX_STAND_INS, params)
+            if loop is None or loop.is_closed():
+                self.protocol.notify(p.SANDBOX_STAND_INS, params)
+            else:
+                loop.call_soon_threadsafe(self.protocol.notify, p.SANDBOX_STAND_INS, params)
 
         self._unwatch_stand_ins = placeholders.watch(send)
 
