@@ -107,7 +107,7 @@ class Ripgrep:
         except OSError as exc:
             raise ToolFailure(f"ripgrep ({self.binary}) could not be started: {exc.strerror or exc}.") from None
         assert process.stdout is not None and process.stderr is not None
-        # Each pipe is read to its end on a thread of its own, in big blocking reads: ripgrep writes once per
+        # Each pipe is read to its end on a thread of its own, in blocking reads: ripgrep writes once per
         # file, and an event loop woken for each of those writes cost more CPU than the parsing.
         stdout = _PipeReader(process.stdout, self.max_output_bytes, on_overflow=lambda: _kill(process))
         stderr = _PipeReader(process.stderr, _MAX_STDERR_BYTES, on_overflow=None)  # drained: a full pipe stalls rg
@@ -160,8 +160,9 @@ class _PipeReader:
         self.overflowed = False
 
     def read_all(self) -> None:
+        fd = self._pipe.fileno()  # read directly: each read returns what the pipe holds, without waiting for more
         try:
-            while chunk := self._pipe.read(_READ_CHUNK):
+            while chunk := os.read(fd, _READ_CHUNK):
                 room = self._limit - self._size
                 self._size += len(chunk)
                 if room > 0:
