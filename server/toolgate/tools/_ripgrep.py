@@ -111,15 +111,20 @@ class Ripgrep:
         # file, and an event loop woken for each of those writes cost more CPU than the parsing.
         stdout = _PipeReader(process.stdout, self.max_output_bytes, on_overflow=lambda: _kill(process))
         stderr = _PipeReader(process.stderr, _MAX_STDERR_BYTES, on_overflow=None)  # drained: a full pipe stalls rg
+        # The three threads of this search wait on each other (rg exits only once its pipes are read), so they
+        # must not queue behind other searches' threads for the shared default limiter's tokens.
+        threads = anyio.CapacityLimiter(3)
         stopped: Stopped | None = None
         try:
             async with anyio.create_task_group() as group:
                 # Abandoned on cancel: killing ripgrep ends both pipes, and with them the threads.
-                group.start_soon(partial(anyio.to_thread.run_sync, stdout.read_all, abandon_on_cancel=True))
-                group.start_soon(partial(anyio.to_thread.run_sync, stderr.read_all, abandon_on_cancel=True))
+                for reader in (stdout, stderr):
+                    group.start_soon(
+                        partial(anyio.to_thread.run_sync, reader.read_all, abandon_on_cancel=True, limiter=threads)
+                    )
                 try:
                     with anyio.move_on_after(self.time_limit) as deadline:
-                        await anyio.to_thread.run_sync(process.wait, abandon_on_cancel=True)
+                        await anyio.to_thread.run_sync(process.wait, abandon_on_cancel=True, limiter=threads)
                 finally:
                     _kill(process)  # past the time limit, or cancelled; the readers then get the rest and stop
             if deadline.cancelled_caught:
@@ -129,7 +134,7 @@ class Ripgrep:
         finally:
             with anyio.CancelScope(shield=True):
                 _kill(process)
-                await anyio.to_thread.run_sync(process.wait)
+                await anyio.to_thread.run_sync(process.wait, limiter=threads)
         return RgRun(
             stdout=stdout.data(),
             stderr=stderr.data().decode("utf-8", errors="replace"),

@@ -179,6 +179,23 @@ async def test_a_flood_on_stderr_does_not_stall_the_search(rt: Runtime, workspac
     assert "Incomplete" not in text
 
 
+async def test_a_search_does_not_wait_for_threads_other_work_holds(rt: Runtime, workspace: Path) -> None:
+    # Its reader and waiter threads depend on each other, so they have tokens of their own: with every token of
+    # the shared default limiter taken (by other searches, file reads, ...), a search still finishes.
+    (workspace / "a.txt").write_text("needle\n")
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    holders = [object() for _ in range(int(limiter.total_tokens))]
+    for holder in holders:
+        await limiter.acquire_on_behalf_of(holder)
+    try:
+        with anyio.fail_after(15):
+            result = await run1(rt, "Grep", pattern="needle", output_mode="count")  # no other thread hand-off
+    finally:
+        for holder in holders:
+            limiter.release_on_behalf_of(holder)
+    assert result.text() == "a.txt:1\n1 matching line in 1 file."
+
+
 async def test_cancel_kills_ripgrep(rt: Runtime, tmp_path: Path) -> None:
     script, pidfile = _fake_rg(tmp_path, "")
     rt.session.deps.override(RIPGREP, Ripgrep(script, time_limit=60))
