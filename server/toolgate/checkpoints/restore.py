@@ -26,7 +26,7 @@ from toolgate.checkpoints.models import (
     RestoreReport,
 )
 from toolgate.checkpoints.store import CheckpointStore
-from toolgate.core.atomic_file import write_file_atomically
+from toolgate.core.atomic_file import write_files_atomically
 
 _LINK = "120000"
 _EXECUTABLE = "100755"
@@ -115,7 +115,9 @@ def _remove(root: bytes, entry: _Entry, kept_dirs: set[bytes]) -> None:
         directory = os.path.dirname(directory)
 
 
-def _write(root: bytes, entry: _Entry, data: bytes) -> None:
+def _make_room(root: bytes, entry: _Entry) -> bytes:
+    """The path to write `entry` at, with real directories on the way and nothing in its place that a write would
+    go through or fail on; returns the path."""
     parent = _safe_parent(root, entry.path, create=True)
     path = os.path.join(parent, os.path.basename(entry.path))
     with contextlib.suppress(FileNotFoundError):
@@ -124,19 +126,26 @@ def _write(root: bytes, entry: _Entry, data: bytes) -> None:
             os.rmdir(path)  # only empty directories: one with files is refused by the OSError
         elif stat.S_ISLNK(info.st_mode) or entry.mode == _LINK:
             os.unlink(path)  # never write through a link; a link is replaced by a fresh one
-    if entry.mode == _LINK:
-        temp = os.path.join(parent, b".toolgate-restore-link")
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        os.symlink(data, temp)
-        os.replace(temp, path)
-        return
-    executable = entry.mode == _EXECUTABLE
-    write_file_atomically(Path(os.fsdecode(path)), data)  # a new file: 0o666 minus the umask, like open()
-    mode = stat.S_IMODE(os.lstat(path).st_mode)
-    wanted = mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
-    if wanted != mode:
-        os.chmod(path, wanted)
+    return path
+
+
+def _write_link(path: bytes, data: bytes) -> None:
+    temp = os.path.join(os.path.dirname(path), b".toolgate-restore-link")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp)
+    os.symlink(data, temp)
+    os.replace(temp, path)
+
+
+def _write_files(files: list[tuple[bytes, _Entry, bytes]]) -> None:
+    """Regular files, all in one batch (see `write_files_atomically`), then their executable bits as the
+    checkpoint has them. A new file gets 0o666 minus the umask, as open() gives it."""
+    written = write_files_atomically([(Path(os.fsdecode(path)), data) for path, _entry, data in files])
+    for (path, entry, _data), info in zip(files, written, strict=True):
+        mode = stat.S_IMODE(info.st_mode)
+        wanted = mode | ((mode & 0o444) >> 2) if entry.mode == _EXECUTABLE else mode & ~0o111
+        if wanted != mode:
+            os.chmod(path, wanted)
 
 
 def restore(
@@ -207,19 +216,27 @@ def _diff(store: CheckpointStore, side: _Side) -> bytes:
 
 def _apply(store: CheckpointStore, side: _Side, before_apply: Callable[[FileChange], None] | None) -> None:
     root = os.fsencode(side.root)
-    target_paths = store.git.output(["ls-tree", "-r", "-z", "--name-only", side.target])
-    kept_dirs = {os.path.dirname(p) for p in split_z(target_paths)}
-    kept_dirs |= {d for p in list(kept_dirs) for d in _ancestors(p)}
-    blobs = read_blobs(store.git, [e.blob for e in side.entries if e.mode != "000000"])
     removals = sorted((e for e in side.entries if e.mode == "000000"), key=lambda e: -e.path.count(b"/"))
     writes = [e for e in side.entries if e.mode != "000000"]
-    for entry in [*removals, *writes]:
+    if removals:
+        target_paths = store.git.output(["ls-tree", "-r", "-z", "--name-only", side.target])
+        kept_dirs = {os.path.dirname(p) for p in split_z(target_paths)}
+        kept_dirs |= {d for p in list(kept_dirs) for d in _ancestors(p)}
+        for entry in removals:
+            if before_apply is not None:
+                before_apply(side.change(entry))
+            _remove(root, entry, kept_dirs)
+    blobs = read_blobs(store.git, [e.blob for e in writes])
+    files: list[tuple[bytes, _Entry, bytes]] = []
+    for entry in writes:
         if before_apply is not None:
             before_apply(side.change(entry))
-        if entry.mode == "000000":
-            _remove(root, entry, kept_dirs)
+        path = _make_room(root, entry)
+        if entry.mode == _LINK:
+            _write_link(path, blobs[entry.blob])
         else:
-            _write(root, entry, blobs[entry.blob])
+            files.append((path, entry, blobs[entry.blob]))
+    _write_files(files)
 
 
 def compare(store: CheckpointStore, session: str, from_id: str, to_id: str) -> tuple[list[FileChange], str]:

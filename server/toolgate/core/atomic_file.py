@@ -1,8 +1,9 @@
 """The one way toolgate replaces a file on disk: atomically and durably.
 
 Every writer of a file a human or a later run relies on (the file tools, settings files, session metadata, and
-later checkpoint restore) goes through `write_file_atomically`, or through `stage_file` + `StagedFile.commit` when
-it must check something between "the new bytes are safely on disk" and "they replace the old file".
+checkpoint restore) goes through `write_file_atomically`, or through `stage_file` + `StagedFile.commit` when it must
+check something between "the new bytes are safely on disk" and "they replace the old file", or, for many files at
+once (a restore), through `write_files_atomically`, which gives each file the same guarantees.
 
 Guarantees:
 - a reader, or a crash at any moment, sees the old file or the new one, never a mix or a truncation: the bytes go
@@ -28,6 +29,8 @@ import queue
 import stat
 import tempfile
 import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -42,14 +45,17 @@ class StagedFile:
 
     def commit(self) -> os.stat_result:
         """Move the staged bytes into place with one rename and make that durable; returns the new file's stat."""
+        self._rename()
+        _fsync_directory(self.target.parent)
+        return os.stat(self.target)
+
+    def _rename(self) -> None:
         replaced = _hold_if_big(self.target)
         try:
             os.replace(self.temp, self.target)
         finally:
             if replaced is not None:
                 _release_later(replaced)
-        _fsync_directory(self.target.parent)
-        return os.stat(self.target)
 
     def discard(self) -> None:
         with contextlib.suppress(OSError):
@@ -113,6 +119,44 @@ def write_file_atomically(
         raise
 
 
+def write_files_atomically(files: Sequence[tuple[Path, bytes]]) -> list[os.stat_result]:
+    """Replace several files, each as `write_file_atomically` would (old or new bytes, never a mix; durable when
+    this returns), with the slow part shared: the temp files are written and fsynced on a few threads at once
+    (the filesystem commits concurrent fsyncs together), then renamed into place, then each directory is fsynced
+    once for all its renames. Returns the new files' stats, in order.
+
+    The batch is not one transaction: if a rename fails, the files before it are replaced and the rest are not
+    (their temp files are removed) and the OSError is raised. If staging fails, nothing is replaced."""
+    if len(files) <= 1:
+        return [write_file_atomically(path, data) for path, data in files]
+    staged: list[StagedFile] = []
+    committed = 0
+    try:
+        with ThreadPoolExecutor(max_workers=min(_STAGING_THREADS, len(files))) as pool:
+            futures = [pool.submit(stage_file, path, data) for path, data in files]
+            # Every staging is waited for, even after one failed, so that no temp file is left behind.
+            failure: BaseException | None = None
+            for future in futures:
+                try:
+                    staged.append(future.result())
+                except BaseException as exc:
+                    failure = failure or exc
+            if failure is not None:
+                raise failure
+            for item in staged:
+                item._rename()
+                committed += 1
+            directories = list(dict.fromkeys(item.target.parent for item in staged))
+            list(pool.map(_fsync_directory, directories))
+    except BaseException:
+        for item in staged[committed:]:
+            item.discard()
+        raise
+    return [os.stat(item.target) for item in staged]
+
+
+# Enough to keep a disk's queue busy; more only adds threads waiting on the same journal commit.
+_STAGING_THREADS = 8
 # Below this, freeing a file's blocks costs less than handing its descriptor to another thread.
 _RELEASE_LATER_BYTES = 1 << 20
 _to_release: queue.Queue[int] = queue.Queue()

@@ -11,6 +11,7 @@ Choices: `~/.ssh/known_hosts` and public keys (`*.pub`) hold no secret and stay 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import PurePath
 
@@ -31,6 +32,14 @@ _SSH_PUBLIC = frozenset({"known_hosts", "known_hosts.old", "config"})
 _NAME_PATTERNS = (*sorted(CREDENTIAL_FILES), ".env.?*")
 
 
+# A word every credential path contains, for each rule above (the longest part of a directory rule). Searches
+# check every file they list, and almost none is a credential: one regex pass over an ASCII path that finds none
+# of these proves it (for ASCII, folding is lowercasing), and only the rest pay for the part-by-part check.
+_NEEDLES = re.compile(
+    "|".join(re.escape(w) for w in sorted({max(d, key=len) for d in CREDENTIAL_DIRS} | CREDENTIAL_FILES | {".env"}))
+)
+
+
 def fold(name: str) -> str:
     return unicodedata.normalize("NFC", name).casefold()
 
@@ -44,6 +53,14 @@ def credential_reason(path: PurePath | str, *, dotglob: bool = False) -> str | N
 
     A path with bash pattern characters (`~/.ss?/id_*`) counts when any name it could expand to would:
     bash expands it before the program reads, so a pattern that could match a credential file names it."""
+    text = str(path)
+    if text.isascii() and not has_pattern(text) and _NEEDLES.search(text.lower()) is None:
+        return None
+    return reason_by_parts(path, dotglob=dotglob)
+
+
+def reason_by_parts(path: PurePath | str, *, dotglob: bool = False) -> str | None:
+    """`credential_reason` without its quick test: every part of the path folded and compared with the rules."""
     parts = [fold(p) for p in PurePath(path).parts if p not in ("/", "\\")]
     if not parts:
         return None

@@ -83,6 +83,16 @@ def display_input_path(raw: str, workspace: Path) -> str:
 
 def display_path(path: Path, workspace: Path) -> str:
     """Relative to the workspace when inside it (shorter for a model to read), absolute otherwise."""
+    text, root = os.fspath(path), os.fspath(workspace)
+    if _plain_absolute(text) and _plain_absolute(root):
+        # On strings: this runs several times for every call, and pathlib's parsing was most of its cost.
+        inside = root.rstrip("/") + "/"
+        return text[len(inside) :] if text.startswith(inside) and text != inside else text
     if is_within(path, workspace) and path != workspace:
         return str(path.relative_to(workspace))
     return str(path)
+
+
+def _plain_absolute(text: str) -> bool:
+    """Absolute and normalised (what `expand_path` makes): string operations answer as pathlib would."""
+    return text[:1] == "/" and text[:2] != "//" and text == os.path.normpath(text)

@@ -34,19 +34,22 @@ def paginate(total: int, offset: int, limit: int) -> Page:
     return Page(start, stop, total)
 
 
-def page_notice(page: Page, noun: str, *, narrow: str = "") -> str | None:
+def page_notice(page: Page, noun: str, *, narrow: str = "", at_least: bool = False) -> str | None:
     """The announcement for a page that is not the whole list, or None when nothing was left out.
 
-    `noun` is plural ("files", "lines"); `narrow` is an optional clause on how to get fewer results.
+    `noun` is plural ("files", "lines"); `narrow` is an optional clause on how to get fewer results; `at_least`:
+    the list was cut short, so its total is a lower bound.
     """
     if page.complete or page.total == 0:
         return None
     if page.count == 0:
-        return (
-            f"Offset {page.start} is past the end: there are only {page.total:,} {noun}. "
-            f"Use an offset from 0 to {page.total - 1}."
+        found = (
+            f"only {page.total:,} {noun} were found before the search stopped"
+            if at_least
+            else f"there are only {page.total:,} {noun}"
         )
-    text = f"Showing {noun} {page.start + 1:,}–{page.stop:,} of {page.total:,}"
+        return f"Offset {page.start} is past the end: {found}. Use an offset from 0 to {page.total - 1}."
+    text = f"Showing {noun} {page.start + 1:,}–{page.stop:,} of {'at least ' if at_least else ''}{page.total:,}"
     if page.has_more:
         text += f" — use offset {page.stop} for more"
         if narrow:

@@ -96,8 +96,8 @@ class ReadDenyFilter:
     def __call__(self, raw: bytes) -> bool:
         allowed = self._verdicts.get(raw)
         if allowed is None:
-            path = Path(os.fsdecode(raw))
-            allowed = self._guard is None or self._guard.read_denied(path) is None
+            path = os.fsdecode(raw)
+            allowed = self._guard is None or self._guard.read_denied(Path(path)) is None
             self.hidden += not allowed
             if allowed and self._check_credentials and credential_reason(path) is not None:
                 allowed = False

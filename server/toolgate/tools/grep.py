@@ -226,8 +226,8 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             [show(p) for p in ordered[page.start : page.stop]],
             page,
             "",
-            header=f"Found {page.total:,} {noun}" + (", newest first" if page.total > 1 else ""),
-            notes=_page_notes(page, "files"),
+            header=f"Found {_at_least(run)}{page.total:,} {noun}" + (", newest first" if page.total > 1 else ""),
+            notes=_page_notes(page, "files", run),
         )
 
     def _counts(self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower) -> GrepFound:
@@ -241,9 +241,9 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             [f"{show(p)}:{n}" for p, n in counts[page.start : page.stop]],
             page,
             "",
-            footer=f"{lines:,} matching {'line' if lines == 1 else 'lines'} in {page.total:,} "
+            footer=f"{_at_least(run)}{lines:,} matching {'line' if lines == 1 else 'lines'} in {page.total:,} "
             f"{'file' if page.total == 1 else 'files'}.",
-            notes=_page_notes(page, "files"),
+            notes=_page_notes(page, "files", run),
         )
 
     def _content(self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower) -> GrepFound:
@@ -259,7 +259,7 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             if record.starts_group and index:
                 body.append("--")
             body.append(record.render(show(record.path)))
-        return GrepFound("content", body, page, "", notes=_page_notes(page, "lines"))
+        return GrepFound("content", body, page, "", notes=_page_notes(page, "lines", run))
 
     def to_result(self, data: GrepFound, ctx: ToolContext) -> str:
         if data.page.total == 0:
@@ -302,9 +302,14 @@ def _no_match_text(tool_input: GrepInput, root: Path, ctx: ToolContext) -> str:
     return f"No matches for {tool_input.pattern!r} in {where}" + (f" (only files with {among})." if among else ".")
 
 
-def _page_notes(page: Page, noun: str) -> list[str]:
-    notice = page_notice(page, noun, narrow=_NARROW)
+def _page_notes(page: Page, noun: str, run: RgRun) -> list[str]:
+    notice = page_notice(page, noun, narrow=_NARROW, at_least=run.partial)
     return [notice] if notice else []
+
+
+def _at_least(run: RgRun) -> str:
+    """A stopped search counted only what it found before it stopped: its totals are lower bounds."""
+    return "at least " if run.partial else ""
 
 
 def _content_only_options(tool_input: GrepInput) -> bool:

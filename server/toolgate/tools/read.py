@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,6 +47,7 @@ MAX_WHOLE_FILE_BYTES = 256 * 1024
 MAX_TOKENS = 25_000
 BINARY_SNIFF_BYTES = 8192
 STREAM_THRESHOLD_BYTES = 32 * 1024 * 1024
+_INLINE_READ_BYTES = 64 * 1024  # files up to this size are read without a thread hand-off
 
 
 class ReadInput(ToolInput):
@@ -167,7 +169,8 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             selected, total, st = await anyio.to_thread.run_sync(_read_range_streaming, path, first, limit)
             text = "\n".join(selected)
         else:
-            data, st = await anyio.to_thread.run_sync(_read_bytes, path)
+            small = _read_small_file(path)
+            data, st = small if small is not None else await anyio.to_thread.run_sync(_read_bytes, path)
             if _looks_binary(data):
                 raise StateError(
                     f"{shown} looks like a binary file (it contains NUL bytes), so it is not shown as text."
@@ -276,6 +279,26 @@ def _iter_lf_lines(stream: io.TextIOWrapper) -> Iterator[str]:
             yield line[:-1] if line.endswith("\r") else line
     if pending:
         yield pending[:-1] if pending.endswith("\r") else pending
+
+
+def _read_small_file(path: Path) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of a regular file of at most `_INLINE_READ_BYTES`, read on the calling thread: handing a read
+    that small to a worker thread costs more than the read. None for anything else (read on a worker instead).
+    O_NONBLOCK: if a FIFO took the file's place since it was checked, opening it must not wait for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None  # the worker's open() raises the error the caller explains
+    try:
+        st = os.fstat(fd)  # before reading, as in _read_bytes
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _INLINE_READ_BYTES:
+            return None
+        chunks = []
+        while chunk := os.read(fd, _INLINE_READ_BYTES + 1):  # past the size only if the file is growing
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
 
 
 def _read_bytes(path: Path) -> tuple[bytes, os.stat_result]:

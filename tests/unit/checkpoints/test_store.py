@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
+import stat
 import threading
 from pathlib import Path
 
@@ -222,6 +223,32 @@ def test_an_interrupted_restore_is_finished_by_running_it_again(tmp_path: Path, 
     assert snapshot(workspace) != before
     restore(store, "s1", first.id, turn=2)
     assert snapshot(workspace) == before
+
+
+def test_a_restore_syncs_each_file_and_each_directory_once(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for directory in ("one", "two"):
+        (workspace / directory).mkdir()
+        for i in range(4):
+            (workspace / directory / f"f{i}").write_text(f"v1 {i}")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn")
+    before = snapshot(workspace)
+    for directory in ("one", "two"):
+        for i in range(4):
+            (workspace / directory / f"f{i}").write_text(f"v2 {i}")
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced.append("directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    restore(store, "s1", first.id, turn=2)
+    assert snapshot(workspace) == before
+    assert sorted(synced) == ["directory"] * 2 + ["file"] * 8  # not one directory fsync per file
 
 
 def test_an_unknown_checkpoint_is_a_clear_error(tmp_path: Path, workspace: Path) -> None:

@@ -12,7 +12,7 @@ from typing import IO
 import pytest
 
 from toolgate.core import atomic_file
-from toolgate.core.atomic_file import stage_file, write_file_atomically
+from toolgate.core.atomic_file import stage_file, write_file_atomically, write_files_atomically
 
 
 @pytest.fixture
@@ -164,3 +164,55 @@ def test_a_big_replaced_file_is_let_go_after_the_rename(tmp_path: Path) -> None:
     atomic_file.wait_for_released_files()
     assert open_descriptors() == before
     assert target.read_bytes() == b"n" * (2 << 20) and os.listdir(tmp_path) == ["big.bin"]
+
+
+def test_a_batch_fsyncs_every_file_before_any_rename_and_each_directory_once_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    targets = [tmp_path / "one" / "a", tmp_path / "one" / "b", tmp_path / "two" / "c", tmp_path / "two" / "d"]
+    targets[0].write_bytes(b"old\n")
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def recording_fsync(fd: int) -> None:
+        info = os.fstat(fd)
+        events.append(f"directory {info.st_ino}" if stat.S_ISDIR(info.st_mode) else "file")
+        real_fsync(fd)
+
+    def recording_replace(source: str | Path, target: str | Path) -> None:
+        events.append("rename")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    monkeypatch.setattr(os, "replace", recording_replace)
+    stats = write_files_atomically([(path, path.name.encode() * 3) for path in targets])
+    assert [path.read_bytes() for path in targets] == [b"aaa", b"bbb", b"ccc", b"ddd"]
+    assert [s.st_ino for s in stats] == [os.stat(path).st_ino for path in targets]
+    assert events[:8] == ["file"] * 4 + ["rename"] * 4
+    inodes = {f"directory {os.stat(tmp_path / name).st_ino}" for name in ("one", "two")}
+    assert sorted(events[8:]) == sorted(inodes)  # one fsync for each directory, after all the renames
+    assert sorted(os.listdir(tmp_path / "one")) == ["a", "b"]
+
+
+def test_a_batch_that_fails_while_staging_replaces_nothing_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    good, missing = tmp_path / "good", tmp_path / "no-such-dir" / "x"
+    good.write_bytes(b"precious\n")
+    with pytest.raises(FileNotFoundError):
+        write_files_atomically([(good, b"new\n"), (missing, b"new\n")])
+    assert good.read_bytes() == b"precious\n" and os.listdir(tmp_path) == ["good"]
+
+
+def test_a_batch_that_fails_while_renaming_keeps_what_was_replaced_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    # The second target is a directory with a file in it: its staging succeeds and the rename over it fails.
+    first, taken, last = tmp_path / "1", tmp_path / "2", tmp_path / "3"
+    first.write_bytes(b"old\n")
+    last.write_bytes(b"old\n")
+    taken.mkdir()
+    (taken / "inside").write_bytes(b"kept\n")
+    with pytest.raises(OSError):
+        write_files_atomically([(first, b"new\n"), (taken, b"new\n"), (last, b"new\n")])
+    assert first.read_bytes() == b"new\n" and last.read_bytes() == b"old\n"
+    assert (taken / "inside").read_bytes() == b"kept\n"
+    assert sorted(os.listdir(tmp_path)) == ["1", "2", "3"]

@@ -4,6 +4,9 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.properties import examples
 
 from toolgate.core.errors import StateError
 from toolgate.core.paths import display_path, expand_path, inside_any, is_within, resolved_forms
@@ -83,3 +86,17 @@ def test_inside_any_answers_as_the_pathlib_containment_check(path: str, director
     assert inside_any(Path(path), [Path(directory)]) == all(
         any(is_within(form, root) for root in resolved_forms(Path(directory))) for form in resolved_forms(Path(path))
     )
+
+
+_SEGMENTS = st.sampled_from(["ws", "w", "wsx", "src", ".", "..", "", "a.py", "é"])
+_PATHS = st.builds(
+    lambda lead, parts: lead + "/".join(parts), st.sampled_from(["/", "//", ""]), st.lists(_SEGMENTS, max_size=4)
+)
+
+
+@settings(max_examples=examples(300))
+@given(_PATHS, _PATHS)
+def test_display_path_on_strings_answers_as_pathlib_does(path: str, workspace: str) -> None:
+    as_path, root = Path(path), Path(workspace)
+    expected = str(as_path.relative_to(root)) if is_within(as_path, root) and as_path != root else str(as_path)
+    assert display_path(as_path, root) == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,38 @@ async def test_a_symlink_out_of_the_workspace_is_outside(runtime: Runtime, works
     os.symlink(secret, workspace / "innocent.txt")
     result = await run1(runtime, "Read", file_path="innocent.txt")
     assert result.is_error and 'kind="permission"' in result.text()
+
+
+async def test_a_small_file_is_read_without_a_worker_thread_and_a_big_one_with_one(
+    runtime: Runtime, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handed_off: list[str] = []
+    real_run_sync = read_module.anyio.to_thread.run_sync
+
+    async def recording_run_sync(function: object, *args: object, **kwargs: object) -> object:
+        handed_off.append(getattr(function, "__name__", repr(function)))
+        return await real_run_sync(function, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(read_module.anyio.to_thread, "run_sync", recording_run_sync)
+    (workspace / "small.txt").write_text("small\n" * 100)
+    (workspace / "big.txt").write_text("b" * 99 + "\n" * 1 + "x" * 70_000 + "\n")
+    assert await read(runtime, file_path="small.txt", limit=1) == "1\tsmall"
+    assert handed_off == []
+    assert await read(runtime, file_path="big.txt", limit=1) == "1\t" + "b" * 99
+    assert handed_off == ["_read_bytes"]
+
+
+def test_the_small_file_reader_leaves_a_fifo_to_the_worker_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    # A FIFO that took a checked file's place: opening it for reading would wait for a writer, on the event loop.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    answers: list[object] = []
+    reader = threading.Thread(target=lambda: answers.append(read_module._read_small_file(fifo)), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    waited = reader.is_alive()
+    if waited:  # unblock it before failing, so no thread is left behind
+        with open(fifo, "wb"):
+            pass
+        reader.join()
+    assert not waited and answers == [None]

@@ -96,7 +96,7 @@ async def test_time_limit_returns_what_was_found_marked_partial(rt: Runtime, wor
     assert time.monotonic() - started < 10
     text = result.text()
     assert not result.is_error
-    assert text.startswith("Found 2 files")
+    assert text.startswith("Found at least 2 files, newest first\n")  # what it found before the stop
     assert "a.txt" in text and "b.txt" in text and "c.t" not in text  # the cut-off record is dropped
     assert "Incomplete: the search ran past its 0.5-second time limit" in text
     assert _gone(int(pidfile.read_text()))
@@ -123,6 +123,50 @@ async def test_output_limit_stops_the_search(rt: Runtime, workspace: Path) -> No
     assert 0 < len(listed) < 2000 // 30 + 1
 
 
+def _flood_after(records: str, workspace: Path) -> str:
+    """Shell for a fake rg that prints `records`, then more output than any small cap, one write at a time."""
+    flood = f"i=0; while [ $i -lt 5000 ]; do printf '%s\\0' '{workspace}/flood-$i.txt'; i=$((i+1)); done"
+    return f"printf '{records}'\n{flood}"
+
+
+async def test_a_search_stopped_at_its_output_cap_says_its_totals_are_lower_bounds(
+    rt: Runtime, workspace: Path, tmp_path: Path
+) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (workspace / name).write_text("needle\n")
+    (workspace / ".env").write_text("TOKEN=needle\n")
+    records = "".join(f"{workspace}/{name}\\0" for name in (".env", "a.txt", "b.txt", "c.txt"))
+    script, pidfile = _fake_rg(tmp_path, _flood_after(records, workspace))
+    rt.session.deps.override(RIPGREP, Ripgrep(script, max_output_bytes=4000))
+    result = await run1(rt, "Grep", pattern="needle", head_limit=2)
+    text = result.text()
+    assert not result.is_error
+    found = int(text.split()[3].replace(",", ""))  # "Found at least N files, newest first"
+    assert text.startswith(f"Found at least {found:,} files, newest first\n") and found > 3
+    assert f"Showing files 1–2 of at least {found:,} — use offset 2 for more" in text
+    assert "Incomplete: the search produced more than 4,000 bytes of output" in text
+    # The credential file was among what was read before the stop: still left out, and said so.
+    assert ".env" not in text.replace(".env files", "")
+    assert "1 matching file is left out because they hold credentials" in text
+    assert _gone(int(pidfile.read_text()))
+
+
+async def test_content_stopped_at_its_output_cap_still_leaves_credential_files_out(
+    rt: Runtime, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".env").write_text("TOKEN=needle\n")
+    (workspace / "a.txt").write_text("needle\n")
+    records = f"{workspace}/.env\\0001:TOKEN=needle\\n{workspace}/a.txt\\0001:needle\\n"
+    script, _ = _fake_rg(tmp_path, _flood_after(records, workspace).replace("\\0' '", "\\0001:x\\n' '"))
+    rt.session.deps.override(RIPGREP, Ripgrep(script, max_output_bytes=4000))
+    result = await run1(rt, "Grep", pattern="needle", output_mode="content", head_limit=5)
+    text = result.text()
+    assert text.splitlines()[0] == "a.txt:1:needle"
+    assert "TOKEN" not in text and "\n.env" not in text
+    assert "Showing lines 1–5 of at least " in text and "Incomplete: the search produced more than" in text
+    assert "1 matching file is left out because they hold credentials" in text
+
+
 async def test_a_flood_on_stderr_does_not_stall_the_search(rt: Runtime, workspace: Path, tmp_path: Path) -> None:
     (workspace / "a.py").write_text("")
     flood = 'i=0; while [ $i -lt 20000 ]; do echo "rg: $i: Permission denied (os error 13)" >&2; i=$((i+1)); done'
@@ -133,6 +177,23 @@ async def test_a_flood_on_stderr_does_not_stall_the_search(rt: Runtime, workspac
     assert text.startswith("a.py\n\n[Some entries could not be listed: 0: Permission denied (os error 13); 1: ")
     assert text.endswith(" (and more).]")
     assert "Incomplete" not in text
+
+
+async def test_a_search_does_not_wait_for_threads_other_work_holds(rt: Runtime, workspace: Path) -> None:
+    # Its reader and waiter threads depend on each other, so they have tokens of their own: with every token of
+    # the shared default limiter taken (by other searches, file reads, ...), a search still finishes.
+    (workspace / "a.txt").write_text("needle\n")
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    holders = [object() for _ in range(int(limiter.total_tokens))]
+    for holder in holders:
+        await limiter.acquire_on_behalf_of(holder)
+    try:
+        with anyio.fail_after(15):
+            result = await run1(rt, "Grep", pattern="needle", output_mode="count")  # no other thread hand-off
+    finally:
+        for holder in holders:
+            limiter.release_on_behalf_of(holder)
+    assert result.text() == "a.txt:1\n1 matching line in 1 file."
 
 
 async def test_cancel_kills_ripgrep(rt: Runtime, tmp_path: Path) -> None:
