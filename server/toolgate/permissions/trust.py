@@ -53,7 +53,7 @@ def widening_parts(settings: Settings) -> list[str]:
     permissions, parts = settings.permissions, []
     if permissions.allow:
         parts.append(_count(len(permissions.allow), "allow rule"))
-    hooks = sum(len(m.hooks) for m in (*settings.hooks.PreToolUse, *settings.hooks.PostToolUse))
+    hooks = sum(len(m.hooks) for matchers in settings.hooks.by_event().values() for m in matchers)
     if hooks:
         parts.append(_count(hooks, "hook"))
     if permissions.defaultMode in WIDENING_MODES:

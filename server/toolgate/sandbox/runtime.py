@@ -25,6 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgate.core.containment import HookPlace
 from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
 from toolgate.permissions.network import names_exactly
@@ -32,6 +33,7 @@ from toolgate.permissions.safety import git_hooks_dirs
 from toolgate.sandbox import ledger, placeholders
 from toolgate.sandbox.backend import SandboxBackend, detect_backend, path_kind
 from toolgate.sandbox.egress import network_rule_spec
+from toolgate.sandbox.hook_place import SandboxHookPlace
 from toolgate.sandbox.policy import PRIVATE_DIRS, Kind, SandboxPlan, SandboxPolicy, tool_dirs_for
 from toolgate.sandbox.proxy import Blocked, Channel, EgressProxy
 from toolgate.sandbox.resident import (
@@ -172,6 +174,12 @@ class Sandbox:
         if tool_name != "Bash" or getattr(tool_input, "outside_sandbox", False) is not False:
             return False
         return self.state().auto_allow
+
+    def hook_place(self, roots: Sequence[Path], home: Path) -> HookPlace:
+        """Where a hook runs (`core.containment`): in this sandbox when it is on, writable as a Bash command is.
+        StateError when the sandbox should run but cannot be set up (the hook must not run outside instead)."""
+        launch = self.launch(roots, home, (), outside=False)
+        return SandboxHookPlace(launch, lambda: self.finish(launch))
 
     def state(self) -> SandboxState:
         if self.settings.enabled == "off":
