@@ -44,7 +44,7 @@ export interface CallSummary {
 
 export interface ChatEventParams {
   sessionId: string;
-  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | ErrorEvent | TurnEnd;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | HookReport | ErrorEvent | TurnEnd;
 }
 
 export interface ChatHistoryResult {
@@ -78,7 +78,7 @@ export interface ChatSendParams {
 
 export interface ChatSendResult {
   /** Why the answer ended (end_turn, interrupted, error, ...). */
-  stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+  stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error" | "prompt_blocked";
 }
 
 export interface CheckpointFileParams {
@@ -192,6 +192,17 @@ export interface FileProposal {
   path: string;
   original: string | null;
   proposed: string | null;
+}
+
+/**
+ * A hook of the session's lifecycle had a say the person should see: it blocked the prompt, asked the model to
+ * continue (or was refused that, past the bound), failed, or left a notice. `message` names the hook.
+ */
+export interface HookReport {
+  type: "hook";
+  event: string;
+  outcome: "blocked" | "continued" | "limit" | "problem" | "notice";
+  message: string;
 }
 
 export interface ImageBlock {
@@ -638,7 +649,7 @@ export interface ToolsRunResult {
 
 export interface TurnEnd {
   type: "turn_end";
-  stop_reason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+  stop_reason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error" | "prompt_blocked";
   requests: number;
   usage: Usage;
 }
