@@ -20,7 +20,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -303,6 +303,19 @@ class PermissionEngine:
         if outcome.decision in ("allow", "deny"):
             return replace(asked, behavior=outcome.decision, reason=_hook_reason(outcome), stage="hook", suggestions=())
         return asked
+
+    async def notify(self, ctx: ToolContext, kind: Literal["approval", "review"], tool_name: str, message: str) -> None:
+        """Notification hooks: a card waits for the person (the editor's approver calls this while it waits).
+        Never raises: a notification that fails is reported, and the card waits as it would anyway."""
+        fields = {"kind": kind, "message": message, "tool_name": tool_name, "tool_use_id": ctx.tool_use_id}
+        try:
+            outcome = await self.hooks.run("Notification", ctx.session, fields)
+        except Exception as exc:
+            ctx.logger.exception("Notification hooks failed")
+            outcome = HookOutcome(problems=[f"the Notification hooks could not run ({exc})"])
+        for problem in [*outcome.problems, *outcome.notices]:
+            ctx.logger.warning("%s", problem)
+            ctx.progress("hook_problem", problem)
 
     def _track_denials(self, result: Evaluation, mode: PermissionMode) -> Evaluation:
         if mode not in AUTOMATIC_MODES:
