@@ -249,6 +249,7 @@ class AgentChat:
         self.transcript.close()
         try:
             if self._session_started:
+                self._session_started = False  # once, however often it is closed
                 await self.hooks.session_end(reason)
             await self.provider.aclose()
             if self._next_provider is not None:
