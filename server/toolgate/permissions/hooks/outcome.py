@@ -77,7 +77,7 @@ def _interpret(run: HookRun, outcome: HookOutcome, said: list[_Said]) -> None:
     if run.cut:
         streams = " and ".join(run.cut)
         outcome.problems.append(
-            f"{name} wrote more than {MAX_OUTPUT_BYTES} bytes to {streams}; only that much was read"
+            f"{name} wrote more than {MAX_OUTPUT_BYTES} bytes to {streams}; only the first {MAX_OUTPUT_BYTES} were kept"
         )
     if run.failure is not None:
         outcome.problems.append(f"{name} {run.failure}; it was treated as having no opinion")
