@@ -194,6 +194,21 @@ export interface FileProposal {
   proposed: string | null;
 }
 
+export interface HookInfo {
+  /** What names the hook: the first characters of its digest. */
+  id: string;
+  event: string;
+  matcher: string;
+  /** The exact command, to be read before it is trusted. */
+  command: string;
+  /** user, flag, project or local. */
+  source: string;
+  /** The settings file it comes from. */
+  path: string | null;
+  /** own: from the person's settings, runs; trusted: a reviewed workspace hook, runs; waiting: a new or changed workspace hook, does not run until trusted; workspace_not_trusted: never runs here. */
+  state: "own" | "trusted" | "waiting" | "workspace_not_trusted";
+}
+
 /**
  * A hook of the session's lifecycle had a say the person should see: it blocked the prompt, asked the model to
  * continue (or was refused that, past the bound), failed, or left a notice. `message` names the hook.
@@ -203,6 +218,22 @@ export interface HookReport {
   event: string;
   outcome: "blocked" | "continued" | "limit" | "problem" | "notice";
   message: string;
+}
+
+export interface HooksListParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+}
+
+export interface HooksListResult {
+  hooks: HookInfo[];
+}
+
+export interface HooksTrustParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** Ids of workspace hooks the person reviewed. */
+  ids: string[];
 }
 
 export interface ImageBlock {
@@ -708,6 +739,8 @@ export const Methods = {
   mcpRestart: "toolgate/mcp/restart",
   mcpLog: "toolgate/mcp/log",
   mcpChanged: "toolgate/mcp/changed",
+  hooksList: "toolgate/hooks/list",
+  hooksTrust: "toolgate/hooks/trust",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -766,6 +799,10 @@ export interface ClientRequests {
   "toolgate/mcp/restart": { params: McpServerRef; result: McpServerResult };
   /** The end of an MCP server's stderr log. */
   "toolgate/mcp/log": { params: McpLogParams; result: McpLogResult };
+  /** A session's hooks and their trust. */
+  "toolgate/hooks/list": { params: HooksListParams; result: HooksListResult };
+  /** Trust workspace hooks the person reviewed (recorded in the user settings); the hooks after it. */
+  "toolgate/hooks/trust": { params: HooksTrustParams; result: HooksListResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

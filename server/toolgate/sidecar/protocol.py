@@ -34,6 +34,7 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
@@ -389,6 +390,7 @@ METHODS: tuple[Method, ...] = (
         "Restore a checkpoint's files (a redo checkpoint is taken first).",
     ),
     *MCP_METHODS,
+    *HOOKS_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

@@ -35,6 +35,7 @@ from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.endpoint import Endpoint
+from toolgate.sidecar.hooks_handlers import hooks_handlers
 from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.protocol_documents import DOCUMENT_NOTIFICATIONS
 from toolgate.sidecar.rpc import EditorChannel
@@ -136,6 +137,7 @@ class ToolgateServer:
             p.CHAT_HISTORY: self._chat_history,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.endpoint.notify),
+            **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
         }
 
     def _register_lifecycle(self) -> None:
