@@ -181,10 +181,7 @@ class AgentChat:
                 stop = "prompt_blocked"  # the model never saw it: nothing joins the conversation
             else:
                 self._add(_prompt_message(await self._begin_turn(text), context))
-                stop = await self._run(token, totals)
-                stop = await self._while_stop_hooks_ask(stop, token, totals)
-                if self.runtime.checkpoints is not None:  # the turn's last changes, before anyone hears it ended
-                    await self.runtime.checkpoints.end_turn()
+                stop = await self._finish_turn(await self._run(token, totals), token, totals)
         finally:
             self._cancel = None
             # Whatever ended the turn (a bug, the caller cancelling us), no tool_use is left unanswered.
@@ -209,17 +206,22 @@ class AgentChat:
         verdict = await self.hooks.prompt_submitted(text)
         return None if verdict.blocked is not None else [*context, *verdict.context]
 
-    async def _while_stop_hooks_ask(self, stop: StopReason, token: CancelToken, totals: _Totals) -> StopReason:
-        """A reply that asks for no tool ends the turn unless a Stop hook asks the model to go on (bounded)."""
+    async def _finish_turn(self, stop: StopReason, token: CancelToken, totals: _Totals) -> StopReason:
+        """The turn's last changes are checkpointed (before anyone hears it ended); then a reply that asks for no
+        tool ends the turn unless a Stop hook asks the model to go on (bounded). The checkpoint comes first so
+        that what Stop hooks change is theirs, not the model's."""
         continuations = 0
-        while stop == "end_turn" and not token.cancelled:
+        while True:
+            if self.runtime.checkpoints is not None:
+                await self.runtime.checkpoints.end_turn()
+            if stop != "end_turn" or token.cancelled:
+                return stop
             note = await self.hooks.stop(stop, continuations)
             if note is None:
-                break
+                return stop
             continuations += 1
             self._add(user_text(note))
             stop = await self._run(token, totals)
-        return stop
 
     async def _start_mcp_servers(self) -> None:
         """The session's MCP servers start with its first turn, before the first request, so that the model

@@ -12,6 +12,9 @@ A workspace is trusted when the user says so:
 - on the command line, with `--trust-workspace` for one run, or for good with `toolgate trust DIR`, which adds the
   folder to `trustedWorkspaces` in the user settings file (a trusted folder trusts every folder below it).
 A repository cannot trust itself: `trustedWorkspaces` is read from the user settings file only.
+
+Hooks need one more yes: in a trusted workspace, each of its hooks runs only while its content (event, matcher,
+command) is trusted too, so a pulled change to a command waits for review (permissions/hooks/config.py).
 """
 
 from __future__ import annotations

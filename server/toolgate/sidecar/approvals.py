@@ -31,7 +31,6 @@ from toolgate.core.permission import (
     ReviewAnswer,
     ReviewRequest,
 )
-from toolgate.permissions.decide import PermissionEngine
 from toolgate.sidecar.protocol import (
     APPROVAL_REQUEST,
     DIFF_REVIEW,
@@ -133,12 +132,14 @@ async def _notifying(
     waiting: Callable[[], Awaitable[T]],
 ) -> T:
     """Wait for the person's answer while the Notification hooks run; the answer stops hooks still running."""
-    engine = ctx.session.policy
-    if not isinstance(engine, PermissionEngine):
+    # The engine's `notify` (permissions/decide.py), looked up rather than imported: this module is loaded before
+    # initialize is answered, the permission engine only when a session opens.
+    notify = getattr(ctx.session.policy, "notify", None)
+    if notify is None:
         return await waiting()
     failure: Exception | None = None
     async with anyio.create_task_group() as group:
-        group.start_soon(engine.notify, ctx, kind, tool_name, message)
+        group.start_soon(notify, ctx, kind, tool_name, message)
         try:
             answer = await waiting()
         except Exception as exc:  # raised below, not wrapped in the task group's exception group

@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from toolgate.permissions.hooks.review import HookListing, list_hooks, select, trust_mutation
-from toolgate.permissions.settings import SettingsError, update_settings
 from toolgate.sidecar import protocol_hooks as p
 from toolgate.sidecar.rpc_errors import InvalidParamsError
 from toolgate.sidecar.wire_model import WireModel
 
 if TYPE_CHECKING:  # types only: the server imports this module before initialize
+    from toolgate.permissions.hooks.review import HookListing
     from toolgate.runtime import Runtime
 
 
@@ -31,12 +30,18 @@ def hooks_handlers(runtime_of: Callable[[str], Runtime]) -> dict[str, Callable[[
     """The two methods, for the server's handler table (`runtime_of` raises the server's error for an unknown
     session)."""
 
+    # The permission modules load with the first session, not before initialize is answered: imported here.
     async def listing(params: p.HooksListParams) -> p.HooksListResult:
+        from toolgate.permissions.hooks.review import list_hooks
+
         engine = runtime_of(params.session_id).permissions
         engine.refresh()
         return _infos(list_hooks(engine.book))
 
     async def trust(params: p.HooksTrustParams) -> p.HooksListResult:
+        from toolgate.permissions.hooks.review import list_hooks, select, trust_mutation
+        from toolgate.permissions.settings import SettingsError, update_settings
+
         engine = runtime_of(params.session_id).permissions
         engine.refresh()
         listings = list_hooks(engine.book)
