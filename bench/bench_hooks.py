@@ -59,7 +59,6 @@ async def _run(report: Report, workdir: Path) -> None:
             lambda: subprocess.run(["/bin/sh", "-c", COMMAND], input=payload, capture_output=True, check=True)
         )
 
-    baseline_rate = await _rate(baseline)
     for sandbox in ("off", "on"):
         engine = PermissionEngine(workspace, home=workdir, environ=environ, settings_files=[hooks_file])
         options = RuntimeOptions(policy=engine, sandbox=SandboxRequest(sandbox))
@@ -68,6 +67,7 @@ async def _run(report: Report, workdir: Path) -> None:
             await rt.aclose()
             continue  # no sandbox on this machine: nothing to measure
 
+        baseline_rate = await _rate(baseline)  # right before: the machine's load changes between figures
         rate = await _rate(functools.partial(_one_stop, engine, rt))
         await rt.aclose()
         report.add(

@@ -87,6 +87,10 @@ def _kill_group(process: StartedProcess) -> None:
 
 
 async def _wait(process: StartedProcess) -> int:
+    # Its output ended, so it has usually exited already: a thread is needed only when it has not.
+    code = process.poll()
+    if code is not None:
+        return code
     return await anyio.to_thread.run_sync(process.wait, abandon_on_cancel=True)
 
 
