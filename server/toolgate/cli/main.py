@@ -93,8 +93,9 @@ def build_parser(chat_options: bool = True) -> argparse.ArgumentParser:
         "trust",
         help="trust a folder's own settings files (or --remove the trust, or --list what is trusted)",
         description="A workspace's .toolgate settings files can only restrict (deny and ask rules) until you "
-        "trust it; then their allow rules, hooks, defaultMode and additionalDirectories apply as well. Trusting "
-        "a folder trusts every folder below it. Recorded in your user settings file (trustedWorkspaces).",
+        "trust it; then their allow rules, hooks, defaultMode and additionalDirectories apply as well (each hook "
+        "once its command is reviewed too: `toolgate hooks`). Trusting a folder trusts every folder below it. "
+        "Recorded in your user settings file (trustedWorkspaces).",
     )
     trust.add_argument("folder", nargs="?", type=Path, default=None, help="the folder (default: cwd)")
     what = trust.add_mutually_exclusive_group()
