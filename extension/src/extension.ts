@@ -15,6 +15,7 @@ import { CheckpointController, isCheckpointMessage } from './checkpoints';
 import { checkpointChanges, registerCheckpointContent } from './checkpointsVscode';
 import { Commands } from './commands';
 import { ChatController } from './controller';
+import { reviewWaitingHooks } from './hookReview';
 import { Relay, realTimers } from './host';
 import { InterpreterWatch } from './interpreterWatch';
 import { languageClientFactory } from './languageClient';
@@ -240,6 +241,14 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),
+    api.registerCommand('toolgate.reviewHooks', () =>
+      reviewWaitingHooks({
+        client,
+        notifier: api.notifier,
+        session: () => controller.sessionForRules(),
+        refresh: () => controller.refreshSettings(),
+      }),
+    ),
     api.registerCommand('toolgate.restartSidecar', () => commands.restartSidecar()),
     api.registerCommand('toolgate.showLog', showLog),
     api.registerCommand('toolgate.rebuildPythonEnvironment', () => {

@@ -105,7 +105,7 @@ def waiting_message(hook: ConfiguredHook) -> str:
     return (
         f"{hook.source.describe()}: the {hook.event} hook `{hook.command.command}`{matcher} is new or changed since "
         f"you last trusted this workspace's hooks, so it does not run. Review the command, then run "
-        f"`toolgate hooks trust {hook.id}` (or trust it in the panel)"
+        f"`toolgate hooks trust {hook.id}` (in the editor: the command toolgate: Review Workspace Hooks)"
     )
 
 
