@@ -14,6 +14,7 @@ hook said that the person should see is reported as a `HookReport` chat event.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,6 +23,8 @@ from toolgate.agent.events import ChatEvent, HookReport
 from toolgate.permissions.decide import PermissionEngine
 from toolgate.permissions.hooks import HookDispatcher, HookEvent, HookOutcome
 from toolgate.runtime import Runtime
+
+log = logging.getLogger("toolgate.agent.hooks")
 
 MAX_CONTINUATIONS = 3  # per turn: Stop hooks cannot keep a model going forever
 SessionSource = Literal["new", "resume", "compact"]
@@ -55,7 +58,11 @@ class ChatHooks:
         policy = self._runtime.session.policy
         if isinstance(policy, PermissionEngine):
             policy.refresh()  # a settings file edited by hand counts from the next event on
-        outcome = await dispatcher.run(event, self._runtime.session, fields)
+        try:
+            outcome = await dispatcher.run(event, self._runtime.session, fields)
+        except Exception as exc:  # a bug here must not end the turn (or keep a closing chat from closing)
+            log.exception("%s hooks could not run", event)
+            outcome = HookOutcome(problems=[f"the {event} hooks could not run ({exc}); they were skipped"])
         for problem in outcome.problems:
             self._emit(HookReport(event=event, outcome="problem", message=problem))
         for notice in outcome.notices:
