@@ -15,6 +15,7 @@ import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpo
 import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
 import { ChatController } from './chat/controller';
+import { reviewWaitingHooks } from './settings/hookReview';
 import { Relay, realTimers } from './host';
 import { InterpreterWatch } from './python/interpreterWatch';
 import { languageClientFactory } from './vscode/languageClient';
@@ -246,6 +247,14 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),
+    api.registerCommand('toolgate.reviewHooks', () =>
+      reviewWaitingHooks({
+        client,
+        notifier: api.notifier,
+        session: () => controller.sessions.forRules(),
+        refresh: () => controller.sessions.refreshSettings(),
+      }),
+    ),
     api.registerCommand('toolgate.restartSidecar', () => commands.restartSidecar()),
     api.registerCommand('toolgate.showLog', showLog),
     api.registerCommand('toolgate.rebuildPythonEnvironment', () => {

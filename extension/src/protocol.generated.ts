@@ -45,7 +45,7 @@ export interface CallSummary {
 
 export interface ChatEventParams {
   sessionId: string;
-  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | ErrorEvent | TurnEnd;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | HookReport | ErrorEvent | TurnEnd;
 }
 
 export interface ChatHistoryResult {
@@ -79,7 +79,7 @@ export interface ChatSendParams {
 
 export interface ChatSendResult {
   /** Why the answer ended (end_turn, interrupted, error, ...). */
-  stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+  stopReason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error" | "prompt_blocked";
 }
 
 export interface CheckpointFileParams {
@@ -196,6 +196,48 @@ export interface FileProposal {
   path: string;
   original: string | null;
   proposed: string | null;
+}
+
+export interface HookInfo {
+  /** What names the hook: the first characters of its digest. */
+  id: string;
+  event: string;
+  matcher: string;
+  /** The exact command, to be read before it is trusted. */
+  command: string;
+  /** user, flag, project or local. */
+  source: string;
+  /** The settings file it comes from. */
+  path: string | null;
+  /** own: from the person's settings, runs; trusted: a reviewed workspace hook, runs; waiting: a new or changed workspace hook, does not run until trusted; workspace_not_trusted: never runs here. */
+  state: "own" | "trusted" | "waiting" | "workspace_not_trusted";
+}
+
+/**
+ * A hook of the session's lifecycle had a say the person should see: it blocked the prompt, asked the model to
+ * continue (or was refused that, past the bound), failed, or left a notice. `message` names the hook.
+ */
+export interface HookReport {
+  type: "hook";
+  event: string;
+  outcome: "blocked" | "continued" | "limit" | "problem" | "notice";
+  message: string;
+}
+
+export interface HooksListParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+}
+
+export interface HooksListResult {
+  hooks: HookInfo[];
+}
+
+export interface HooksTrustParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** Ids of workspace hooks the person reviewed. */
+  ids: string[];
 }
 
 export interface ImageBlock {
@@ -671,7 +713,7 @@ export interface ToolsRunResult {
 
 export interface TurnEnd {
   type: "turn_end";
-  stop_reason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error";
+  stop_reason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error" | "prompt_blocked";
   requests: number;
   usage: Usage;
 }
@@ -783,6 +825,8 @@ export const Methods = {
   mcpLog: "toolgate/mcp/log",
   mcpChanged: "toolgate/mcp/changed",
   sandboxStandIns: "toolgate/sandbox/standIns",
+  hooksList: "toolgate/hooks/list",
+  hooksTrust: "toolgate/hooks/trust",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -841,6 +885,10 @@ export interface ClientRequests {
   "toolgate/mcp/restart": { params: McpServerRef; result: McpServerResult };
   /** The end of an MCP server's stderr log. */
   "toolgate/mcp/log": { params: McpLogParams; result: McpLogResult };
+  /** A session's hooks and their trust. */
+  "toolgate/hooks/list": { params: HooksListParams; result: HooksListResult };
+  /** Trust workspace hooks the person reviewed (recorded in the user settings); the hooks after it. */
+  "toolgate/hooks/trust": { params: HooksTrustParams; result: HooksListResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

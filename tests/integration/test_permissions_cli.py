@@ -202,7 +202,7 @@ def test_run_tools_bash_runs_only_what_the_rules_allow(project: Path) -> None:
 
 
 def test_trust_makes_a_workspace_s_own_settings_apply(project: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "hook-ran"
+    marker = project / "hook-ran"  # hooks run in the session's sandbox: they write where a Bash command could
     settings = project / ".toolgate" / "settings.json"
     settings.parent.mkdir()
     hook = {"matcher": "*", "hooks": [{"type": "command", "command": f"touch {marker}"}]}
@@ -220,6 +220,12 @@ def test_trust_makes_a_workspace_s_own_settings_apply(project: Path, tmp_path: P
     assert proc.returncode == 0 and f"Trusted {project}" in proc.stdout
     assert toolgate("trust", str(project)).stdout.strip() == f"{project} was already trusted."
     assert toolgate("trust", "--list").stdout.splitlines() == [str(project)]
+    proc = toolgate("run-tools", "--workspace", str(project), stdin=jsonl([read("1", outside)]))
+    # The allow rule applies now; the hook's command was never reviewed, so it waits (hash trust, on top).
+    assert json.loads(proc.stdout)["content"] == "1\to" and not marker.exists()
+    assert f"the PreToolUse hook `touch {marker}` is new or changed" in proc.stderr
+    assert "toolgate hooks trust" in proc.stderr
+    assert toolgate("hooks", "trust", "--all", "--workspace", str(project)).returncode == 0
     proc = toolgate("run-tools", "--workspace", str(project), stdin=jsonl([read("1", outside)]))
     assert json.loads(proc.stdout)["content"] == "1\to" and marker.exists() and proc.stderr == ""
 

@@ -38,7 +38,8 @@ def _bash(id_: str, command: str, **extra: Any) -> dict[str, Any]:
 def test_no_child_sees_the_secrets(workspace: Path, tmp_path: Path) -> None:
     (workspace / "dump.sh").write_text(DUMP)
     settings = tmp_path / "hooks.json"
-    hook = f"tr '\\0' '\\n' < /proc/$$/environ > {tmp_path / 'hook-env.txt'}"
+    # Hooks run in the session's sandbox: they write where a Bash command could (the workspace).
+    hook = f"tr '\\0' '\\n' < /proc/$$/environ > {workspace / 'hook-env.txt'}"
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": hook}]}]}}))
     env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_KEY, "MY_SERVICE_TOKEN": FAKE_OTHER}
     out = _run(
@@ -59,7 +60,7 @@ def test_no_child_sees_the_secrets(workspace: Path, tmp_path: Path) -> None:
     foreground = results["fg"]["content"]
     assert "DUMPED" in foreground and "HOME=" in foreground  # the dump ran and shows the environment
     assert "waited" in results["wait"]["content"]
-    for seen in (foreground, (workspace / "bg-env.txt").read_text(), (tmp_path / "hook-env.txt").read_text()):
+    for seen in (foreground, (workspace / "bg-env.txt").read_text(), (workspace / "hook-env.txt").read_text()):
         assert FAKE_KEY not in seen and FAKE_OTHER not in seen
         assert "ANTHROPIC_API_KEY" not in seen and "MY_SERVICE_TOKEN" not in seen
         assert "REDACTED" not in seen  # scrubbed, not merely hidden afterwards

@@ -193,6 +193,11 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
     case 'context_cleared':
       // The sidecar made room and sent the request again: worth knowing, nothing to do.
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text: event.message }));
+    case 'hook': {
+      // A hook blocked the prompt, kept the model going, failed or left a notice: the message names the hook.
+      const level = event.outcome === 'blocked' || event.outcome === 'problem' ? 'warning' : 'info';
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level, text: event.message }));
+    }
     case 'error':
       // The provider refused the key: the way to give it another one is on the notice.
       return appendWithId(finishStreaming(state), (id) => ({

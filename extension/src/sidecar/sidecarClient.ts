@@ -39,6 +39,7 @@ import type {
   StandInsParams,
   ToolProgressParams,
 } from '../protocol';
+import type { HooksListResult } from '../protocol.generated';
 import { Methods } from '../protocol';
 import { errorCode, errorMessage, METHOD_NOT_FOUND } from './rpc';
 import type { RpcConnection } from './rpc';
@@ -154,6 +155,15 @@ export class SidecarClient {
 
   removeRule(sessionId: string, rule: string, behavior: RuleBehavior, scope: RuleScope): Promise<RuleChangeResult> {
     return this.request(Methods.settingsRemoveRule, { sessionId, rule, behavior, scope });
+  }
+
+  // Hooks of a session, and trusting the workspace's (hookReview.ts).
+  hooksList(sessionId: string): Promise<HooksListResult> {
+    return this.request(Methods.hooksList, { sessionId });
+  }
+
+  hooksTrust(sessionId: string, ids: string[]): Promise<HooksListResult> {
+    return this.request(Methods.hooksTrust, { sessionId, ids });
   }
 
   // MCP servers of a session (the MCP view, mcpView.ts).

@@ -14,9 +14,10 @@ from toolgate.agent.conversation import ChatMessage
 from toolgate.core.messages import ToolResult
 from toolgate.core.todo_items import TodoItem
 
-StopReason = Literal["end_turn", "max_tokens", "max_turns", "interrupted", "error"]
+StopReason = Literal["end_turn", "max_tokens", "max_turns", "interrupted", "error", "prompt_blocked"]
 """Why `send` returned: the model asked for no tool; its reply was cut off at the token limit; the max-turns
-guard stopped the loop; the user interrupted; the model API failed (an `error` event says how)."""
+guard stopped the loop; the user interrupted; the model API failed (an `error` event says how); a
+UserPromptSubmit hook blocked the prompt before the model saw it (a `hook` event names the hook and its reason)."""
 
 ErrorKindName = Literal[
     "rate_limit", "overloaded", "server", "connection", "auth", "context_too_long", "bad_request", "not_found", "config"
@@ -116,6 +117,16 @@ class ContextCleared(_Event):
     message: str
 
 
+class HookReport(_Event):
+    """A hook of the session's lifecycle had a say the person should see: it blocked the prompt, asked the model to
+    continue (or was refused that, past the bound), failed, or left a notice. `message` names the hook."""
+
+    type: Literal["hook"] = "hook"
+    event: str  # the hook event (UserPromptSubmit, Stop, ...)
+    outcome: Literal["blocked", "continued", "limit", "problem", "notice"]
+    message: str
+
+
 class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     kind: ErrorKindName
@@ -139,6 +150,7 @@ ChatEvent = Annotated[
     | TodoUpdate
     | Retrying
     | ContextCleared
+    | HookReport
     | ErrorEvent
     | TurnEnd,
     Field(discriminator="type"),

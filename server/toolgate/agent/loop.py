@@ -19,6 +19,7 @@ from typing import Literal
 import anyio
 
 from toolgate.agent.call_summaries import call_summary, result_summary
+from toolgate.agent.chat_hooks import ChatHooks, context_note
 from toolgate.agent.context_relief import clear_results, results_to_clear
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
 from toolgate.agent.events import (
@@ -121,6 +122,10 @@ class AgentChat:
         self._stop_progress = runtime.session.progress.add(self._on_progress)
         # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
         self._stop_decisions = runtime.session.decisions.listen(self.transcript.record_decision)
+        # The session's own hook events (agent/chat_hooks.py); SessionStart fires before the first prompt.
+        self.hooks = ChatHooks(runtime, self._emit)
+        self._resumed = bool(self.messages)
+        self._session_started = False
 
     # --- the public surface ------------------------------------------------------------------------------
     @property
@@ -168,10 +173,12 @@ class AgentChat:
         stop: StopReason = "error"
         try:
             await self._start_mcp_servers()
-            self._add(user_text(await self._begin_turn(text)))
-            stop = await self._run(token, totals)
-            if self.runtime.checkpoints is not None:  # the turn's last changes, before anyone hears it ended
-                await self.runtime.checkpoints.end_turn()
+            context = await self._hooks_before_prompt(text)
+            if context is None:
+                stop = "prompt_blocked"  # the model never saw it: nothing joins the conversation
+            else:
+                self._add(_prompt_message(await self._begin_turn(text), context))
+                stop = await self._finish_turn(await self._run(token, totals), token, totals)
         finally:
             self._cancel = None
             # Whatever ended the turn (a bug, the caller cancelling us), no tool_use is left unanswered.
@@ -181,9 +188,37 @@ class AgentChat:
                 self._record_interrupt("tools")
                 stop = "interrupted"
             self._emit(TurnEnd(stop_reason=stop, requests=totals.requests, usage=totals.usage))
-        if self._after_send is not None:
+        if self._after_send is not None and stop != "prompt_blocked":
             self._after_send(text, stop)
         return stop
+
+    # --- hook events of the turn (agent/chat_hooks.py) -----------------------------------------------------
+    async def _hooks_before_prompt(self, text: str) -> list[str] | None:
+        """SessionStart (once, before the first prompt), then UserPromptSubmit: the context they add for the
+        model, or None when a hook blocked the prompt (a `hook` event says which, and why)."""
+        context: list[str] = []
+        if not self._session_started:
+            self._session_started = True
+            context += await self.hooks.session_start("resume" if self._resumed else "new")
+        verdict = await self.hooks.prompt_submitted(text)
+        return None if verdict.blocked is not None else [*context, *verdict.context]
+
+    async def _finish_turn(self, stop: StopReason, token: CancelToken, totals: _Totals) -> StopReason:
+        """The turn's last changes are checkpointed (before anyone hears it ended); then a reply that asks for no
+        tool ends the turn unless a Stop hook asks the model to go on (bounded). The checkpoint comes first so
+        that what Stop hooks change is theirs, not the model's."""
+        continuations = 0
+        while True:
+            if self.runtime.checkpoints is not None:
+                await self.runtime.checkpoints.end_turn()
+            if stop != "end_turn" or token.cancelled:
+                return stop
+            note = await self.hooks.stop(stop, continuations)
+            if note is None:
+                return stop
+            continuations += 1
+            self._add(user_text(note))
+            stop = await self._run(token, totals)
 
     async def _start_mcp_servers(self) -> None:
         """The session's MCP servers start with its first turn, before the first request, so that the model
@@ -204,14 +239,18 @@ class AgentChat:
         notice = checkpoints.take_restore_notice()
         return f"[{notice}]\n\n{text}" if notice else text
 
-    async def aclose(self) -> None:
-        """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away."""
+    async def aclose(self, reason: str = "exit") -> None:
+        """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away.
+        SessionEnd hooks (with `reason`) run first, while the session's sandbox is still there."""
         self.interrupt()
         self._unsubscribe_todos()
         self._stop_progress()
         self._stop_decisions()
         self.transcript.close()
         try:
+            if self._session_started:
+                self._session_started = False  # once, however often it is closed
+                await self.hooks.session_end(reason)
             await self.provider.aclose()
             if self._next_provider is not None:
                 await self._next_provider.aclose()
@@ -407,6 +446,13 @@ class AgentChat:
                 listener(event)
             except Exception:  # a broken listener must not break the conversation
                 log.exception("a chat event listener raised")
+
+
+def _prompt_message(text: str, context: list[str]) -> ChatMessage:
+    """The prompt, with what hooks added for the model beside it (its own block: the prompt stays the person's)."""
+    if not context:
+        return user_text(text)
+    return ChatMessage(role="user", content=[TextBlock(text=text), TextBlock(text=context_note(context))])
 
 
 class _Totals:

@@ -23,6 +23,7 @@ from toolgate.agent.events import (
     ChatEvent,
     ContextCleared,
     ErrorEvent,
+    HookReport,
     Retrying,
     StopReason,
     ToolCallFinished,
@@ -47,7 +48,14 @@ from toolgate.sandbox.settings import SandboxRequest
 from toolgate.session_files import SessionFiles, SessionMeta, SessionNotFound
 from toolgate.session_lease import SessionInUse, hold_session
 
-EXIT_CODES: dict[StopReason, int] = {"end_turn": 0, "max_tokens": 0, "max_turns": 1, "error": 1, "interrupted": 130}
+EXIT_CODES: dict[StopReason, int] = {
+    "end_turn": 0,
+    "max_tokens": 0,
+    "max_turns": 1,
+    "error": 1,
+    "prompt_blocked": 1,
+    "interrupted": 130,
+}
 
 
 def add_chat_options(parser: argparse.ArgumentParser) -> None:
@@ -177,7 +185,7 @@ class _TextOutput:
             print(f"  ✗ {event.summary}", file=sys.stderr, flush=True)
         elif isinstance(event, Retrying):
             print(f"  {event.message} Retrying in {event.delay_seconds:.1f}s.", file=sys.stderr, flush=True)
-        elif isinstance(event, ContextCleared):
+        elif isinstance(event, ContextCleared | HookReport):
             print(f"  {event.message}", file=sys.stderr, flush=True)
         elif isinstance(event, ErrorEvent):
             print(f"toolgate chat: {event.message}", file=sys.stderr, flush=True)

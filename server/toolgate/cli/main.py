@@ -93,13 +93,16 @@ def build_parser(chat_options: bool = True) -> argparse.ArgumentParser:
         "trust",
         help="trust a folder's own settings files (or --remove the trust, or --list what is trusted)",
         description="A workspace's .toolgate settings files can only restrict (deny and ask rules) until you "
-        "trust it; then their allow rules, hooks, defaultMode and additionalDirectories apply as well. Trusting "
-        "a folder trusts every folder below it. Recorded in your user settings file (trustedWorkspaces).",
+        "trust it; then their allow rules, hooks, defaultMode and additionalDirectories apply as well (each hook "
+        "once its command is reviewed too: `toolgate hooks`). Trusting a folder trusts every folder below it. "
+        "Recorded in your user settings file (trustedWorkspaces).",
     )
     trust.add_argument("folder", nargs="?", type=Path, default=None, help="the folder (default: cwd)")
     what = trust.add_mutually_exclusive_group()
     what.add_argument("--remove", action="store_true", help="stop trusting the folder")
     what.add_argument("--list", action="store_true", help="print the trusted folders")
+
+    _add_hooks_parser(commands)
 
     from toolgate.cli.checkpoints import add_checkpoint_commands
 
@@ -137,6 +140,30 @@ def build_parser(chat_options: bool = True) -> argparse.ArgumentParser:
     )
     _add_session_options(mcp_serve)
     return parser
+
+
+def _add_hooks_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    hooks = commands.add_parser(
+        "hooks",
+        help="list the configured hooks, and review (trust) or revoke the workspace's",
+        description="A hook from a workspace's .toolgate settings files runs only in a trusted workspace and while "
+        "its event, matcher and command are trusted: a changed command waits for review. Trust is recorded in your "
+        "user settings file (trustedHooks); your own hooks always run.",
+    )
+    actions = hooks.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="every hook: where it comes from, its command, whether it runs")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    trust = actions.add_parser("trust", help="trust workspace hooks by id (after reading their commands)")
+    trust.add_argument("ids", nargs="*", metavar="ID", help="a hook's id from `toolgate hooks list`")
+    trust.add_argument("--all", action="store_true", help="every workspace hook waiting for review")
+    revoke = actions.add_parser("revoke", help="withdraw the trust of a workspace hook")
+    revoke.add_argument("id", metavar="ID", help="the hook's id")
+    for action in (listing, trust, revoke):
+        action.add_argument("--workspace", type=Path, default=None, help="the workspace (default: cwd)")
+        action.add_argument(
+            "--settings", action="append", default=[], type=Path, metavar="FILE", help="a settings file"
+        )
+        _add_trust_option(action)
 
 
 def _add_sandbox_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -226,6 +253,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from toolgate.cli.mcp import mcp_command
 
             return mcp_command(args)
+        if args.command == "hooks":
+            from toolgate.cli.hooks import hooks_command
+
+            return hooks_command(args)
         if args.command == "permissions":
             from toolgate.cli.permissions import permissions_command
 

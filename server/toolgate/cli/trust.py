@@ -40,7 +40,8 @@ def trust_command(args: argparse.Namespace) -> int:
         raise UsageError(f"{user_file}: {exc}") from None
     print(
         f"Trusted {folder.resolve()} and every folder below it: their .toolgate settings files now apply in full "
-        f"(allow rules, hooks, defaultMode, additionalDirectories). Recorded in {user_file}."
+        f"(allow rules, hooks, defaultMode, additionalDirectories). Recorded in {user_file}. Each of their hooks "
+        "also runs only once you reviewed its command: see `toolgate hooks list`."
         if changed
         else f"{folder.resolve()} was already trusted."
     )

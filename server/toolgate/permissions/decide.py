@@ -1,8 +1,10 @@
 """Deciding: the session's `PermissionPolicy` — hooks, then the ladder, then denial tracking.
 
-    engine.decide(tool, input, ctx)      hooks, then the ladder (`ladder.py`), then denial tracking
+    engine.decide(tool, input, ctx)      PreToolUse hooks, the ladder (`ladder.py`), PermissionRequest hooks for
+                                         an ask, then denial tracking
     engine.evaluate(tool, input, ctx)    the ladder alone (what `Runtime.check` explains)
-    engine.after_call(...)               PostToolUse hooks; their context is appended to the result
+    engine.after_call(...)               PostToolUse (or PostToolUseFailure) hooks; their context is appended
+    engine.hooks                         the session's hooks (`permissions/hooks/`), for the loop's own events
     engine.reload() / refresh()          re-read the settings files (refresh: only when one changed on disk)
     engine.read_denied(path) / problems / warnings
 
@@ -18,7 +20,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -40,15 +42,19 @@ from toolgate.permissions.bash import Analyses, Classifier, load_classifier
 from toolgate.permissions.denials import DenialTracker
 from toolgate.permissions.domains import domain_verdict
 from toolgate.permissions.facts import gather
-from toolgate.permissions.hooks import ConfiguredHook, HookEvent, HookOutcome, compile_hooks, run_hooks
+from toolgate.permissions.hooks import ConfiguredHook, HookDispatcher, HookEvent, HookOutcome, compile_hooks
 from toolgate.permissions.ladder import Evaluation, evaluate
 from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import Behavior, Rule, parse_rule
 from toolgate.permissions.sources import BEHAVIORS, RuleBook, RuleProblem, RuleSource, add_rules, load_rule_book
 
-# A hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal or
-# question, a safety check, or broken settings.
+# A PreToolUse hook's allow replaces only the generic "nothing allowed it" ask: never a rule, a tool's own refusal
+# or question, a safety check, or broken settings.
 _HOOK_CAN_ALLOW = frozenset({"ask"})
+# A PermissionRequest hook answers in the person's place, so it may answer what a person would be asked about:
+# an ask rule's question, a tool's own, a PreToolUse hook's. Never a safety check (asked in every mode), broken
+# settings, or a decision handed back to the person after repeated automatic denials.
+_PERMISSION_HOOK_CAN_ANSWER = frozenset({"ask", "ask_rule", "tool", "hook"})
 _MAX_PENDING = 256
 
 
@@ -114,8 +120,8 @@ class PermissionEngine:
         self._pending: dict[str, _Pending] = {}
         self._readers: dict[str, bool] = {}
         self.book = RuleBook()
-        self._hooks: list[ConfiguredHook] = []
-        self._hooks_for: dict[tuple[HookEvent, tuple[str, ...]], list[ConfiguredHook]] = {}
+        self.hooks = HookDispatcher(self.workspace, self._environ, lambda: self.book.pass_through)
+        self.hooks_waiting: list[ConfiguredHook] = []  # workspace hooks whose content is not trusted (yet)
         self._watched: tuple[str, ...] = ()
         self._signature: tuple[_StatKey, ...] = ()
         self.hook_problems: list[RuleProblem] = []
@@ -134,8 +140,9 @@ class PermissionEngine:
             read_files=self._read_files,
             trust_workspace=self._trust_workspace,
         )
-        self._hooks, self.hook_problems = compile_hooks(self.book.hooks)
-        self._hooks_for = {}
+        compiled = compile_hooks(self.book.hooks, self.book.trusted_hooks)
+        self.hooks.replace(compiled.runnable)
+        self.hooks_waiting, self.hook_problems = compiled.waiting, compiled.problems
         # Only files that are read are watched: with settings files off, an edit to one changes nothing.
         files = [*self.book.files.values(), *self.book.flag_files] if self._read_files else []
         self._watched = tuple(os.fspath(path) for path in files)
@@ -219,49 +226,41 @@ class PermissionEngine:
             )
         return result
 
-    def _matching_hooks(self, event: HookEvent, tool: AnyTool) -> list[ConfiguredHook]:
-        """The hooks for `event` whose matcher covers the tool; remembered per tool until the next reload."""
-        names = (tool.name, *tool.aliases)
-        key = (event, names)
-        hooks = self._hooks_for.get(key)
-        if hooks is None:
-            hooks = self._hooks_for[key] = [h for h in self._hooks if h.event == event and h.matches(names)]
-        return hooks
-
-    def _hook_payload(self, event: HookEvent, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> dict[str, Any]:
+    def _tool_fields(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> dict[str, Any]:
         return {
-            "event": event,
-            "session_id": ctx.session.id,
-            "cwd": str(ctx.session.cwd),
-            "permission_mode": ctx.mode.value,
             "tool_name": tool.name,
             "tool_input": tool_input.model_dump(mode="json", by_alias=True, exclude_none=True),
             "tool_use_id": ctx.tool_use_id,
         }
 
-    async def _run_hooks(
-        self, event: HookEvent, hooks: list[ConfiguredHook], payload: dict[str, Any], ctx: ToolContext
+    async def _run_tool_hooks(
+        self,
+        event: HookEvent,
+        hooks: list[ConfiguredHook],
+        tool: AnyTool,
+        tool_input: BaseModel,
+        ctx: ToolContext,
+        **fields: Any,
     ) -> HookOutcome:
-        env = {**self._environ, "TOOLGATE_PROJECT_DIR": str(self.workspace), "TOOLGATE_SESSION_ID": ctx.session.id}
         # Hooks are commands: they may change files. Checkpoints on both sides keep what they changed apart
         # from what the call changes (the one after names exactly the hooks' changes).
         guard = ctx.get(CHANGE_GUARD)
         warnings = [await guard.before_change(ctx.tool_use_id)] if guard is not None else []
-        outcome = await run_hooks(hooks, payload, ctx.session.cwd, env, self.book.pass_through)
+        payload = {**self._tool_fields(tool, tool_input, ctx), **fields}
+        outcome = await self.hooks.run(event, ctx.session, payload, hooks=hooks)
         warnings += [await guard.after_hooks(ctx.tool_use_id, event)] if guard is not None else []
-        for problem in [*outcome.problems, *(w for w in warnings if w)]:
+        for problem in [*outcome.problems, *outcome.notices, *(w for w in warnings if w)]:
             ctx.logger.warning("%s", problem)
             ctx.progress("hook_problem", problem)
         return outcome
 
     async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision:
         self.refresh()
-        hooks = self._matching_hooks("PreToolUse", tool)
+        names = (tool.name, *tool.aliases)
+        hooks = self.hooks.matching("PreToolUse", names)
         outcome = HookOutcome()
         if hooks:  # the payload (a dump of the input) is built only for hooks that will read it
-            outcome = await self._run_hooks(
-                "PreToolUse", hooks, self._hook_payload("PreToolUse", tool, tool_input, ctx), ctx
-            )
+            outcome = await self._run_tool_hooks("PreToolUse", hooks, tool, tool_input, ctx)
         updated: dict[str, Any] | None = None
         if outcome.updated_input is not None:
             try:
@@ -275,13 +274,15 @@ class PermissionEngine:
                 ctx.progress("hook_problem", problem)
 
         if outcome.decision == "deny":
-            result = Evaluation("deny", outcome.reason, "hook", False)
+            result = Evaluation("deny", _hook_reason(outcome), "hook", False)
         else:
             result = await self.evaluate(tool, tool_input, ctx)
             if outcome.decision == "allow" and result.behavior == "ask" and result.stage in _HOOK_CAN_ALLOW:
-                result = replace(result, behavior="allow", reason=outcome.reason, stage="hook", suggestions=())
+                result = replace(result, behavior="allow", reason=_hook_reason(outcome), stage="hook", suggestions=())
             elif outcome.decision == "ask" and result.behavior == "allow":
-                result = replace(result, behavior="ask", reason=outcome.reason, stage="hook", rule=None)
+                result = replace(result, behavior="ask", reason=_hook_reason(outcome), stage="hook", rule=None)
+        if result.behavior == "ask" and result.stage in _PERMISSION_HOOK_CAN_ANSWER:
+            result = await self._permission_request(result, names, tool, tool_input, ctx)
         result = self._track_denials(result, ctx.mode)
         if outcome.context and result.behavior != "deny":
             # Kept for after_call; a call that is then refused never gets there, so keep only the latest few.
@@ -297,6 +298,31 @@ class PermissionEngine:
             updated_input=updated,
             grounds=result.grounds,
         )
+
+    async def _permission_request(
+        self, asked: Evaluation, names: tuple[str, ...], tool: AnyTool, tool_input: BaseModel, ctx: ToolContext
+    ) -> Evaluation:
+        """PermissionRequest hooks may answer an ask in the person's place (allow or deny); no answer: it is asked."""
+        hooks = self.hooks.matching("PermissionRequest", names)
+        if not hooks:
+            return asked
+        outcome = await self._run_tool_hooks("PermissionRequest", hooks, tool, tool_input, ctx, reason=asked.reason)
+        if outcome.decision in ("allow", "deny"):
+            return replace(asked, behavior=outcome.decision, reason=_hook_reason(outcome), stage="hook", suggestions=())
+        return asked
+
+    async def notify(self, ctx: ToolContext, kind: Literal["approval", "review"], tool_name: str, message: str) -> None:
+        """Notification hooks: a card waits for the person (the editor's approver calls this while it waits).
+        Never raises: a notification that fails is reported, and the card waits as it would anyway."""
+        fields = {"kind": kind, "message": message, "tool_name": tool_name, "tool_use_id": ctx.tool_use_id}
+        try:
+            outcome = await self.hooks.run("Notification", ctx.session, fields)
+        except Exception as exc:
+            ctx.logger.exception("Notification hooks failed")
+            outcome = HookOutcome(problems=[f"the Notification hooks could not run ({exc})"])
+        for problem in [*outcome.problems, *outcome.notices]:
+            ctx.logger.warning("%s", problem)
+            ctx.progress("hook_problem", problem)
 
     def _track_denials(self, result: Evaluation, mode: PermissionMode) -> Evaluation:
         if not mode_traits(mode).automatic:
@@ -314,14 +340,19 @@ class PermissionEngine:
     async def after_call(
         self, tool: AnyTool, tool_input: BaseModel, result: ToolResult, ctx: ToolContext
     ) -> ToolResult:
-        """PostToolUse hooks; context from them (and from PreToolUse hooks) is appended for the model."""
+        """PostToolUse hooks (PostToolUseFailure for a call that failed); context from them (and from PreToolUse
+        hooks) is appended for the model."""
         pending = self._pending.pop(ctx.tool_use_id, None)
         context = list(pending.context) if pending else []
-        hooks = self._matching_hooks("PostToolUse", tool)
+        event: HookEvent = "PostToolUseFailure" if result.is_error else "PostToolUse"
+        hooks = self.hooks.matching(event, (tool.name, *tool.aliases))
         if hooks:
-            payload = self._hook_payload("PostToolUse", tool, tool_input, ctx)
-            payload["tool_result"] = {"content": result.text(), "is_error": result.is_error}
-            context += (await self._run_hooks("PostToolUse", hooks, payload, ctx)).context
+            fields: dict[str, Any] = (
+                {"error": result.text()}
+                if result.is_error
+                else {"tool_result": {"content": result.text(), "is_error": result.is_error}}
+            )
+            context += (await self._run_tool_hooks(event, hooks, tool, tool_input, ctx, **fields)).context
         if not context:
             return result
         note = "\n".join(f"[hook] {text.strip()}" for text in context)
@@ -362,6 +393,11 @@ class PermissionEngine:
     def domain_verdict(self, host: str) -> DomainVerdict:
         """What the WebFetch rules say about `host` (WebFetch asks before every redirect hop and address)."""
         return domain_verdict(self.book, host)
+
+
+def _hook_reason(outcome: HookOutcome) -> str:
+    """A hook's decision in words, naming the hook (the person sees which command decided, and why)."""
+    return f"{outcome.reason} (decided by the {outcome.decided_by})"
 
 
 __all__ = ["CheckResult", "PermissionEngine", "code_execution_warning"]

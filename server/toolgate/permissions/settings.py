@@ -3,8 +3,9 @@
     {"permissions": {"allow": [...], "ask": [...], "deny": [...], "defaultMode": "default",
                      "additionalDirectories": [...]},
      "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 60}]}],
-               "PostToolUse": [...]},
-     "trustedWorkspaces": [...]}     (user settings file only; see trust.py)
+               "PostToolUse": [...], "SessionStart": [...], ...},      (every event: permissions/hooks/events.py)
+     "trustedWorkspaces": [...],     (user settings file only; see trust.py)
+     "trustedHooks": [...]}          (user settings file only: digests of reviewed workspace hooks, hooks/config.py)
 
 Keys toolgate does not know are kept, untouched and in place, when toolgate writes a file. A file that does
 not parse or does not fit the schema is reported with its line and never written to. Writes hold a lock on the
@@ -50,10 +51,25 @@ class HookMatcher(BaseModel):
 
 
 class HooksSettings(BaseModel):
+    """One list per event (the names of permissions/hooks/events.py, which a test keeps in step with these)."""
+
     model_config = ConfigDict(extra="allow", defer_build=True)
 
+    SessionStart: list[HookMatcher] = Field(default_factory=list)
+    UserPromptSubmit: list[HookMatcher] = Field(default_factory=list)
     PreToolUse: list[HookMatcher] = Field(default_factory=list)
+    PermissionRequest: list[HookMatcher] = Field(default_factory=list)
     PostToolUse: list[HookMatcher] = Field(default_factory=list)
+    PostToolUseFailure: list[HookMatcher] = Field(default_factory=list)
+    Notification: list[HookMatcher] = Field(default_factory=list)
+    PreCompact: list[HookMatcher] = Field(default_factory=list)
+    Stop: list[HookMatcher] = Field(default_factory=list)
+    SubagentStop: list[HookMatcher] = Field(default_factory=list)
+    SessionEnd: list[HookMatcher] = Field(default_factory=list)
+
+    def by_event(self) -> dict[str, list[HookMatcher]]:
+        """Every event's matchers, by event name (events with none left out)."""
+        return {name: value for name in type(self).model_fields if (value := getattr(self, name))}
 
 
 class PermissionsSettings(BaseModel):
@@ -81,6 +97,8 @@ class Settings(BaseModel):
     env: EnvSettings = Field(default_factory=EnvSettings)
     # Read from the user's own settings file only: folders whose settings files may widen permissions (trust.py).
     trustedWorkspaces: list[str] = Field(default_factory=list)
+    # Read from the user's own settings file only: digests of workspace hooks the person reviewed (hooks/config.py).
+    trustedHooks: list[str] = Field(default_factory=list)
 
 
 class SettingsError(Exception):

@@ -153,6 +153,9 @@ class RuleBook:
     problems: list[RuleProblem] = field(default_factory=list)
     broken_files: list[SettingsError] = field(default_factory=list)
     hooks: dict[str, list[tuple[RuleSource, HookMatcher]]] = field(default_factory=dict)
+    # Hooks of an untrusted workspace's files: never run, only listed (`toolgate hooks list`).
+    untrusted_hooks: dict[str, list[tuple[RuleSource, HookMatcher]]] = field(default_factory=dict)
+    trusted_hooks: frozenset[str] = frozenset()  # trustedHooks, from the user's settings file only
     default_mode: PermissionMode | None = None
     additional_dirs: list[Path] = field(default_factory=list)
     files: dict[SourceName, Path] = field(default_factory=dict)
@@ -264,8 +267,12 @@ def load_rule_book(
         if loaded.settings.trustedWorkspaces and source.name != "user":
             message = "trustedWorkspaces is read from the user settings file only"
             book.problems.append(RuleProblem(source, message, None, None, *loaded.place("trustedWorkspaces")))
+        if loaded.settings.trustedHooks and source.name != "user":
+            message = "trustedHooks is read from the user settings file only"
+            book.problems.append(RuleProblem(source, message, None, None, *loaded.place("trustedHooks")))
         if source.name == "user":
             book.pass_through = tuple(loaded.settings.env.passThrough)
+            book.trusted_hooks = frozenset(loaded.settings.trustedHooks)
         elif loaded.settings.env.passThrough:
             message = (
                 "env.passThrough is read from the user settings file only (a workspace file must not hand your "
@@ -289,6 +296,9 @@ def load_rule_book(
             book.problems.append(RuleProblem(source, message, None, None, *loaded.place("permissions", "defaultMode")))
         elif mode is not None and mode_order[source.name] < mode_rank:
             book.default_mode, mode_rank = mode, mode_order[source.name]
+        hooks = book.untrusted_hooks if restricted else book.hooks
+        for event, matchers in loaded.settings.hooks.by_event().items():
+            hooks.setdefault(event, []).extend((source, matcher) for matcher in matchers)
         if restricted:
             continue
         for index, raw in enumerate(permissions.additionalDirectories):
@@ -302,7 +312,4 @@ def load_rule_book(
                 continue
             if directory not in book.additional_dirs:
                 book.additional_dirs.append(directory)
-        for event in ("PreToolUse", "PostToolUse"):
-            for matcher in getattr(loaded.settings.hooks, event):
-                book.hooks.setdefault(event, []).append((source, matcher))
     return book

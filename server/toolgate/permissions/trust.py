@@ -12,6 +12,9 @@ A workspace is trusted when the user says so:
 - on the command line, with `--trust-workspace` for one run, or for good with `toolgate trust DIR`, which adds the
   folder to `trustedWorkspaces` in the user settings file (a trusted folder trusts every folder below it).
 A repository cannot trust itself: `trustedWorkspaces` is read from the user settings file only.
+
+Hooks need one more yes: in a trusted workspace, each of its hooks runs only while its content (event, matcher,
+command) is trusted too, so a pulled change to a command waits for review (permissions/hooks/config.py).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def widening_parts(settings: Settings) -> list[str]:
     permissions, parts = settings.permissions, []
     if permissions.allow:
         parts.append(_count(len(permissions.allow), "allow rule"))
-    hooks = sum(len(m.hooks) for m in (*settings.hooks.PreToolUse, *settings.hooks.PostToolUse))
+    hooks = sum(len(m.hooks) for matchers in settings.hooks.by_event().values() for m in matchers)
     if hooks:
         parts.append(_count(hooks, "hook"))
     if permissions.defaultMode is not None and mode_traits(permissions.defaultMode).widening:

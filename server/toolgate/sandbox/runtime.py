@@ -13,10 +13,8 @@ in use would lift that mount inside it.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -27,13 +25,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolgate.core.containment import HookPlace
 from toolgate.core.deps import Dep
 from toolgate.core.errors import StateError
-from toolgate.permissions.safety import case_variants, git_hooks_dirs
+from toolgate.permissions.safety import git_hooks_dirs
 from toolgate.sandbox import ledger, placeholders
 from toolgate.sandbox.backend import SandboxBackend, detect_backend, path_kind
 from toolgate.sandbox.egress import network_rule_spec
-from toolgate.sandbox.policy import PRIVATE_DIRS, Kind, SandboxPlan, SandboxPolicy, tool_dirs_for
+from toolgate.sandbox.hook_place import SandboxHookPlace
+from toolgate.sandbox.machine import case_variants_at, forwarder_python, plan_roots, tool_dirs
+from toolgate.sandbox.policy import Kind, SandboxPlan, SandboxPolicy
 from toolgate.sandbox.proxy import PROXY_PORT, Channel, EgressProxy, describe_refusals, proxy_env
 from toolgate.sandbox.resident import (
     AsyncResidentProcess,
@@ -50,10 +51,6 @@ _FORWARDER = Path(__file__).with_name("forwarder.py")
 # a command about 0.1 s (bwrap, the runner's python), so it outlives the pause between a model's turns; the
 # stand-ins stay in the workspace meanwhile.
 IDLE_S = 10.0
-
-
-def plan_roots(roots: Sequence[Path]) -> list[Path]:
-    return [Path(os.path.realpath(p)) for p in roots]
 
 
 class SandboxSettings(BaseModel):
@@ -176,6 +173,12 @@ class Sandbox:
             return False
         return self.state().auto_allow
 
+    def hook_place(self, roots: Sequence[Path], home: Path) -> HookPlace:
+        """Where a hook runs (`core.containment`): in this sandbox when it is on, writable as a Bash command is.
+        StateError when the sandbox should run but cannot be set up (the hook must not run outside instead)."""
+        launch = self.launch(roots, home, (), outside=False)
+        return SandboxHookPlace(launch, lambda: self.finish(launch))
+
     def state(self) -> SandboxState:
         if self.settings.enabled == "off":
             return SandboxState(
@@ -220,11 +223,11 @@ class Sandbox:
             extra_writable=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.writable),
             extra_hidden=tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in self.settings.hidden),
             proxy_dir=proxy_dir,
-            tool_dirs=_tool_dirs(os.environ.get("PATH", os.defpath)),
+            tool_dirs=tool_dirs(os.environ.get("PATH", os.defpath)),
             stand_ins_made=made,
             read_only=read_only,
             fixed_files=tuple(Path(os.path.realpath(p)) for p in fixed),
-            case_variants=() if read_only else _case_variants(writable),
+            case_variants=() if read_only else case_variants_at(writable),
         )
 
     def plan(
@@ -277,7 +280,7 @@ class Sandbox:
             ) from None
         if channel is None:
             return Launch((), None, lease=lease, read_only=read_only)
-        forwarder = (_forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
+        forwarder = (forwarder_python(), "-I", "-S", "-c", _FORWARDER.read_text(encoding="utf-8"))
         prefix = (*forwarder, str(channel.socket), str(PROXY_PORT), "--")
         return Launch(prefix, None, proxy_env(self.network_specs), channel, lease, read_only)
 
@@ -316,7 +319,7 @@ class Sandbox:
         if current is not None:
             self._let_go(current)
         try:
-            resident = Resident(plan.argv, _forwarder_python())
+            resident = Resident(plan.argv, forwarder_python())
         except (OSError, StateError):
             placeholders.release(token)
             raise
@@ -454,40 +457,6 @@ class _Profile:
     proxy_dir: Path | None
     read_only: bool
     fixed: Sequence[Path]
-
-
-def _case_variants(roots: Sequence[Path]) -> tuple[Path, ...]:
-    """The entries at the top of each root that spell a protected name in another case (listed per command: one
-    that appears makes the policy differ, so the next command gets a sandbox that protects it)."""
-    found: list[Path] = []
-    for root in roots:
-        try:
-            names = os.listdir(root)
-        except OSError:
-            continue  # not there (or unreadable): the plan does not bind it either
-        found += (root / name for name in case_variants(names))
-    return tuple(found)
-
-
-@functools.lru_cache(maxsize=8)
-def _tool_dirs(path_env: str) -> tuple[Path, ...]:
-    """The tool directories for this process's PATH, which commands inherit (the scrubbed environment keeps
-    it). Cached by its value: every command asks, and resolving each entry costs a command a good part of a
-    millisecond."""
-    return tool_dirs_for(plan_roots([Path(e) for e in path_env.split(os.pathsep) if e.startswith("/")]))
-
-
-def _forwarder_python() -> str:
-    """A python3 the sandbox can see: this one, unless it lives in a directory the sandbox makes private."""
-    for candidate in (os.path.realpath(sys.executable), shutil.which("python3"), "/usr/bin/python3"):
-        visible = candidate and not any(Path(candidate).is_relative_to(p) for p in PRIVATE_DIRS)
-        if candidate and visible and os.access(candidate, os.X_OK):
-            return candidate
-    raise StateError(
-        "The sandbox needs a python3 outside /tmp (it starts the commands inside, and forwards their network "
-        "traffic), and none was found, so the command did not run. Install python3, or turn the sandbox off "
-        "(sandbox.enabled: off) and let the user approve commands one by one."
-    )
 
 
 def _close(sandbox: Sandbox) -> None:

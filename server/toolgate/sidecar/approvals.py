@@ -8,14 +8,19 @@ the answer is "no" with reason "unavailable": nobody approved, so nothing runs, 
 When the turn itself is cancelled while a question is pending, the question is withdrawn and the call's
 result says it was waiting for approval (not that it may have partly run).
 
+While a card waits, the session's Notification hooks run (`PermissionEngine.notify`); an answer that arrives first
+stops them, since nothing waits any more.
+
 "Always allow" is not part of an answer: the editor first saves the rule (`toolgate/settings/addRule`, which
 also says whether the rule covers the waiting call), then answers a plain allow.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 import anyio
 
@@ -42,6 +47,7 @@ if TYPE_CHECKING:  # annotations only: the server builds its approver before ini
 logger = logging.getLogger("toolgate.sidecar.approvals")
 
 ResultT = TypeVar("ResultT", bound=WireModel)
+T = TypeVar("T")
 
 
 class ClientUnavailable(Exception):
@@ -62,8 +68,15 @@ class EditorApprover:
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         params = ApprovalParams.model_validate(request.model_dump())  # the same fields, camelCase on the wire
+        waiting = f"{request.tool_name} waits for your approval: {request.summary}"
         try:
-            answer = await self._ask(APPROVAL_REQUEST, params, ApprovalResult, ctx)
+            answer = await _notifying(
+                ctx,
+                "approval",
+                request.tool_name,
+                waiting,
+                lambda: self._ask(APPROVAL_REQUEST, params, ApprovalResult, ctx),
+            )
         except ClientUnavailable as exc:
             logger.warning("approval for %s (%s) not given: %s", request.tool_name, request.tool_use_id, exc)
             return ApprovalAnswer(decision="deny", reason="unavailable")
@@ -71,8 +84,10 @@ class EditorApprover:
 
     async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
         params = DiffReviewParams.model_validate(request.model_dump())
+        waiting = f"{request.title} waits for your review"
         try:
-            answer = await self._ask(DIFF_REVIEW, params, DiffReviewResult, ctx)
+            review = functools.partial(self._ask, DIFF_REVIEW, params, DiffReviewResult, ctx)
+            answer = await _notifying(ctx, "review", request.tool_name, waiting, review)
         except ClientUnavailable as exc:
             logger.warning("diff review of %s (%s) not done: %s", request.tool_name, request.tool_use_id, exc)
             return ReviewAnswer(decision="reject", reason="unavailable")
@@ -107,3 +122,29 @@ class EditorApprover:
             # Whatever else went wrong, nobody approved: fail closed, and keep the session going.
             logger.exception("asking the editor (%s) failed", method)
             raise ClientUnavailable(f"asking the editor failed: {type(exc).__name__}") from None
+
+
+async def _notifying(
+    ctx: ToolContext,
+    kind: Literal["approval", "review"],
+    tool_name: str,
+    message: str,
+    waiting: Callable[[], Awaitable[T]],
+) -> T:
+    """Wait for the person's answer while the Notification hooks run; the answer stops hooks still running."""
+    # The engine's `notify` (permissions/decide.py), looked up rather than imported: this module is loaded before
+    # initialize is answered, the permission engine only when a session opens.
+    notify = getattr(ctx.session.policy, "notify", None)
+    if notify is None:
+        return await waiting()
+    failure: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(notify, ctx, kind, tool_name, message)
+        try:
+            answer = await waiting()
+        except Exception as exc:  # raised below, not wrapped in the task group's exception group
+            failure = exc
+        group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    return answer

@@ -40,6 +40,7 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
@@ -385,6 +386,7 @@ METHODS: tuple[Method, ...] = (
     ),
     *MCP_METHODS,
     *SANDBOX_METHODS,
+    *HOOKS_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

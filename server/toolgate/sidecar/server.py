@@ -43,9 +43,11 @@ from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.hooks_handlers import hooks_handlers
 from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.rpc import EditorChannel
+from toolgate.sidecar.stand_ins import watch_stand_ins
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, building, importing, warm_up
 from toolgate.sidecar.workspace_events import changed_folders, notebook_sources
@@ -160,6 +162,7 @@ class ToolgateServer(LanguageServer):
             p.CHAT_HISTORY: self._chat_history,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
+            **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
         }
 
     def _register_lsp_features(self) -> None:
@@ -204,7 +207,7 @@ class ToolgateServer(LanguageServer):
         folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
         self.workspace_folders = [Path(path) for uri in folders if (path := file_uri_to_path(uri))]
         self._storage_root = root
-        self._watch_stand_ins()
+        self._unwatch_stand_ins = watch_stand_ins(self.protocol.notify)
         self._initialized.set()
         logger.info("serving sessions under %s; workspace folders: %s", root, self.workspace_folders)
 
@@ -213,24 +216,6 @@ class ToolgateServer(LanguageServer):
         # answer already; anything else belongs in the log (stderr), which is the editor's output channel.
         if source is not FeatureRequestError:
             logger.error("%s: %s", getattr(source, "__name__", source), error)
-
-    def _watch_stand_ins(self) -> None:
-        """Tell the editor which stand-ins the sandbox has in the person's tree (the Explorer marks them)."""
-        from toolgate.sandbox import placeholders
-
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:  # initialize handled outside a running loop (the in-process tests)
-            loop = None
-
-        def send(paths: list[Path]) -> None:  # from any thread: the notification is written on the event loop
-            params = p.StandInsParams(paths=[str(x) for x in paths]).wire()
-            if loop is None or loop.is_closed():
-                self.protocol.notify(p.SANDBOX_STAND_INS, params)
-            else:
-                loop.call_soon_threadsafe(self.protocol.notify, p.SANDBOX_STAND_INS, params)
-
-        self._unwatch_stand_ins = placeholders.watch(send)
 
     # --- sessions ---------------------------------------------------------------------------------------------
     @property

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from tests.integration.agent.chat_process import Chat, anthropic_env
 
 from toolgate.mockmodel import MockModelServer
 
@@ -34,38 +34,6 @@ def files(workspace: Path) -> None:
     (workspace / "a.txt").write_text("alpha\n")
 
 
-class Chat:
-    """One `toolgate chat` process in its own process group; the group is killed at the end."""
-
-    def __init__(self, args: list[str], env: dict[str, str], program: list[str] | None = None) -> None:
-        self.process = subprocess.Popen(
-            [*(program or [sys.executable, "-m", "toolgate"]), "chat", "--print", *args],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-
-    def lines(self) -> Iterator[dict[str, Any]]:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            yield json.loads(line)
-
-    def finish(self, timeout: float = 60) -> tuple[int, str, str]:
-        out, err = self.process.communicate(timeout=timeout)
-        return self.process.returncode, out, err
-
-    def kill(self, signum: int = signal.SIGKILL) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signum)
-
-    def close(self) -> None:
-        self.kill()
-        self.process.communicate()
-
-
 @pytest.fixture
 def chats() -> Iterator[list[Chat]]:
     started: list[Chat] = []
@@ -84,10 +52,6 @@ def answering(chats: list[Chat], args: list[str], env: dict[str, str]) -> tuple[
         if line["type"] == "text_delta":
             return chat, session_id
     raise AssertionError(f"the chat ended before it answered: {chat.finish()}")
-
-
-def anthropic_env(env: dict[str, str], mock: MockModelServer) -> dict[str, str]:
-    return {**env, "ANTHROPIC_BASE_URL": mock.url, "ANTHROPIC_API_KEY": "test-key"}
 
 
 def test_text_output(env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat]) -> None:

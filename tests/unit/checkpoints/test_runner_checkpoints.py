@@ -4,6 +4,7 @@ and a call whose checkpoint fails still runs, with the warning in its result."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +13,9 @@ import pytest
 from toolgate.checkpoints.session import CHECKPOINTS, SessionCheckpoints, attach_checkpoints
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import PermissionMode
+from toolgate.permissions.hooks import hook_digest
+from toolgate.permissions.hooks.review import trust_mutation
+from toolgate.permissions.settings import update_settings
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
@@ -95,6 +99,8 @@ async def test_what_hooks_change_gets_checkpoints_of_its_own(tmp_path: Path, wor
     settings.parent.mkdir()
     post = {"matcher": "Write", "hooks": [{"type": "command", "command": "cat >/dev/null; echo fmt > formatted.txt"}]}
     settings.write_text(json.dumps({"hooks": {"PostToolUse": [post]}}))
+    reviewed = hook_digest("PostToolUse", "Write", post["hooks"][0]["command"])  # a workspace hook runs once trusted
+    update_settings(Path(os.environ["XDG_CONFIG_HOME"]) / "toolgate" / "settings.json", trust_mutation([reviewed]))
     rt = build_runtime(workspace, AllowingApprover(), RuntimeOptions(mode=PermissionMode.BYPASS, trust_workspace=True))
     try:
         checkpoints = attach_checkpoints(rt.session, tmp_path / "data")

@@ -16,6 +16,7 @@ from tests.unit.permissions.helpers import fake_tools, make_runtime
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.tool_session import ProgressEvent
 from toolgate.permissions.decide import PermissionEngine
+from toolgate.permissions.hooks import hook_digest
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 
@@ -27,6 +28,19 @@ def hook(command: str, matcher: str = "*", timeout: float | None = None) -> dict
     if timeout is not None:
         entry["timeout"] = timeout
     return {"matcher": matcher, "hooks": [entry]}
+
+
+def trust_hooks(settings: dict[str, Any]) -> None:
+    """Record every hook of `settings` as reviewed in the user settings file (what `toolgate hooks trust` does)."""
+    digests = [
+        hook_digest(event, entry["matcher"].strip(), command["command"])
+        for event, entries in settings.get("hooks", {}).items()
+        for entry in entries
+        for command in entry["hooks"]
+    ]
+    user_file = Path(os.environ["XDG_CONFIG_HOME"]) / "toolgate" / "settings.json"
+    user_file.parent.mkdir(parents=True, exist_ok=True)
+    user_file.write_text(json.dumps({"trustedHooks": digests}))
 
 
 def answer(obj: dict[str, Any]) -> str:
@@ -45,8 +59,10 @@ async def with_hooks(workspace: Path) -> AsyncIterator[Callable[..., tuple[Runti
     ) -> tuple[Runtime, list[ProgressEvent]]:
         settings = workspace / ".toolgate" / "settings.json"
         settings.parent.mkdir(exist_ok=True)
-        settings.write_text(json.dumps({"hooks": {"PreToolUse": list(pre), "PostToolUse": list(post)}}))
-        kwargs.setdefault("trust_workspace", True)  # a project's hooks run only in a trusted workspace
+        configured = {"hooks": {"PreToolUse": list(pre), "PostToolUse": list(post)}}
+        settings.write_text(json.dumps(configured))
+        kwargs.setdefault("trust_workspace", True)  # a project's hooks run only in a trusted workspace ...
+        trust_hooks(configured)  # ... and only once their content is trusted
         rt = make_runtime(workspace, read_settings=True, **kwargs)
         events: list[ProgressEvent] = []
         rt.session.progress.add(events.append)
@@ -84,7 +100,10 @@ async def test_a_hook_deny_blocks_with_its_reason(with_hooks: Callable[..., Any]
 async def test_exit_2_blocks_with_stderr(with_hooks: Callable[..., Any]) -> None:
     rt, _ = with_hooks(pre=[hook("cat >/dev/null; echo 'policy says no' >&2; exit 2", "Read")])
     result = await run1(rt, "Read", file_path="a.txt")
-    assert result.is_error and "a hook blocked it: policy says no" in result.text()
+    blocker = "cat >/dev/null; echo 'policy says no' >&2; exit 2"
+    assert result.is_error and f"Permission denied: policy says no (decided by the PreToolUse hook `{blocker}`" in (
+        result.text()
+    )
 
 
 async def test_a_hook_ask_turns_an_allow_into_a_question(with_hooks: Callable[..., Any]) -> None:
@@ -164,8 +183,10 @@ async def test_hooks_see_the_call_on_stdin(with_hooks: Callable[..., Any], tmp_p
     result = await run1(rt, "Read", file_path="a.txt")
     payload = json.loads(seen.read_text())
     assert payload == {
+        "hook_event_name": "PreToolUse",
         "event": "PreToolUse",
         "session_id": rt.session.id,
+        "transcript_path": None,  # a session without a directory keeps no transcript
         "cwd": str(rt.session.cwd),
         "permission_mode": "acceptEdits",
         "tool_name": "Read",
@@ -264,6 +285,8 @@ async def test_only_the_users_own_hooks_get_the_secrets_named_in_env_pass_throug
     project_file = workspace / ".toolgate" / "settings.json"
     project_file.parent.mkdir()
     project_file.write_text(json.dumps({"hooks": {"PreToolUse": [hook(dump.format(seen_by_project), "Read")]}}))
+    reviewed = hook_digest("PreToolUse", "Read", dump.format(seen_by_project))
+    user_file.write_text(json.dumps({**json.loads(user_file.read_text()), "trustedHooks": [reviewed]}))
     (workspace / "a.txt").write_text("alpha\n")
     environ = {**os.environ, "HOME": str(home), "GH_TOKEN": "ghp-for-the-user", "OPENAI_API_KEY": "sk-never"}
     environ.pop("XDG_CONFIG_HOME", None)
@@ -287,8 +310,11 @@ async def test_hooks_edited_by_hand_apply_from_the_next_call(
     await run1(rt, "Read", file_path="a.txt")
     assert not log.exists()  # no hook for Read, so nothing ran
     settings = workspace / ".toolgate" / "settings.json"
-    pre = [hook(f"cat >/dev/null; echo read >> {log}", "Read")]
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": pre}}))
+    configured = {"hooks": {"PreToolUse": [hook(f"cat >/dev/null; echo read >> {log}", "Read")]}}
+    settings.write_text(json.dumps(configured))
+    await run1(rt, "Read", file_path="a.txt")
+    assert not log.exists()  # a hook added by hand is new: it waits for review
+    trust_hooks(configured)
     await run1(rt, "Read", file_path="a.txt")
     assert log.read_text() == "read\n"
     settings.write_text(json.dumps({"hooks": {"PreToolUse": []}}))

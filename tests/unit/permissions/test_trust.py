@@ -14,7 +14,10 @@ from tests.unit.permissions.helpers import check, make_runtime
 from toolgate.core.permission import PermissionMode
 from toolgate.permissions.decide import PermissionEngine
 from toolgate.permissions.edit_rules import add_rule, list_rules
-from toolgate.permissions.sources import load_rule_book
+from toolgate.permissions.hooks.config import waiting_message
+from toolgate.permissions.hooks.review import trust_mutation
+from toolgate.permissions.settings import update_settings
+from toolgate.permissions.sources import load_rule_book, settings_paths
 from toolgate.runtime import Runtime
 from toolgate.testing import run1
 
@@ -86,10 +89,17 @@ async def test_a_trusted_workspace_applies_in_full(repo: Path, tmp_path: Path, r
     rt = make_runtime(repo, read_settings=True, trust_workspace=True)
     runtimes.append(rt)
     book = rt.permissions.book
-    assert book.workspace_trusted and rt.permissions.problems == []
+    [waiting] = rt.permissions.hooks_waiting  # hash trust sits on top of workspace trust
+    assert book.workspace_trusted and rt.permissions.problems == [waiting_message(waiting)]
     assert book.default_mode is PermissionMode.ACCEPT_EDITS and book.additional_dirs == [Path("/")]
     assert (await check(rt, "Read", file_path="/etc/hostname")).decision == "allow"
     await run1(rt, "Read", file_path="a.txt")
+    assert not (tmp_path / "hook-ran").exists()  # nobody reviewed its command yet
+    update_settings(settings_paths(repo, repo.parent / "home", os.environ)["user"], trust_mutation([waiting.digest]))
+    reviewed = make_runtime(repo, read_settings=True, trust_workspace=True)
+    runtimes.append(reviewed)
+    assert reviewed.permissions.problems == []
+    await run1(reviewed, "Read", file_path="a.txt")
     assert (tmp_path / "hook-ran").exists()
 
 
