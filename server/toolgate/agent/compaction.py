@@ -132,10 +132,11 @@ def _read_paths(runtime: Runtime, messages: list[ChatMessage]) -> set[str]:
 
 
 async def reattach_recent_files(
-    runtime: Runtime, tail: list[ChatMessage], window: int
+    runtime: Runtime, tail: list[ChatMessage], budget: int
 ) -> tuple[list[tuple[ToolUse, ToolResult]], list[str]]:
     """Forget every file read before the cut (its content leaves the context), then read the few most recent
-    of them again. Returns the Read pairs to attach and the paths that stay forgotten."""
+    of them again, as long as they fit in `budget` tokens. Returns the Read pairs to attach and the paths that
+    stay forgotten."""
     file_state = runtime.session.file_state
     still_seen = _read_paths(runtime, tail)
     left = [path for path, _ in file_state.records() if path not in still_seen]  # oldest first
@@ -147,7 +148,6 @@ async def reattach_recent_files(
         for n, path in enumerate(reversed(recent))
     ]
     attached: list[tuple[ToolUse, ToolResult]] = []
-    budget = int(plan.REATTACH_SHARE * window)
     if uses:
         for use, result in zip(uses, await runtime.orchestrator.run_turn(uses), strict=True):
             path = str(use.input["file_path"])
@@ -163,15 +163,20 @@ async def reattach_recent_files(
 
 async def compact(host: ChatHost, focus: str | None, trigger: Trigger) -> Compaction:
     window = host.provider.info.context_window
-    cut = plan.cut_index(host.messages, int(plan.KEEP_RECENT_SHARE * window))
+    # Asked for, it summarises all it can; automatic, it keeps a share of the window verbatim.
+    keep = 0 if trigger == "manual" else int(plan.KEEP_RECENT_SHARE * window)
+    cut = plan.cut_index(host.messages, keep)
     if cut is None:
         raise CompactionError("There is nothing before the latest exchange to summarise.")
     older, tail = host.messages[:cut], host.messages[cut:]
     run_pre_compact_hook(trigger, focus)
     todos = "\n".join(f"- [{t.status}] {t.content}" for t in host.runtime.session.deps.get(TODOS).items)
     summary, usage = await summarise(host.provider, older, window, todos, focus)
-    attached, forgotten = await reattach_recent_files(host.runtime, tail, window)
     head = plan.summary_message(summary, len(older), plan.latest_prompt(older))
+    # Re-attached files may take at most half of what the summary freed: a compaction always shrinks.
+    freed = sum(plan.message_tokens(m) for m in older) - plan.message_tokens(head)
+    budget = min(int(plan.REATTACH_SHARE * window), freed // 2)
+    attached, forgotten = await reattach_recent_files(host.runtime, tail, budget)
     messages = plan.compacted(head, attached, tail)
     run_session_start_hook_after_compact()
     return Compaction(

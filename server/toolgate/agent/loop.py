@@ -19,7 +19,7 @@ from typing import Literal
 import anyio
 
 from toolgate.agent.call_summaries import call_summary, result_summary
-from toolgate.agent.compaction import ContextKeeper
+from toolgate.agent.compaction import ContextKeeper, request_tokens
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
 from toolgate.agent.decisions import RecordingApprover
 from toolgate.agent.events import (
@@ -187,6 +187,10 @@ class AgentChat:
         if self._after_send is not None:
             self._after_send(text, stop)
         return stop
+
+    def context_estimate(self) -> int:
+        """The estimated size in tokens of the next request (what the compaction threshold is checked against)."""
+        return request_tokens(self._build_request())
 
     async def compact(self, focus: str | None = None) -> bool:
         """Summarise the older part of the conversation now (`/compact [focus]`, `chat --compact`). Between
