@@ -193,6 +193,15 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
     case 'context_cleared':
       // The sidecar made room and sent the request again: worth knowing, nothing to do.
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text: event.message }));
+    case 'compacted': {
+      // The older turns were summarised to fit the window; the summary is what the model goes on from.
+      const text =
+        `The conversation was compacted: ${event.summarised} earlier messages summarised, ${event.kept} kept ` +
+        `(about ${event.tokens_before} → ${event.tokens_after} tokens).\n\n${event.summary}`;
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text }));
+    }
+    case 'compaction_failed':
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'warning', text: event.message }));
     case 'error':
       // The provider refused the key: the way to give it another one is on the notice.
       return appendWithId(finishStreaming(state), (id) => ({
@@ -206,6 +215,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       return finishStreaming(state);
     case 'request_started':
     case 'message':
+    case 'usage': // context and cost per request: not drawn yet
       // Nothing to draw: the deltas and tool events show the same content as it arrives.
       return state;
   }
