@@ -12,6 +12,7 @@ export { Methods } from './protocol.generated';
 export type {
   ApprovalRecord,
   CallSummary,
+  ChatCompactResult,
   ChatEventParams,
   ChatHistoryResult,
   ChatInterruptResult,
