@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+import anyio
+
 from toolgate.agent import compaction_plan as plan
 from toolgate.agent.context_relief import clear_results, cleared_note, find_results, results_to_clear
 from toolgate.agent.conversation import ChatMessage, user_text
@@ -31,6 +33,7 @@ from toolgate.agent.providers.base import ModelError, ModelRequest, Provider, Re
 from toolgate.agent.transcript import ClearedEntry, CompactedEntry, Transcript
 from toolgate.core.file_state import state_key
 from toolgate.core.messages import ToolResult, ToolUse
+from toolgate.core.orchestrator import CancelToken
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.runtime import Runtime
 from toolgate.text.tokens import estimate_tokens
@@ -89,7 +92,7 @@ def run_session_start_hook_after_compact() -> None:
 
 # --- the summary --------------------------------------------------------------------------------------------
 async def summarise(
-    provider: Provider, older: list[ChatMessage], window: int, todos: str, focus: str | None
+    provider: Provider, older: list[ChatMessage], window: int, todos: str, focus: str | None, token: CancelToken
 ) -> tuple[str, Usage]:
     budget_chars = int(plan.SUMMARY_INPUT_SHARE * window) * 4
     instruction = plan.summary_instruction(plan.render_for_summary(older, budget_chars), todos, focus)
@@ -105,10 +108,16 @@ async def summarise(
         if isinstance(event, ReplyCompleted):
             replies.append(event)
 
-    try:
-        await provider.stream(request, sink)
-    except ModelError as exc:
-        raise CompactionError(f"The summary request failed: {exc.message}") from None
+    with anyio.CancelScope() as scope:
+        token.watch(scope)  # an interrupt stops the summary too
+        try:
+            await provider.stream(request, sink)
+        except ModelError as exc:
+            raise CompactionError(f"The summary request failed: {exc.message}") from None
+        finally:
+            token.unwatch(scope)
+    if scope.cancelled_caught:
+        raise CompactionError("The summary request was interrupted; the conversation is as it was.")
     text = "".join(b.text for b in replies[-1].content if not isinstance(b, ToolUse)) if replies else ""
     if not text.strip():
         raise CompactionError("The summary request came back empty.")
@@ -132,7 +141,7 @@ def _read_paths(runtime: Runtime, messages: list[ChatMessage]) -> set[str]:
 
 
 async def reattach_recent_files(
-    runtime: Runtime, tail: list[ChatMessage], budget: int
+    runtime: Runtime, tail: list[ChatMessage], budget: int, token: CancelToken
 ) -> tuple[list[tuple[ToolUse, ToolResult]], list[str]]:
     """Forget every file read before the cut (its content leaves the context), then read the few most recent
     of them again, as long as they fit in `budget` tokens. Returns the Read pairs to attach and the paths that
@@ -149,7 +158,7 @@ async def reattach_recent_files(
     ]
     attached: list[tuple[ToolUse, ToolResult]] = []
     if uses:
-        for use, result in zip(uses, await runtime.orchestrator.run_turn(uses), strict=True):
+        for use, result in zip(uses, await runtime.orchestrator.run_turn(uses, token), strict=True):
             path = str(use.input["file_path"])
             cost = estimate_tokens(result.model_dump_json())
             if result.is_error or cost > budget:
@@ -161,7 +170,7 @@ async def reattach_recent_files(
     return attached, [path for path in left if path not in reattached]
 
 
-async def compact(host: ChatHost, focus: str | None, trigger: Trigger) -> Compaction:
+async def compact(host: ChatHost, focus: str | None, trigger: Trigger, token: CancelToken) -> Compaction:
     window = host.provider.info.context_window
     # Asked for, it summarises all it can; automatic, it keeps a share of the window verbatim.
     keep = 0 if trigger == "manual" else int(plan.KEEP_RECENT_SHARE * window)
@@ -171,12 +180,12 @@ async def compact(host: ChatHost, focus: str | None, trigger: Trigger) -> Compac
     older, tail = host.messages[:cut], host.messages[cut:]
     run_pre_compact_hook(trigger, focus)
     todos = "\n".join(f"- [{t.status}] {t.content}" for t in host.runtime.session.deps.get(TODOS).items)
-    summary, usage = await summarise(host.provider, older, window, todos, focus)
+    summary, usage = await summarise(host.provider, older, window, todos, focus, token)
     head = plan.summary_message(summary, len(older), plan.latest_prompt(older))
     # Re-attached files may take at most half of what the summary freed: a compaction always shrinks.
     freed = sum(plan.message_tokens(m) for m in older) - plan.message_tokens(head)
     budget = min(int(plan.REATTACH_SHARE * window), freed // 2)
-    attached, forgotten = await reattach_recent_files(host.runtime, tail, budget)
+    attached, forgotten = await reattach_recent_files(host.runtime, tail, budget, token)
     messages = plan.compacted(head, attached, tail)
     run_session_start_hook_after_compact()
     return Compaction(
@@ -207,12 +216,12 @@ class ContextKeeper:
             return False
         return plan.should_compact(request_tokens(request), self.host.provider.info.context_window)
 
-    async def compact(self, trigger: Trigger, focus: str | None = None) -> bool:
+    async def compact(self, trigger: Trigger, token: CancelToken, focus: str | None = None) -> bool:
         host = self.host
         before = sum(plan.message_tokens(m) for m in host.messages)
         started = time.perf_counter()
         try:
-            done = await compact(host, focus, trigger)
+            done = await compact(host, focus, trigger, token)
         except CompactionError as exc:
             self._failed_at = len(host.messages)
             fallback = " Older tool outputs are cleared instead when room is needed." if trigger != "manual" else ""

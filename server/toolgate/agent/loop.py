@@ -197,9 +197,9 @@ class AgentChat:
         messages only. False when it could not be done (a `compaction_failed` event says why)."""
         if self._cancel is not None:
             raise ChatBusy("A message is still being answered; compact once it has finished.")
-        self._cancel = CancelToken()
+        self._cancel = token = CancelToken()
         try:
-            return await self.context.compact("manual", focus)
+            return await self.context.compact("manual", token, focus)
         finally:
             self._cancel = None
 
@@ -246,12 +246,12 @@ class AgentChat:
             totals.requests += 1
             self.emit(RequestStarted(request=totals.requests))
             request = self._build_request()
-            if self.context.due(request) and await self.context.compact("auto"):
+            if self.context.due(request) and await self.context.compact("auto", token):
                 request = self._build_request()
             try:
                 reply = await self._request(request, token)
             except ModelError as exc:
-                if exc.kind == "context_too_long" and await self._make_room(totals):
+                if exc.kind == "context_too_long" and await self._make_room(totals, token):
                     continue
                 self.transcript.append(ErrorEntry(kind=exc.kind, message=exc.message))
                 self.emit(ErrorEvent(kind=exc.kind, message=exc.message))
@@ -392,12 +392,12 @@ class AgentChat:
         self.transcript.append(MessageEntry(message=message))
         self.emit(MessageAdded(message=message))
 
-    async def _make_room(self, totals: _Totals) -> bool:
+    async def _make_room(self, totals: _Totals, token: CancelToken) -> bool:
         """The request did not fit: compact (once per request), else clear older tool outputs. False when
         nothing is left to do."""
         if not totals.overflow_compacted:
             totals.overflow_compacted = True
-            if await self.context.compact("overflow"):
+            if await self.context.compact("overflow", token):
                 return True
         return self.context.clear_old_outputs()
 

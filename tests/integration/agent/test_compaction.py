@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from pydantic import SecretStr
 from tests.integration.agent.helpers import Events
@@ -255,3 +256,32 @@ async def test_resume_starts_compacted_and_rewind_before_the_compaction_restores
         isinstance(b, ToolUse) and b.id.startswith("toolu_compact") for m in resumed.messages for b in m.content
     )
     await resumed.aclose()
+
+
+async def test_an_interrupted_summary_leaves_the_conversation_as_it_was(
+    mocks: list[MockModelServer], store: SessionFiles, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    steps = [read("a.txt"), {"text": "Read a."}, {"text": "Again."}]
+    mock = start(mocks, {"steps": steps, "no_tools": {"text": "## Goal", "hang": True}})
+    chat = chat_on(mock, store, workspace)
+    events = Events(chat)
+    assert await chat.send("read a") == "end_turn"
+    assert await chat.send("again") == "end_turn"
+    before = list(chat.messages)
+
+    outcome: list[bool] = []
+
+    async def compact() -> None:
+        outcome.append(await chat.compact())
+
+    with anyio.fail_after(30):  # without the interrupt reaching the summary request, it hangs here
+        async with anyio.create_task_group() as group:
+            group.start_soon(compact)
+            assert await anyio.to_thread.run_sync(mock.wait_until_hanging)
+            assert chat.interrupt()
+
+    assert outcome == [False] and chat.messages == before and not chat.busy
+    [failed] = events.of(CompactionFailed)
+    assert "interrupted" in failed.message and failed.trigger == "manual"
+    await chat.aclose()
