@@ -41,6 +41,7 @@ export type {
   RuleChangeResult,
   RuleEntry,
   SandboxStatus,
+  UsageReport,
   SessionInfo,
   SessionListResult,
   Settings,

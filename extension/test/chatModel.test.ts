@@ -310,7 +310,10 @@ describe('chat state', () => {
     expect(text).toContain('12 earlier messages summarised, 3 kept');
     expect(text).toContain('## Goal and constraints\nfix the parser');
     expect(state.items[2]).toMatchObject({ kind: 'notice', level: 'warning', text: 'Compaction failed.' });
-    expect(state.items).toHaveLength(3); // the usage event draws nothing (yet)
+    expect(state.items).toHaveLength(3); // the usage event is no card: it sets the header's context line
+    expect(state.usage).toMatchObject({ context_tokens: 2010, context_window: 200000 });
+    const reopened = run([{ type: 'sessionOpened', sessionId: 's2', mode: 'default', messages: [], todos: [], busy: false }], state);
+    expect(reopened.usage).toBeNull();
   });
 
   it('ignores the events that only repeat what was drawn', () => {

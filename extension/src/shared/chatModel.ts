@@ -33,6 +33,7 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     provider,
     settingsProblems: [],
     sandbox: null,
+    usage: null,
     mcpCards: [],
     nextId: 1,
   };
@@ -50,7 +51,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessions':
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
-      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [] };
+      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [], usage: null };
       const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
       const drawn = itemsFromHistory(opened, action.messages, history);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
@@ -213,9 +214,10 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       }));
     case 'turn_end':
       return finishStreaming(state);
+    case 'usage':
+      return { ...state, usage: event };
     case 'request_started':
     case 'message':
-    case 'usage': // context and cost per request: not drawn yet
       // Nothing to draw: the deltas and tool events show the same content as it arrives.
       return state;
   }
