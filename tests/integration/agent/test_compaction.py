@@ -66,9 +66,18 @@ def start(mocks: list[MockModelServer], script: dict[str, Any]) -> MockModelServ
 
 
 def chat_on(
-    mock: MockModelServer, store: SessionFiles, workspace: Path, *, resume: str | None = None, **config: Any
+    mock: MockModelServer,
+    store: SessionFiles,
+    workspace: Path,
+    *,
+    resume: str | None = None,
+    provider: str = "anthropic",
+    **config: Any,
 ) -> AgentChat:
-    model = ModelConfig(provider="anthropic", model="mock-model", api_key=SecretStr("k"), base_url=mock.url, **config)
+    url = mock.url if provider == "anthropic" else mock.openai_url
+    model = ModelConfig.model_validate(
+        {"provider": provider, "model": "mock-model", "api_key": SecretStr("k"), "base_url": url, **config}
+    )
     chat, _ = open_chat(
         store,
         make_provider(model),
@@ -93,7 +102,9 @@ def results(request: RecordedRequest) -> dict[str, str]:
 
 
 def prefix(request: RecordedRequest) -> str:
-    return json.dumps([request.json["system"], request.json["tools"]])
+    """The prompt cache's prefix: the system prompt (OpenAI: the first message) and the tool definitions."""
+    body = request.json
+    return json.dumps([body.get("system", body["messages"][0]), body["tools"]])
 
 
 async def test_compact_summarises_with_no_tools_and_edit_needs_a_new_read_of_a_file_it_dropped(
@@ -146,26 +157,35 @@ async def test_compact_summarises_with_no_tools_and_edit_needs_a_new_read_of_a_f
     await chat.aclose()
 
 
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
 async def test_prompt_too_long_compacts_and_sends_again_with_the_same_prefix(
-    mocks: list[MockModelServer], store: SessionFiles, workspace: Path
+    mocks: list[MockModelServer], store: SessionFiles, workspace: Path, provider: str
 ) -> None:
     for n in range(1, 5):
         (workspace / f"f{n}.txt").write_text(big(f"f{n}"))
     steps = [read(f"f{n}.txt") for n in range(1, 5)] + [{"text": "All four read."}]
     probe = start(mocks, {"steps": [{"text": "ok"}]})
-    bare = chat_on(probe, store, workspace)
+    bare = chat_on(probe, store, workspace, provider=provider)
     window = bare.context_estimate() + 4_000  # the prefix, and room for about two of the files
     await bare.aclose()
     mock = start(mocks, {"steps": steps, "no_tools": {"text": SUMMARY}, "context_window": window})
-    chat = chat_on(mock, store, workspace, context_window=10 * window)  # the client believes in a bigger one
+    # The client believes in a bigger window: only the API's own error makes it compact.
+    chat = chat_on(mock, store, workspace, provider=provider, context_window=10 * window)
     events = Events(chat)
 
     assert await chat.send("Read f1 to f4") == "end_turn"
 
     refusals = [r for r in mock.requests if r.status == 400]
-    assert refusals and all(f"tokens > {window} maximum" in (r.rejection or "") for r in refusals)
+    words = (
+        f"prompt is too long: {{}} tokens > {window} maximum"
+        if provider == "anthropic"
+        else (
+            f"This model's maximum context length is {window} tokens. However, your messages resulted in {{}} tokens."
+        )
+    )
+    before, after = words.split("{}")
+    assert refusals and all((r.rejection or "").startswith(before) and after in (r.rejection or "") for r in refusals)
     refused = refusals[0]
-    assert (refused.rejection or "").startswith("prompt is too long: ")
     compactions = events.of(Compacted)  # a refusal compacts once, and clears if it is refused again
     assert compactions and {c.trigger for c in compactions} == {"overflow"}
     assert all(c.tokens_after < c.tokens_before for c in compactions)
