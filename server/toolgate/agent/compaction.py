@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol
 
 import anyio
@@ -151,7 +152,11 @@ async def reattach_recent_files(
     left = [path for path, _ in file_state.records() if path not in still_seen]  # oldest first
     for path in left:
         file_state.forget(path)
-    recent = left[-plan.REATTACH_FILES :]
+    # Only files inside the session's working directories: reading one elsewhere may ask the person, and a
+    # compaction must not put an approval in front of them.
+    roots = [state_key(d) for d in runtime.session.working_dirs]
+    inside = [path for path in left if any(Path(path).is_relative_to(root) for root in roots)]
+    recent = inside[-plan.REATTACH_FILES :]
     uses = [
         ToolUse(id=f"toolu_compact_{time.monotonic_ns()}_{n}", name="Read", input={"file_path": path})
         for n, path in enumerate(reversed(recent))
