@@ -73,6 +73,7 @@ class TimedProvider:
         self.model = inner.model
         self.base_url = inner.base_url
         self.max_tokens = inner.max_tokens
+        self.info = inner.info
         self.handed: list[float] = []
         self.completed: list[float] = []
 

@@ -43,9 +43,21 @@ export interface CallSummary {
   result_summary: string | null;
 }
 
+export interface ChatCompactParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** What the summary should keep in view (`/compact focus`). */
+  focus?: string | null;
+}
+
+export interface ChatCompactResult {
+  /** False when it could not be done (a compaction_failed event says why). */
+  compacted: boolean;
+}
+
 export interface ChatEventParams {
   sessionId: string;
-  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | HookReport | ErrorEvent | TurnEnd;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | HookReport | Compacted | CompactionFailed | UsageReport | ErrorEvent | TurnEnd;
 }
 
 export interface ChatHistoryResult {
@@ -142,6 +154,30 @@ export interface CheckpointsRestoreResult {
   files: FileChange[];
   conversationRestored: boolean;
   entriesRemoved: number | null;
+}
+
+/**
+ * The older part of the conversation was replaced by a summary (agent/compaction.py): `summarised` messages
+ * went, `kept` recent ones stayed verbatim. Token counts are estimates of the conversation's size.
+ */
+export interface Compacted {
+  type: "compacted";
+  trigger: "auto" | "overflow" | "manual";
+  summarised: number;
+  kept: number;
+  tokens_before: number;
+  tokens_after: number;
+  seconds: number;
+  summary: string;
+  reattached: string[];
+  forgotten: string[];
+  summary_usage: Usage;
+}
+
+export interface CompactionFailed {
+  type: "compaction_failed";
+  trigger: "auto" | "overflow" | "manual";
+  message: string;
 }
 
 /**
@@ -738,6 +774,20 @@ export interface Usage {
   cache_read_input_tokens: number;
 }
 
+/**
+ * After each model request: what it used, how full the context window was, and what it cost (None: the
+ * model's price is unknown), with the session's totals (this process's requests, summaries included).
+ */
+export interface UsageReport {
+  type: "usage";
+  usage: Usage;
+  context_tokens: number;
+  context_window: number;
+  cost_usd: number | null;
+  total_usage: Usage;
+  total_cost_usd: number | null;
+}
+
 /** Every permission mode and what it means, in the order a person is offered them. */
 export const PERMISSION_MODE_TRAITS: readonly PermissionModeTraits[] = [
   {
@@ -811,6 +861,7 @@ export const Methods = {
   chatSend: "toolgate/chat/send",
   chatInterrupt: "toolgate/chat/interrupt",
   chatHistory: "toolgate/chat/history",
+  chatCompact: "toolgate/chat/compact",
   chatEvent: "toolgate/chat/event",
   approvalRequest: "toolgate/approval/request",
   diffReview: "toolgate/diff/review",
@@ -867,6 +918,8 @@ export interface ClientRequests {
   "toolgate/chat/interrupt": { params: SessionRef; result: ChatInterruptResult };
   /** A session's conversation so far. */
   "toolgate/chat/history": { params: SessionRef; result: ChatHistoryResult };
+  /** Summarise the older turns now. */
+  "toolgate/chat/compact": { params: ChatCompactParams; result: ChatCompactResult };
   /** A session's checkpoints. */
   "toolgate/checkpoints/list": { params: SessionRef; result: CheckpointsListResult };
   /** A restore's diff. */

@@ -13,6 +13,7 @@ import { PERMISSION_MODE_TRAITS as MODE_TRAITS } from './protocol.generated';
 export type {
   ApprovalRecord,
   CallSummary,
+  ChatCompactResult,
   ChatEventParams,
   ChatHistoryResult,
   ChatInterruptResult,
@@ -41,6 +42,7 @@ export type {
   RuleChangeResult,
   RuleEntry,
   SandboxStatus,
+  UsageReport,
   SessionInfo,
   SessionListResult,
   Settings,

@@ -281,6 +281,41 @@ describe('chat state', () => {
     expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'info', text: message });
   });
 
+  it('shows a compaction with its summary, and a failed one as a warning', () => {
+    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const state = run([
+      { type: 'event', at: 1, event: { type: 'text_delta', text: 'Reading.' } },
+      {
+        type: 'event',
+        at: 2,
+        event: {
+          type: 'compacted', trigger: 'auto', summarised: 12, kept: 3, tokens_before: 9000, tokens_after: 2000,
+          seconds: 1.5, summary: '## Goal and constraints\nfix the parser', reattached: [], forgotten: ['/w/a.py'],
+          summary_usage: usage,
+        },
+      },
+      { type: 'event', at: 3, event: { type: 'compaction_failed', trigger: 'manual', message: 'Compaction failed.' } },
+      {
+        type: 'event',
+        at: 4,
+        event: {
+          type: 'usage', usage, context_tokens: 2010, context_window: 200000, cost_usd: null, total_usage: usage,
+          total_cost_usd: null,
+        },
+      },
+    ]);
+    expect(state.items[0]).toMatchObject({ kind: 'assistant', streaming: false });
+    expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'info' });
+    const text = state.items[1]?.kind === 'notice' ? state.items[1].text : '';
+    expect(text).toContain('12 earlier messages summarised, 3 kept');
+    expect(text).toContain('## Goal and constraints\nfix the parser');
+    expect(state.items[2]).toMatchObject({ kind: 'notice', level: 'warning', text: 'Compaction failed.' });
+    expect(state.items).toHaveLength(3); // the usage event is no card: it sets the header's context line
+    expect(state.usage).toMatchObject({ context_tokens: 2010, context_window: 200000 });
+    const reopened = run([{ type: 'sessionOpened', sessionId: 's2', mode: 'default', messages: [], todos: [], busy: false }], state);
+    expect(reopened.usage).toBeNull();
+  });
+
   it('ignores the events that only repeat what was drawn', () => {
     const before = run([{ type: 'event', at: 1, event: { type: 'text_delta', text: 'x' } }]);
     const after = run(

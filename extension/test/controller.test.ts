@@ -145,6 +145,22 @@ describe('ChatController', () => {
     expect(sidecar.calls).toEqual([{ method: 'toolgate/chat/interrupt', params: { sessionId: 's1' } }]);
   });
 
+  it('sends /compact [focus] to the sidecar as a compaction, not as a message', async () => {
+    const { store, sidecar, controller } = setup({ 'toolgate/chat/compact': () => ({ compacted: true }) });
+    await controller.handle({ type: 'send', text: '/compact' });
+    expect(sidecar.calls).toHaveLength(0); // no session yet: nothing to compact
+    expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: 'There is no conversation to compact yet.' });
+    store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
+    await controller.handle({ type: 'send', text: '/compact  the parser work ' });
+    await controller.handle({ type: 'send', text: '/compact' });
+    expect(sidecar.calls).toEqual([
+      { method: 'toolgate/chat/compact', params: { sessionId: 's1', focus: 'the parser work' } },
+      { method: 'toolgate/chat/compact', params: { sessionId: 's1', focus: null } },
+    ]);
+    expect(store.state.items.some((item) => item.kind === 'user')).toBe(false);
+    expect(store.state.busy).toBe(false);
+  });
+
   it('routes an approval from the sidecar to a card and the card\'s answer back', async () => {
     const { store, sidecar, controller } = setup({});
     const handler = sidecar.requestHandlers.get('toolgate/approval/request');

@@ -16,6 +16,7 @@ import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
 import { drawMcpCards, mcpCardsElement } from './mcpCard';
+import { drawUsage, usageElement } from './contextUsage';
 import { drawSandbox, sandboxElement } from './sandboxState';
 import { drawSettingsProblems, settingsProblemsElement } from './settingsProblems';
 import { TranscriptFollower } from './scrolling';
@@ -49,6 +50,7 @@ function post(message: ViewMessage): void {
 const sidecarStatus = h('div', { class: 'sidecar-status', role: 'status', 'data-state': 'stopped' });
 const providerStatus = h('div', { class: 'provider-status' });
 const sandboxState = sandboxElement();
+const contextUsage = usageElement();
 const mcpCards = mcpCardsElement();
 const sessionSelect = h('select', { class: 'session-select', 'aria-label': 'Session' });
 const newSessionButton = h('button', { class: 'secondary', title: 'Start a new session' }, 'New');
@@ -98,7 +100,7 @@ app.append(
     'header',
     { class: 'header' },
     // Compact: the state and the model in one line (the details in their tooltips), the pickers in one row.
-    h('div', { class: 'status-row' }, sidecarStatus, providerStatus, sandboxState),
+    h('div', { class: 'status-row' }, sidecarStatus, providerStatus, sandboxState, contextUsage),
     h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, modeSelect),
     bypassWarning,
     settingsProblems,
@@ -134,6 +136,7 @@ function draw(): void {
   if (!state) return;
   drawHeader(state);
   drawSandbox(sandboxState, state.sandbox);
+  drawUsage(contextUsage, state.usage);
   drawMcpCards(mcpCards, state.mcpCards, post, () => requestAnimationFrame(() => composer.focus()));
   drawTranscript(state);
   drawTodos(state);

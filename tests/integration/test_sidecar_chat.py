@@ -360,3 +360,35 @@ async def test_a_session_another_process_is_changing_can_be_shown_but_not_change
     assert len(mock.requests) == 1
     await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "still mine"})  # the owner goes on
     assert len(mock.requests) == 2
+
+
+async def test_compact_summarises_the_older_turns_and_reports_it_as_a_chat_event(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    (workspace / "notes.txt").write_text("remember the milk\n")
+    summary = "## Goal and constraints\nremember things\n## Next step\nask"
+    mock = MockModelServer(
+        {
+            "steps": [
+                {"text": "Let me look.", "tool_uses": [{"name": "Read", "input": {"file_path": "notes.txt"}}]},
+                {"text": "Milk."},
+                {"text": "Still milk."},
+            ],
+            "no_tools": {"text": summary},
+        }
+    ).start()
+    mock_model.append(mock)
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "What do my notes say?"})
+    assert await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "And now?"}) == {"stopReason": "end_turn"}
+
+    result = await sidecar.call(p.CHAT_COMPACT, {"sessionId": session_id, "focus": "the notes"})
+
+    assert result == {"compacted": True}
+    [compacted] = [e for e in events_of(sidecar) if e["type"] == "compacted"]
+    assert compacted["trigger"] == "manual" and compacted["summary"] == summary and compacted["kept"] == 1
+    usage = [e for e in events_of(sidecar) if e["type"] == "usage"]
+    assert len(usage) == 3 and all(0 < e["context_tokens"] <= e["context_window"] for e in usage)
+    history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    assert summary in history["messages"][0]["content"][0]["text"]

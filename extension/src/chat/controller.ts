@@ -134,6 +134,8 @@ export class ChatController {
   }
 
   async send(text: string): Promise<void> {
+    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (compact) return this.compact(compact[1]?.trim() || null);
     const { store } = this.deps;
     const sidecar = store.state.sidecar.state;
     if (sidecar === 'starting' || sidecar === 'restarting') {
@@ -205,6 +207,25 @@ export class ChatController {
       void this.sessions.refreshList(); // the first message names the session: the picker shows the name
     } finally {
       if (sentIn === this.epoch) this.sending = false;
+    }
+  }
+
+  /** `/compact [focus]`: the sidecar summarises the older turns; its compacted / compaction_failed event says how it went. */
+  private async compact(focus: string | null): Promise<void> {
+    const { store, client } = this.deps;
+    const sessionId = store.state.sessionId;
+    if (sessionId === null || store.state.busy || this.sending) {
+      const text = sessionId === null ? 'There is no conversation to compact yet.' : 'A turn is still running: compact once it has finished.';
+      store.dispatch({ type: 'notice', level: 'warning', text });
+      return;
+    }
+    store.dispatch({ type: 'busy', busy: true });
+    try {
+      await client.compact(sessionId, focus);
+    } catch (error) {
+      this.report(error);
+    } finally {
+      store.dispatch({ type: 'busy', busy: false });
     }
   }
 

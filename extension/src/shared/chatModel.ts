@@ -33,6 +33,7 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     provider,
     settingsProblems: [],
     sandbox: null,
+    usage: null,
     mcpCards: [],
     nextId: 1,
   };
@@ -50,7 +51,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessions':
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
-      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [] };
+      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [], usage: null };
       const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
       const drawn = itemsFromHistory(opened, action.messages, history);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
@@ -198,6 +199,15 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       const level = event.outcome === 'blocked' || event.outcome === 'problem' ? 'warning' : 'info';
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level, text: event.message }));
     }
+    case 'compacted': {
+      // The older turns were summarised to fit the window; the summary is what the model goes on from.
+      const text =
+        `The conversation was compacted: ${event.summarised} earlier messages summarised, ${event.kept} kept ` +
+        `(about ${event.tokens_before} → ${event.tokens_after} tokens).\n\n${event.summary}`;
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text }));
+    }
+    case 'compaction_failed':
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'warning', text: event.message }));
     case 'error':
       // The provider refused the key: the way to give it another one is on the notice.
       return appendWithId(finishStreaming(state), (id) => ({
@@ -209,6 +219,8 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       }));
     case 'turn_end':
       return finishStreaming(state);
+    case 'usage':
+      return { ...state, usage: event };
     case 'request_started':
     case 'message':
       // Nothing to draw: the deltas and tool events show the same content as it arrives.

@@ -13,6 +13,7 @@ import type {
   RuleScope,
   ReviewRecord,
   SandboxStatus,
+  UsageReport,
   SessionInfo,
   TodoItem,
   TurnInfo,
@@ -146,6 +147,8 @@ export interface ChatState {
   settingsProblems: SettingsProblem[];
   /** The open session's Bash sandbox, as the sidecar reports it (null: no session yet, or it does not say). */
   sandbox: SandboxStatus | null;
+  /** The open session's last `usage` event: context used / window and cost (null: no request reported yet). */
+  usage: UsageReport | null;
   /** The open session's MCP servers that wait for the person's approval, as cards (shared/mcpCard.ts). */
   mcpCards: McpCard[];
   nextId: number;

@@ -10,6 +10,7 @@ import type { CancellationLike } from '../host';
 import type {
   ApprovalAnswer,
   ApprovalRequestParams,
+  ChatCompactResult,
   ChatEventParams,
   ChatHistoryResult,
   ChatInterruptResult,
@@ -112,6 +113,10 @@ export class SidecarClient {
 
   interrupt(sessionId: string): Promise<ChatInterruptResult> {
     return this.request(Methods.chatInterrupt, { sessionId });
+  }
+
+  compact(sessionId: string, focus: string | null): Promise<ChatCompactResult> {
+    return this.request(Methods.chatCompact, { sessionId, focus });
   }
 
   history(sessionId: string): Promise<ChatHistoryResult> {

@@ -127,6 +127,42 @@ class HookReport(_Event):
     message: str
 
 
+class Compacted(_Event):
+    """The older part of the conversation was replaced by a summary (agent/compaction.py): `summarised` messages
+    went, `kept` recent ones stayed verbatim. Token counts are estimates of the conversation's size."""
+
+    type: Literal["compacted"] = "compacted"
+    trigger: Literal["auto", "overflow", "manual"]
+    summarised: int
+    kept: int
+    tokens_before: int
+    tokens_after: int
+    seconds: float
+    summary: str
+    reattached: list[str]  # files read again and attached after the summary
+    forgotten: list[str]  # files that must be read again before an edit
+    summary_usage: Usage
+
+
+class CompactionFailed(_Event):
+    type: Literal["compaction_failed"] = "compaction_failed"
+    trigger: Literal["auto", "overflow", "manual"]
+    message: str
+
+
+class UsageReport(_Event):
+    """After each model request: what it used, how full the context window was, and what it cost (None: the
+    model's price is unknown), with the session's totals (this process's requests, summaries included)."""
+
+    type: Literal["usage"] = "usage"
+    usage: Usage
+    context_tokens: int
+    context_window: int
+    cost_usd: float | None
+    total_usage: Usage
+    total_cost_usd: float | None
+
+
 class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     kind: ErrorKindName
@@ -151,6 +187,9 @@ ChatEvent = Annotated[
     | Retrying
     | ContextCleared
     | HookReport
+    | Compacted
+    | CompactionFailed
+    | UsageReport
     | ErrorEvent
     | TurnEnd,
     Field(discriminator="type"),

@@ -20,11 +20,10 @@ import anyio
 
 from toolgate.agent.call_summaries import call_summary, result_summary
 from toolgate.agent.chat_hooks import ChatHooks, context_note
-from toolgate.agent.context_relief import clear_results, results_to_clear
+from toolgate.agent.compaction import ContextKeeper, request_tokens
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
 from toolgate.agent.events import (
     ChatEvent,
-    ContextCleared,
     ErrorEvent,
     MessageAdded,
     RequestStarted,
@@ -48,7 +47,7 @@ from toolgate.agent.providers.base import (
 )
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.system_prompt import build_system_prompt, current_environment
-from toolgate.agent.transcript import ClearedEntry, ErrorEntry, InterruptEntry, MessageEntry, TodosEntry, Transcript
+from toolgate.agent.transcript import ErrorEntry, InterruptEntry, MessageEntry, TodosEntry, Transcript
 from toolgate.core.errors import ErrorKind, format_error
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
@@ -123,9 +122,10 @@ class AgentChat:
         # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
         self._stop_decisions = runtime.session.decisions.listen(self.transcript.record_decision)
         # The session's own hook events (agent/chat_hooks.py); SessionStart fires before the first prompt.
-        self.hooks = ChatHooks(runtime, self._emit)
+        self.hooks = ChatHooks(runtime, self.emit)
         self._resumed = bool(self.messages)
         self._session_started = False
+        self.context = ContextKeeper(self)
 
     # --- the public surface ------------------------------------------------------------------------------
     @property
@@ -187,7 +187,7 @@ class AgentChat:
                 self._add(ChatMessage(role="user", content=[stopped_result(u.id) for u in dangling]))
                 self._record_interrupt("tools")
                 stop = "interrupted"
-            self._emit(TurnEnd(stop_reason=stop, requests=totals.requests, usage=totals.usage))
+            self.emit(TurnEnd(stop_reason=stop, requests=totals.requests, usage=totals.usage))
         if self._after_send is not None and stop != "prompt_blocked":
             self._after_send(text, stop)
         return stop
@@ -219,6 +219,21 @@ class AgentChat:
             continuations += 1
             self._add(user_text(note))
             stop = await self._run(token, totals)
+
+    def context_estimate(self) -> int:
+        """The estimated size in tokens of the next request (what the compaction threshold is checked against)."""
+        return request_tokens(self._build_request())
+
+    async def compact(self, focus: str | None = None) -> bool:
+        """Summarise the older part of the conversation now (`/compact [focus]`, `chat --compact`). Between
+        messages only. False when it could not be done (a `compaction_failed` event says why)."""
+        if self._cancel is not None:
+            raise ChatBusy("A message is still being answered; compact once it has finished.")
+        self._cancel = token = CancelToken()
+        try:
+            return await self.context.compact("manual", token, focus)
+        finally:
+            self._cancel = None
 
     async def _start_mcp_servers(self) -> None:
         """The session's MCP servers start with its first turn, before the first request, so that the model
@@ -266,14 +281,17 @@ class AgentChat:
             if totals.requests >= self.max_turns:
                 return "max_turns"
             totals.requests += 1
-            self._emit(RequestStarted(request=totals.requests))
+            self.emit(RequestStarted(request=totals.requests))
+            request = self._build_request()
+            if self.context.due(request) and await self.context.compact("auto", token):
+                request = self._build_request()
             try:
-                reply = await self._request(token)
+                reply = await self._request(request, token)
             except ModelError as exc:
-                if exc.kind == "context_too_long" and self._make_room():
+                if exc.kind == "context_too_long" and await self._make_room(totals, token):
                     continue
                 self.transcript.append(ErrorEntry(kind=exc.kind, message=exc.message))
-                self._emit(ErrorEvent(kind=exc.kind, message=exc.message))
+                self.emit(ErrorEvent(kind=exc.kind, message=exc.message))
                 return "error"
             if reply is None:  # interrupted while streaming: keep what the user already saw
                 partial = "".join(self._streamed)
@@ -282,6 +300,8 @@ class AgentChat:
                 self._record_interrupt("streaming")
                 return "interrupted"
             totals.usage = totals.usage.add(reply.usage)
+            totals.overflow_compacted = False
+            self.emit(self.context.report(reply.usage))
             if reply.content:
                 self._add(ChatMessage(role="assistant", content=list(reply.content)))
             uses = [b for b in reply.content if isinstance(b, ToolUse)]
@@ -293,14 +313,16 @@ class AgentChat:
                 self._record_interrupt("tools")
                 return "interrupted"
 
-    async def _request(self, token: CancelToken) -> ReplyCompleted | None:
-        """Stream one reply, retrying transient failures. None when interrupted first."""
-        request = ModelRequest(
+    def _build_request(self) -> ModelRequest:
+        return ModelRequest(
             system=self.system_prompt,
             tools=self._tool_definitions(),
             messages=list(self.messages),
             max_tokens=self.max_tokens,
         )
+
+    async def _request(self, request: ModelRequest, token: CancelToken) -> ReplyCompleted | None:
+        """Stream one reply, retrying transient failures. None when interrupted first."""
         reply: ReplyCompleted | None = None
         failure: ModelError | None = None
         with anyio.CancelScope() as scope:
@@ -329,7 +351,7 @@ class AgentChat:
                         exc.message += f" Gave up after {attempt} attempts; try again later."
                     raise
                 delay = self.retry.delay(attempt, exc.retry_after)
-                self._emit(
+                self.emit(
                     Retrying(
                         attempt=attempt,
                         max_attempts=self.retry.max_attempts,
@@ -349,7 +371,7 @@ class AgentChat:
     def _on_stream(self, event: StreamEvent, replies: list[ReplyCompleted]) -> None:
         if isinstance(event, TextArrived):
             self._streamed.append(event.text)
-            self._emit(TextDelta(text=event.text))
+            self.emit(TextDelta(text=event.text))
         elif isinstance(event, ReplyCompleted):
             replies.append(event)
 
@@ -363,7 +385,7 @@ class AgentChat:
                 return
             answered[result.tool_use_id] = result
             use = by_id[result.tool_use_id]
-            self._emit(
+            self.emit(
                 ToolCallFinished(
                     tool_use_id=use.id,
                     name=use.name,
@@ -375,7 +397,7 @@ class AgentChat:
 
         for use in uses:
             summary = call_summary(self.runtime, use)
-            self._emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=summary))
+            self.emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=summary))
         for use_id, problem in malformed.items():
             finished(
                 ToolResult(tool_use_id=use_id, content=format_error(ErrorKind.INVALID_INPUT, problem), is_error=True)
@@ -405,24 +427,16 @@ class AgentChat:
     def _add(self, message: ChatMessage) -> None:
         merge_into(self.messages, message)
         self.transcript.append(MessageEntry(message=message))
-        self._emit(MessageAdded(message=message))
+        self.emit(MessageAdded(message=message))
 
-    def _make_room(self) -> bool:
-        """Clear older tool outputs so the next request fits (False: nothing left worth clearing)."""
-        ids = results_to_clear(self.messages)
-        if not ids:
-            return False
-        self.messages = clear_results(self.messages, ids)
-        self.transcript.append(ClearedEntry(tool_use_ids=ids))
-        count = f"{len(ids)} earlier tool output{'s' if len(ids) != 1 else ''}"
-        self._emit(
-            ContextCleared(
-                cleared=len(ids),
-                message=f"The conversation no longer fit the model's context window, so {count} "
-                "were cleared (the model can run those calls again) and the request was sent again.",
-            )
-        )
-        return True
+    async def _make_room(self, totals: _Totals, token: CancelToken) -> bool:
+        """The request did not fit: compact (once per request), else clear older tool outputs. False when
+        nothing is left to do."""
+        if not totals.overflow_compacted:
+            totals.overflow_compacted = True
+            if await self.context.compact("overflow", token):
+                return True
+        return self.context.clear_old_outputs()
 
     def _record_interrupt(self, during: Literal["streaming", "tools", "waiting"]) -> None:
         self._add(user_text(INTERRUPT_NOTE))
@@ -433,14 +447,14 @@ class AgentChat:
         tools/run on the same session) goes on to the session's other listeners."""
         if event.tool_use_id not in self._running_calls:
             return False
-        self._emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
+        self.emit(ToolCallProgress(tool_use_id=event.tool_use_id, kind=event.kind, text=event.text))
         return True
 
     def _on_todos(self, todos: list[TodoItem]) -> None:
         self.transcript.append(TodosEntry(todos=todos))
-        self._emit(TodoUpdate(todos=todos))
+        self.emit(TodoUpdate(todos=todos))
 
-    def _emit(self, event: ChatEvent) -> None:
+    def emit(self, event: ChatEvent) -> None:
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -459,3 +473,4 @@ class _Totals:
     def __init__(self) -> None:
         self.requests = 0
         self.usage = Usage()
+        self.overflow_compacted = False  # this request already compacted after a "prompt too long" error

@@ -19,8 +19,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from toolgate.agent.context_relief import clear_results
-from toolgate.agent.conversation import ChatMessage, Repair, repair
+from toolgate.agent.context_relief import clear_results, cleared_note
+from toolgate.agent.conversation import ChatMessage, Repair, merge_into, repair
 from toolgate.agent.events import ErrorKindName
 from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
@@ -66,6 +66,19 @@ class ClearedEntry(_Entry):
 
     type: Literal["cleared"] = "cleared"
     tool_use_ids: list[str]
+    refs: dict[str, str] = Field(default_factory=dict)  # tool_use id → output-store reference of the whole output
+
+
+class CompactedEntry(_Entry):
+    """From here on the conversation is `head` (the summary, re-attached files) followed by the last
+    `kept_messages` messages before this entry (agent/compaction.py). The summarised messages stay above it."""
+
+    type: Literal["compacted"] = "compacted"
+    head: list[ChatMessage]
+    kept_messages: int
+    trigger: Literal["auto", "overflow", "manual"]
+    forgotten_files: list[str] = Field(default_factory=list)
+    reattached_files: list[str] = Field(default_factory=list)
 
 
 class ErrorEntry(_Entry):
@@ -82,7 +95,14 @@ class DecisionEntry(_Entry):
 
 
 Entry = Annotated[
-    MessageEntry | InterruptEntry | TodosEntry | RepairEntry | ClearedEntry | ErrorEntry | DecisionEntry,
+    MessageEntry
+    | InterruptEntry
+    | TodosEntry
+    | RepairEntry
+    | ClearedEntry
+    | CompactedEntry
+    | ErrorEntry
+    | DecisionEntry,
     Field(discriminator="type"),
 ]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry, config=ConfigDict(defer_build=True))
@@ -142,7 +162,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
     raw: list[ChatMessage] = []
     todos: list[TodoItem] = []
     decisions: list[ApprovalRecord | ReviewRecord] = []
-    cleared: list[str] = []
+    cleared: dict[str, str] = {}  # tool_use id → the note that replaces its output
     unreadable: list[int] = []
     try:
         lines = path.read_bytes().splitlines()
@@ -163,7 +183,9 @@ def load_transcript(path: Path) -> LoadedTranscript:
         elif isinstance(entry, TodosEntry):
             todos = entry.todos
         elif isinstance(entry, ClearedEntry):
-            cleared.extend(entry.tool_use_ids)
+            cleared.update({i: cleared_note(entry.refs.get(i)) for i in entry.tool_use_ids})
+        elif isinstance(entry, CompactedEntry):
+            raw = _after_compaction(raw, entry)
         elif isinstance(entry, DecisionEntry):
             decisions.append(entry.decision)
     if cleared:  # a resumed session starts as small as the one that was saved
@@ -176,10 +198,17 @@ def load_transcript(path: Path) -> LoadedTranscript:
     )
 
 
+def _after_compaction(raw: list[ChatMessage], entry: CompactedEntry) -> list[ChatMessage]:
+    merged: list[ChatMessage] = []
+    for message in raw:
+        merge_into(merged, message)
+    return [*entry.head, *merged[len(merged) - entry.kept_messages :]]
+
+
 def _is_unknown_kind(line: bytes) -> bool:
     try:
         value = json.loads(line)
     except ValueError:
         return False
-    known = {"message", "interrupt", "todos", "repair", "cleared", "error", "decision"}
+    known = {"message", "interrupt", "todos", "repair", "cleared", "compacted", "error", "decision"}
     return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known

@@ -21,6 +21,8 @@ import anyio
 
 from toolgate.agent.events import (
     ChatEvent,
+    Compacted,
+    CompactionFailed,
     ContextCleared,
     ErrorEvent,
     HookReport,
@@ -70,6 +72,15 @@ def add_chat_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="where sessions are kept")
     parser.add_argument("--resume", metavar="SESSION_ID", default=None, help="continue a stored session")
     parser.add_argument("--session-id", default=None, help="the id for a new session (default: random)")
+    parser.add_argument(
+        "--compact",
+        action="store_true",
+        help="with --resume: summarise the session's older turns now and exit; PROMPT, if given, is what the "
+        "summary should focus on",
+    )
+    parser.add_argument(
+        "--context-window", type=int, default=None, help="the model's context window in tokens (default: per model)"
+    )
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -77,14 +88,19 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("interactive chat runs in the editor; for a headless run pass --print PROMPT")
     if args.max_turns < 1 or args.max_tokens < 1:
         raise UsageError("--max-turns and --max-tokens must be at least 1")
+    if args.compact and not args.resume:
+        raise UsageError("--compact works on a stored session: pass --resume SESSION_ID")
+    if args.context_window is not None and args.context_window < 1_000:
+        raise UsageError("--context-window must be at least 1000 tokens")
     if args.resume and args.session_id:
         raise UsageError("--resume continues an existing session; --session-id names a new one. Use one of them.")
 
 
 def chat_command(args: argparse.Namespace) -> int:
     _check_args(args)
-    prompt = args.prompt if args.prompt not in (None, "-") else sys.stdin.read()
-    if not prompt.strip():
+    reads_stdin = args.prompt in (None, "-") and not args.compact  # with --compact the prompt is an optional focus
+    prompt = sys.stdin.read() if reads_stdin else (args.prompt or "")
+    if not prompt.strip() and not args.compact:
         raise UsageError("the prompt is empty: pass it as an argument or on stdin")
     for directory in args.add_dir:
         if not directory.expanduser().is_dir():
@@ -93,7 +109,13 @@ def chat_command(args: argparse.Namespace) -> int:
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not args.resume and not workspace.is_dir():
         raise UsageError(f"the workspace {workspace} is not a directory")
-    config = ModelConfig(provider=args.provider, model=args.model, base_url=args.base_url, max_tokens=args.max_tokens)
+    config = ModelConfig(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        max_tokens=args.max_tokens,
+        context_window=args.context_window,
+    )
     try:
         provider = make_provider(config)
     except ModelError as exc:
@@ -150,12 +172,12 @@ def _chat(args: argparse.Namespace, chat: AgentChat, meta: SessionMeta, workspac
         )
     output = _JsonOutput(chat, meta.workspace) if args.output_format == "stream-json" else _TextOutput()
     chat.subscribe(output.event)
-    stop: StopReason = anyio.run(_run, chat, prompt)
+    stop: StopReason = anyio.run(_run, chat, prompt, args.compact)
     output.finish(chat, stop)
     return EXIT_CODES[stop]
 
 
-async def _run(chat: AgentChat, prompt: str) -> StopReason:
+async def _run(chat: AgentChat, prompt: str, compact: bool) -> StopReason:
     async def on_signals() -> None:
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
@@ -164,7 +186,10 @@ async def _run(chat: AgentChat, prompt: str) -> StopReason:
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(on_signals)
-            stop = await chat.send(prompt)
+            if compact:
+                stop: StopReason = "end_turn" if await chat.compact(prompt.strip() or None) else "error"
+            else:
+                stop = await chat.send(prompt)
             group.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
@@ -185,8 +210,15 @@ class _TextOutput:
             print(f"  ✗ {event.summary}", file=sys.stderr, flush=True)
         elif isinstance(event, Retrying):
             print(f"  {event.message} Retrying in {event.delay_seconds:.1f}s.", file=sys.stderr, flush=True)
-        elif isinstance(event, ContextCleared | HookReport):
+        elif isinstance(event, ContextCleared | HookReport | CompactionFailed):
             print(f"  {event.message}", file=sys.stderr, flush=True)
+        elif isinstance(event, Compacted):
+            print(
+                f"  compacted: {event.summarised} earlier messages summarised, {event.kept} kept "
+                f"(about {event.tokens_before:,} → {event.tokens_after:,} tokens)",
+                file=sys.stderr,
+                flush=True,
+            )
         elif isinstance(event, ErrorEvent):
             print(f"toolgate chat: {event.message}", file=sys.stderr, flush=True)
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from pydantic import TypeAdapter
 
 from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import StateError
-from toolgate.core.messages import ImageBlock, ToolResultContent
+from toolgate.core.messages import ContentBlock, ImageBlock, TextBlock, ToolResultContent
 from toolgate.text.preview import Preview, head_and_tail
 
 DEFAULT_MAX_ENTRIES = 200
@@ -30,6 +31,8 @@ DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 # How much of a stored result the model sees inline.
 PREVIEW_HEAD_CHARS = 2_000
 PREVIEW_TAIL_CHARS = 1_000
+
+_BLOCKS: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,25 @@ class OutputStore:
         path.write_bytes(encode_text(text))
         return self.adopt(ref, path, source=source)
 
+    def put_result(self, content: ToolResultContent, *, source: str) -> StoredOutput:
+        """A whole tool result. Its text is what ToolOutput pages and ToolOutputGrep searches (an image shows
+        as a line naming it); a result with images also keeps its blocks as they were (`blocks`)."""
+        if isinstance(content, str):
+            return self.put(content, source=source)
+        ref, path = self.new_path()
+        path.write_bytes(encode_text(_as_text(content)))
+        if any(isinstance(block, ImageBlock) for block in content):
+            _blocks_path(path).write_bytes(_BLOCKS.dump_json(content))
+        return self.adopt(ref, path, source=source)
+
+    def blocks(self, ref: str) -> list[ContentBlock]:
+        """The stored result's blocks, images included (a text-only result is one text block)."""
+        entry = self.get(ref)
+        structured = _blocks_path(entry.path)
+        if structured.exists():
+            return _BLOCKS.validate_json(structured.read_bytes())
+        return [TextBlock(text=self.read_text(ref))]
+
     def adopt(self, ref: str, path: Path, *, source: str) -> StoredOutput:
         """Register a file written at a path from `new_path` (its size is taken now)."""
         self._pending.pop(ref, None)
@@ -117,7 +139,7 @@ class OutputStore:
             ref, old = self._entries.popitem(last=False)
             self._bytes -= old.size_bytes
             self._evicted.add(ref)
-            old.path.unlink(missing_ok=True)
+            _unlink(old.path)
 
     def get(self, ref: str) -> StoredOutput:
         ref = ref.strip()
@@ -144,11 +166,11 @@ class OutputStore:
 
     def close(self) -> None:
         for path in self._pending.values():
-            path.unlink(missing_ok=True)  # half-written: never readable as a whole
+            _unlink(path)  # half-written: never readable as a whole
         self._pending.clear()
         if not self._persistent:
             for entry in self._entries.values():
-                entry.path.unlink(missing_ok=True)
+                _unlink(entry.path)
         self._entries.clear()
         if self._persistent:
             return
@@ -157,6 +179,22 @@ class OutputStore:
         else:
             with contextlib.suppress(OSError):
                 self.directory.rmdir()
+
+
+def _blocks_path(path: Path) -> Path:
+    return path.with_suffix(".blocks.json")
+
+
+def _unlink(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    _blocks_path(path).unlink(missing_ok=True)
+
+
+def _as_text(blocks: list[ContentBlock]) -> str:
+    return "\n".join(
+        block.text if isinstance(block, TextBlock) else f"[image {block.source.media_type}, kept with its result]"
+        for block in blocks
+    )
 
 
 def encode_text(text: str) -> bytes:

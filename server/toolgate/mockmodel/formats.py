@@ -50,6 +50,8 @@ def anthropic_error_body(error: ErrorSpec) -> dict[str, Any]:
 
 def openai_error_body(error: ErrorSpec) -> dict[str, Any]:
     kind = error.type or OPENAI_ERROR_TYPES.get(error.status, "server_error")
+    if kind == "context_length_exceeded":  # OpenAI's own shape: the type is generic, the code says which
+        return {"error": {"message": error.message, "type": "invalid_request_error", "code": kind, "param": "messages"}}
     return {"error": {"message": error.message, "type": kind, "code": kind, "param": None}}
 
 

@@ -2,6 +2,8 @@
 
 A script file is JSON: `{"steps": [...]}` or just the list. A step is a reply (text and/or tool calls), an
 HTTP error, a reply broken by an error event in the middle, or a reply that stalls until the client goes away.
+`"no_tools": {...}` answers every request that offers no tools (a compaction's summary request) without using
+a step, and `"context_window": N` refuses requests over N tokens the way the APIs do (server.py).
 `{"steps": [...], "after_last": {...}}` answers every request after the last step with that one step (a demo
 that is over can say so); without it such a request gets a 400 saying the script is used up.
 
@@ -77,6 +79,12 @@ class Script(BaseModel):
 
     steps: list[Step] = Field(default_factory=list)
     after_last: Step | None = None  # the reply to every request once the steps are used up (None: a 400)
+    # The reply to every request that offers no tools (a compaction's summary request), consuming no step.
+    # None: such a request takes the next step like any other.
+    no_tools: Step | None = None
+    # Refuse a request whose estimated size (text.tokens.estimate_tokens of the request body, 4 bytes a token)
+    # is over this, with each API's own "too long" error. None: no limit.
+    context_window: int | None = Field(default=None, ge=1)
 
 
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step], config=ConfigDict(defer_build=True))

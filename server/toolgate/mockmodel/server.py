@@ -6,7 +6,9 @@
 
 Each accepted request consumes the next scripted step, whichever API it came in through (then the script's
 `after_last` step, if it has one, answers every further request). A request that breaks the pairing rules (see
-`pairing.py`) gets a 400 like the real APIs give, and consumes nothing.
+`pairing.py`) gets a 400 like the real APIs give, and consumes nothing. So does a request over the script's
+`context_window`: its size is estimated as one token per 4 characters of the request body (the estimate the
+agent loop uses too), and the error has the API's real shape (`window_error`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from toolgate.mockmodel.formats import (
 )
 from toolgate.mockmodel.pairing import check_anthropic, check_openai
 from toolgate.mockmodel.script import ErrorSpec, Script, Step, load_script
+from toolgate.text.tokens import estimate_tokens
 
 Api = Literal["anthropic", "openai"]
 HOST = "127.0.0.1"
@@ -175,7 +178,12 @@ class _Handler(BaseHTTPRequestHandler):
             if problem is None and not (isinstance(parsed, dict) and parsed.get("stream") is True):
                 problem = "this mock only answers streaming requests (stream: true)"
             step: Step | None = None
-            if problem is None:
+            over = window_error(api, body, state.script.context_window) if problem is None else None
+            if over is not None:
+                problem = over.message
+            elif problem is None and state.script.no_tools is not None and not _offers_tools(parsed):
+                step = state.script.no_tools
+            elif problem is None:
                 if state.next_step < len(state.script.steps):
                     record.step = state.next_step
                     step = state.script.steps[state.next_step]
@@ -186,7 +194,10 @@ class _Handler(BaseHTTPRequestHandler):
                     problem = f"the mock's script has no step left for request {record.index}"
             state.lock.notify_all()
         try:
-            if step is None:
+            if over is not None:
+                record.rejection = problem
+                self._reject(api, record, 400, over.message, over)
+            elif step is None:
                 record.rejection = problem
                 self._reject(api, record, 400, problem or "rejected")
             elif step.error is not None:
@@ -272,6 +283,27 @@ class _Handler(BaseHTTPRequestHandler):
             with state.lock:
                 state.hanging -= 1
                 state.lock.notify_all()
+
+
+def _offers_tools(body: Any) -> bool:
+    return isinstance(body, dict) and bool(body.get("tools"))
+
+
+def window_error(api: Api, body: bytes, window: int | None) -> ErrorSpec | None:
+    """The API's own refusal of a request over `window` tokens, or None when it fits."""
+    if window is None:
+        return None
+    tokens = estimate_tokens(body.decode("utf-8", errors="replace"))
+    if tokens <= window:
+        return None
+    if api == "anthropic":
+        return ErrorSpec(status=400, message=f"prompt is too long: {tokens} tokens > {window} maximum")
+    return ErrorSpec(
+        status=400,
+        type="context_length_exceeded",
+        message=f"This model's maximum context length is {window} tokens. However, your messages resulted in "
+        f"{tokens} tokens. Please reduce the length of the messages.",
+    )
 
 
 class MockModelServer:

@@ -292,6 +292,15 @@ class ChatInterruptResult(WireModel):
     interrupted: bool = Field(description="False when no message was being answered.")
 
 
+class ChatCompactParams(WireModel):
+    session_id: SessionId
+    focus: str | None = Field(default=None, description="What the summary should keep in view (`/compact focus`).")
+
+
+class ChatCompactResult(WireModel):
+    compacted: bool = Field(description="False when it could not be done (a compaction_failed event says why).")
+
+
 class ChatHistoryResult(WireModel):
     messages: list[ChatMessage] = Field(description="The conversation so far (Anthropic message shapes).")
     todos: list[TodoItem]
@@ -329,6 +338,7 @@ PROVIDER_STATUS = "toolgate/provider/status"
 CHAT_SEND = "toolgate/chat/send"
 CHAT_INTERRUPT = "toolgate/chat/interrupt"
 CHAT_HISTORY = "toolgate/chat/history"
+CHAT_COMPACT = "toolgate/chat/compact"
 CHAT_EVENT = "toolgate/chat/event"
 APPROVAL_REQUEST = "toolgate/approval/request"
 DIFF_REVIEW = "toolgate/diff/review"
@@ -371,6 +381,7 @@ METHODS: tuple[Method, ...] = (
     Method(CHAT_SEND, "clientToServer", ChatSendParams, ChatSendResult, "Answer a user message (tools included)."),
     Method(CHAT_INTERRUPT, "clientToServer", SessionRef, ChatInterruptResult, "Stop the message being answered."),
     Method(CHAT_HISTORY, "clientToServer", SessionRef, ChatHistoryResult, "A session's conversation so far."),
+    Method(CHAT_COMPACT, "clientToServer", ChatCompactParams, ChatCompactResult, "Summarise the older turns now."),
     Method(CHAT_EVENT, "serverToClient", ChatEventParams, None, "What a chat is doing, as it happens."),
     Method(APPROVAL_REQUEST, "serverToClient", ApprovalParams, ApprovalResult, "Ask the user to allow a call."),
     Method(DIFF_REVIEW, "serverToClient", DiffReviewParams, DiffReviewResult, "Show a proposed change for review."),

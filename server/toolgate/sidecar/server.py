@@ -160,6 +160,7 @@ class ToolgateServer(LanguageServer):
             p.CHAT_SEND: self._chat_send,
             p.CHAT_INTERRUPT: self._chat_interrupt,
             p.CHAT_HISTORY: self._chat_history,
+            p.CHAT_COMPACT: self._chat_compact,
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
             **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
@@ -377,6 +378,12 @@ class ToolgateServer(LanguageServer):
         except ChatBusy as exc:
             raise JsonRpcInvalidRequest(message=str(exc)) from None
         return p.ChatSendResult(stop_reason=stop)
+
+    async def _chat_compact(self, params: p.ChatCompactParams) -> p.ChatCompactResult:
+        live = self.sessions.get(params.session_id)
+        chat = self.chats.chat_for(live)
+        async with live.between_turns():  # refused while a turn runs, like a rewind
+            return p.ChatCompactResult(compacted=await chat.compact(params.focus))
 
     async def _chat_interrupt(self, params: p.SessionRef) -> p.ChatInterruptResult:
         live = self.sessions.get(params.session_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,10 @@ import pytest
 from pydantic import SecretStr
 from tests.integration.agent.helpers import PNG, ChatFactory, Events, GateTool, PictureTool, Sleeps
 
-from toolgate.agent.context_relief import CLEARED
+from toolgate.agent.context_relief import cleared_note
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import (
+    CompactionFailed,
     ContextCleared,
     ErrorEvent,
     Retrying,
@@ -305,13 +307,23 @@ async def test_a_context_overflow_clears_old_tool_outputs_and_goes_on(
 
     assert await chat.send("Summarise big.txt") == "end_turn"
 
+    # One exchange only: nothing older to summarise, so compaction says so and clearing makes the room.
+    [failed] = events.of(CompactionFailed)
+    assert failed.trigger == "overflow" and "nothing before the latest exchange" in failed.message
     [cleared] = events.of(ContextCleared)
-    assert cleared.cleared == 1 and "context window" in cleared.message
+    assert cleared.cleared == 1 and "context window" in cleared.message and "output store" in cleared.message
     assert events.of(ErrorEvent) == []
     before, after = tool_results(mock.requests[1].json), tool_results(mock.requests[2].json)
     assert "line 1999 of a big file" in before[0]["content"]
-    assert after[0]["tool_use_id"] == before[0]["tool_use_id"] and after[0]["content"] == CLEARED
+    assert after[0]["tool_use_id"] == before[0]["tool_use_id"]
+    ref = re.search(r"stored as (out-[0-9a-f]+)", after[0]["content"])
+    assert ref is not None and after[0]["content"] == cleared_note(ref.group(1))
     assert chat.messages[-1].text() == "Done, without the big file."
+    # The cleared output is read back by its reference, whole, without running the call again.
+    [read_back] = await chat.runtime.orchestrator.run_turn(
+        [ToolUse(id="toolu_back", name="ToolOutputGrep", input={"ref": ref.group(1), "pattern": "line 1999 of"})]
+    )
+    assert not read_back.is_error and "line 1999 of a big file" in read_back.text()
 
 
 async def test_an_overflow_with_nothing_left_to_clear_is_reported(mock_model: Any, make_chat: ChatFactory) -> None:

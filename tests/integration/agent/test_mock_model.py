@@ -130,3 +130,28 @@ def test_runs_as_a_program_and_records_requests(tmp_path: Path) -> None:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+def test_a_request_over_the_window_gets_each_apis_own_error_and_uses_no_step() -> None:
+    long = {"role": "user", "content": "x" * 4_000}  # about 1,000 tokens of body
+    with MockModelServer({"steps": [{"text": "fits"}], "context_window": 500}) as mock:
+        body = json.dumps(anthropic(long)).encode()
+        refused = httpx2.post(f"{mock.url}/v1/messages", content=body, headers={"content-type": "application/json"})
+        assert refused.status_code == 400 and refused.json() == {
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": f"prompt is too long: {-(-len(body) // 4)} tokens > 500 maximum",
+            },
+        }
+        error = httpx2.post(f"{mock.openai_url}/chat/completions", json=openai(long)).json()["error"]
+        assert (error["type"], error["code"], error["param"]) == (
+            "invalid_request_error",
+            "context_length_exceeded",
+            "messages",
+        )
+        assert error["message"].startswith("This model's maximum context length is 500 tokens. However, your messages")
+        assert mock.steps_left == 1
+        assert (
+            httpx2.post(f"{mock.url}/v1/messages", json=anthropic({"role": "user", "content": "hi"})).status_code == 200
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolgate.agent.context_relief import CLEARED, clear_results, results_to_clear
+from toolgate.agent.context_relief import CLEARED, clear_results, cleared_note, results_to_clear
 from toolgate.agent.conversation import ChatMessage, user_text
 from toolgate.agent.transcript import ClearedEntry, MessageEntry, Transcript, load_transcript
 from toolgate.core.messages import ImageBlock, ImageSource, TextBlock, ToolResult, ToolUse
@@ -67,3 +67,15 @@ def test_a_resumed_session_comes_back_already_cleared(tmp_path: Path) -> None:
     loaded = load_transcript(path)
     results = [r for m in loaded.messages for r in m.tool_results()]
     assert [(r.tool_use_id, r.content == CLEARED) for r in results] == [("t1", True), ("t2", False)]
+
+
+def test_a_resumed_session_keeps_the_references_of_its_cleared_outputs(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    transcript = Transcript(path)
+    for message in conversation(2):
+        transcript.append(MessageEntry(message=message))
+    transcript.append(ClearedEntry(tool_use_ids=["t1"], refs={"t1": "out-0badcafe"}))
+    transcript.close()
+    [first, second] = [r for m in load_transcript(path).messages for r in m.tool_results()]
+    assert first.content == cleared_note("out-0badcafe") and 'ToolOutput(ref="out-0badcafe"' in first.content
+    assert second.content == BIG

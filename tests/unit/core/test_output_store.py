@@ -11,6 +11,7 @@ import pytest
 from tests.unit.core.tools_for_tests import Big, numbered_lines, oversized_runtime
 
 from toolgate.core.errors import StateError
+from toolgate.core.messages import ContentBlock, ImageBlock, ImageSource, TextBlock
 from toolgate.core.output_store import OUTPUT_STORE, OutputStore
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
@@ -27,6 +28,18 @@ def test_round_trip_is_exact(tmp_path: Path) -> None:
     assert store.read_text(entry.ref) == text
     assert store.get(f"  {entry.ref} ").ref == entry.ref
     assert entry.path.parent == tmp_path / "outputs"
+
+
+def test_a_whole_result_keeps_its_images_and_its_text_reads_as_lines(tmp_path: Path) -> None:
+    store = OutputStore(tmp_path / "outputs", max_entries=1)
+    png = ImageBlock(source=ImageSource(media_type="image/png", data="iVBORw0KGgo="))
+    blocks: list[ContentBlock] = [TextBlock(text="page 1\nchart below"), png, TextBlock(text="page 2")]
+    stored = store.put_result(blocks, source="cleared toolu_1")
+    assert store.blocks(stored.ref) == blocks  # the structure, images included
+    assert store.read_text(stored.ref) == "page 1\nchart below\n[image image/png, kept with its result]\npage 2"
+    plain = store.put_result("just text", source="cleared toolu_2")
+    assert store.blocks(plain.ref) == [TextBlock(text="just text")]
+    assert list((tmp_path / "outputs").iterdir()) == [plain.path]  # evicting the first took its blocks too
 
 
 def test_streamed_writers_reserve_their_reference(tmp_path: Path) -> None:

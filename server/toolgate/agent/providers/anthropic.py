@@ -14,6 +14,7 @@ import httpx2
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import Usage
+from toolgate.agent.model_catalog import model_info
 from toolgate.agent.providers.base import (
     DEFAULT_MODELS,
     ModelConfig,
@@ -92,6 +93,7 @@ class AnthropicProvider:
         self.model = config.model or DEFAULT_MODELS["anthropic"]
         self.base_url = str(self._client.base_url).rstrip("/")
         self.max_tokens = config.max_tokens
+        self.info = model_info(self.model, context_window=config.context_window, prices=config.prices)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ErrorKindName, Usage
+from toolgate.agent.model_catalog import ModelInfo, Prices
 from toolgate.core.messages import TextBlock, ToolUse
 from toolgate.core.tool import ToolDefinition
 
@@ -39,6 +40,8 @@ class ModelConfig(BaseModel):
     api_key: SecretStr | None = Field(default=None, exclude=True)  # None: the SDK reads its environment variable
     max_tokens: int = 16_384
     timeout_seconds: float = 600.0
+    context_window: int | None = Field(default=None, ge=1_000)  # None: the model catalogue's (model_catalog.py)
+    prices: Prices | None = None  # None: the model catalogue's
 
 
 class ModelRequest(BaseModel):
@@ -105,6 +108,7 @@ class Provider(Protocol):
     model: str
     base_url: str
     max_tokens: int  # the output limit per reply, from the config
+    info: ModelInfo  # its context window and prices (the catalogue's, or the config's where it sets them)
 
     async def stream(self, request: ModelRequest, sink: StreamSink) -> None:
         """Send one request and report its reply to `sink`, ending with exactly one `ReplyCompleted`."""
@@ -177,8 +181,8 @@ def describe_status(
     elif code == 413 or api_type == "request_too_large" or looks_like_context_overflow(f"{api_type} {api_message}"):
         kind = "context_too_long"
         text = (
-            "The conversation no longer fits the model's context window, even with older tool outputs cleared. "
-            "Start a new session, and begin it with a short summary of where this one stopped."
+            "The conversation no longer fits the model's context window, even compacted and with older tool outputs "
+            "cleared. Start a new session, and begin it with a short summary of where this one stopped."
         )
     elif code == 404 or api_type == "not_found_error":
         kind = "not_found"

@@ -18,6 +18,7 @@ import openai
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import Usage
+from toolgate.agent.model_catalog import model_info
 from toolgate.agent.providers.base import (
     DEFAULT_MODELS,
     ModelConfig,
@@ -130,6 +131,7 @@ class OpenAIProvider:
         self.model = config.model or DEFAULT_MODELS["openai"]
         self.base_url = str(self._client.base_url).rstrip("/")
         self.max_tokens = config.max_tokens
+        self.info = model_info(self.model, context_window=config.context_window, prices=config.prices)
         self._official = OFFICIAL_HOST in self.base_url
 
     async def aclose(self) -> None:
