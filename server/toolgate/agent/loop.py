@@ -117,6 +117,7 @@ class AgentChat:
         self._streamed: list[str] = []
         self._definitions: tuple[DescribeContext, list[ToolDefinition]] | None = None
         self._running_calls: set[str] = set()
+        self._totals: _Totals | None = None  # the turn being answered
         self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
         self._stop_progress = runtime.session.progress.add(self._on_progress)
         # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
@@ -164,7 +165,7 @@ class AgentChat:
             await old.aclose()
         token = CancelToken()
         self._cancel = token
-        totals = _Totals()
+        totals = self._totals = _Totals()
         stop: StopReason = "error"
         try:
             await self._start_mcp_servers()
@@ -174,6 +175,7 @@ class AgentChat:
                 await self.runtime.checkpoints.end_turn()
         finally:
             self._cancel = None
+            self._totals = None
             # Whatever ended the turn (a bug, the caller cancelling us), no tool_use is left unanswered.
             dangling = unanswered_tool_uses(self.messages)
             if dangling:
@@ -204,12 +206,25 @@ class AgentChat:
         notice = checkpoints.take_restore_notice()
         return f"[{notice}]\n\n{text}" if notice else text
 
-    async def aclose(self) -> None:
-        """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away."""
-        self.interrupt()
+    def add_usage(self, usage: Usage) -> None:
+        """Count usage spent for this turn elsewhere (a subagent's requests) into the turn's."""
+        if self._totals is not None:
+            self._totals.usage = self._totals.usage.add(usage)
+
+    def publish(self, event: ChatEvent) -> None:
+        """Tell this chat's listeners about an event of its turn that the loop did not produce (a subagent's)."""
+        self._emit(event)
+
+    def release_listeners(self) -> None:
+        """Stop hearing the session (todos, progress, decisions); for a chat whose runtime lives on (a subagent)."""
         self._unsubscribe_todos()
         self._stop_progress()
         self._stop_decisions()
+
+    async def aclose(self) -> None:
+        """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away."""
+        self.interrupt()
+        self.release_listeners()
         self.transcript.close()
         try:
             await self.provider.aclose()

@@ -77,6 +77,9 @@ class Script(BaseModel):
 
     steps: list[Step] = Field(default_factory=list)
     after_last: Step | None = None  # the reply to every request once the steps are used up (None: a 400)
+    # A request whose system prompt contains a lane's key takes that lane's next step instead (a subagent's
+    # requests, told apart from its parent's by the marker in its system prompt). First matching key wins.
+    lanes: dict[str, list[Step]] = Field(default_factory=dict)
 
 
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step], config=ConfigDict(defer_build=True))
