@@ -98,7 +98,7 @@ class Subagents:
         return SubagentAnswer(agent_type=agent_type.name, text=text, stop_reason=stop)
 
     def _child_chat(self, agent_type: AgentType, model: str | None) -> AgentChat:
-        runtime = self._child_runtime(agent_type)
+        runtime = child_runtime(self.chat.runtime, agent_type, self.settings)
         provider: Provider = self.chat.provider
         if model is not None and model != provider.model:
             provider = copy.copy(provider)  # the same client and endpoint, another model
@@ -121,31 +121,32 @@ class Subagents:
             runtime.registry.add(AgentTool(Subagents(child, self.types, self.settings, self.depth + 1)))
         return child
 
-    def _child_runtime(self, agent_type: AgentType) -> Runtime:
-        parent = self.chat.runtime.session
-        scope = ScopedPolicy(parent, agent_type, self.settings)
-        session = ToolSession(
-            workspace=parent.workspace,
-            policy=scope,
-            approver=NamedApprover(parent.approver, agent_type.name),
-            mode=scope.mode(),
-            id=parent.id,
-            data_dir=parent.data_dir,
-            deps=parent.deps,
-            logger=parent.logger,
-            review_edits=parent.review_edits,
-            decisions=parent.decisions,
-        )
-        session.additional_dirs = parent.additional_dirs  # the same list: a directory added later counts for both
-        session.cwd = parent.cwd
-        parent_tools = self.chat.runtime.registry
-        wanted = agent_type.tools if agent_type.tools is not None else parent_tools.names
-        tools = [t for name in wanted if name not in NEVER_FOR_CHILDREN and (t := parent_tools.get(name)) is not None]
-        registry = ToolRegistry(tools)
-        runner = ToolRunner(registry, session)
-        return _ChildRuntime(
-            session, registry, runner, Orchestrator(runner, self.chat.runtime.orchestrator.max_concurrency)
-        )
+
+def child_runtime(parent_runtime: Runtime, agent_type: AgentType, settings: SubagentSettings) -> Runtime:
+    """A child's runtime: its own session (fresh file state, narrowed mode, named approvals) over the parent's
+    dependencies, working directories and decisions, with the type's tools that the parent has."""
+    parent = parent_runtime.session
+    scope = ScopedPolicy(parent, agent_type, settings)
+    session = ToolSession(
+        workspace=parent.workspace,
+        policy=scope,
+        approver=NamedApprover(parent.approver, agent_type.name),
+        mode=scope.mode(),
+        id=parent.id,
+        data_dir=parent.data_dir,
+        deps=parent.deps,
+        logger=parent.logger,
+        review_edits=parent.review_edits,
+        decisions=parent.decisions,
+    )
+    session.additional_dirs = parent.additional_dirs  # the same list: a directory added later counts for both
+    session.cwd = parent.cwd
+    parent_tools = parent_runtime.registry
+    wanted = agent_type.tools if agent_type.tools is not None else parent_tools.names
+    tools = [t for name in wanted if name not in NEVER_FOR_CHILDREN and (t := parent_tools.get(name)) is not None]
+    registry = ToolRegistry(tools)
+    runner = ToolRunner(registry, session)
+    return _ChildRuntime(session, registry, runner, Orchestrator(runner, parent_runtime.orchestrator.max_concurrency))
 
 
 def attach_subagents(chat: AgentChat, settings: SubagentSettings | None = None) -> Subagents | None:
