@@ -152,10 +152,13 @@ def child_runtime(parent_runtime: Runtime, agent_type: AgentType, settings: Suba
 def attach_subagents(chat: AgentChat, settings: SubagentSettings | None = None) -> Subagents | None:
     """Give `chat` the Agent tool, with the built-in types, the user's and (when trusted) the workspace's.
     None when subagents are off (a depth limit of 0)."""
+    policy = chat.runtime.session.policy
+    if settings is None:
+        configured = policy.book.subagents if isinstance(policy, PermissionEngine) else None
+        settings = SubagentSettings(configured.maxDepth, configured.customTypesInheritBypass) if configured else None
     settings = settings or SubagentSettings()
     if settings.depth_limit() < 1:
         return None
-    policy = chat.runtime.session.policy
     trusted = isinstance(policy, PermissionEngine) and policy.book.workspace_trusted
     launcher = Subagents(chat, load_agent_types(chat.runtime.session.workspace, trusted=trusted), settings)
     for problem in launcher.types.problems:

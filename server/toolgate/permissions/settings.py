@@ -73,6 +73,15 @@ class EnvSettings(BaseModel):
     passThrough: list[str] = Field(default_factory=list)
 
 
+class SubagentsSettings(BaseModel):
+    """Read from the user's own settings file only: a workspace must not widen what its children may do."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    maxDepth: int = Field(default=1, ge=0, description="1: a subagent starts no subagent; 0: no subagents at all.")
+    customTypesInheritBypass: bool = False  # a custom type's child of a bypassPermissions parent also bypasses
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
@@ -81,6 +90,7 @@ class Settings(BaseModel):
     env: EnvSettings = Field(default_factory=EnvSettings)
     # Read from the user's own settings file only: folders whose settings files may widen permissions (trust.py).
     trustedWorkspaces: list[str] = Field(default_factory=list)
+    subagents: SubagentsSettings | None = None  # the user's settings file only
 
 
 class SettingsError(Exception):

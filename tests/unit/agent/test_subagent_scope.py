@@ -14,6 +14,7 @@ from toolgate.agent.subagent_scope import HARD_MAX_DEPTH, SubagentSettings, chil
 from toolgate.agent.subagents import child_runtime
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import MODE_TRAITS, NonInteractiveApprover, PermissionMode, mode_traits
+from toolgate.permissions.decide import PermissionEngine
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 
 CUSTOM = AgentType(name="helper", description="a custom type with every tool", source="user")
@@ -102,3 +103,14 @@ async def test_a_child_gets_the_types_tools_that_the_parent_has_and_never_todowr
     assert "TodoWrite" not in general.registry.names and "Edit" in general.registry.names
     narrow = AgentType(name="n", description="d", tools=("Read", "NoSuchTool"), source="user")
     assert child_runtime(parent, narrow, SubagentSettings()).registry.names == ["Read"]
+
+
+def test_subagent_settings_come_from_the_user_settings_file_only(tmp_path: Path, workspace: Path) -> None:
+    user_file = tmp_path / "xdg" / "toolgate" / "settings.json"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text('{"subagents": {"maxDepth": 2, "customTypesInheritBypass": true}}')
+    (workspace / ".toolgate").mkdir()
+    (workspace / ".toolgate" / "settings.json").write_text('{"subagents": {"maxDepth": 3}}')
+    engine = PermissionEngine(workspace, home=tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert (engine.book.subagents.maxDepth, engine.book.subagents.customTypesInheritBypass) == (2, True)
+    assert any("subagents is read from the user settings file only" in p for p in engine.problems)
