@@ -45,7 +45,7 @@ export interface CallSummary {
 
 export interface ChatEventParams {
   sessionId: string;
-  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | ErrorEvent | TurnEnd;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | ErrorEvent | SubagentEvent | TurnEnd;
 }
 
 export interface ChatHistoryResult {
@@ -553,6 +553,18 @@ export interface SkippedFile {
   path: string;
   reason: "too_large" | "unreadable" | "not_a_file" | "vanished";
   size: number | null;
+}
+
+/**
+ * An event of a child agent (the Agent tool), as the child emitted it. `task_id` is the parent's Agent
+ * tool_use id, so a child's calls can be drawn inside that call's card; a grandchild's events arrive wrapped
+ * twice.
+ */
+export interface SubagentEvent {
+  type: "subagent";
+  task_id: string;
+  agent_type: string;
+  event: Record<string, unknown>;
 }
 
 export interface TextBlock {
