@@ -21,11 +21,11 @@ EXPLORE = "subagent of type `explore`"
 GENERAL = "subagent of type `general`"
 
 
-def _agent(use_id: str, subagent_type: str, prompt: str = "look around") -> dict[str, Any]:
+def _agent(use_id: str, subagent_type: str, **more: str) -> dict[str, Any]:
     return {
         "id": use_id,
         "name": "Agent",
-        "input": {"description": "look around", "prompt": prompt, "subagent_type": subagent_type},
+        "input": {"description": "look around", "prompt": "look around", "subagent_type": subagent_type, **more},
     }
 
 
@@ -108,7 +108,7 @@ def test_a_plan_mode_parents_general_child_cannot_write(
     env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat]
 ) -> None:
     script = {
-        "steps": [{"tool_uses": [_agent("agent-1", "general")]}, {"text": "It could not."}],
+        "steps": [{"tool_uses": [_agent("agent-1", "general", model="small-model")]}, {"text": "It could not."}],
         "lanes": {
             GENERAL: [
                 {"tool_uses": [{"id": "c-write", "name": "Write", "input": {"file_path": "b.txt", "content": "x\n"}}]},
@@ -118,7 +118,9 @@ def test_a_plan_mode_parents_general_child_cannot_write(
     }
     with MockModelServer(script) as mock:
         lines = _run(["write b", "--permission-mode", "plan"], anthropic_env(env, mock), workspace, data_dir, chats)
-        child_tools = {t["name"] for t in next(r for r in mock.requests if r.lane == GENERAL).json["tools"]}
+        child_request = next(r for r in mock.requests if r.lane == GENERAL)
+        child_tools = {t["name"] for t in child_request.json["tools"]}
+    assert child_request.json["model"] == "small-model" and mock.requests[0].json["model"] != "small-model"
     assert not (workspace / "b.txt").exists()
     assert "Write" in child_tools and "Agent" not in child_tools  # the parent's tools, but depth 1
     [write] = _child_events(lines, "agent-1", "tool_call_finished")
