@@ -15,6 +15,7 @@ from toolgate.agent.subagents import child_runtime
 from toolgate.core.messages import ToolUse
 from toolgate.core.permission import MODE_TRAITS, NonInteractiveApprover, PermissionMode, mode_traits
 from toolgate.permissions.decide import PermissionEngine
+from toolgate.permissions.rules import Behavior
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 
 CUSTOM = AgentType(name="helper", description="a custom type with every tool", source="user")
@@ -50,8 +51,8 @@ async def _decide(runtime: Runtime, name: str, tool_input: dict[str, Any]) -> st
 async def parent(workspace: Path) -> AsyncIterator[Runtime]:
     (workspace / "a.txt").write_text("alpha\n")
     (workspace / "secret.txt").write_text("s\n")
-    rules = {"allow": ["Bash(git log:*)", "Write(new.txt)"], "deny": ["Read(secret.txt)"]}
-    options = RuntimeOptions(rules=rules, read_settings=False)  # type: ignore[arg-type]
+    rules: dict[Behavior, list[str]] = {"allow": ["Bash(git log:*)", "Write(new.txt)"], "deny": ["Read(secret.txt)"]}
+    options = RuntimeOptions(rules=rules, read_settings=False)
     runtime = build_runtime(workspace, NonInteractiveApprover(), options)
     yield runtime
     await runtime.aclose()
