@@ -57,7 +57,7 @@ export interface ChatCompactResult {
 
 export interface ChatEventParams {
   sessionId: string;
-  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | HookReport | Compacted | CompactionFailed | UsageReport | ErrorEvent | TurnEnd;
+  event: RequestStarted | TextDelta | MessageAdded | ToolCallStarted | ToolCallProgress | ToolCallFinished | TodoUpdate | Retrying | ContextCleared | HookReport | Compacted | CompactionFailed | UsageReport | ErrorEvent | SubagentEvent | TurnEnd;
 }
 
 export interface ChatHistoryResult {
@@ -637,6 +637,18 @@ export interface SkippedFile {
 export interface StandInsParams {
   /** Absolute paths of the empty read-only directories the sandbox made in the workspace as mount points for absent protected names (`.vscode`, `.envrc`, `AGENTS.md`, ...) while commands run; the editor marks them in the Explorer. */
   paths: string[];
+}
+
+/**
+ * An event of a child agent (the Agent tool), as the child emitted it. `task_id` is the parent's Agent
+ * tool_use id, so a child's calls can be drawn inside that call's card; a grandchild's events arrive wrapped
+ * twice.
+ */
+export interface SubagentEvent {
+  type: "subagent";
+  task_id: string;
+  agent_type: string;
+  event: Record<string, unknown>;
 }
 
 export interface TextBlock {

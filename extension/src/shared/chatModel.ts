@@ -225,6 +225,9 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
     case 'message':
       // Nothing to draw: the deltas and tool events show the same content as it arrives.
       return state;
+    case 'subagent':
+      // A child agent's event (its task id is the Agent call's id); the Agent card shows the call's result for now.
+      return state;
   }
 }
 

@@ -169,6 +169,17 @@ class ErrorEvent(_Event):
     message: str
 
 
+class SubagentEvent(_Event):
+    """An event of a child agent (the Agent tool), as the child emitted it. `task_id` is the parent's Agent
+    tool_use id, so a child's calls can be drawn inside that call's card; a grandchild's events arrive wrapped
+    twice."""
+
+    type: Literal["subagent"] = "subagent"
+    task_id: str
+    agent_type: str
+    event: dict[str, Any]
+
+
 class TurnEnd(_Event):
     type: Literal["turn_end"] = "turn_end"
     stop_reason: StopReason
@@ -191,6 +202,7 @@ ChatEvent = Annotated[
     | CompactionFailed
     | UsageReport
     | ErrorEvent
+    | SubagentEvent
     | TurnEnd,
     Field(discriminator="type"),
 ]

@@ -93,8 +93,12 @@ class AgentChat:
         max_tokens: int | None = None,
         retry: RetryPolicy | None = None,
         after_send: AfterSend | None = None,
+        subagent: bool = False,
     ) -> None:
         self.runtime = runtime
+        # A subagent's chat (agent/subagents.py) is part of its parent's session: no SessionStart or
+        # UserPromptSubmit of its own, and its end is SubagentStop rather than Stop.
+        self._subagent = subagent
         self.provider = provider
         workspace = runtime.session.workspace
         self.system_prompt = (
@@ -117,6 +121,7 @@ class AgentChat:
         self._streamed: list[str] = []
         self._definitions: tuple[DescribeContext, list[ToolDefinition]] | None = None
         self._running_calls: set[str] = set()
+        self._totals: _Totals | None = None  # the turn being answered
         self._unsubscribe_todos = runtime.session.deps.get(TODOS).subscribe(self._on_todos)
         self._stop_progress = runtime.session.progress.add(self._on_progress)
         # Every answer a person gives is kept, so a reopened session draws its cards as they were answered.
@@ -169,7 +174,7 @@ class AgentChat:
             await old.aclose()
         token = CancelToken()
         self._cancel = token
-        totals = _Totals()
+        totals = self._totals = _Totals()
         stop: StopReason = "error"
         try:
             await self._start_mcp_servers()
@@ -181,6 +186,7 @@ class AgentChat:
                 stop = await self._finish_turn(await self._run(token, totals), token, totals)
         finally:
             self._cancel = None
+            self._totals = None
             # Whatever ended the turn (a bug, the caller cancelling us), no tool_use is left unanswered.
             dangling = unanswered_tool_uses(self.messages)
             if dangling:
@@ -197,6 +203,8 @@ class AgentChat:
         """SessionStart (once, before the first prompt), then UserPromptSubmit: the context they add for the
         model, or None when a hook blocked the prompt (a `hook` event says which, and why)."""
         context: list[str] = []
+        if self._subagent:
+            return context
         if not self._session_started:
             self._session_started = True
             context += await self.hooks.session_start("resume" if self._resumed else "new")
@@ -213,7 +221,7 @@ class AgentChat:
                 await self.runtime.checkpoints.end_turn()
             if stop != "end_turn" or token.cancelled:
                 return stop
-            note = await self.hooks.stop(stop, continuations)
+            note = await self.hooks.stop(stop, continuations, subagent=self._subagent)
             if note is None:
                 return stop
             continuations += 1
@@ -254,13 +262,26 @@ class AgentChat:
         notice = checkpoints.take_restore_notice()
         return f"[{notice}]\n\n{text}" if notice else text
 
+    def add_usage(self, usage: Usage) -> None:
+        """Count usage spent for this turn elsewhere (a subagent's requests) into the turn's."""
+        if self._totals is not None:
+            self._totals.usage = self._totals.usage.add(usage)
+
+    def publish(self, event: ChatEvent) -> None:
+        """Tell this chat's listeners about an event of its turn that the loop did not produce (a subagent's)."""
+        self.emit(event)
+
+    def release_listeners(self) -> None:
+        """Stop hearing the session (todos, progress, decisions); for a chat whose runtime lives on (a subagent)."""
+        self._unsubscribe_todos()
+        self._stop_progress()
+        self._stop_decisions()
+
     async def aclose(self, reason: str = "exit") -> None:
         """End the session. Interrupts a running `send`; await that `send` before the runtime's tools go away.
         SessionEnd hooks (with `reason`) run first, while the session's sandbox is still there."""
         self.interrupt()
-        self._unsubscribe_todos()
-        self._stop_progress()
-        self._stop_decisions()
+        self.release_listeners()
         self.transcript.close()
         try:
             if self._session_started:

@@ -16,6 +16,7 @@ from toolgate.agent.events import StopReason
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
 from toolgate.agent.providers.base import Provider
 from toolgate.agent.retry import RetryPolicy
+from toolgate.agent.subagents import attach_subagents
 from toolgate.agent.transcript import ENTRY, MessageEntry, RepairEntry, Transcript, load_transcript
 from toolgate.core.messages import TextBlock, ToolResult
 from toolgate.core.permission import Approver, PermissionMode
@@ -101,7 +102,7 @@ def attach_chat(
     def after_send(text: str, stop: StopReason) -> None:
         store.touch(meta.id, title=text.strip().splitlines()[0][:TITLE_CHARS])
 
-    return AgentChat(
+    chat = AgentChat(
         runtime,
         provider,
         system_prompt=system_prompt,
@@ -112,6 +113,8 @@ def attach_chat(
         retry=retry,
         after_send=after_send,
     )
+    attach_subagents(chat)
+    return chat
 
 
 def reload_conversation(chat: AgentChat, path: Path) -> None:

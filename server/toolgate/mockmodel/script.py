@@ -85,6 +85,9 @@ class Script(BaseModel):
     # Refuse a request whose estimated size (text.tokens.estimate_tokens of the request body, 4 bytes a token)
     # is over this, with each API's own "too long" error. None: no limit.
     context_window: int | None = Field(default=None, ge=1)
+    # A request whose system prompt contains a lane's key takes that lane's next step instead (a subagent's
+    # requests, told apart from its parent's by the marker in its system prompt). First matching key wins.
+    lanes: dict[str, list[Step]] = Field(default_factory=dict)
 
 
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step], config=ConfigDict(defer_build=True))

@@ -55,6 +55,7 @@ class RecordedRequest:
     step: int | None = None  # which scripted step answered it
     finished_at: float | None = None  # perf_counter() after the last byte was written
     disconnected: bool = False  # the client went away before the response was complete
+    lane: str | None = None  # the script lane that answered it (see Script.lanes)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -65,8 +66,38 @@ class RecordedRequest:
             "rejection": self.rejection,
             "step": self.step,
             "disconnected": self.disconnected,
+            "lane": self.lane,
             "body": self.json,
         }
+
+
+def _system_text(body: Any) -> str:
+    """The request's system prompt, in either API's shape."""
+    if not isinstance(body, dict):
+        return ""
+    system = body.get("system")
+    if system is None:  # OpenAI: the first message, when it is the system's
+        messages = body.get("messages") or [{}]
+        system = (
+            messages[0].get("content")
+            if isinstance(messages[0], dict)
+            and messages[0].get("role")
+            in (
+                "system",
+                "developer",
+            )
+            else ""
+        )
+    if isinstance(system, list):
+        return "".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in system)
+    return str(system or "")
+
+
+def _lane_of(state: _State, body: Any) -> tuple[str, list[Step]] | None:
+    if not state.lanes:
+        return None
+    system = _system_text(body)
+    return next(((key, steps) for key, steps in state.lanes.items() if key in system), None)
 
 
 @dataclass
@@ -79,6 +110,10 @@ class _State:
     lock: threading.Condition = field(default_factory=threading.Condition)
     released: threading.Event = field(default_factory=threading.Event)
     on_record: Callable[[RecordedRequest], None] | None = None
+    lanes: dict[str, list[Step]] = field(default_factory=dict)  # what is left of the script's lanes
+
+    def __post_init__(self) -> None:
+        self.lanes = {key: list(steps) for key, steps in self.script.lanes.items()}
 
 
 class _Server(ThreadingHTTPServer):
@@ -179,10 +214,18 @@ class _Handler(BaseHTTPRequestHandler):
                 problem = "this mock only answers streaming requests (stream: true)"
             step: Step | None = None
             over = window_error(api, body, state.script.context_window) if problem is None else None
+            lane = _lane_of(state, parsed) if problem is None and over is None else None
             if over is not None:
                 problem = over.message
             elif problem is None and state.script.no_tools is not None and not _offers_tools(parsed):
                 step = state.script.no_tools
+            elif lane is not None:
+                key, steps = lane
+                if steps:
+                    step = steps.pop(0)
+                    record.lane = key
+                else:
+                    problem = f"the mock's lane {key!r} has no step left for request {record.index}"
             elif problem is None:
                 if state.next_step < len(state.script.steps):
                     record.step = state.next_step

@@ -89,6 +89,15 @@ class EnvSettings(BaseModel):
     passThrough: list[str] = Field(default_factory=list)
 
 
+class SubagentsSettings(BaseModel):
+    """Read from the user's own settings file only: a workspace must not widen what its children may do."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    maxDepth: int = Field(default=1, ge=0, description="1: a subagent starts no subagent; 0: no subagents at all.")
+    customTypesInheritBypass: bool = False  # a custom type's child of a bypassPermissions parent also bypasses
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
@@ -99,6 +108,7 @@ class Settings(BaseModel):
     trustedWorkspaces: list[str] = Field(default_factory=list)
     # Read from the user's own settings file only: digests of workspace hooks the person reviewed (hooks/config.py).
     trustedHooks: list[str] = Field(default_factory=list)
+    subagents: SubagentsSettings | None = None  # the user's settings file only
 
 
 class SettingsError(Exception):

@@ -32,6 +32,7 @@ from toolgate.permissions.settings import (
     HookMatcher,
     Settings,
     SettingsError,
+    SubagentsSettings,
     parse_settings,
     read_settings_text,
 )
@@ -163,6 +164,7 @@ class RuleBook:
     workspace_trusted: bool = True  # False: the workspace's own files only restrict (trust.py)
     untrusted_files: list[Path] = field(default_factory=list)  # files with something ignored for that reason
     pass_through: tuple[str, ...] = ()  # env.passThrough, from the user's settings file only
+    subagents: SubagentsSettings = field(default_factory=SubagentsSettings)  # from the user's settings file only
     hooks_dirs: list[Path] = field(default_factory=list)  # git's core.hooksPath targets (protected writes)
     _settings_forms: list[Path] | None = None
 
@@ -270,9 +272,13 @@ def load_rule_book(
         if loaded.settings.trustedHooks and source.name != "user":
             message = "trustedHooks is read from the user settings file only"
             book.problems.append(RuleProblem(source, message, None, None, *loaded.place("trustedHooks")))
+        if loaded.settings.subagents is not None and source.name != "user":
+            message = "subagents is read from the user settings file only (it may widen them); it was ignored here"
+            book.problems.append(RuleProblem(source, message, None, None, *loaded.place("subagents")))
         if source.name == "user":
             book.pass_through = tuple(loaded.settings.env.passThrough)
             book.trusted_hooks = frozenset(loaded.settings.trustedHooks)
+            book.subagents = loaded.settings.subagents or book.subagents
         elif loaded.settings.env.passThrough:
             message = (
                 "env.passThrough is read from the user settings file only (a workspace file must not hand your "

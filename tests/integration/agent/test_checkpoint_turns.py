@@ -13,7 +13,14 @@ from pydantic import SecretStr
 
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.stored_chat import open_chat
-from toolgate.core.permission import NonInteractiveApprover
+from toolgate.core.context import ToolContext
+from toolgate.core.permission import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    NonInteractiveApprover,
+    ReviewAnswer,
+    ReviewRequest,
+)
 from toolgate.mockmodel import MockModelServer, RecordedRequest
 from toolgate.session_files import SessionFiles
 
@@ -94,3 +101,50 @@ def test_chat_print_then_rewind_then_resume_sees_the_restored_files_and_the_cut_
         assert fourth.returncode == 0, fourth.stderr
         # The model hears turn 1 and the new message only: turns 2 and 3 were cut away.
         assert _texts(mock.requests[4]) == ["one", "Noted one.", "again"]
+
+
+class _RecordingApprover:
+    """Says yes to everything, and keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
+        self.asked.append(request.summary)
+        return ApprovalAnswer(decision="allow")
+
+    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
+        self.asked.append(request.title)
+        return ReviewAnswer(decision="accept")
+
+
+async def test_a_subagents_changes_are_in_its_parents_turn_and_its_asks_name_it(
+    tmp_path: Path, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("v1\n")
+    store = SessionFiles(tmp_path / "data")
+    agent = {"description": "bump", "prompt": "bump app.py", "subagent_type": "general"}
+    script = {
+        "steps": [{"tool_uses": [{"id": "agent-1", "name": "Agent", "input": agent}]}, {"text": "Bumped."}],
+        "lanes": {
+            "subagent of type `general`": [
+                {"tool_uses": [{"name": "Read", "input": {"file_path": "app.py"}}]},
+                {"tool_uses": [{"name": "Write", "input": {"file_path": "app.py", "content": "v2\n"}}]},
+                {"text": "Wrote v2."},
+            ]
+        },
+    }
+    approver = _RecordingApprover()
+    with MockModelServer(script) as mock:
+        config = ModelConfig(provider="anthropic", model="m", api_key=SecretStr("k"), base_url=mock.url)
+        chat, _ = open_chat(store, make_provider(config), approver, workspace=workspace)
+        checkpoints = chat.runtime.checkpoints
+        assert checkpoints is not None
+        assert await chat.send("bump it") == "end_turn"
+        await chat.aclose()
+    assert (workspace / "app.py").read_text() == "v2\n"
+    assert len(approver.asked) == 1 and approver.asked[0].startswith("general: ")
+    turns = [c for c in checkpoints.checkpoints() if c.kind == "turn"]
+    assert [c.turn for c in turns] == [1]  # the child's conversation started no turn of its own
+    checkpoints.restore(turns[0].id)  # rewinding the parent's turn undoes the child's change
+    assert (workspace / "app.py").read_text() == "v1\n"
