@@ -1,0 +1,207 @@
+"""Undo the agent's changes, and only those: what each tool call changed (the checkpoint right before it to the
+one right after it, see `Checkpoint.agent_since`) is reversed on top of the files as they are now.
+
+Each file's agent changes are undone newest first, each as a 3-way merge (`git merge-file`): base = the file
+after the call, ours = the file now, theirs = the file before the call. The person's edits made between calls
+(or since) survive; where they touch the same lines as an agent change, the file is a conflict and is left as
+it is, never overwritten. A whole-tree restore (checkpoints.restore) stays the way to take everything back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgate.checkpoints.git import ShadowGit
+from toolgate.checkpoints.models import (
+    Checkpoint,
+    CheckpointError,
+    ConversationMark,
+    FileChange,
+    RestoreReport,
+    UndoConflict,
+)
+from toolgate.checkpoints.store import CheckpointStore
+from toolgate.core.atomic_file import write_file_atomically
+
+
+@dataclass(frozen=True, slots=True)
+class AgentChange:
+    """One call's change to one file: its bytes before and after the call (None: no such file)."""
+
+    before: bytes | None
+    after: bytes | None
+
+
+class _Conflict(Exception):
+    pass
+
+
+def agent_spans(checkpoints: list[Checkpoint], since: str | None = None) -> list[tuple[Checkpoint, Checkpoint]]:
+    """Each tool call's (before, after) checkpoints, oldest first; with `since`, only calls made after that
+    checkpoint. A call whose checkpoint before it fell out of retention is left out."""
+    by_id = {c.id: c for c in checkpoints}
+    floor = int(since) if since is not None else 0
+    return [
+        (by_id[c.agent_since], c)
+        for c in checkpoints
+        if c.agent_since is not None and c.agent_since in by_id and int(c.agent_since) >= floor
+    ]
+
+
+def agent_files(checkpoints: list[Checkpoint]) -> list[str]:
+    """The files the agent's calls changed among `checkpoints` (their `changed` lists), in first-seen order."""
+    return list(dict.fromkeys(path for c in checkpoints if c.agent_since is not None for path in c.changed))
+
+
+def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange) -> bytes | None:
+    """The file with one agent change reversed and everything else kept. Raises _Conflict(reason)."""
+    if current == change.after:
+        return change.before
+    if current is None:
+        if change.before is None:
+            return None  # the agent created it, the person removed it: nothing to undo
+        raise _Conflict("removed since the agent changed it")
+    if change.after is None:
+        raise _Conflict("the agent removed it, and it was created again since")
+    if change.before is None:
+        raise _Conflict("the agent created it, and it was edited since")
+    if any(b"\0" in data for data in (current, change.after, change.before)):
+        raise _Conflict("a binary file edited since the agent changed it")
+    return _merge(git, base=change.after, ours=current, theirs=change.before)
+
+
+def _merge(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="toolgate-undo-") as scratch:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(scratch) / name).write_bytes(data)
+            names.append(os.path.join(scratch, name))
+        done = git.run(["merge-file", "-p", *names], check=False)
+    if done.returncode == 0:
+        return done.stdout
+    if done.returncode > 0:
+        raise _Conflict(f"the same lines were edited since the agent changed them ({done.returncode} place(s))")
+    raise CheckpointError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+
+
+def undo_agent(
+    store: CheckpointStore,
+    session: str,
+    target_id: str,
+    *,
+    turn: int,
+    dry_run: bool = False,
+    is_dirty: Callable[[Path], bool] = lambda _p: False,
+    conversation: ConversationMark | None = None,
+) -> RestoreReport:
+    """Undo every agent change made since checkpoint `target_id`, keeping the person's. Conflicting files are
+    left untouched and listed; a redo checkpoint is taken first (restoring it undoes the undo)."""
+    checkpoints = store.checkpoints(session)
+    target = store.get(session, target_id)
+    spans = agent_spans(checkpoints, target.id)
+    history: dict[str, list[AgentChange]] = {}
+    not_undoable: dict[str, None] = {}
+    for before, after in spans:
+        for path in after.changed:
+            history.setdefault(path, []).append(
+                AgentChange(_file_at(store, before, path), _file_at(store, after, path))
+            )
+        not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s.path not in history))
+    planned: dict[str, bytes | None] = {}
+    conflicts: list[UndoConflict] = []
+    for path, history_of_file in history.items():
+        current = _read(_absolute(store, path))
+        try:
+            result = current
+            for change in reversed(history_of_file):
+                result = undo_change(store.git, result, change)
+        except _Conflict as exc:
+            conflicts.append(UndoConflict(path=path, reason=str(exc)))
+            continue
+        if result != current:
+            planned[path] = result
+    changes = [FileChange(path=p, action="remove" if data is None else "write") for p, data in planned.items()]
+    dirty = [c.path for c in changes if is_dirty(_absolute(store, c.path))]
+    if dirty:
+        raise CheckpointError(
+            "these files have unsaved changes in the editor, and the undo would overwrite them: "
+            + ", ".join(dirty[:10])
+            + "; save or revert them, then undo again"
+        )
+    report = RestoreReport(
+        target=target.id, redo=None, changes=changes, conflicts=conflicts, not_undoable=list(not_undoable)
+    )
+    if dry_run:
+        diff = "".join(_diff(path, _read(_absolute(store, path)), data) for path, data in planned.items())
+        return report.model_copy(update={"diff": diff, "dry_run": True})
+    roots = [Path(root) for root in target.roots if Path(root).is_dir()]
+    note = f"before undoing the agent's changes since {target.id}"
+    redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
+    try:
+        for path, data in planned.items():
+            _put(_absolute(store, path), data)
+    except OSError as exc:
+        raise CheckpointError(
+            f"the undo stopped part-way ({exc}); the state before it is checkpoint {redo.id}: restore it with "
+            "--whole-tree to go back, or fix the cause and run the same undo again"
+        ) from None
+    return report.model_copy(update={"redo": redo.id})
+
+
+def conflict_message(report: RestoreReport) -> str:
+    """What the person is told when an undo left files as they are, and what to do about them."""
+    lines = [f"{c.path}: {c.reason}" for c in report.conflicts]
+    return (
+        f"{len(report.conflicts)} file(s) were left as they are, because you changed them where the agent did: "
+        + "; ".join(lines)
+        + ". Undo those changes by hand, or restore the whole tree to the checkpoint with --whole-tree "
+        "(that also takes back your own edits made since)"
+    )
+
+
+def _absolute(store: CheckpointStore, path: str) -> Path:
+    return store.workspace / path  # an additional root's path is absolute already
+
+
+def _file_at(store: CheckpointStore, checkpoint: Checkpoint, path: str) -> bytes | None:
+    tree, inside = checkpoint.tree, path
+    for root, root_tree in checkpoint.roots.items():
+        if path.startswith(root + "/"):
+            tree, inside = root_tree, path.removeprefix(root + "/")
+    found = store.git.run(["cat-file", "blob", f"{tree}:{inside}"], check=False)
+    return found.stdout if found.returncode == 0 else None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.is_symlink():
+            return os.fsencode(os.readlink(path))
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except IsADirectoryError:
+        return b"\0directory"  # never equal to a file's bytes: a conflict, left alone
+
+
+def _put(path: Path, data: bytes | None) -> None:
+    if data is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return
+    if path.is_symlink():
+        os.unlink(path)  # never write through a link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file_atomically(path, data)
+
+
+def _diff(path: str, old: bytes | None, new: bytes | None) -> str:
+    def lines(data: bytes | None) -> list[str]:
+        return (data or b"").decode("utf-8", "replace").splitlines(keepends=True)
+
+    return "".join(difflib.unified_diff(lines(old), lines(new), f"a/{path}", f"b/{path}"))
