@@ -154,14 +154,15 @@ def undo_agent(
     return report.model_copy(update={"redo": redo.id})
 
 
-def conflict_message(report: RestoreReport) -> str:
-    """What the person is told when an undo left files as they are, and what to do about them."""
+def conflict_message(report: RestoreReport, whole_tree: str) -> str:
+    """What the person is told when an undo left files as they are, and what to do about them. `whole_tree`:
+    how to restore every file to the checkpoint where they are (a CLI option, a command)."""
     lines = [f"{c.path}: {c.reason}" for c in report.conflicts]
     return (
         f"{len(report.conflicts)} file(s) were left as they are, because you changed them where the agent did: "
         + "; ".join(lines)
-        + ". Undo those changes by hand, or restore the whole tree to the checkpoint with --whole-tree "
-        "(that also takes back your own edits made since)"
+        + f". Undo the agent's change to those by hand, or restore the whole tree to checkpoint {report.target} "
+        f"with {whole_tree} (that also takes back your own edits made since)"
     )
 
 

@@ -40,12 +40,14 @@ def rewind(
     whole_tree: bool = False,
 ) -> tuple[RestoreReport, list[FileChange]]:
     """Rewind `session` to checkpoint `target_id`. `transcript`: the session's transcript file (None: the
-    session keeps no conversation, as with run-tools). Files: the agent's changes since then are undone and the
-    person's kept (checkpoints.attribution; files in conflict are left as they are and listed), or with
-    `whole_tree` every file goes back to the checkpoint. Returns the report and the files that now differ from
-    what the model last saw (restored ones, or for a conversation-only rewind the ones left as they are)."""
+    session keeps no conversation, as with run-tools). Files: the agent's changes since then are undone and
+    the person's kept (checkpoints.attribution; files in conflict are left as they are and listed), or with
+    `whole_tree` (or to a restore's redo checkpoint) every file goes back to the checkpoint. Returns the report
+    and the files that now differ from what the model last saw (restored ones, or for a conversation-only
+    rewind the ones left as they are)."""
     target = store.get(session, target_id)
-    files = restore if whole_tree else undo_agent
+    # A restore's redo checkpoint is the whole tree as it was before that restore: going back to it is a redo.
+    files = restore if whole_tree or target.kind == "restore" else undo_agent
     if what == "code":
         mark = mark_of(read_transcript(transcript)) if transcript is not None else None
         report = files(store, session, target_id, turn=turn, dry_run=dry_run, is_dirty=is_dirty, conversation=mark)

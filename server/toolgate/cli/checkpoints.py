@@ -149,7 +149,7 @@ def rewind_command(args: argparse.Namespace) -> int:
     if report.conflicts and what != "conversation":
         from toolgate.checkpoints.attribution import conflict_message
 
-        print(f"toolgate rewind: {conflict_message(report)}", file=sys.stderr)
+        print(f"toolgate rewind: {conflict_message(report, '--whole-tree')}", file=sys.stderr)
         return 1
     return 0
 
