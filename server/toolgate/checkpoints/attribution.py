@@ -143,9 +143,13 @@ def undo_agent(
     roots = [Path(root) for root in target.roots if Path(root).is_dir()]
     note = f"before undoing the agent's changes since {target.id}"
     redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
+    listed = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.tree]).split(b"\0")
+    kept_dirs = {os.fsdecode(parent) for name in listed for parent in _parents(name)}
     try:
         for path, data in planned.items():
             _put(_absolute(store, path), data)
+            if data is None:
+                _remove_emptied_dirs(store.workspace, path, kept_dirs)
     except OSError as exc:
         raise CheckpointError(
             f"the undo stopped part-way ({exc}); the state before it is checkpoint {redo.id}: restore it with "
@@ -199,6 +203,26 @@ def _put(path: Path, data: bytes | None) -> None:
         os.unlink(path)  # never write through a link
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file_atomically(path, data)
+
+
+def _parents(name: bytes) -> list[bytes]:
+    found: list[bytes] = []
+    while name := os.path.dirname(name):
+        found.append(name)
+    return found
+
+
+def _remove_emptied_dirs(root: Path, path: str, kept_dirs: set[str]) -> None:
+    """Directories that only held files the agent created go with them (as with a whole-tree restore)."""
+    if os.path.isabs(path):
+        return  # an additional root's: left as it is
+    for parent in (os.fsdecode(p) for p in _parents(os.fsencode(path))):
+        if parent in kept_dirs:
+            return
+        try:
+            os.rmdir(root / parent)
+        except OSError:
+            return  # not empty: it holds someone's files
 
 
 def _diff(path: str, old: bytes | None, new: bytes | None) -> str:
