@@ -36,6 +36,7 @@ class AgentChange:
 
     before: bytes | None
     after: bytes | None
+    link: bool = False  # a symbolic link on either side: its bytes are a target path, not contents
 
 
 class _Conflict(Exception):
@@ -61,6 +62,8 @@ def agent_files(checkpoints: list[Checkpoint]) -> list[str]:
 
 def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange) -> bytes | None:
     """The file with one agent change reversed and everything else kept. Raises _Conflict(reason)."""
+    if change.link:
+        raise _Conflict("a symbolic link the agent changed: only a whole-tree restore puts links back")
     if current == change.after:
         return change.before
     if current is None:
@@ -109,10 +112,10 @@ def undo_agent(
     not_undoable: dict[str, None] = {}
     for before, after in spans:
         for path in after.changed:
-            history.setdefault(path, []).append(
-                AgentChange(_file_at(store, before, path), _file_at(store, after, path))
-            )
-        not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s.path not in history))
+            (old, old_link), (new, new_link) = _file_at(store, before, path), _file_at(store, after, path)
+            history.setdefault(path, []).append(AgentChange(old, new, old_link or new_link))
+        # Not captured after the call, and not as it was before it: the call changed what checkpoints cannot hold.
+        not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s not in before.skipped))
     planned: dict[str, bytes | None] = {}
     conflicts: list[UndoConflict] = []
     for path, history_of_file in history.items():
@@ -174,19 +177,23 @@ def _absolute(store: CheckpointStore, path: str) -> Path:
     return store.workspace / path  # an additional root's path is absolute already
 
 
-def _file_at(store: CheckpointStore, checkpoint: Checkpoint, path: str) -> bytes | None:
+def _file_at(store: CheckpointStore, checkpoint: Checkpoint, path: str) -> tuple[bytes | None, bool]:
+    """A file's bytes at a checkpoint (None: no such file), and whether it is a symbolic link there."""
     tree, inside = checkpoint.tree, path
     for root, root_tree in checkpoint.roots.items():
         if path.startswith(root + "/"):
             tree, inside = root_tree, path.removeprefix(root + "/")
+    listed = store.git.output(["ls-tree", "-z", tree, "--", inside])
+    if not listed:
+        return None, False
     found = store.git.run(["cat-file", "blob", f"{tree}:{inside}"], check=False)
-    return found.stdout if found.returncode == 0 else None
+    return (found.stdout if found.returncode == 0 else None), listed.startswith(b"120000 ")
 
 
 def _read(path: Path) -> bytes | None:
     try:
         if path.is_symlink():
-            return os.fsencode(os.readlink(path))
+            return b"\0symlink" + os.fsencode(os.readlink(path))  # never equal to a file's bytes: a conflict
         return path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None

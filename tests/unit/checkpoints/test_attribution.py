@@ -3,6 +3,7 @@ and keeps what the person changed between calls; the same lines changed by both 
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from tests.properties import examples
 
 from toolgate.checkpoints.attribution import conflict_message
 from toolgate.checkpoints.session import SessionCheckpoints
+from toolgate.checkpoints.settings import CheckpointSettings
 
 SLOTS = 5  # lines either side may change; an untouched line between any two (git merge-file needs the gap)
 
@@ -156,3 +158,24 @@ async def test_a_restore_redo_point_is_always_the_whole_tree(tmp_path: Path, wor
     assert report.redo is not None
     checkpoints.restore(report.redo)  # going back to a redo point brings back every file it held
     assert (workspace / "a.txt").read_text() == "agent\n" and (workspace / "b.txt").read_text() == "person\n"
+
+
+async def test_links_are_conflicts_and_uncaptured_files_are_not_undoable(tmp_path: Path, workspace: Path) -> None:
+    settings = CheckpointSettings(max_file_bytes=100)
+    checkpoints = SessionCheckpoints(tmp_path / "data", workspace, "s1", settings)
+    (workspace / "old-large.bin").write_bytes(b"x" * 200)  # skipped all along: not the agent's doing
+    (workspace / "target.txt").write_text("t\n")
+    (workspace / "link").symlink_to("target.txt")
+    await checkpoints.begin_turn()
+    start = checkpoints.checkpoints()[0].id
+    assert await checkpoints.before_change("t1") is None
+    (workspace / "link").unlink()
+    (workspace / "link").symlink_to("elsewhere.txt")
+    (workspace / "large.bin").write_bytes(b"y" * 200)
+    assert await checkpoints.after_change("t1") is None
+
+    report, _ = checkpoints.restore(start)
+    assert [(c.path, c.reason) for c in report.conflicts] == [
+        ("link", "a symbolic link the agent changed: only a whole-tree restore puts links back")
+    ]
+    assert report.not_undoable == ["large.bin"] and os.readlink(workspace / "link") == "elsewhere.txt"

@@ -148,3 +148,25 @@ hold_session(Path(sys.argv[1]), "toolgate chat", doing="resumed")
 print("held", flush=True)
 sys.stdin.read()
 """
+
+
+async def test_rewind_code_leaves_a_conflicting_file_as_it_is_and_says_what_to_do(
+    tmp_path: Path, workspace: Path
+) -> None:
+    data = tmp_path / "data"
+    checkpoints = SessionCheckpoints(data, workspace, "s3")
+    (workspace / "f.txt").write_text("one\n")
+    await checkpoints.begin_turn()
+    assert await checkpoints.before_change("toolu_1") is None
+    (workspace / "f.txt").write_text("agent\n")  # the call
+    (workspace / "g.txt").write_text("g\n")
+    assert await checkpoints.after_change("toolu_1") is None
+    (workspace / "f.txt").write_text("the person's\n")  # the same line, since
+
+    done = _toolgate("rewind", "--session", "s3", "--data-dir", str(data), "--to", "000001")
+    assert done.returncode == 1
+    assert (workspace / "f.txt").read_text() == "the person's\n" and not (workspace / "g.txt").exists()
+    assert "undid the agent's changes since checkpoint 000001 in 1 file(s)\n  remove g.txt\n" in done.stdout
+    assert "  kept   f.txt (conflict: the same lines were edited since the agent changed them" in done.stdout
+    assert done.stderr.startswith("toolgate rewind: 1 file(s) were left as they are")
+    assert "with --whole-tree (that also takes back your own edits made since)" in done.stderr
