@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgate.checkpoints.git import ShadowGit
+from toolgate.checkpoints.git import ShadowGit, read_blobs, split_z
 from toolgate.checkpoints.models import (
     Checkpoint,
     CheckpointError,
@@ -110,10 +110,15 @@ def undo_agent(
     spans = agent_spans(checkpoints, target.id)
     history: dict[str, list[AgentChange]] = {}
     not_undoable: dict[str, None] = {}
-    for before, after in spans:
+    sides = [(_entries_at(store, b, a.changed), _entries_at(store, a, a.changed)) for b, a in spans]
+    blobs = read_blobs(store.git, sorted({sha for side in sides for e in side for sha, _link in e.values()}))
+    for (before, after), (old, new) in zip(spans, sides, strict=True):
         for path in after.changed:
-            (old, old_link), (new, new_link) = _file_at(store, before, path), _file_at(store, after, path)
-            history.setdefault(path, []).append(AgentChange(old, new, old_link or new_link))
+            was, now = old.get(path), new.get(path)
+            change = AgentChange(
+                blobs[was[0]] if was else None, blobs[now[0]] if now else None, any(e[1] for e in (was, now) if e)
+            )
+            history.setdefault(path, []).append(change)
         # Not captured after the call, and not as it was before it: the call changed what checkpoints cannot hold.
         not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s not in before.skipped))
     planned: dict[str, bytes | None] = {}
@@ -177,17 +182,24 @@ def _absolute(store: CheckpointStore, path: str) -> Path:
     return store.workspace / path  # an additional root's path is absolute already
 
 
-def _file_at(store: CheckpointStore, checkpoint: Checkpoint, path: str) -> tuple[bytes | None, bool]:
-    """A file's bytes at a checkpoint (None: no such file), and whether it is a symbolic link there."""
-    tree, inside = checkpoint.tree, path
-    for root, root_tree in checkpoint.roots.items():
-        if path.startswith(root + "/"):
-            tree, inside = root_tree, path.removeprefix(root + "/")
-    listed = store.git.output(["ls-tree", "-z", tree, "--", inside])
-    if not listed:
-        return None, False
-    found = store.git.run(["cat-file", "blob", f"{tree}:{inside}"], check=False)
-    return (found.stdout if found.returncode == 0 else None), listed.startswith(b"120000 ")
+def _entries_at(store: CheckpointStore, checkpoint: Checkpoint, paths: list[str]) -> dict[str, tuple[str, bool]]:
+    """Each of `paths` that the checkpoint holds: its blob and whether it is a symbolic link (one `ls-tree` per
+    captured root). An absolute path names a file of an additional root."""
+    by_tree: dict[tuple[str, str], list[str]] = {}
+    for path in paths:
+        tree, prefix = checkpoint.tree, ""
+        for root, root_tree in checkpoint.roots.items():
+            if path.startswith(root + "/"):
+                tree, prefix = root_tree, root + "/"
+        by_tree.setdefault((tree, prefix), []).append(path.removeprefix(prefix))
+    found: dict[str, tuple[str, bool]] = {}
+    for (tree, prefix), inside in by_tree.items():
+        listed = store.git.output(["--literal-pathspecs", "ls-tree", "-r", "-z", tree, "--", *inside])
+        for line in split_z(listed):
+            meta, name = line.split(b"\t", 1)
+            mode, _kind, sha = meta.decode().split(" ")
+            found[prefix + os.fsdecode(name)] = (sha, mode == "120000")
+    return found
 
 
 def _read(path: Path) -> bytes | None:
