@@ -47,7 +47,13 @@ def test_a_script_names_its_session_lists_its_checkpoints_and_rewinds_it(tmp_pat
     listed = _toolgate("checkpoints", "list", "--session", "script-1", "--data-dir", str(data))
     assert listed.returncode == 0, listed.stderr
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
-    assert [(r["turn"], r["kind"]) for r in rows] == [(1, "turn"), (2, "turn")]  # each call saw its turn's tree
+    # Each call saw its turn's tree (no checkpoint of its own before it); the one right after it names that tree.
+    assert [(r["turn"], r["kind"], r["agent_since"]) for r in rows] == [
+        (1, "turn", None),
+        (1, "tool", rows[0]["id"]),
+        (2, "turn", None),
+        (2, "tool", rows[2]["id"]),
+    ]
     assert rows[1]["changed"] == ["made.txt"]
 
     back = _toolgate("rewind", "--session", "script-1", "--data-dir", str(data), "--to", rows[0]["id"])
@@ -56,6 +62,54 @@ def test_a_script_names_its_session_lists_its_checkpoints_and_rewinds_it(tmp_pat
     assert not (workspace / "made.txt").exists() and not (workspace / "out").exists()
     assert "conversation" in _toolgate("rewind", "--session", "script-1", "--data-dir", str(data), "--to",
                                        rows[0]["id"], "--both").stderr  # fmt: skip
+
+
+def test_rewind_code_undoes_the_agents_calls_and_keeps_what_the_person_saved_between_them(
+    tmp_path: Path, workspace: Path
+) -> None:
+    (workspace / "notes.md").write_text("the person's notes\n")
+    (workspace / "config.txt").write_text("mode=slow\nlevel=1\nname=x\n")
+    data = tmp_path / "data"
+    session = ("--session-id", "interleaved", "--data-dir", str(data))
+    run = subprocess.Popen(
+        [*TOOLGATE, "run-tools", "--workspace", str(workspace), "--permission-mode", "bypassPermissions", *session],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    assert run.stdin is not None and run.stdout is not None
+    try:
+
+        def call(*uses: dict[str, Any]) -> None:
+            assert run.stdin is not None and run.stdout is not None
+            run.stdin.write(_line(*uses) + "\n")
+            run.stdin.flush()
+            for _ in uses:  # each call's result is written once it ran: then the person acts
+                assert not json.loads(run.stdout.readline())["is_error"]
+
+        call(use("Bash", command="sed -i 's/^mode=slow$/mode=fast/' config.txt && printf 'made\\n' > made.txt"))
+        with (workspace / "notes.md").open("a") as notes:  # the person, between calls
+            notes.write("added while the agent worked\n")
+        with (workspace / "config.txt").open("a") as config:  # the end the agent's Bash did not touch
+            config.write("person=yes\n")
+        call(use("Write", file_path="second.txt", content="2\n"))
+        run.stdin.close()
+        assert run.wait(timeout=120) == 0
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(timeout=30)
+
+    rows = [json.loads(line) for line in _toolgate("checkpoints", "list", "--session", "interleaved", "--data-dir",
+                                                   str(data)).stdout.splitlines()]  # fmt: skip
+    common = ("rewind", "--session", "interleaved", "--data-dir", str(data), "--to", rows[0]["id"])
+    whole = _toolgate(*common, "--whole-tree", "--dry-run")  # the explicit option would take the person's back
+    assert whole.returncode == 0 and "notes.md" in whole.stdout and "-added while the agent worked" in whole.stdout
+
+    back = _toolgate(*common, "--code")
+    assert back.returncode == 0, back.stderr
+    assert (workspace / "config.txt").read_text() == "mode=slow\nlevel=1\nname=x\nperson=yes\n"
+    assert (workspace / "notes.md").read_text() == "the person's notes\nadded while the agent worked\n"
+    assert not (workspace / "made.txt").exists() and not (workspace / "second.txt").exists()
+    assert "notes.md" not in back.stdout and "config.txt" in back.stdout
 
 
 async def test_the_sidecar_lists_diffs_and_restores_and_refuses_over_unsaved_buffers(

@@ -53,6 +53,10 @@ class Checkpoint(BaseModel):
     note: str | None = None  # e.g. "before restoring to 000004"
     conversation: ConversationMark | None = None  # turn and restore checkpoints of a session with a transcript
     roots: dict[str, str] = Field(default_factory=dict)  # each additional working directory's tree, by its path
+    # Set on the checkpoint taken right after a tool call (or its hooks): the checkpoint taken right before it.
+    # What changed between the two is the agent's; anything else (the person's edits between calls, rules
+    # toolgate saved for them) is not.
+    agent_since: str | None = None
     commit: str = ""  # filled from the ref when read back; not stored in the message
     tree: str = ""  # the commit's tree, likewise
 
@@ -68,6 +72,16 @@ class FileChange(BaseModel):
     action: ChangeAction
 
 
+class UndoConflict(BaseModel):
+    """A file whose agent change the person has since edited on the same lines (or replaced, or removed):
+    an undo leaves it as it is."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    path: str
+    reason: str
+
+
 class RestoreReport(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -78,3 +92,7 @@ class RestoreReport(BaseModel):
     dry_run: bool = False
     what: RestoreWhat = "code"
     entries_removed: int | None = None  # transcript entries the conversation lost (conversation, both)
+    # An undo of the agent's changes (not a whole-tree restore): files left untouched because the person
+    # changed the same lines since, and files the agent changed that checkpoints did not capture.
+    conflicts: list[UndoConflict] = Field(default_factory=list)
+    not_undoable: list[str] = Field(default_factory=list)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from toolgate.checkpoints.attribution import undo_agent
 from toolgate.checkpoints.conversation import (
     entries_between,
     find_conversation,
@@ -36,28 +37,34 @@ def rewind(
     turn: int,
     dry_run: bool = False,
     is_dirty: Callable[[Path], bool] = lambda _p: False,
+    whole_tree: bool = False,
 ) -> tuple[RestoreReport, list[FileChange]]:
     """Rewind `session` to checkpoint `target_id`. `transcript`: the session's transcript file (None: the
-    session keeps no conversation, as with run-tools). Returns the report and the files that now differ from
-    what the model last saw (restored ones, or for a conversation-only rewind the ones left as they are)."""
+    session keeps no conversation, as with run-tools). Files: the agent's changes since then are undone and
+    the person's kept (checkpoints.attribution; files in conflict are left as they are and listed), or with
+    `whole_tree` (or to a restore's redo checkpoint) every file goes back to the checkpoint. Returns the report
+    and the files that now differ from what the model last saw (restored ones, or for a conversation-only
+    rewind the ones left as they are)."""
     target = store.get(session, target_id)
+    # A restore's redo checkpoint is the whole tree as it was before that restore: going back to it is a redo.
+    files = restore if whole_tree or target.kind == "restore" else undo_agent
     if what == "code":
         mark = mark_of(read_transcript(transcript)) if transcript is not None else None
-        report = restore(store, session, target_id, turn=turn, dry_run=dry_run, is_dirty=is_dirty, conversation=mark)
+        report = files(store, session, target_id, turn=turn, dry_run=dry_run, is_dirty=is_dirty, conversation=mark)
         if not dry_run and report.changes:
             store.leave_notice(session, _code_notice(target, report.changes))
         return report, report.changes
     current, wanted = _conversation_at(store, session, target, transcript)
     removed = entries_between(wanted, current)
     if dry_run:
-        preview = restore(store, session, target_id, turn=turn, dry_run=True, is_dirty=is_dirty)
+        preview = files(store, session, target_id, turn=turn, dry_run=True, is_dirty=is_dirty)
         if what == "conversation":
             preview = preview.model_copy(update={"changes": [], "diff": ""})  # no file is touched
         return preview.model_copy(update={"what": what, "entries_removed": removed}), preview.changes
     assert transcript is not None  # _conversation_at refused a session without one
     redo_mark = mark_of(current, store.keep_transcript(current))
     if what == "both":
-        report = restore(store, session, target_id, turn=turn, is_dirty=is_dirty, conversation=redo_mark)
+        report = files(store, session, target_id, turn=turn, is_dirty=is_dirty, conversation=redo_mark)
         differ = report.changes
     else:
         # The files a conversation-only rewind leaves as they are, though they differ from then.

@@ -52,6 +52,7 @@ class SessionCheckpoints:
         self._store: CheckpointStore | None = None
         self._off_reason: str | None = None if self.settings.enabled else "checkpoints are turned off in settings"
         self._lock = threading.Lock()
+        self._before: dict[str, str] = {}  # a running call's tool_use_id → the checkpoint taken right before it
 
     @property
     def off_reason(self) -> str | None:
@@ -70,13 +71,22 @@ class SessionCheckpoints:
                     raise
             return self._store
 
-    def _create(self, tool_use_id: str | None, kind: str, note: str | None = None) -> Checkpoint:
+    def _create(
+        self, tool_use_id: str | None, kind: str, note: str | None = None, agent_since: str | None = None
+    ) -> Checkpoint:
         store = self.store()
         if kind == "turn":
             # Before the user message joins the transcript: a conversation rewind cuts back to here.
             mark = mark_of(read_transcript(self.transcript)) if self.transcript is not None else None
             return store.create(self.session_id, turn=self.turn, kind="turn", conversation=mark, roots=self._roots())
-        return store.create(self.session_id, turn=self.turn, tool_use_id=tool_use_id, note=note, roots=self._roots())
+        return store.create(
+            self.session_id,
+            turn=self.turn,
+            tool_use_id=tool_use_id,
+            note=note,
+            roots=self._roots(),
+            agent_since=agent_since,
+        )
 
     async def _warn_on_failure(self, failure: str, work: Callable[[], object]) -> str | None:
         """Run `work` (a checkpoint) off the event loop; a failure is a warning (`failure: why`), never an error."""
@@ -109,15 +119,29 @@ class SessionCheckpoints:
 
     async def before_change(self, tool_use_id: str) -> str | None:
         """Right before a call that may change files. Returns the warning its result must carry, or None."""
-        return await self._warn_on_failure(CANNOT_REWIND, lambda: self._create(tool_use_id, "tool"))
+        self._before.pop(tool_use_id, None)
+        return await self._warn_on_failure(CANNOT_REWIND, lambda: self._before_call(tool_use_id))
+
+    def _before_call(self, tool_use_id: str) -> None:
+        self._before[tool_use_id] = self._create(tool_use_id, "tool").id
+
+    async def after_change(self, tool_use_id: str) -> str | None:
+        """Right after a call that may change files: what it changed, and only that, is the agent's (see
+        checkpoints.attribution). Nothing to do when no checkpoint was taken before it. Returns a warning or None."""
+        return await self._after(tool_use_id, None, "what this call changed cannot be undone on its own")
 
     async def after_hooks(self, tool_use_id: str, event: str) -> str | None:
         """After hooks ran for a call: what they changed gets a checkpoint of its own (none when they changed
         nothing). Returns the warning to show, or None."""
-        return await self._warn_on_failure(
-            f"what the {event} hooks changed cannot be rewound on its own",
-            lambda: self._create(tool_use_id, "tool", f"after {event} hooks"),
+        return await self._after(
+            tool_use_id, f"after {event} hooks", f"what the {event} hooks changed cannot be rewound on its own"
         )
+
+    async def _after(self, tool_use_id: str, note: str | None, failure: str) -> str | None:
+        before = self._before.pop(tool_use_id, None)
+        if before is None and note is None:
+            return None
+        return await self._warn_on_failure(failure, lambda: self._create(tool_use_id, "tool", note, before))
 
     def checkpoints(self) -> list[Checkpoint]:
         return self.store().checkpoints(self.session_id)
@@ -129,6 +153,7 @@ class SessionCheckpoints:
         what: RestoreWhat = "code",
         dry_run: bool = False,
         is_dirty: Callable[[Path], bool] = lambda _p: False,
+        whole_tree: bool = False,
     ) -> tuple[RestoreReport, list[Path]]:
         """Rewind to `target` (see checkpoints.rewind). The readFileState of every file that now differs from
         what the model saw is dropped; returns those paths too. The caller makes sure no turn is running."""
@@ -141,6 +166,7 @@ class SessionCheckpoints:
             turn=self.turn,
             dry_run=dry_run,
             is_dirty=is_dirty,
+            whole_tree=whole_tree,
         )
         touched = [self.workspace / change.path for change in differ]  # an additional root's are absolute
         if not dry_run:

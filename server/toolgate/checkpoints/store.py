@@ -224,10 +224,13 @@ class CheckpointStore:
         note: str | None = None,
         conversation: ConversationMark | None = None,
         roots: Sequence[Path] = (),
+        agent_since: str | None = None,
     ) -> Checkpoint:
         """Capture the work tree (and the additional `roots`) as a new checkpoint. A tool checkpoint of trees
         that have not changed since the session's last checkpoint is that checkpoint (no new entry). A
-        `conversation` with a blob (see `keep_transcript`) keeps that blob as long as the checkpoint is kept."""
+        `conversation` with a blob (see `keep_transcript`) keeps that blob as long as the checkpoint is kept.
+        `agent_since`: the checkpoint taken right before the tool call this one follows; recorded only when it is
+        still the session's last, so that the difference between the two is exactly what the call changed."""
         with self.locked():
             self.remember_session(session)
             previous = self._last(session)
@@ -260,6 +263,7 @@ class CheckpointStore:
                 note=note,
                 conversation=conversation,
                 roots=trees,
+                agent_since=agent_since if previous is not None and previous.id == agent_since else None,
             )
             message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
             # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.

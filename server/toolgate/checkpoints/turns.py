@@ -1,5 +1,6 @@
 """A session's turns as the checkpoints tell them: which checkpoint starts the turn of which prompt, which one
-ends it, and which files the turn changed (Bash's changes included: they are captured like any other).
+ends it, and which files the turn's tool calls changed (Bash's included: they are captured like any other; see
+checkpoints.attribution for why the person's edits between calls are not among them).
 
 A turn runs from its turn checkpoint (taken before the prompt joined the transcript) to the last checkpoint of
 the same turn before any restore. What the turn checkpoint itself lists as changed happened before the prompt
@@ -39,7 +40,8 @@ def session_turns(checkpoints: list[Checkpoint], transcript: bytes, prompt_offse
             if later.turn != start.turn or later.kind != "tool":
                 break
             end = later
-            changed.update(dict.fromkeys(later.changed))
+            if later.agent_since is not None:  # what a call changed; not the person's edits between calls
+                changed.update(dict.fromkeys(later.changed))
         prompt: int | None = None
         if start.id in current:
             index = bisect.bisect_left(prompt_offsets, current[start.id])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 # The parser below is built for every command, `toolgate serve` too: the store and its git driver are imported
 # only by the commands that use them.
 if TYPE_CHECKING:
-    from toolgate.checkpoints.models import RestoreWhat
+    from toolgate.checkpoints.models import RestoreReport, RestoreWhat
     from toolgate.checkpoints.store import CheckpointStore
 
 
@@ -42,9 +42,11 @@ def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.Argume
 
     rewind = commands.add_parser(
         "rewind",
-        help="restore a session's files and/or conversation to a checkpoint (a redo checkpoint is taken first)",
-        description="Files changed since the checkpoint get their old bytes and mode back, files created since "
-        "are removed, deleted ones return. Prints what it did; exit 1 with the reason when it cannot.",
+        help="undo the agent's changes and/or the conversation since a checkpoint (a redo checkpoint is taken first)",
+        description="What the agent's tool calls changed since the checkpoint is undone; what the person changed "
+        "is kept. A file the person changed on the same lines is left as it is and listed (exit 1). With "
+        "--whole-tree, every file gets its bytes and mode at the checkpoint back instead. Prints what it did; "
+        "exit 1 with the reason when it cannot.",
     )
     rewind.add_argument("--session", required=True, metavar="ID", help="the session id")
     rewind.add_argument("--to", required=True, metavar="CHECKPOINT", help="the checkpoint id (see checkpoints list)")
@@ -58,6 +60,12 @@ def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.Argume
         help="cut the transcript back to before that checkpoint's user message; files untouched",
     )
     what.add_argument("--both", dest="what", action="store_const", const="both", help="files and conversation")
+    rewind.add_argument(
+        "--whole-tree",
+        action="store_true",
+        help="put every file back as it was at the checkpoint, the person's own edits made since included "
+        "(default: undo only what the agent's tool calls changed, and keep the rest)",
+    )
     rewind.add_argument("--dry-run", action="store_true", help="print the files and a diff; change nothing")
     _data_option(rewind)
 
@@ -114,24 +122,48 @@ def rewind_command(args: argparse.Namespace) -> int:
                 held.enter_context(hold_session(files.session_dir(args.session), "toolgate rewind", doing="rewound"))
             turn = max((c.turn for c in store.checkpoints(args.session)), default=0)
             report, _ = rewind(
-                store, args.session, args.to, what=what, transcript=transcript, turn=turn, dry_run=args.dry_run
+                store,
+                args.session,
+                args.to,
+                what=what,
+                transcript=transcript,
+                turn=turn,
+                dry_run=args.dry_run,
+                whole_tree=args.whole_tree,
             )
     except (CheckpointError, SessionInUse) as exc:
         print(f"toolgate rewind: {exc}", file=sys.stderr)
         return 1
-    verb = "would restore" if report.dry_run else "restored"
     if what != "conversation":
-        print(f"{verb} {len(report.changes)} file(s) to checkpoint {report.target}")
-        for change in report.changes:
-            print(f"  {change.action:6} {change.path}")
+        _print_files(report, args.whole_tree)
     if what != "code":
         cut = "would go" if report.dry_run else "went"
         print(f"the conversation {cut} back to checkpoint {report.target} ({report.entries_removed} entries removed)")
     if report.dry_run:
         sys.stdout.write(report.diff)
     elif report.redo is not None:
-        undo = "" if what == "code" else f" --{what}"
+        undo = " --conversation" if what == "conversation" else f" --whole-tree{'' if what == 'code' else ' --both'}"
         if args.data_dir is not None:  # the undo must find the same store
             undo += f" --data-dir {shlex.quote(str(_root(args)))}"
         print(f"undo this with: toolgate rewind --session {args.session} --to {report.redo}{undo}")
+    if report.conflicts and what != "conversation":
+        from toolgate.checkpoints.attribution import conflict_message
+
+        print(f"toolgate rewind: {conflict_message(report, '--whole-tree')}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _print_files(report: RestoreReport, whole_tree: bool) -> None:
+    if whole_tree:
+        verb = "would restore" if report.dry_run else "restored"
+        print(f"{verb} {len(report.changes)} file(s) to checkpoint {report.target}")
+    else:
+        verb = "would undo" if report.dry_run else "undid"
+        print(f"{verb} the agent's changes since checkpoint {report.target} in {len(report.changes)} file(s)")
+    for change in report.changes:
+        print(f"  {change.action:6} {change.path}")
+    for conflict in report.conflicts:
+        print(f"  kept   {conflict.path} (conflict: {conflict.reason})")
+    for path in report.not_undoable:
+        print(f"  not undoable: {path} (checkpoints did not capture it)")

@@ -18,6 +18,11 @@ class ChangeGuard(Protocol):
         """Called right before the call runs. Returns a warning for its result, or None when all is well."""
         ...
 
+    async def after_change(self, tool_use_id: str) -> str | None:
+        """Called right after the call ran (whatever its outcome): what it changed is then told apart from what
+        the person changes between calls. Returns a warning for its result, or None."""
+        ...
+
     async def after_hooks(self, tool_use_id: str, event: str) -> str | None:
         """Called after the hooks of `event` ran for the call (hooks are commands: they may change files too,
         and what they changed is then told apart from what the call changes). Returns a warning or None."""

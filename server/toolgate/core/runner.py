@@ -165,8 +165,11 @@ class ToolRunner:
 
         warning = await self._before_change(tool, tool_input, ctx)
         result = await self._call(tool, tool_input, ctx)
-        if warning is not None:
-            result = with_warning(result, warning)
+        guard = ctx.get(CHANGE_GUARD)
+        after = await guard.after_change(ctx.tool_use_id) if guard is not None else None
+        for note in (warning, after):
+            if note is not None:
+                result = with_warning(result, note)
         return await self._after_call(tool, tool_input, result, ctx)
 
     async def _before_change(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> str | None:

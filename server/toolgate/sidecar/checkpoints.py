@@ -178,8 +178,12 @@ async def restore_checkpoint(
         )
     except CheckpointError as exc:
         return p.CheckpointsRestoreResult(restored=False, reason=str(exc))
+    from toolgate.checkpoints.attribution import conflict_message
+
+    how = f"`toolgate rewind --session {checkpoints.session_id} --to {params.checkpoint_id} --whole-tree`"
     return p.CheckpointsRestoreResult(
         restored=True,
+        reason=conflict_message(report, how) if report.conflicts else None,
         redo=report.redo,
         files=report.changes,
         conversation_restored=params.what != "code",

@@ -78,7 +78,7 @@ class CheckpointsRestoreParams(CheckpointRef):
 
 class CheckpointsRestoreResult(WireModel):
     restored: bool
-    reason: str | None = None  # why nothing was restored
+    reason: str | None = None  # why nothing was restored; or, restored, the files an undo left as they are
     redo: str | None = None  # the checkpoint taken just before: restore it to undo this one
     files: list[FileChange] = Field(default_factory=list)
     conversation_restored: bool = False  # the transcript was cut back: fetch the chat history again

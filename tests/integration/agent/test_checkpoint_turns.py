@@ -36,8 +36,8 @@ async def test_each_message_is_a_turn_and_a_restore_is_announced_to_the_model(tm
         assert await chat.send("first") == "end_turn"
         first = checkpoints.checkpoints()[0]
         assert (first.turn, first.kind) == (1, "turn")
-        (workspace / "app.py").write_text("v2\n")  # a change the user takes back
-        checkpoints.restore(first.id)
+        (workspace / "app.py").write_text("v2\n")  # the user's own change: only a whole-tree restore takes it back
+        checkpoints.restore(first.id, whole_tree=True)
         assert (workspace / "app.py").read_text() == "v1\n"
         assert await chat.send("second") == "end_turn"
         await chat.aclose()

@@ -45,16 +45,19 @@ def test_list_prints_one_json_line_per_checkpoint(tmp_path: Path, workspace: Pat
 def test_rewind_dry_run_then_rewind_then_undo(tmp_path: Path, workspace: Path) -> None:
     data, session = _session(tmp_path, workspace)
     common = ("--session", session, "--data-dir", str(data))
-    dry = _toolgate("rewind", *common, "--to", "000001", "--dry-run")
+    dry = _toolgate("rewind", *common, "--to", "000001", "--whole-tree", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "would restore 2 file(s)" in dry.stdout and "-two\n+one\n" in dry.stdout
     assert (workspace / "f.txt").read_text() == "two\n"
-    done = _toolgate("rewind", *common, "--to", "000001", "--code")
+    done = _toolgate("rewind", *common, "--to", "000001", "--code", "--whole-tree")
     assert done.returncode == 0, done.stderr
     assert (workspace / "f.txt").read_text() == "one\n" and not (workspace / "g.txt").exists()
     undo = done.stdout.splitlines()[-1]
-    assert undo == f"undo this with: toolgate rewind --session {session} --to 000003 --data-dir {data.resolve()}"
-    assert _toolgate("rewind", *common, "--to", "000003").returncode == 0
+    assert (
+        undo
+        == f"undo this with: toolgate rewind --session {session} --to 000003 --whole-tree --data-dir {data.resolve()}"
+    )
+    assert _toolgate("rewind", *common, "--to", "000003", "--whole-tree").returncode == 0
     assert (workspace / "f.txt").read_text() == "two\n" and (workspace / "g.txt").read_text() == "g\n"
 
 
@@ -83,7 +86,7 @@ async def test_rewind_conversation_and_both_cut_the_transcript_and_say_how_to_un
     said = transcript.read_text()
     common = ("--session", "chat-1", "--data-dir", str(data))
 
-    dry = _toolgate("rewind", *common, "--to", "000001", "--both", "--dry-run")
+    dry = _toolgate("rewind", *common, "--to", "000001", "--both", "--whole-tree", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "would restore 1 file(s)" in dry.stdout and "would go back to checkpoint 000001 (3 entries" in dry.stdout
     assert transcript.read_text() == said
@@ -97,7 +100,7 @@ async def test_rewind_conversation_and_both_cut_the_transcript_and_say_how_to_un
     assert _toolgate(*undo.removeprefix("undo this with: toolgate ").split(" ")).returncode == 0
     assert transcript.read_text() == said
 
-    both = _toolgate("rewind", *common, "--to", "000001", "--both")
+    both = _toolgate("rewind", *common, "--to", "000001", "--both", "--whole-tree")
     assert both.returncode == 0, both.stderr
     assert transcript.read_text() == "" and (workspace / "f.txt").read_text() == "one\n"
 
@@ -128,11 +131,11 @@ def test_rewind_is_refused_while_another_process_has_the_session_and_a_dry_run_i
         assert refused.stderr.startswith("toolgate rewind: Session chat-2 is open in another toolgate process")
         assert f"toolgate chat, pid {holder.pid}" in refused.stderr
         assert (workspace / "f.txt").read_text() == "two\n"  # nothing was restored
-        assert "would restore 1 file(s)" in _toolgate("rewind", *common, "--dry-run").stdout
+        assert "would restore 1 file(s)" in _toolgate("rewind", *common, "--whole-tree", "--dry-run").stdout
     finally:
         holder.kill()
         holder.wait(timeout=30)
-    done = _toolgate("rewind", *common)
+    done = _toolgate("rewind", *common, "--whole-tree")
     assert done.returncode == 0, done.stderr
     assert (workspace / "f.txt").read_text() == "one\n"
 
@@ -145,3 +148,25 @@ hold_session(Path(sys.argv[1]), "toolgate chat", doing="resumed")
 print("held", flush=True)
 sys.stdin.read()
 """
+
+
+async def test_rewind_code_leaves_a_conflicting_file_as_it_is_and_says_what_to_do(
+    tmp_path: Path, workspace: Path
+) -> None:
+    data = tmp_path / "data"
+    checkpoints = SessionCheckpoints(data, workspace, "s3")
+    (workspace / "f.txt").write_text("one\n")
+    await checkpoints.begin_turn()
+    assert await checkpoints.before_change("toolu_1") is None
+    (workspace / "f.txt").write_text("agent\n")  # the call
+    (workspace / "g.txt").write_text("g\n")
+    assert await checkpoints.after_change("toolu_1") is None
+    (workspace / "f.txt").write_text("the person's\n")  # the same line, since
+
+    done = _toolgate("rewind", "--session", "s3", "--data-dir", str(data), "--to", "000001")
+    assert done.returncode == 1
+    assert (workspace / "f.txt").read_text() == "the person's\n" and not (workspace / "g.txt").exists()
+    assert "undid the agent's changes since checkpoint 000001 in 1 file(s)\n  remove g.txt\n" in done.stdout
+    assert "  kept   f.txt (conflict: the same lines were edited since the agent changed them" in done.stdout
+    assert done.stderr.startswith("toolgate rewind: 1 file(s) were left as they are")
+    assert "with --whole-tree (that also takes back your own edits made since)" in done.stderr

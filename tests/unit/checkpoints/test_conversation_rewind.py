@@ -73,12 +73,12 @@ async def test_both_restores_files_and_conversation_and_a_conversation_rewind_an
     checkpoints.restore(report.redo, what="conversation")
     assert transcript.read_text().count("\n") == 2
 
-    both, _ = checkpoints.restore(first, what="both")
+    both, _ = checkpoints.restore(first, what="both", whole_tree=True)
     assert (workspace / "f.txt").read_text() == "v1\n" and transcript.read_bytes() == b""
     assert [c.path for c in both.changes] == ["f.txt"] and both.what == "both"
     assert checkpoints.take_restore_notice() is None  # files and conversation agree: nothing to tell
     assert both.redo is not None
-    checkpoints.restore(both.redo, what="both")
+    checkpoints.restore(both.redo, what="both", whole_tree=True)
     assert (workspace / "f.txt").read_text() == "v2\n" and transcript.read_text().count("\n") == 2
 
 
@@ -113,7 +113,7 @@ async def test_a_conversation_rewind_needs_a_turn_checkpoint_and_fails_cleanly(
     (workspace / "f.txt").write_text("y\n")
     said = transcript.read_bytes()
     with pytest.raises(CheckpointError, match="unsaved"):
-        checkpoints.restore(first, what="both", is_dirty=lambda path: path.name == "f.txt")
+        checkpoints.restore(first, what="both", is_dirty=lambda path: path.name == "f.txt", whole_tree=True)
     assert transcript.read_bytes() == said and (workspace / "f.txt").read_text() == "y\n"
 
     # A transcript changed by hand: the point is gone, and the error says what still works.
@@ -135,7 +135,7 @@ async def test_a_code_restore_is_announced_to_the_next_session_process(
     (workspace / "app.py").write_text("v1\n")
     first = await _turn(checkpoints, transcript, "u1")
     (workspace / "app.py").write_text("v2\n")
-    checkpoints.restore(first)
+    checkpoints.restore(first, whole_tree=True)  # the person's own edit: only a whole-tree restore takes it
     # The notice is kept with the store: a session reopened later (a resumed chat --print) still hears it.
     again = SessionCheckpoints(tmp_path / "data", workspace, "s1", transcript=transcript)
     notice = again.take_restore_notice()

@@ -97,9 +97,11 @@ def _session(turns: list[list[tuple[object, ...]]]) -> tuple[dict[str, Snapshot]
             checkpoints = attach_checkpoints(runtime.session, Path(temp) / "data")
             recorded: dict[str, Snapshot] = {}
 
-            def note(before: Snapshot) -> None:
+            def note(before: Snapshot, after: Snapshot | None = None) -> None:
+                # A checkpoint taken right after a call (agent_since) holds the tree the call left.
                 for checkpoint in checkpoints.checkpoints():
-                    recorded.setdefault(checkpoint.id, before)
+                    taken_after = after is not None and checkpoint.agent_since is not None
+                    recorded.setdefault(checkpoint.id, after if taken_after and after is not None else before)
 
             number = 0
             for turn in turns:
@@ -111,11 +113,11 @@ def _session(turns: list[list[tuple[object, ...]]]) -> tuple[dict[str, Snapshot]
                         before = snapshot(root)
                         [result] = await runtime.orchestrator.run_turn([use])
                         assert "cannot be rewound" not in result.text()
-                        note(before)
+                        note(before, snapshot(root))
                     number += 1
             restored: dict[str, Snapshot] = {}
             for checkpoint_id in sorted(recorded, reverse=True):
-                checkpoints.restore(checkpoint_id)
+                checkpoints.restore(checkpoint_id, whole_tree=True)
                 restored[checkpoint_id] = snapshot(root)
             await runtime.aclose()
             return recorded, restored

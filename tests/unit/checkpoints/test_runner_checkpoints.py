@@ -54,10 +54,12 @@ async def test_calls_that_may_change_files_are_checkpointed_first(
     await _call(runtime, "Bash", command="echo later > a.txt && echo new > b.txt")
     await _call(runtime, "Write", file_path=str(workspace / "c.txt"), content="c\n")
     listed = checkpoints.checkpoints()
-    # The Bash checkpoint is the turn's tree unchanged (no new one); the Write's sees Bash's changes.
-    assert [(c.kind, c.tool_use_id, sorted(c.changed)) for c in listed] == [
-        ("turn", None, ["a.txt"]),
-        ("tool", "toolu_Write_2", ["a.txt", "b.txt"]),
+    # The checkpoint before Bash is the turn's tree unchanged (no new one); the one right after each call holds
+    # what that call changed, and names the checkpoint before it.
+    assert [(c.kind, c.tool_use_id, sorted(c.changed), c.agent_since) for c in listed] == [
+        ("turn", None, ["a.txt"], None),
+        ("tool", "toolu_Bash_1", ["a.txt", "b.txt"], listed[0].id),
+        ("tool", "toolu_Write_2", ["c.txt"], listed[1].id),
     ]
     report, touched = checkpoints.restore(listed[0].id)
     assert (workspace / "a.txt").read_text() == "before\n"
@@ -137,8 +139,9 @@ async def test_additional_working_directories_are_captured_and_restored(tmp_path
             rt, "Bash", command=f"printf 'v2\\n' > {extra}/lib.py && printf n > {extra}/new.py && echo w > w.txt"
         )
         await _call(rt, "Write", file_path=str(extra / "other.py"), content="o\n")
-        first, second = checkpoints.checkpoints()
+        first, second, third = checkpoints.checkpoints()
         assert sorted(second.changed) == sorted(["w.txt", f"{extra}/lib.py", f"{extra}/new.py"])
+        assert third.changed == [f"{extra}/other.py"]
         assert list(first.roots) == [str(extra)]
 
         dry, _ = checkpoints.restore(first.id, dry_run=True)
@@ -149,7 +152,7 @@ async def test_additional_working_directories_are_captured_and_restored(tmp_path
         assert not (workspace / "w.txt").exists() and (extra / "build" / "out.o").exists()
         assert extra / "lib.py" in touched and {c.path for c in report.changes} >= {f"{extra}/lib.py", "w.txt"}
         assert report.redo is not None
-        checkpoints.restore(report.redo)  # redo brings the additional directory's files back too
+        checkpoints.restore(report.redo, whole_tree=True)  # redo brings the additional directory's files back too
         assert (extra / "lib.py").read_text() == "v2\n" and (extra / "other.py").read_text() == "o\n"
     finally:
         await rt.aclose()

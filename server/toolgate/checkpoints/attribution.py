@@ -1,0 +1,251 @@
+"""Undo the agent's changes, and only those: what each tool call changed (the checkpoint right before it to the
+one right after it, see `Checkpoint.agent_since`) is reversed on top of the files as they are now.
+
+Each file's agent changes are undone newest first, each as a 3-way merge (`git merge-file`): base = the file
+after the call, ours = the file now, theirs = the file before the call. The person's edits made between calls
+(or since) survive; where they touch the same lines as an agent change, the file is a conflict and is left as
+it is, never overwritten. A whole-tree restore (checkpoints.restore) stays the way to take everything back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolgate.checkpoints.git import ShadowGit, read_blobs, split_z
+from toolgate.checkpoints.models import (
+    Checkpoint,
+    CheckpointError,
+    ConversationMark,
+    FileChange,
+    RestoreReport,
+    UndoConflict,
+)
+from toolgate.checkpoints.store import CheckpointStore
+from toolgate.core.atomic_file import write_file_atomically
+
+
+@dataclass(frozen=True, slots=True)
+class AgentChange:
+    """One call's change to one file: its bytes before and after the call (None: no such file)."""
+
+    before: bytes | None
+    after: bytes | None
+    link: bool = False  # a symbolic link on either side: its bytes are a target path, not contents
+
+
+class _Conflict(Exception):
+    pass
+
+
+def agent_spans(checkpoints: list[Checkpoint], since: str | None = None) -> list[tuple[Checkpoint, Checkpoint]]:
+    """Each tool call's (before, after) checkpoints, oldest first; with `since`, only calls made after that
+    checkpoint. A call whose checkpoint before it fell out of retention is left out."""
+    by_id = {c.id: c for c in checkpoints}
+    floor = int(since) if since is not None else 0
+    return [
+        (by_id[c.agent_since], c)
+        for c in checkpoints
+        if c.agent_since is not None and c.agent_since in by_id and int(c.agent_since) >= floor
+    ]
+
+
+def agent_files(checkpoints: list[Checkpoint]) -> list[str]:
+    """The files the agent's calls changed among `checkpoints` (their `changed` lists), in first-seen order."""
+    return list(dict.fromkeys(path for c in checkpoints if c.agent_since is not None for path in c.changed))
+
+
+def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange) -> bytes | None:
+    """The file with one agent change reversed and everything else kept. Raises _Conflict(reason)."""
+    if change.link:
+        raise _Conflict("a symbolic link the agent changed: only a whole-tree restore puts links back")
+    if current == change.after:
+        return change.before
+    if current is None:
+        if change.before is None:
+            return None  # the agent created it, the person removed it: nothing to undo
+        raise _Conflict("removed since the agent changed it")
+    if change.after is None:
+        raise _Conflict("the agent removed it, and it was created again since")
+    if change.before is None:
+        raise _Conflict("the agent created it, and it was edited since")
+    if any(b"\0" in data for data in (current, change.after, change.before)):
+        raise _Conflict("a binary file edited since the agent changed it")
+    return _merge(git, base=change.after, ours=current, theirs=change.before)
+
+
+def _merge(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="toolgate-undo-") as scratch:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(scratch) / name).write_bytes(data)
+            names.append(os.path.join(scratch, name))
+        done = git.run(["merge-file", "-p", *names], check=False)
+    if done.returncode == 0:
+        return done.stdout
+    if done.returncode > 0:
+        raise _Conflict(f"the same lines were edited since the agent changed them ({done.returncode} place(s))")
+    raise CheckpointError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+
+
+def undo_agent(
+    store: CheckpointStore,
+    session: str,
+    target_id: str,
+    *,
+    turn: int,
+    dry_run: bool = False,
+    is_dirty: Callable[[Path], bool] = lambda _p: False,
+    conversation: ConversationMark | None = None,
+) -> RestoreReport:
+    """Undo every agent change made since checkpoint `target_id`, keeping the person's. Conflicting files are
+    left untouched and listed; a redo checkpoint is taken first (restoring it undoes the undo)."""
+    checkpoints = store.checkpoints(session)
+    target = store.get(session, target_id)
+    spans = agent_spans(checkpoints, target.id)
+    history: dict[str, list[AgentChange]] = {}
+    not_undoable: dict[str, None] = {}
+    sides = [(_entries_at(store, b, a.changed), _entries_at(store, a, a.changed)) for b, a in spans]
+    blobs = read_blobs(store.git, sorted({sha for side in sides for e in side for sha, _link in e.values()}))
+    for (before, after), (old, new) in zip(spans, sides, strict=True):
+        for path in after.changed:
+            was, now = old.get(path), new.get(path)
+            change = AgentChange(
+                blobs[was[0]] if was else None, blobs[now[0]] if now else None, any(e[1] for e in (was, now) if e)
+            )
+            history.setdefault(path, []).append(change)
+        # Not captured after the call, and not as it was before it: the call changed what checkpoints cannot hold.
+        not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s not in before.skipped))
+    planned: dict[str, bytes | None] = {}
+    conflicts: list[UndoConflict] = []
+    for path, history_of_file in history.items():
+        current = _read(_absolute(store, path))
+        try:
+            result = current
+            for change in reversed(history_of_file):
+                result = undo_change(store.git, result, change)
+        except _Conflict as exc:
+            conflicts.append(UndoConflict(path=path, reason=str(exc)))
+            continue
+        if result != current:
+            planned[path] = result
+    changes = [FileChange(path=p, action="remove" if data is None else "write") for p, data in planned.items()]
+    dirty = [c.path for c in changes if is_dirty(_absolute(store, c.path))]
+    if dirty:
+        raise CheckpointError(
+            "these files have unsaved changes in the editor, and the undo would overwrite them: "
+            + ", ".join(dirty[:10])
+            + "; save or revert them, then undo again"
+        )
+    report = RestoreReport(
+        target=target.id, redo=None, changes=changes, conflicts=conflicts, not_undoable=list(not_undoable)
+    )
+    if dry_run:
+        diff = "".join(_diff(path, _read(_absolute(store, path)), data) for path, data in planned.items())
+        return report.model_copy(update={"diff": diff, "dry_run": True})
+    roots = [Path(root) for root in target.roots if Path(root).is_dir()]
+    note = f"before undoing the agent's changes since {target.id}"
+    redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
+    listed = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.tree]).split(b"\0")
+    kept_dirs = {os.fsdecode(parent) for name in listed for parent in _parents(name)}
+    try:
+        for path, data in planned.items():
+            _put(_absolute(store, path), data)
+            if data is None:
+                _remove_emptied_dirs(store.workspace, path, kept_dirs)
+    except OSError as exc:
+        raise CheckpointError(
+            f"the undo stopped part-way ({exc}); the state before it is checkpoint {redo.id}: restore it with "
+            "--whole-tree to go back, or fix the cause and run the same undo again"
+        ) from None
+    return report.model_copy(update={"redo": redo.id})
+
+
+def conflict_message(report: RestoreReport, whole_tree: str) -> str:
+    """What the person is told when an undo left files as they are, and what to do about them. `whole_tree`:
+    how to restore every file to the checkpoint where they are (a CLI option, a command)."""
+    lines = [f"{c.path}: {c.reason}" for c in report.conflicts]
+    return (
+        f"{len(report.conflicts)} file(s) were left as they are, because you changed them where the agent did: "
+        + "; ".join(lines)
+        + f". Undo the agent's change to those by hand, or restore the whole tree to checkpoint {report.target} "
+        f"with {whole_tree} (that also takes back your own edits made since)"
+    )
+
+
+def _absolute(store: CheckpointStore, path: str) -> Path:
+    return store.workspace / path  # an additional root's path is absolute already
+
+
+def _entries_at(store: CheckpointStore, checkpoint: Checkpoint, paths: list[str]) -> dict[str, tuple[str, bool]]:
+    """Each of `paths` that the checkpoint holds: its blob and whether it is a symbolic link (one `ls-tree` per
+    captured root). An absolute path names a file of an additional root."""
+    by_tree: dict[tuple[str, str], list[str]] = {}
+    for path in paths:
+        tree, prefix = checkpoint.tree, ""
+        for root, root_tree in checkpoint.roots.items():
+            if path.startswith(root + "/"):
+                tree, prefix = root_tree, root + "/"
+        by_tree.setdefault((tree, prefix), []).append(path.removeprefix(prefix))
+    found: dict[str, tuple[str, bool]] = {}
+    for (tree, prefix), inside in by_tree.items():
+        listed = store.git.output(["--literal-pathspecs", "ls-tree", "-r", "-z", tree, "--", *inside])
+        for line in split_z(listed):
+            meta, name = line.split(b"\t", 1)
+            mode, _kind, sha = meta.decode().split(" ")
+            found[prefix + os.fsdecode(name)] = (sha, mode == "120000")
+    return found
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.is_symlink():
+            return b"\0symlink" + os.fsencode(os.readlink(path))  # never equal to a file's bytes: a conflict
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except IsADirectoryError:
+        return b"\0directory"  # never equal to a file's bytes: a conflict, left alone
+
+
+def _put(path: Path, data: bytes | None) -> None:
+    if data is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return
+    if path.is_symlink():
+        os.unlink(path)  # never write through a link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_file_atomically(path, data)
+
+
+def _parents(name: bytes) -> list[bytes]:
+    found: list[bytes] = []
+    while name := os.path.dirname(name):
+        found.append(name)
+    return found
+
+
+def _remove_emptied_dirs(root: Path, path: str, kept_dirs: set[str]) -> None:
+    """Directories that only held files the agent created go with them (as with a whole-tree restore)."""
+    if os.path.isabs(path):
+        return  # an additional root's: left as it is
+    for parent in (os.fsdecode(p) for p in _parents(os.fsencode(path))):
+        if parent in kept_dirs:
+            return
+        try:
+            os.rmdir(root / parent)
+        except OSError:
+            return  # not empty: it holds someone's files
+
+
+def _diff(path: str, old: bytes | None, new: bytes | None) -> str:
+    def lines(data: bytes | None) -> list[str]:
+        return (data or b"").decode("utf-8", "replace").splitlines(keepends=True)
+
+    return "".join(difflib.unified_diff(lines(old), lines(new), f"a/{path}", f"b/{path}"))
