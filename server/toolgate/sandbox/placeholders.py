@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -31,6 +32,9 @@ from toolgate.sandbox import ledger
 LOCK = threading.RLock()
 _USERS: dict[Path, set[int]] = {}  # placeholder -> the launches mounting on it (empty: to be removed)
 _IDENTITY: dict[Path, ledger.Identity] = {}  # placeholder -> (device, inode) of the directory made here
+# placeholder -> its change time when made or adopted: a file systems reuses a freed inode at once, so the person's
+# file put where a stand-in was (rmdir, then write) can carry the stand-in's (device, inode); it cannot carry this.
+_CHANGED_NS: dict[Path, int] = {}
 _TOKENS = itertools.count(1)
 _RELEASED: dict[Path, float] = {}  # placeholder nothing mounts on -> since when (monotonic)
 _WAKE = threading.Event()
@@ -84,6 +88,7 @@ def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None 
                 if path in adopt and _identity(path) == adopt[path]:
                     _USERS[path] = {token}
                     _IDENTITY[path] = adopt[path]
+                    _CHANGED_NS[path] = os.lstat(path).st_ctime_ns
                     continue
                 try:
                     path.mkdir()
@@ -92,6 +97,7 @@ def acquire(paths: Iterable[Path], adopt: Mapping[Path, ledger.Identity] | None 
                 info = os.lstat(path)
                 _USERS[path] = {token}
                 _IDENTITY[path] = (info.st_dev, info.st_ino)
+                _CHANGED_NS[path] = info.st_ctime_ns
         except OSError:
             release(token)
             flush()
@@ -137,14 +143,14 @@ def intact(paths: Iterable[Path]) -> bool:
     """Whether every one of `paths` made here is still the very directory made (one removed from outside, even if
     made again, no longer carries the sandbox's mount on it)."""
     with LOCK:
-        return all(_identity(p) == _IDENTITY[p] for p in paths if p in _IDENTITY)
+        return all(_is_ours(p) for p in paths if p in _IDENTITY)
 
 
 def in_use() -> list[Path]:
     """Every placeholder that exists (mounted, or waiting for the cleaner): the very directory made here, not one
     the person replaced meanwhile (removed it and put the real file there: that is theirs, and protected as such)."""
     with LOCK:
-        return [path for path in _USERS if _identity(path) == _IDENTITY.get(path)]
+        return [path for path in _USERS if _is_ours(path)]
 
 
 def _remove(path: Path) -> None:
@@ -153,13 +159,28 @@ def _remove(path: Path) -> None:
         if _USERS.get(path) != set():
             return  # claimed again meanwhile, or already removed
         del _USERS[path]
+        ours = _is_ours(path)
         identity = _IDENTITY.pop(path)
+        _CHANGED_NS.pop(path, None)
         if ledger.others_use(path, identity):
             return  # another toolgate process mounts on it too: the last one removes it
         with contextlib.suppress(OSError):  # rmdir fails on a directory someone put something in
-            info = os.lstat(path)
-            if (info.st_dev, info.st_ino) == identity:
+            if ours:
                 path.rmdir()
+
+
+def _is_ours(path: Path) -> bool:
+    """Is `path` still the very directory made (or adopted) here: same device and inode, still a directory, and
+    unchanged since (an inode number alone is reused at once by a file the person puts there)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and (info.st_dev, info.st_ino) == _IDENTITY.get(path)
+        and info.st_ctime_ns == _CHANGED_NS.get(path)
+    )
 
 
 def _identity(path: Path) -> ledger.Identity | None:
