@@ -262,10 +262,15 @@ def running(
     port: int | None = None,
     inherit_api_keys: bool = False,
     server_type: type[CodeServer] = CodeServer,
+    workspace_files: dict[str, str] | None = None,
 ) -> Iterator[CodeServer]:
-    """code-server with the extension from `make vsix`, on a copy of the demo workspace; stopped (all of it) after."""
+    """code-server with the extension from `make vsix`, on a copy of the demo workspace (plus `workspace_files`,
+    relative path → text); stopped (all of it) after."""
     server = server_type(root, settings=settings, port=port, inherit_api_keys=inherit_api_keys)
     server.copy_workspace(DEMO_WORKSPACE)
+    for relative, text in (workspace_files or {}).items():
+        (server.workspace / relative).parent.mkdir(parents=True, exist_ok=True)
+        (server.workspace / relative).write_text(text, encoding="utf-8")
     server.install_extension(vsix_path())
     try:
         server.start()

@@ -98,6 +98,12 @@ def demo_settings(mock_url: str) -> dict[str, Any]:
     }
 
 
+# The demo walks the person through an approval card. The sandbox's autoAllow (on by default) would run its
+# `python3 src/greet.py` without asking, since the command only writes inside the workspace: the demo's copy of the
+# workspace turns it off in its local settings (a workspace may turn autoAllow off, never on).
+DEMO_WORKSPACE_FILES = {".toolgate/settings.local.json": '{"sandbox": {"autoAllow": false}}\n'}
+
+
 @dataclass
 class Launched:
     server: CodeServer
@@ -111,7 +117,10 @@ def launch(root: Path, *, port: int | None = None, demo_script: Path | None = No
     try:
         settings = demo_settings(mock.url) if mock is not None else product_settings()
         # A person's own API key (ANTHROPIC_API_KEY, OPENAI_API_KEY) is welcome in `make run`; the demo needs none.
-        with running(root, settings=settings, port=port, inherit_api_keys=mock is None) as server:
+        files = DEMO_WORKSPACE_FILES if mock is not None else None
+        with running(
+            root, settings=settings, port=port, inherit_api_keys=mock is None, workspace_files=files
+        ) as server:
             try:
                 yield Launched(server, mock)
             finally:

@@ -147,8 +147,22 @@ def read_settings_text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except IsADirectoryError as exc:
+        # While sandboxed commands run, an absent protected file (`.mcp.json`, …) has an empty directory standing in
+        # for it (sandbox/placeholders.py): that is still no file. A directory with anything in it is reported.
+        if _empty_directory(path):
+            return None
+        raise SettingsError(path, f"the file cannot be read ({exc})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(path, f"the file cannot be read ({exc})") from None
+
+
+def _empty_directory(path: Path) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
 
 
 def read_settings(path: Path) -> Settings | None:

@@ -342,3 +342,15 @@ def test_with_settings_files_off_a_settings_file_is_not_watched(tmp_path: Path) 
     (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Bash", "Grep"]}}')
     assert engine_reading.refresh() is True and len(engine_reading.book.of("deny")) == 2
     assert engine_reading.refresh() is False  # unchanged since: no re-read
+
+
+def test_an_empty_directory_where_a_settings_file_would_be_is_no_file(tmp_path: Path) -> None:
+    # The sandbox's stand-in for an absent protected file (.mcp.json, …) is an empty directory: not a broken file.
+    from toolgate.permissions.settings import SettingsError, read_settings_text
+
+    stand_in = tmp_path / ".mcp.json"
+    stand_in.mkdir()
+    assert read_settings_text(stand_in) is None
+    (stand_in / "x").write_text("")
+    with pytest.raises(SettingsError, match="cannot be read"):
+        read_settings_text(stand_in)
