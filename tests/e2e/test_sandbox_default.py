@@ -83,9 +83,20 @@ def test_commands_run_sandboxed_by_default_and_every_stand_in_is_marked(
     envrc_row = rows.filter(has_text=re.compile(r"^\s*\.envrc\s*$")).first
     expect(envrc_row).to_be_visible(timeout=30_000)
     wait_for(lambda: marked(envrc_row), 30, "the Explorer to mark the .envrc stand-in")
-    envrc_row.hover()
     hover = workbench.page.locator(".monaco-hover, .workbench-hover").filter(has_text="toolgate's sandbox")
-    expect(hover.first).to_be_visible()
+
+    def tooltip_shown() -> bool:
+        # The workbench shows a hover only while the pointer rests on the row (a toast or a re-render can take it
+        # away): point at it again until the tooltip is there.
+        workbench.page.mouse.move(900, 450)
+        envrc_row.hover()
+        try:
+            expect(hover.first).to_be_visible(timeout=3_000)
+        except AssertionError:
+            return False
+        return True
+
+    wait_for(tooltip_shown, 45, "the stand-in's tooltip")
     workbench.shot("43-sandbox-stand-ins")
     workbench.page.mouse.move(900, 450)
     checked = 0
