@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from toolgate.cli.errors import UsageError
-from toolgate.sidecar.protocol import protocol_schema
+from toolgate.sidecar.protocol_schema import protocol_schema
 from toolgate.sidecar.tsgen import typescript_from_schema
 
 

@@ -47,6 +47,7 @@ from toolgate.sidecar.hooks_handlers import hooks_handlers
 from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.rpc import EditorChannel
+from toolgate.sidecar.rules_handlers import rules_handlers
 from toolgate.sidecar.stand_ins import watch_stand_ins
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, building, importing, warm_up
@@ -152,9 +153,6 @@ class ToolgateServer(LanguageServer):
             p.SETTINGS_GET: self._settings_get,
             p.SETTINGS_SET_MODE: self._settings_set_mode,
             p.SETTINGS_SET_REVIEW_EDITS: self._settings_set_review_edits,
-            p.SETTINGS_ADD_RULE: self._settings_add_rule,
-            p.SETTINGS_REMOVE_RULE: self._settings_remove_rule,
-            p.PERMISSIONS_CHECK: self._permissions_check,
             p.PROVIDER_CONFIGURE: self._provider_configure,
             p.PROVIDER_STATUS: self._provider_status,
             p.CHAT_SEND: self._chat_send,
@@ -164,6 +162,7 @@ class ToolgateServer(LanguageServer):
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
             **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
+            **rules_handlers(lambda session_id: self.sessions.get(session_id)),
         }
 
     def _register_lsp_features(self) -> None:
@@ -317,49 +316,6 @@ class ToolgateServer(LanguageServer):
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
-
-    async def _settings_add_rule(self, params: p.RuleChangeParams) -> p.RuleChangeResult:
-        return await self._change_rule(params, add=True)
-
-    async def _settings_remove_rule(self, params: p.RuleChangeParams) -> p.RuleChangeResult:
-        return await self._change_rule(params, add=False)
-
-    async def _change_rule(self, params: p.RuleChangeParams, *, add: bool) -> p.RuleChangeResult:
-        from toolgate.core.decisions import SavedRule
-        from toolgate.permissions.edit_rules import add_rule, remove_rule
-        from toolgate.permissions.rules import RuleError
-        from toolgate.permissions.settings import SettingsError
-
-        live = self.sessions.get(params.session_id)
-        change_rule = add_rule if add else remove_rule
-        try:
-            change = change_rule(live.runtime.permissions, params.rule, params.scope, params.behavior)
-        except (RuleError, SettingsError) as exc:
-            raise JsonRpcInvalidParams(message=f"The rule {params.rule!r} was not changed: {exc}") from None
-        # An edited "always allow" rule may not match the call it was written for; the person should know.
-        covers = None if params.call is None else await live.runtime.check(params.call.tool, params.call.input)
-        covered = None if covers is None else covers.decision == "allow"
-        decisions = live.runtime.session.decisions
-        waiting = None if params.call is None else decisions.waiting_call(params.call.tool, params.call.input)
-        if add and waiting is not None:  # for the session's record of the answer
-            decisions.rule_saved(waiting, SavedRule(rule=params.rule, scope=params.scope, covers_call=covered))
-        return p.RuleChangeResult(
-            changed=change.changed,
-            file=change.file,
-            warnings=change.warnings,
-            covers_call=covered,
-            settings=live.settings(),
-        )
-
-    async def _permissions_check(self, params: p.PermissionCheckParams) -> p.PermissionCheckResult:
-        from toolgate.permissions.rules import RuleError
-
-        live = self.sessions.get(params.session_id)
-        try:
-            result = await live.runtime.check(params.tool, params.input, with_allow=params.with_allow)
-        except RuleError as exc:
-            raise JsonRpcInvalidParams(message=f"The rule {params.with_allow!r} cannot be used: {exc}") from None
-        return p.PermissionCheckResult.model_validate(result.model_dump())
 
     # --- chat ------------------------------------------------------------------------------------------------
     async def _provider_configure(self, params: p.ProviderConfigureParams) -> p.ProviderStatus:

@@ -13,6 +13,7 @@ from toolgate.cli import main
 from toolgate.core.messages import ToolResult
 from toolgate.core.permission import MODE_TRAITS, ApprovalRequest, ReviewRequest
 from toolgate.sidecar import protocol as p
+from toolgate.sidecar.protocol_schema import protocol_schema
 from toolgate.sidecar.tsgen import UnsupportedSchema, render_type, typescript_from_schema
 
 REPO = Path(__file__).resolve().parents[3]
@@ -20,12 +21,12 @@ COMMITTED_TS = REPO / "extension" / "src" / "protocol.generated.ts"
 
 
 def test_committed_typescript_types_are_up_to_date() -> None:
-    generated = typescript_from_schema(p.protocol_schema())
+    generated = typescript_from_schema(protocol_schema())
     assert COMMITTED_TS.read_text(encoding="utf-8") == generated, "run `make protocol` and commit the result"
 
 
 def test_every_method_is_in_the_schema_and_every_ref_resolves() -> None:
-    schema = p.protocol_schema()
+    schema = protocol_schema()
     assert set(schema["methods"]) == {m.name for m in p.METHODS}
     defs = schema["$defs"]
 
@@ -125,7 +126,7 @@ def test_unknown_schema_constructs_fail_loudly(node: dict[str, Any]) -> None:
 
 
 def test_generated_typescript_has_the_method_maps() -> None:
-    source = typescript_from_schema(p.protocol_schema())
+    source = typescript_from_schema(protocol_schema())
     assert 'toolsRun: "toolgate/tools/run",' in source
     assert '"toolgate/tools/run": { params: ToolsRunParams; result: ToolsRunResult };' in source
     assert '"toolgate/approval/request": { params: ApprovalParams; result: ApprovalResult };' in source
@@ -134,7 +135,7 @@ def test_generated_typescript_has_the_method_maps() -> None:
 
 
 def test_the_extension_gets_the_permission_modes_table_from_core() -> None:
-    source = typescript_from_schema(p.protocol_schema())
+    source = typescript_from_schema(protocol_schema())
     start = source.index("export const PERMISSION_MODE_TRAITS: readonly PermissionModeTraits[] = ")
     listed = json.loads(source[source.index("= [", start) + 2 : source.index("];", start) + 1])
     assert [entry["mode"] for entry in listed] == [mode.value for mode in MODE_TRAITS]
@@ -149,7 +150,7 @@ def test_the_extension_gets_the_permission_modes_table_from_core() -> None:
 def test_the_cards_on_the_wire_are_the_runtimes_requests(wire: type[p.WireModel], runtime: type[BaseModel]) -> None:
     # Defined once: a field added to the runtime's request is on the wire (and in the generated type) with no edit.
     assert issubclass(wire, runtime) and list(wire.model_fields) == list(runtime.model_fields)
-    properties = p.protocol_schema()["$defs"][wire.__name__]["properties"]
+    properties = protocol_schema()["$defs"][wire.__name__]["properties"]
     assert list(properties) == [field.alias for field in wire.model_fields.values()]
 
 
