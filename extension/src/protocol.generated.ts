@@ -61,7 +61,7 @@ export interface ChatEventParams {
 }
 
 export interface ChatHistoryResult {
-  /** The conversation so far (Anthropic message shapes). */
+  /** The whole conversation as the transcript keeps it (Anthropic message shapes), summarised messages included: the compactions say which ones the model sees only through a summary. */
   messages: ChatMessage[];
   todos: TodoItem[];
   /** A message is being answered right now. */
@@ -70,6 +70,8 @@ export interface ChatHistoryResult {
   decisions: (ApprovalRecord | ReviewRecord)[];
   /** By tool_use id: the one-line summaries its card showed live. */
   calls: Record<string, CallSummary>;
+  /** Where the conversation was summarised, in `messages`' terms, oldest first. */
+  compactions: CompactionMark[];
 }
 
 export interface ChatInterruptResult {
@@ -178,6 +180,18 @@ export interface CompactionFailed {
   type: "compaction_failed";
   trigger: "auto" | "overflow" | "manual";
   message: string;
+}
+
+/** Where a compaction happened in the full history (`LoadedTranscript.history`), for the panel and exports. */
+export interface CompactionMark {
+  /** It happened after this many messages of the full history. */
+  after_messages: number;
+  /** The first this many messages of the full history were summarised. */
+  summarised_messages: number;
+  trigger: "auto" | "overflow" | "manual";
+  /** What the model went on from: the summary message's text. */
+  summary: string;
+  at: string;
 }
 
 /**
@@ -552,6 +566,19 @@ export interface SavedRule {
   covers_call: boolean | null;
 }
 
+export interface SessionExportParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  format: "markdown" | "json";
+}
+
+export interface SessionExportResult {
+  /** The whole document, to be saved where the person chooses. */
+  content: string;
+  /** A file name to suggest, from the title (no directory). */
+  fileName: string;
+}
+
 export interface SessionInfo {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
@@ -563,11 +590,22 @@ export interface SessionInfo {
   updatedAt: string;
   /** True when the session is open in this sidecar process. */
   live: boolean;
+  /** How many prompts the person sent in it (its transcript's count). */
+  turns: number;
 }
 
 export interface SessionListResult {
   /** Most recently updated first. */
   sessions: SessionInfo[];
+}
+
+export interface SessionMatch {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** The title holds the query. */
+  inTitle: boolean;
+  /** Where a prompt or an answer holds it, a little of the text around it. */
+  snippet: string | null;
 }
 
 export interface SessionNewParams {
@@ -581,6 +619,28 @@ export interface SessionNewParams {
 export interface SessionRef {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
+}
+
+export interface SessionRenameParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  /** The title the person chose. */
+  title: string;
+}
+
+export interface SessionRenameResult {
+  /** The title as stored (runs of white space made one space). */
+  title: string;
+}
+
+export interface SessionSearchParams {
+  /** Matched without regard to case. */
+  query: string;
+}
+
+export interface SessionSearchResult {
+  /** Sessions whose title or conversation holds the query. */
+  matches: SessionMatch[];
 }
 
 export interface SetModeParams {
@@ -890,6 +950,9 @@ export const Methods = {
   sandboxStandIns: "toolgate/sandbox/standIns",
   hooksList: "toolgate/hooks/list",
   hooksTrust: "toolgate/hooks/trust",
+  sessionRename: "toolgate/session/rename",
+  sessionSearch: "toolgate/session/search",
+  sessionExport: "toolgate/session/export",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -954,6 +1017,12 @@ export interface ClientRequests {
   "toolgate/hooks/list": { params: HooksListParams; result: HooksListResult };
   /** Trust workspace hooks the person reviewed (recorded in the user settings); the hooks after it. */
   "toolgate/hooks/trust": { params: HooksTrustParams; result: HooksListResult };
+  /** Give a session a title. */
+  "toolgate/session/rename": { params: SessionRenameParams; result: SessionRenameResult };
+  /** The stored sessions whose title or prompts and answers hold some text. */
+  "toolgate/session/search": { params: SessionSearchParams; result: SessionSearchResult };
+  /** A stored session as a readable Markdown document or as JSON. */
+  "toolgate/session/export": { params: SessionExportParams; result: SessionExportResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

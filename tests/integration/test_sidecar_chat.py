@@ -390,5 +390,10 @@ async def test_compact_summarises_the_older_turns_and_reports_it_as_a_chat_event
     assert compacted["trigger"] == "manual" and compacted["summary"] == summary and compacted["kept"] == 1
     usage = [e for e in events_of(sidecar) if e["type"] == "usage"]
     assert len(usage) == 3 and all(0 < e["context_tokens"] <= e["context_window"] for e in usage)
+    # The history is the whole conversation, the summarised messages marked: the model goes on from the summary.
     history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
-    assert summary in history["messages"][0]["content"][0]["text"]
+    assert [m["role"] for m in history["messages"]] == ["user", "assistant", "user", "assistant", "user", "assistant"]
+    assert history["messages"][0]["content"] == [{"type": "text", "text": "What do my notes say?"}]
+    [mark] = history["compactions"]
+    assert mark["after_messages"] == 6 and mark["summarised_messages"] == 5 and mark["trigger"] == "manual"
+    assert summary in mark["summary"]

@@ -6,6 +6,7 @@ session directory, and closing the AgentChat closes the runtime (output store, b
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from pathlib import Path
 
@@ -149,6 +150,24 @@ def prompt_offsets(transcript: bytes) -> list[int]:
         if message is not None and message.role == "user" and any(isinstance(b, TextBlock) for b in message.content):
             offsets.append(start)
     return offsets
+
+
+def prompt_count(path: Path) -> int:
+    """How many prompts the transcript at `path` holds (0 when there is none). Counted again only when the file
+    changed: a list of many sessions reads only the transcripts written since it was last drawn."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return 0
+    return _prompt_count(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _prompt_count(path: Path, size: int, mtime_ns: int) -> int:
+    try:
+        return len(prompt_offsets(path.read_bytes()))
+    except OSError:
+        return 0
 
 
 def _only_repaired_results(message: ChatMessage, answered: list[str]) -> bool:

@@ -149,9 +149,25 @@ class Transcript:
             self._fd = None
 
 
+class CompactionMark(BaseModel):
+    """Where a compaction happened in the full history (`LoadedTranscript.history`), for the panel and exports."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    after_messages: int = Field(description="It happened after this many messages of the full history.")
+    summarised_messages: int = Field(description="The first this many messages of the full history were summarised.")
+    trigger: Literal["auto", "overflow", "manual"]
+    summary: str = Field(description="What the model went on from: the summary message's text.")
+    at: dt.datetime
+
+
 @dataclass
 class LoadedTranscript:
     messages: list[ChatMessage]  # merged and repaired: ready to send
+    # Every message that joined the conversation, merged, outputs uncleared, summarised ones too: what a person
+    # reads back. The compactions say which of them the model now sees only through a summary.
+    history: list[ChatMessage] = field(default_factory=list)
+    compactions: list[CompactionMark] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     decisions: list[ApprovalRecord | ReviewRecord] = field(default_factory=list)  # in the order answered
     repair: Repair = field(default_factory=lambda: Repair(messages=[]))
@@ -160,6 +176,8 @@ class LoadedTranscript:
 
 def load_transcript(path: Path) -> LoadedTranscript:
     raw: list[ChatMessage] = []
+    history: list[ChatMessage] = []
+    compactions: list[CompactionMark] = []
     todos: list[TodoItem] = []
     decisions: list[ApprovalRecord | ReviewRecord] = []
     cleared: dict[str, str] = {}  # tool_use id → the note that replaces its output
@@ -180,12 +198,14 @@ def load_transcript(path: Path) -> LoadedTranscript:
             continue
         if isinstance(entry, MessageEntry):
             raw.append(entry.message)
+            merge_into(history, entry.message)
         elif isinstance(entry, TodosEntry):
             todos = entry.todos
         elif isinstance(entry, ClearedEntry):
             cleared.update({i: cleared_note(entry.refs.get(i)) for i in entry.tool_use_ids})
         elif isinstance(entry, CompactedEntry):
             raw = _after_compaction(raw, entry)
+            compactions.append(_mark(history, entry))
         elif isinstance(entry, DecisionEntry):
             decisions.append(entry.decision)
     if cleared:  # a resumed session starts as small as the one that was saved
@@ -194,7 +214,13 @@ def load_transcript(path: Path) -> LoadedTranscript:
         log.warning("%s: skipped unreadable lines %s", path, ", ".join(map(str, unreadable)))
     fixed = repair(raw)
     return LoadedTranscript(
-        messages=fixed.messages, todos=todos, decisions=decisions, repair=fixed, unreadable_lines=unreadable
+        messages=fixed.messages,
+        history=history,
+        compactions=compactions,
+        todos=todos,
+        decisions=decisions,
+        repair=fixed,
+        unreadable_lines=unreadable,
     )
 
 
@@ -203,6 +229,16 @@ def _after_compaction(raw: list[ChatMessage], entry: CompactedEntry) -> list[Cha
     for message in raw:
         merge_into(merged, message)
     return [*entry.head, *merged[len(merged) - entry.kept_messages :]]
+
+
+def _mark(history: list[ChatMessage], entry: CompactedEntry) -> CompactionMark:
+    return CompactionMark(
+        after_messages=len(history),
+        summarised_messages=max(0, len(history) - entry.kept_messages),
+        trigger=entry.trigger,
+        summary=entry.head[0].text() if entry.head else "",
+        at=entry.at,
+    )
 
 
 def _is_unknown_kind(line: bytes) -> bool:

@@ -91,14 +91,15 @@ class ChatHost:
     def history(self, live: EditorSession) -> p.ChatHistoryResult:
         # Showing a stored conversation needs no model: read the transcript rather than start a chat (which
         # would make a provider and import its SDK, seconds of work, just to draw the history). The answered
-        # approvals and reviews are only in the transcript, for an open chat too.
+        # approvals and reviews are only in the transcript, for an open chat too. It keeps every message, the
+        # summarised ones too: a person reads the whole conversation back (the open chat holds what the model sees).
         loaded = load_transcript(self._sessions().store.transcript_path(live.id))
         chat = live.chat
-        messages = list(chat.messages) if chat is not None else loaded.messages
         return p.ChatHistoryResult(
-            messages=messages,
+            messages=loaded.history,
             todos=chat.todos if chat is not None else loaded.todos,
             busy=chat.busy if chat is not None else False,
             decisions=loaded.decisions,
-            calls=call_summaries(live.runtime, messages),
+            calls=call_summaries(live.runtime, loaded.history),
+            compactions=loaded.compactions,
         )

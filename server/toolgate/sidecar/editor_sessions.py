@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from toolgate.agent.events import StopReason
 from toolgate.agent.loop import AgentChat, ChatBusy
+from toolgate.agent.stored_chat import prompt_count
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
@@ -47,7 +48,7 @@ CLOSE_GRACE_SECONDS = 10.0
 RuntimeFactory = Callable[[SessionMeta, Path], Runtime]
 
 
-def session_info(meta: SessionMeta, live: bool, mode: PermissionMode | None = None) -> SessionInfo:
+def session_info(meta: SessionMeta, store: SessionFiles, live: bool, mode: PermissionMode | None = None) -> SessionInfo:
     """`mode`: the live mode of an open session; a closed one is in the mode its meta.json recorded."""
     return SessionInfo(
         session_id=meta.id,
@@ -58,6 +59,7 @@ def session_info(meta: SessionMeta, live: bool, mode: PermissionMode | None = No
         created_at=meta.created,
         updated_at=meta.updated,
         live=live,
+        turns=prompt_count(store.transcript_path(meta.id)),
     )
 
 
@@ -89,7 +91,7 @@ class EditorSession:
         return self.runtime.session.mode
 
     def info(self) -> SessionInfo:
-        return session_info(self.meta, live=True, mode=self.mode)
+        return session_info(self.meta, self.store, live=True, mode=self.mode)
 
     def settings(self) -> Settings:
         sandbox = self.runtime.session.deps.get(SANDBOX).state()
@@ -164,20 +166,25 @@ class EditorSession:
         self._update(mode=mode)  # recorded first: a mode that could not be recorded is not switched to either
         self.runtime.session.mode = mode
 
+    def rename(self, title: str) -> None:
+        self._update(used=False, title=title)
+
     def set_review_edits(self, review_edits: ReviewEdits) -> None:
         self._update(review_edits=review_edits)
         self.runtime.session.review_edits = review_edits
 
-    def _update(self, **changes: Any) -> None:
-        """Change what the sidecar decides, on top of meta.json as it is on disk now."""
+    def _update(self, *, used: bool = True, **changes: Any) -> None:
+        """Change what the sidecar decides, on top of meta.json as it is on disk now. `used`: the change is a use
+        of the session (the list puts it first); a new title is not."""
         try:
             current = self.store.load(self.id)
         except (SessionNotFound, ValueError):  # gone or unreadable: what this session knows is all there is
             current = self.meta
-        self.meta = current.model_copy(update={**changes, "updated": datetime.now(UTC)})
+        self.meta = current.model_copy(update={**changes, "updated": datetime.now(UTC)} if used else changes)
         self.store.save(self.meta)
-        self._last_touch = time.monotonic()
-        self._touch_pending = False
+        if used:
+            self._last_touch = time.monotonic()
+            self._touch_pending = False
 
     def _touch(self, *, force: bool) -> None:
         """Mark the session used (a turn should not pay for a file write each time). A failure is logged:
@@ -260,10 +267,24 @@ class SessionManager:
     def list(self) -> list[SessionInfo]:
         """Every session on disk, most recently used first; the open ones as this process knows them."""
         infos = [
-            live.info() if (live := self._live.get(meta.id)) else session_info(meta, live=False)
+            live.info() if (live := self._live.get(meta.id)) else session_info(meta, self.store, live=False)
             for meta in self.store.list()
         ]
         return sorted(infos, key=lambda s: s.updated_at, reverse=True)
+
+    def rename(self, session_id: str, title: str) -> str:
+        """Give a session the title a person chose (the first prompt no longer names it); the stored title."""
+        live = self._live.get(session_id)
+        if live is not None:
+            live.rename(title)
+            return live.meta.title
+        try:
+            meta = self.store.load(session_id)
+        except SessionNotFound:
+            raise SessionError(f"There is no session {session_id}; toolgate/session/list shows the sessions.") from None
+        meta.title = title
+        self.store.save(meta)
+        return meta.title
 
     async def delete(self, session_id: str) -> None:
         live = self._live.get(session_id)

@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ChatEvent, StopReason
+from toolgate.agent.transcript import CompactionMark
 from toolgate.core.decisions import Decision
 from toolgate.core.messages import ToolResult, ToolUse
 from toolgate.core.permission import (
@@ -46,6 +47,7 @@ from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
 from toolgate.sidecar.protocol_sandbox import SANDBOX_METHODS, SandboxStatus
 from toolgate.sidecar.protocol_sandbox import SANDBOX_STAND_INS as SANDBOX_STAND_INS
 from toolgate.sidecar.protocol_sandbox import StandInsParams as StandInsParams
+from toolgate.sidecar.protocol_sessions import SESSIONS_METHODS
 from toolgate.sidecar.wire_model import Direction as Direction
 from toolgate.sidecar.wire_model import Method as Method
 from toolgate.sidecar.wire_model import SessionId as SessionId  # re-exported: the protocol's names live here
@@ -133,6 +135,7 @@ class SessionInfo(WireModel):
     created_at: datetime
     updated_at: datetime
     live: bool = Field(description="True when the session is open in this sidecar process.")
+    turns: int = Field(default=0, description="How many prompts the person sent in it (its transcript's count).")
 
 
 class SessionNewParams(WireModel):
@@ -299,7 +302,10 @@ class ChatCompactResult(WireModel):
 
 
 class ChatHistoryResult(WireModel):
-    messages: list[ChatMessage] = Field(description="The conversation so far (Anthropic message shapes).")
+    messages: list[ChatMessage] = Field(
+        description="The whole conversation as the transcript keeps it (Anthropic message shapes), summarised "
+        "messages included: the compactions say which ones the model sees only through a summary."
+    )
     todos: list[TodoItem]
     busy: bool = Field(description="A message is being answered right now.")
     decisions: list[Decision] = Field(
@@ -307,6 +313,9 @@ class ChatHistoryResult(WireModel):
     )
     calls: dict[str, CallSummary] = Field(
         default_factory=dict, description="By tool_use id: the one-line summaries its card showed live."
+    )
+    compactions: list[CompactionMark] = Field(
+        default_factory=list, description="Where the conversation was summarised, in `messages`' terms, oldest first."
     )
 
 
@@ -395,6 +404,7 @@ METHODS: tuple[Method, ...] = (
     *MCP_METHODS,
     *SANDBOX_METHODS,
     *HOOKS_METHODS,
+    *SESSIONS_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

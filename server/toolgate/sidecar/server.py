@@ -48,6 +48,7 @@ from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
 from toolgate.sidecar.rpc import EditorChannel
 from toolgate.sidecar.rules_handlers import rules_handlers
+from toolgate.sidecar.sessions_handlers import sessions_handlers
 from toolgate.sidecar.stand_ins import watch_stand_ins
 from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, building, importing, warm_up
@@ -163,6 +164,7 @@ class ToolgateServer(LanguageServer):
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
             **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
             **rules_handlers(lambda session_id: self.sessions.get(session_id)),
+            **sessions_handlers(lambda: self.sessions),
         }
 
     def _register_lsp_features(self) -> None:

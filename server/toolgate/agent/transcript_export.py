@@ -1,0 +1,191 @@
+"""A stored conversation for people: a readable Markdown document, a JSON document, and finding text in it.
+
+Pure: it is given the full history (`LoadedTranscript.history`, summarised messages included) and the session's
+description; reading and writing files is the caller's. The Markdown keeps every prompt and answer verbatim and
+summarises each tool call in one line (the tool, what it was given, the first line of what it gave back), so a
+long session reads as the conversation it was rather than as the outputs the model read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from toolgate.agent.conversation import ChatMessage
+from toolgate.agent.transcript import CompactionMark
+from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+
+EXPORT_FORMAT_VERSION = 1
+LINE_CHARS = 160
+SNIPPET_BEFORE = 40
+SNIPPET_AFTER = 80
+# The inputs that say best what a call was about, in the order they are looked for (the panel's cards agree).
+_SALIENT_INPUTS = ("command", "file_path", "path", "notebook_path", "pattern", "url", "query", "description")
+
+
+class ExportedSession(BaseModel):
+    """What describes a session at the top of an export."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    workspace: str
+    created: dt.datetime
+    updated: dt.datetime
+
+
+class SessionExport(BaseModel):
+    """The JSON export: the session, every message (Anthropic shapes) and where it was summarised."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["toolgate-session"] = "toolgate-session"
+    version: int = EXPORT_FORMAT_VERSION
+    session: ExportedSession
+    messages: list[ChatMessage]
+    compactions: list[CompactionMark]
+
+
+def export_json(session: ExportedSession, history: list[ChatMessage], compactions: list[CompactionMark]) -> str:
+    document = SessionExport(session=session, messages=history, compactions=compactions)
+    return document.model_dump_json(indent=2) + "\n"
+
+
+def export_markdown(
+    session: ExportedSession, history: Sequence[ChatMessage], compactions: Sequence[CompactionMark]
+) -> str:
+    results = {r.tool_use_id: r for message in history for r in message.tool_results()}
+    notes: dict[int, list[CompactionMark]] = {}
+    for mark in compactions:
+        notes.setdefault(mark.after_messages, []).append(mark)
+    prompts = sum(1 for message in history if _is_prompt(message))
+    lines = [
+        f"# {_one_line(session.title) or 'Untitled session'}",
+        "",
+        f"- Workspace: {_code(session.workspace)}",
+        f"- Started: {_when(session.created)} · last used: {_when(session.updated)}",
+        f"- Prompts: {prompts}",
+        "",
+    ]
+    speaker: str | None = None
+    for index, message in enumerate(history):
+        for mark in notes.get(index, []):
+            lines.extend(_compaction_note(mark))
+            speaker = None
+        if message.role == "user":
+            text = message.text().strip()
+            if text:
+                lines.extend(["## You", "", text, ""])
+                speaker = "user"
+            continue
+        if speaker != "assistant":
+            lines.extend(["## toolgate", ""])
+            speaker = "assistant"
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                lines.extend([block.text.strip(), ""])
+            elif isinstance(block, ToolUse):
+                lines.extend([_call_line(block, results.get(block.id)), ""])
+    for mark in notes.get(len(history), []):
+        lines.extend(_compaction_note(mark))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def find_text(history: Sequence[ChatMessage], query: str) -> str | None:
+    """A snippet around the first place a prompt or an answer holds `query` (case ignored); None: nowhere."""
+    wanted = query.lower()
+    for message in history:
+        for block in message.content:
+            if not isinstance(block, TextBlock):
+                continue
+            lowered = block.text.lower()
+            at = lowered.find(wanted)
+            if at < 0:
+                continue
+            # Lower-casing may change a text's length (rarely): then the snippet is cut from the lowered text.
+            source = block.text if len(lowered) == len(block.text) else lowered
+            start, end = max(0, at - SNIPPET_BEFORE), at + len(wanted) + SNIPPET_AFTER
+            snippet = " ".join(source[start:end].split())
+            return ("…" if start > 0 else "") + snippet + ("…" if end < len(source) else "")
+    return None
+
+
+def may_hold(transcript: bytes, query: str) -> bool:
+    """False when the raw transcript cannot hold `query`, so most sessions are passed over without being parsed.
+    Only text that JSON writes as it is can be looked for in the bytes; anything else is looked for properly."""
+    encoded = json.dumps(query, ensure_ascii=False)[1:-1]
+    if encoded != query or not query.isascii():
+        return True
+    return query.lower().encode() in transcript.lower()
+
+
+def export_file_name(title: str, extension: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower()[:60].rstrip("-")
+    return f"{slug or 'toolgate-session'}.{extension}"
+
+
+def _is_prompt(message: ChatMessage) -> bool:
+    return message.role == "user" and any(isinstance(b, TextBlock) and b.text.strip() for b in message.content)
+
+
+def _call_line(use: ToolUse, result: ToolResult | None) -> str:
+    subject = _salient_input(use.input)
+    call = f"- **{use.name}**" + (f" {_code(subject)}" if subject else "")
+    if result is None:
+        return f"{call} — no result was recorded"
+    first = _first_line(result.text())
+    return f"{call} — {'failed: ' if result.is_error else ''}{first}" if first else call
+
+
+def _salient_input(value: dict[str, Any]) -> str:
+    for key in _SALIENT_INPUTS:
+        found = value.get(key)
+        if isinstance(found, str) and found.strip():
+            return _one_line(found)
+    return _one_line(json.dumps(value, ensure_ascii=False)) if value else ""
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("<tool_error", "</tool_error")):
+            return _one_line(line)
+    return ""
+
+
+def _compaction_note(mark: CompactionMark) -> list[str]:
+    how = {
+        "auto": "near the context window",
+        "overflow": "after the model refused a long request",
+        "manual": "on request",
+    }
+    return [
+        f"> The {mark.summarised_messages} messages above were summarised {how[mark.trigger]} "
+        f"({_when(mark.at)}); the model went on from this summary:",
+        ">",
+        *[f"> {line}" if line else ">" for line in mark.summary.strip().splitlines()],
+        "",
+    ]
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
+
+
+def _code(text: str) -> str:
+    """Inline code that holds any text: its fence is one backtick longer than the longest run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
+
+
+def _when(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
