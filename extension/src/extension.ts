@@ -153,6 +153,7 @@ export function activate(context: vscode.ExtensionContext): void {
     timers: realTimers,
     defaultMode: () => current().defaultMode,
     reviewEdits: () => reviewEditsFor(current().diffReview),
+    saveDocument: api.saveDocument,
     providerConfiguration: () => providerConfiguration(current()),
     hasStoredKey: () => settings.hasKey(),
     restartSidecar,

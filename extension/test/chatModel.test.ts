@@ -308,7 +308,9 @@ describe('chat state', () => {
     expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'info' });
     const text = state.items[1]?.kind === 'notice' ? state.items[1].text : '';
     expect(text).toContain('12 earlier messages summarised, 3 kept');
-    expect(text).toContain('## Goal and constraints\nfix the parser');
+    // The summary is the notice's to unfold, not part of its sentence.
+    expect(text).not.toContain('## Goal');
+    expect(state.items[1]).toMatchObject({ summary: '## Goal and constraints\nfix the parser' });
     expect(state.items[2]).toMatchObject({ kind: 'notice', level: 'warning', text: 'Compaction failed.' });
     expect(state.items).toHaveLength(3); // the usage event is no card: it sets the header's context line
     expect(state.usage).toMatchObject({ context_tokens: 2010, context_window: 200000 });

@@ -58,6 +58,7 @@ function setup(methods: Record<string, Handler>, connected = true) {
   client.onApprovalRequest((params, token) => approvals.request(params, token));
   const restarts: number[] = [];
   const logged: string[] = [];
+  const saved: { fileName: string; content: string; kind: string }[] = [];
   const controller = new ChatController({
     store,
     client,
@@ -67,6 +68,10 @@ function setup(methods: Record<string, Handler>, connected = true) {
     timers: new FakeTimers(),
     defaultMode: () => 'acceptEdits',
     reviewEdits: () => 'always',
+    saveDocument: (fileName, content, kind) => {
+      saved.push({ fileName, content, kind });
+      return Promise.resolve(`/chosen/${fileName}`);
+    },
     providerConfiguration: () => ({ provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:9/v1', apiKey: null }),
     hasStoredKey: () => false,
     restartSidecar: async () => {
@@ -74,7 +79,7 @@ function setup(methods: Record<string, Handler>, connected = true) {
     },
     log: (line) => logged.push(line),
   });
-  return { store, sidecar, controller, approvals, notifier, restarts, logged };
+  return { store, sidecar, controller, approvals, notifier, restarts, logged, saved };
 }
 
 const python: PythonOk = {
@@ -159,6 +164,65 @@ describe('ChatController', () => {
     ]);
     expect(store.state.items.some((item) => item.kind === 'user')).toBe(false);
     expect(store.state.busy).toBe(false);
+  });
+
+  it('renames, searches and exports sessions for the history list, and saves an export where the person chooses', async () => {
+    const { store, sidecar, controller, saved } = setup({
+      'toolgate/session/rename': (params) => ({ title: (params as { title: string }).title }),
+      'toolgate/session/list': () => ({ sessions: [] }),
+      'toolgate/session/search': () => ({ matches: [{ sessionId: 's1', inTitle: false, snippet: 'the cache' }] }),
+      'toolgate/session/export': () => ({ content: '# Parser\n', fileName: 'parser.md' }),
+    });
+    await controller.handle({ type: 'renameSession', sessionId: 's1', title: 'Parser' });
+    await controller.handle({ type: 'searchSessions', query: ' cache ' });
+    expect(store.state.sessionSearch).toEqual({ query: 'cache', matches: [{ sessionId: 's1', inTitle: false, snippet: 'the cache' }] });
+    await controller.handle({ type: 'searchSessions', query: '' }); // ends the search without asking
+    expect(store.state.sessionSearch).toBeNull();
+    await controller.handle({ type: 'exportSession', sessionId: 's1', format: 'markdown' });
+    expect(sidecar.calls.map((call) => [call.method, call.params])).toEqual([
+      ['toolgate/session/rename', { sessionId: 's1', title: 'Parser' }],
+      ['toolgate/session/list', {}], // the list shows the new title
+      ['toolgate/session/search', { query: 'cache' }],
+      ['toolgate/session/export', { sessionId: 's1', format: 'markdown' }],
+    ]);
+    expect(saved).toEqual([{ fileName: 'parser.md', content: '# Parser\n', kind: 'markdown' }]);
+    expect(store.state.items.at(-1)).toMatchObject({ kind: 'notice', text: 'The session was exported to /chosen/parser.md.' });
+  });
+
+  it('draws the session again from its history once a turn compacted it, keeping the context line', async () => {
+    const usage = { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const summary = { ...usage };
+    const { store, sidecar, controller } = setup({
+      'toolgate/chat/send': () => {
+        const compacted = {
+          type: 'compacted', trigger: 'auto', summarised: 2, kept: 1, tokens_before: 9, tokens_after: 3, seconds: 1,
+          summary: 'S', reattached: [], forgotten: [], summary_usage: summary,
+        };
+        sidecar.notify('toolgate/chat/event', { sessionId: 's1', event: compacted });
+        const report = { type: 'usage', usage, context_tokens: 5, context_window: 10, cost_usd: null, total_usage: usage, total_cost_usd: null };
+        sidecar.notify('toolgate/chat/event', { sessionId: 's1', event: report });
+        return { stopReason: 'end_turn' };
+      },
+      'toolgate/session/list': () => ({ sessions: [] }),
+      'toolgate/settings/get': () => ({ sessionId: 's1', mode: 'default', reviewEdits: 'when_asking', rules: [], problems: [] }),
+      'toolgate/chat/history': () => ({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'old' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'answer' }] },
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        ],
+        todos: [],
+        busy: false,
+        decisions: [],
+        calls: {},
+        compactions: [{ after_messages: 3, summarised_messages: 2, trigger: 'auto', summary: 'S', at: '2026-12-04T20:00:00Z' }],
+      }),
+    });
+    store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
+    await controller.handle({ type: 'send', text: 'hi' });
+    expect(store.state.items.map((item) => item.kind)).toEqual(['user', 'assistant', 'user', 'notice']);
+    expect(store.state.summarised).toBe(2);
+    expect(store.state.usage).toMatchObject({ context_tokens: 5 });
   });
 
   it('routes an approval from the sidecar to a card and the card\'s answer back', async () => {

@@ -12,6 +12,7 @@ const session = (sessionId: string, title: string): SessionInfo => ({
   createdAt: '2026-01-01T00:00:00Z',
   updatedAt: '2026-01-01T00:00:00Z',
   live: false,
+  turns: 0,
 });
 
 describe('the session picker', () => {

@@ -7,6 +7,7 @@ import { toolBody, toolTiming } from '../src/shared/toolView';
 import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
 import { renderMarkdown } from './markdown';
+import { summaryControl } from './summarised';
 
 export interface RenderContext {
   post(message: ViewMessage): void;
@@ -60,6 +61,7 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
             )
           : null,
         redoControl(item, ctx.post),
+        summaryControl(item.summary),
       );
   }
 }

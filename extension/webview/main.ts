@@ -19,6 +19,8 @@ import { drawMcpCards, mcpCardsElement } from './mcpCard';
 import { drawUsage, usageElement } from './contextUsage';
 import { drawSandbox, sandboxElement } from './sandboxState';
 import { drawSettingsProblems, settingsProblemsElement } from './settingsProblems';
+import { SessionHistory } from './sessionHistory';
+import { markSummarised } from './summarised';
 import { TranscriptFollower } from './scrolling';
 
 interface VsCodeApi {
@@ -55,6 +57,7 @@ const mcpCards = mcpCardsElement();
 const sessionSelect = h('select', { class: 'session-select', 'aria-label': 'Session' });
 const newSessionButton = h('button', { class: 'secondary', title: 'Start a new session' }, 'New');
 const deleteSessionButton = h('button', { class: 'secondary', title: 'Delete this session' }, 'Delete');
+const history = new SessionHistory(post, () => composer.focus());
 const modeSelect = h(
   'select',
   { class: 'mode-select', 'aria-label': 'Permission mode' },
@@ -101,12 +104,12 @@ app.append(
     { class: 'header' },
     // Compact: the state and the model in one line (the details in their tooltips), the pickers in one row.
     h('div', { class: 'status-row' }, sidecarStatus, providerStatus, sandboxState, contextUsage),
-    h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, modeSelect),
+    h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, history.button, modeSelect),
     bypassWarning,
     settingsProblems,
     mcpCards,
   ),
-  h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton),
+  h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton, history.view),
   todos,
   h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stopButton, sendButton)),
 );
@@ -140,6 +143,7 @@ function draw(): void {
   drawMcpCards(mcpCards, state.mcpCards, post, () => requestAnimationFrame(() => composer.focus()));
   drawTranscript(state);
   drawTodos(state);
+  history.draw(state);
   const busy = state.busy;
   stopButton.hidden = !busy;
   sendButton.hidden = busy;
@@ -236,6 +240,7 @@ function drawTranscript(current: ChatState): void {
     const expectedPosition: ChildNode | null = previous ? previous.nextSibling : transcript.firstChild;
     if (expectedPosition !== element) transcript.insertBefore(element, expectedPosition);
     next.set(key, { item, element });
+    markSummarised(element, next.size <= current.summarised);
     previous = element;
   }
   for (const [key, entry] of drawn) if (!next.has(key)) entry.element.remove();

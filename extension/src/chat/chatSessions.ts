@@ -7,6 +7,7 @@
 import type { ChatStore } from './chatStore';
 import { failureNotice } from './chatNotices';
 import type { Notifier } from '../host';
+import type { ExportFormat } from '../shared/messages';
 import type { PermissionMode, ReviewEdits, SessionInfo, Settings } from '../protocol';
 import { allowsEveryCall } from '../protocol';
 import { errorMessage } from '../sidecar/rpc';
@@ -22,6 +23,8 @@ export interface SessionDeps {
   defaultMode: () => PermissionMode;
   /** Whether new sessions review every edit or only those that need approval (the toolgate.diffReview setting). */
   reviewEdits: () => ReviewEdits;
+  /** Ask where to save a document and write it there (src/vscode): the path, or undefined when cancelled. */
+  saveDocument: (fileName: string, content: string, kind: ExportFormat) => Promise<string | undefined>;
 }
 
 export class ChatSessions {
@@ -76,8 +79,12 @@ export class ChatSessions {
 
   /** Draw the open session again from the sidecar's history (after its conversation was cut back). */
   async reload(): Promise<void> {
-    const { sessionId, mode } = this.deps.store.state;
-    if (sessionId) await this.show({ sessionId, mode });
+    const { store } = this.deps;
+    const { sessionId, mode, usage } = store.state;
+    if (!sessionId) return;
+    await this.show({ sessionId, mode });
+    // The context line stays: the conversation was drawn again, not changed by a request.
+    if (usage && store.state.sessionId === sessionId) store.dispatch({ type: 'event', event: usage, at: 0 });
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -93,6 +100,44 @@ export class ChatSessions {
       await client.deleteSession(sessionId);
       if (store.state.sessionId === sessionId) await this.start();
       await this.refreshList();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** A title the person chose in the history list (the sidecar keeps it; the first prompt no longer names it). */
+  async rename(sessionId: string, title: string): Promise<void> {
+    try {
+      await this.deps.client.renameSession(sessionId, title);
+    } catch (error) {
+      this.report(error);
+    }
+    await this.refreshList();
+  }
+
+  /** The history list's search: the sidecar looks through titles and conversations; '' ends the search. */
+  async search(query: string): Promise<void> {
+    const { store, client } = this.deps;
+    const wanted = query.trim();
+    if (wanted === '') {
+      store.dispatch({ type: 'sessionSearch', search: null });
+      return;
+    }
+    try {
+      const { matches } = await client.searchSessions(wanted);
+      store.dispatch({ type: 'sessionSearch', search: { query: wanted, matches } });
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** A session as a Markdown or JSON document, saved where the person chooses; the notice says where. */
+  async export(sessionId: string, format: ExportFormat): Promise<void> {
+    const { store, client } = this.deps;
+    try {
+      const document = await client.exportSession(sessionId, format);
+      const saved = await this.deps.saveDocument(document.fileName, document.content, format);
+      if (saved) store.dispatch({ type: 'notice', level: 'info', text: `The session was exported to ${saved}.` });
     } catch (error) {
       this.report(error);
     }

@@ -41,6 +41,8 @@ export class ChatController {
   private epoch = 0;
   /** A turn's request failed because its sidecar died, before the manager said so. */
   private lostTurn = false;
+  /** The open session was compacted during the turn: once it ends, it is drawn again with the old turns marked. */
+  private compacted = false;
   /** Messages typed while the sidecar was starting; sent (as one) once it is ready. */
   private queued: string[] = [];
 
@@ -117,6 +119,12 @@ export class ChatController {
         return this.sessions.open(message.sessionId);
       case 'deleteSession':
         return this.sessions.delete(message.sessionId);
+      case 'renameSession':
+        return this.sessions.rename(message.sessionId, message.title);
+      case 'searchSessions':
+        return this.sessions.search(message.query);
+      case 'exportSession':
+        return this.sessions.export(message.sessionId, message.format);
       case 'setMode':
         return this.sessions.setMode(message.mode);
       case 'approval':
@@ -204,6 +212,7 @@ export class ChatController {
       } finally {
         if (!this.newerTurn(epoch)) store.dispatch({ type: 'busy', busy: false });
       }
+      await this.redrawIfCompacted();
       void this.sessions.refreshList(); // the first message names the session: the picker shows the name
     } finally {
       if (sentIn === this.epoch) this.sending = false;
@@ -227,6 +236,14 @@ export class ChatController {
     } finally {
       store.dispatch({ type: 'busy', busy: false });
     }
+    await this.redrawIfCompacted();
+  }
+
+  /** The sidecar's history marks what a compaction summarised: the open session is drawn from it again. */
+  private async redrawIfCompacted(): Promise<void> {
+    if (!this.compacted) return;
+    this.compacted = false;
+    await this.sessions.reload();
   }
 
   /** A turn started after the sidecar this one was sent to went away (whose answer this is not). */
@@ -306,6 +323,7 @@ export class ChatController {
   private chatEvent(params: ChatEventParams): void {
     const { store, timers } = this.deps;
     if (params.sessionId !== store.state.sessionId) return; // a session that is not on screen
+    if (params.event.type === 'compacted') this.compacted = true;
     store.dispatch({ type: 'event', event: params.event, at: timers.now() });
   }
 

@@ -35,6 +35,8 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     sandbox: null,
     usage: null,
     mcpCards: [],
+    summarised: 0,
+    sessionSearch: null,
     nextId: 1,
   };
 }
@@ -51,11 +53,22 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessions':
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
-      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [], usage: null };
-      const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
+      const opened: ChatState = {
+        ...state,
+        sessionId: action.sessionId,
+        mode: action.mode,
+        items: [],
+        todos: [],
+        mcpCards: [],
+        usage: null,
+        summarised: 0,
+      };
+      const history = { decisions: action.decisions ?? [], calls: action.calls ?? {}, compactions: action.compactions ?? [] };
       const drawn = itemsFromHistory(opened, action.messages, history);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
     }
+    case 'sessionSearch':
+      return { ...state, sessionSearch: action.search };
     case 'sessionClosed':
       // The transcript stays on screen; the next message starts a new session.
       return finishStreaming({ ...state, sessionId: null, busy: false, thinking: false });
@@ -135,7 +148,14 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'checkpoints':
       return { ...state, items: markPrompts(state.items, action.turns, isPrompt) };
     case 'notice':
-      return appendWithId(state, (id) => ({ kind: 'notice', id, level: action.level, text: action.text, ...(action.redo ? { redo: action.redo } : {}) }));
+      return appendWithId(state, (id) => ({
+        kind: 'notice',
+        id,
+        level: action.level,
+        text: action.text,
+        ...(action.redo ? { redo: action.redo } : {}),
+        ...(action.summary !== undefined ? { summary: action.summary } : {}),
+      }));
   }
 }
 
@@ -203,8 +223,8 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       // The older turns were summarised to fit the window; the summary is what the model goes on from.
       const text =
         `The conversation was compacted: ${event.summarised} earlier messages summarised, ${event.kept} kept ` +
-        `(about ${event.tokens_before} → ${event.tokens_after} tokens).\n\n${event.summary}`;
-      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text }));
+        `(about ${event.tokens_before} → ${event.tokens_after} tokens).`;
+      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text, summary: event.summary }));
     }
     case 'compaction_failed':
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'warning', text: event.message }));
@@ -239,9 +259,12 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
 export function itemsFromHistory(
   state: ChatState,
   messages: readonly ChatMessage[],
-  records: HistoryRecords = { decisions: [], calls: {} },
+  records: HistoryRecords = { decisions: [], calls: {}, compactions: [] },
 ): ChatState {
-  return finishStreaming(historyActions(state, messages, records).reduce(reduce, state));
+  const { actions, summarisedActions } = historyActions(state, messages, records);
+  const summarised = actions.slice(0, summarisedActions).reduce(reduce, state);
+  const drawn = actions.slice(summarisedActions).reduce(reduce, { ...summarised, summarised: summarised.items.length });
+  return finishStreaming(drawn);
 }
 
 /** Every card that was still open ends: nothing will answer for it any more. */

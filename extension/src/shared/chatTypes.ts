@@ -9,12 +9,14 @@ import type {
   CallSummary,
   ChatEvent,
   ChatMessage,
+  CompactionMark,
   PermissionMode,
   RuleScope,
   ReviewRecord,
   SandboxStatus,
   UsageReport,
   SessionInfo,
+  SessionMatch,
   TodoItem,
   TurnInfo,
 } from '../protocol';
@@ -126,7 +128,7 @@ export type Item =
    * `retry`: says the model API is being asked again; it goes once the answer comes after all. `action`: the fix
    * the notice offers as a button (an API key the provider refused). `redo`: what undoes a restore.
    */
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean; action?: NoticeAction; redo?: RestoreRedo };
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; retry?: boolean; action?: NoticeAction; redo?: RestoreRedo; summary?: string };
 
 export type NoticeAction = 'setApiKey';
 
@@ -151,7 +153,17 @@ export interface ChatState {
   usage: UsageReport | null;
   /** The open session's MCP servers that wait for the person's approval, as cards (shared/mcpCard.ts). */
   mcpCards: McpCard[];
+  /** How many of the first items the model sees only through a summary (a compaction): drawn as summarised. */
+  summarised: number;
+  /** The history list's search (`toolgate/session/search`): null while nothing is searched for. */
+  sessionSearch: SessionSearch | null;
   nextId: number;
+}
+
+/** Which sessions hold the text searched for in the history list. */
+export interface SessionSearch {
+  query: string;
+  matches: SessionMatch[];
 }
 
 export type ChatAction =
@@ -170,8 +182,11 @@ export type ChatAction =
       /** How its approvals and reviews were answered, and its cards' summaries (absent from older sidecars). */
       decisions?: (ApprovalRecord | ReviewRecord)[];
       calls?: Record<string, CallSummary>;
+      /** Where the conversation was summarised (absent from older sidecars: nothing is marked). */
+      compactions?: CompactionMark[];
     }
   | { type: 'sessionClosed' }
+  | { type: 'sessionSearch'; search: SessionSearch | null }
   | { type: 'mode'; mode: PermissionMode }
   | { type: 'busy'; busy: boolean }
   | { type: 'userMessage'; text: string; queued?: boolean }
@@ -210,5 +225,6 @@ export type ChatAction =
   | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; at?: number }
   /** The open session's turns and their checkpoints (`toolgate/checkpoints/list`): Restore… and "files changed". */
   | { type: 'checkpoints'; turns: TurnInfo[] }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo }
+  /** `summary`: a compaction's summary, folded under the notice. */
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo; summary?: string }
   | McpCardAction;

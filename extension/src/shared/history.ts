@@ -8,6 +8,7 @@ import type {
   CallSummary,
   ChatEvent,
   ChatMessage,
+  CompactionMark,
   ReviewRecord,
   ToolResult,
 } from '../protocol';
@@ -25,23 +26,34 @@ import {
   rejectedOutcome,
 } from './outcomes';
 
-/** What a stored session adds to its messages: the answers people gave, and each card's summaries. */
+/** What a stored session adds to its messages: the answers people gave, each card's summaries, its compactions. */
 export interface HistoryRecords {
   decisions: readonly (ApprovalRecord | ReviewRecord)[];
   calls: Readonly<Record<string, CallSummary>>;
+  compactions: readonly CompactionMark[];
+}
+
+/** The actions, and how many of the first ones draw messages the model now sees only through a summary. */
+export interface HistoryActions {
+  actions: ChatAction[];
+  summarisedActions: number;
 }
 
 export function historyActions(
   state: ChatState,
   messages: readonly ChatMessage[],
   records: HistoryRecords,
-): ChatAction[] {
+): HistoryActions {
   const workspace = state.sessions.find((session) => session.sessionId === state.sessionId)?.workspace;
   const actions: ChatAction[] = [];
   const event = (e: ChatEvent): void => void actions.push({ type: 'event', event: e, at: 0 });
   const answered = new Set<string>();
   let decisionNumber = 0;
-  for (const message of messages) {
+  const summarisedMessages = Math.max(0, ...records.compactions.map((mark) => mark.summarised_messages));
+  let summarisedActions = 0;
+  for (const [index, message] of messages.entries()) {
+    if (index === summarisedMessages) summarisedActions = actions.length;
+    for (const mark of records.compactions) if (mark.after_messages === index) actions.push(compactionNotice(mark));
     const blocks = message.content;
     if (message.role === 'assistant') {
       // Live, a reply streams its text first, and its calls' cards start once the whole reply is in.
@@ -77,7 +89,20 @@ export function historyActions(
       if (uses.has(decision.tool_use_id)) actions.push(...decisionActions(decision, `h${++decisionNumber}`, workspace));
     }
   }
-  return [...actions, ...unansweredCalls(messages, answered)];
+  if (summarisedMessages >= messages.length) summarisedActions = actions.length;
+  for (const mark of records.compactions) if (mark.after_messages >= messages.length) actions.push(compactionNotice(mark));
+  return { actions: [...actions, ...unansweredCalls(messages, answered)], summarisedActions };
+}
+
+/** Where the model's view of the conversation was replaced by a summary: said, with the summary to unfold. */
+function compactionNotice(mark: CompactionMark): ChatAction {
+  const how = { auto: 'near the context window', overflow: 'after the model refused a long request', manual: 'on request' }[
+    mark.trigger
+  ];
+  const text =
+    `The conversation was compacted ${how}: the ${mark.summarised_messages} earlier messages marked as summarised ` +
+    'are kept here, and the model goes on from their summary.';
+  return { type: 'notice', level: 'info', text, summary: mark.summary };
 }
 
 function decisionActions(

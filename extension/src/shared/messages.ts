@@ -27,6 +27,10 @@ export type ViewMessage =
   | { type: 'newSession' }
   | { type: 'openSession'; sessionId: string }
   | { type: 'deleteSession'; sessionId: string }
+  /** The history list: a title the person chose, a search of titles and conversations ('' ends it), an export. */
+  | { type: 'renameSession'; sessionId: string; title: string }
+  | { type: 'searchSessions'; query: string }
+  | { type: 'exportSession'; sessionId: string; format: ExportFormat }
   | { type: 'setMode'; mode: PermissionMode }
   | { type: 'approval'; id: string; choice: ApprovalChoice }
   /** `acceptEdits`: accept, and switch the session to acceptEdits mode (offered when that mode would allow it). */
@@ -44,6 +48,9 @@ export type ViewMessage =
   | { type: 'restoreCheckpoint' | 'showTurnChanges' | 'redoRestore'; itemId: string }
   /** An MCP approval card's Approve, Not now (folds it) and reopen (unfolds it), by the server's name. */
   | { type: 'mcpCard'; name: string; choice: McpCardChoice };
+
+export type ExportFormat = 'markdown' | 'json';
+const EXPORT_FORMATS: readonly ExportFormat[] = ['markdown', 'json'];
 
 export type McpCardChoice = 'approve' | 'notNow' | 'reopen';
 const MCP_CARD_CHOICES: readonly McpCardChoice[] = ['approve', 'notNow', 'reopen'];
@@ -134,6 +141,20 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case 'deleteSession': {
       const sessionId = text(raw.sessionId);
       return sessionId ? { type: raw.type, sessionId } : undefined;
+    }
+    case 'renameSession': {
+      const sessionId = text(raw.sessionId);
+      const title = text(raw.title)?.trim();
+      return sessionId && title ? { type: 'renameSession', sessionId, title } : undefined;
+    }
+    case 'searchSessions': {
+      const query = text(raw.query);
+      return query === undefined ? undefined : { type: 'searchSessions', query };
+    }
+    case 'exportSession': {
+      const sessionId = text(raw.sessionId);
+      const format = oneOf(raw.format, EXPORT_FORMATS);
+      return sessionId && format ? { type: 'exportSession', sessionId, format } : undefined;
     }
     case 'setMode': {
       const mode = oneOf(raw.mode, PERMISSION_MODES);

@@ -33,14 +33,18 @@ import type {
   RuleBehavior,
   RuleChangeResult,
   RuleScope,
+  SessionExportResult,
   SessionInfo,
   SidecarProviderStatus,
   SessionListResult,
+  SessionRenameResult,
+  SessionSearchResult,
   Settings,
   StandInsParams,
   ToolProgressParams,
 } from '../protocol';
 import type { HooksListResult } from '../protocol.generated';
+import type { ExportFormat } from '../shared/messages';
 import { Methods } from '../protocol';
 import { errorCode, errorMessage, METHOD_NOT_FOUND } from './rpc';
 import type { RpcConnection } from './rpc';
@@ -105,6 +109,18 @@ export class SidecarClient {
 
   deleteSession(sessionId: string): Promise<void> {
     return this.request(Methods.sessionDelete, { sessionId });
+  }
+
+  renameSession(sessionId: string, title: string): Promise<SessionRenameResult> {
+    return this.request(Methods.sessionRename, { sessionId, title });
+  }
+
+  searchSessions(query: string): Promise<SessionSearchResult> {
+    return this.request(Methods.sessionSearch, { query });
+  }
+
+  exportSession(sessionId: string, format: ExportFormat): Promise<SessionExportResult> {
+    return this.request(Methods.sessionExport, { sessionId, format });
   }
 
   send(sessionId: string, text: string, token?: CancellationLike): Promise<ChatSendResult> {

@@ -427,6 +427,23 @@ export function registerTreeView<T>(viewId: string, source: TreeSource<T>, onVis
   return vscode.Disposable.from(view, visibility, changes, { dispose: () => subscription.dispose() });
 }
 
+/**
+ * A document the person saves where they choose (a session's export): the save dialog, starting in the first
+ * workspace folder with `fileName`, then the file written. The path it was saved to; undefined when cancelled.
+ */
+export async function saveDocument(fileName: string, content: string, kind: 'markdown' | 'json'): Promise<string | undefined> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = await vscode.window.showSaveDialog({
+    title: 'Export the session',
+    saveLabel: 'Export',
+    ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, fileName) } : {}),
+    filters: kind === 'json' ? { JSON: ['json'] } : { Markdown: ['md'] },
+  });
+  if (!target) return undefined;
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(content));
+  return target.scheme === 'file' ? target.fsPath : target.toString();
+}
+
 /** A read-only text (a log) in an editor tab, without a file. */
 export async function openReadOnlyText(_title: string, text: string): Promise<void> {
   const document = await vscode.workspace.openTextDocument({ content: text, language: 'log' });
