@@ -99,7 +99,7 @@ describe('a reopened session that was compacted', () => {
     ]);
     expect(state.summarised).toBe(3); // first, one, second: the model sees them through the summary only
     expect(state.items[4]).toMatchObject({ kind: 'notice', summary: '## Goal\nparse' });
-    expect(state.items[4]?.kind === 'notice' && state.items[4].text).toContain('3 earlier messages marked as summarised');
+    expect(state.items[4]?.kind === 'notice' && state.items[4].text).toContain('a summary of the 3 messages above');
   });
 
   it('marks nothing without a compaction, and everything when all was summarised', () => {

@@ -22,13 +22,13 @@ pytestmark = pytest.mark.e2e
 
 
 class MockModel(MockModelProcess):
-    """The mock model playing `steps`, recording every request it gets."""
+    """The mock model playing `steps` (`script`: the rest of its script), recording every request it gets."""
 
-    def __init__(self, root: Path, steps: list[dict[str, Any]]) -> None:
+    def __init__(self, root: Path, steps: list[dict[str, Any]], script: dict[str, Any] | None = None) -> None:
         root.mkdir(parents=True, exist_ok=True)
-        script = root / "mock-script.json"
-        script.write_text(json.dumps({"steps": steps}))
-        super().__init__(script, record=root / "mock-requests.jsonl")
+        path = root / "mock-script.json"
+        path.write_text(json.dumps({**(script or {}), "steps": steps}))
+        super().__init__(path, record=root / "mock-requests.jsonl")
 
 
 MockFactory = Callable[..., MockModel]
@@ -45,8 +45,10 @@ def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockFa
 
     toolgate_settings = code_server.workspace / ".toolgate" / "settings.json"
 
-    def start(steps: list[dict[str, Any]], *, auto_allow: bool = False) -> MockModel:
-        model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps)
+    def start(
+        steps: list[dict[str, Any]], *, auto_allow: bool = False, script: dict[str, Any] | None = None
+    ) -> MockModel:
+        model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps, script)
         started.append(model)
         if not auto_allow:  # read by the session the New button below starts
             toolgate_settings.parent.mkdir(exist_ok=True)

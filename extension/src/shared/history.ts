@@ -100,8 +100,8 @@ function compactionNotice(mark: CompactionMark): ChatAction {
     mark.trigger
   ];
   const text =
-    `The conversation was compacted ${how}: the ${mark.summarised_messages} earlier messages marked as summarised ` +
-    'are kept here, and the model goes on from their summary.';
+    `The conversation was compacted ${how}: the model goes on from a summary of the ${mark.summarised_messages} ` +
+    'messages above (kept here, marked as summarised).';
   return { type: 'notice', level: 'info', text, summary: mark.summary };
 }
 
