@@ -29,17 +29,17 @@ def sessions_handlers(sessions: Callable[[], SessionManager]) -> dict[str, Calla
 
     async def search(params: p.SessionSearchParams) -> p.SessionSearchResult:
         store = sessions().store
-        matches = await anyio.to_thread.run_sync(_search, store, params.query)
+        matches = await anyio.to_thread.run_sync(search_sessions, store, params.query)
         return p.SessionSearchResult(matches=matches)
 
     async def export(params: p.SessionExportParams) -> p.SessionExportResult:
         store = sessions().store
-        return await anyio.to_thread.run_sync(_export, store, params.session_id, params.format)
+        return await anyio.to_thread.run_sync(export_session, store, params.session_id, params.format)
 
     return {p.SESSION_RENAME: rename, p.SESSION_SEARCH: search, p.SESSION_EXPORT: export}
 
 
-def _search(store: SessionFiles, query: str) -> list[p.SessionMatch]:
+def search_sessions(store: SessionFiles, query: str) -> list[p.SessionMatch]:
     from toolgate.agent.transcript import load_transcript
     from toolgate.agent.transcript_export import find_text, may_hold
 
@@ -57,7 +57,7 @@ def _search(store: SessionFiles, query: str) -> list[p.SessionMatch]:
     return matches
 
 
-def _export(store: SessionFiles, session_id: str, format: p.ExportFormat) -> p.SessionExportResult:
+def export_session(store: SessionFiles, session_id: str, format: p.ExportFormat) -> p.SessionExportResult:
     from toolgate.agent.transcript import load_transcript
     from toolgate.agent.transcript_export import ExportedSession, export_file_name, export_json, export_markdown
 
