@@ -117,7 +117,7 @@ export class SessionHistory {
             h('button', { class: 'secondary', onclick: () => this.post({ type: 'exportSession', sessionId: row.sessionId, format: 'markdown' }) }, 'Export Markdown'),
             h('button', { class: 'secondary', onclick: () => this.post({ type: 'exportSession', sessionId: row.sessionId, format: 'json' }) }, 'Export JSON'),
             // The host asks for confirmation (a modal): a deleted transcript cannot come back.
-            h('button', { class: 'secondary danger-text', onclick: () => this.post({ type: 'deleteSession', sessionId: row.sessionId }) }, 'Delete…'),
+            h('button', { class: 'secondary', onclick: () => this.post({ type: 'deleteSession', sessionId: row.sessionId }) }, 'Delete…'),
           ),
     );
   }
