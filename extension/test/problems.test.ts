@@ -138,11 +138,29 @@ describe('answering toolgate/editor/problems', () => {
     expect(host.diagnosticsChanged.size).toBe(1); // only the answerer's own tracking stays subscribed
   });
 
-  it('counts a language server that stays silent for FIRST_REPORT_MS as settled (a clean file stays clean)', async () => {
+  it('counts a language server it has heard from that stays silent for FIRST_REPORT_MS as settled', async () => {
+    host.open.set('/ws/src/other.ts', '');
+    host.publish('/ws/src/other.ts', []); // the TypeScript server is up: it reported (nothing) for another file
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true }));
     await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
     expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
     expect(pending.at()).toBe(FIRST_REPORT_MS);
+  });
+
+  it('gives a language server it has not heard from yet the whole wait to report on a change', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true }));
+    await vi.advanceTimersByTimeAsync(1200); // still loading the project …
+    expect(pending.answer()).toBeUndefined();
+    host.publish(TS, [error(0)]);
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+  });
+
+  it('takes silence until the end of the wait as settled: nothing new to say', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true }));
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+    expect(pending.at()).toBe(1500);
   });
 
   it('says it did not settle when the buffer never holds the content within the wait', async () => {

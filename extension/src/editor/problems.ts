@@ -8,9 +8,13 @@
  *   2. when the sidecar names a content (after it wrote the file), the document's text must become that content
  *      first (the editor reloads a clean buffer when the file changes on disk);
  *   3. then the problems must stop changing: QUIET_MS after the last change, or FIRST_REPORT_MS when none comes (a
- *      change that leaves a clean file clean is not reported at all).
- * All of it within the `toolgate.problems.waitSeconds` setting; a file whose language no diagnostics source is known
- * for (none reported for it or its language, and no active extension activates on its language) is not waited for.
+ *      change that leaves a clean file clean is not reported at all). Until a language's server has been heard from
+ *      in this window (it may still be loading the project), its silence after a change is trusted only at the end
+ *      of the wait.
+ * All of it within the `toolgate.problems.waitSeconds` setting. Silence until the end of the wait counts as settled
+ * (nothing new to say); a buffer that never held the content, or problems still changing, do not. A file whose
+ * language no diagnostics source is known for (none reported for it or its language, and no active extension
+ * activates on its language) is not waited for.
  */
 
 import { createHash } from 'node:crypto';
@@ -62,6 +66,8 @@ type Step = 'done' | number;
 export class ProblemsAnswerer implements Disposable {
   /** Languages some file of which had problems reported in this window: a source covers them for sure. */
   private readonly reportingLanguages = new Set<string>();
+  /** Languages whose diagnostics changed at all in this window: their server is up, its silence means something. */
+  private readonly heardFrom = new Set<string>();
   private readonly subscription: Disposable;
 
   constructor(
@@ -92,7 +98,9 @@ export class ProblemsAnswerer implements Disposable {
 
   private noteReported(path: string): void {
     const language = this.host.languageOf(path);
-    if (language !== undefined && this.host.diagnostics(path).length > 0) this.reportingLanguages.add(language);
+    if (language === undefined) return;
+    this.heardFrom.add(language);
+    if (this.host.diagnostics(path).length > 0) this.reportingLanguages.add(language);
   }
 
   private async fileAnswer(file: ProblemsFileRequest, wait: boolean, deadline: number, token?: CancellationLike): Promise<FileProblemsAnswer> {
@@ -108,11 +116,21 @@ export class ProblemsAnswerer implements Disposable {
     // An open document with no new content to wait for has been looked at already: what is reported stands.
     const expected = file.contentSha256 ?? null;
     if (!wait || (opened.wasOpen && expected === null)) return answer(true, true);
-    return answer(true, await this.settle(path, expected, deadline, token));
+    const firstReport = expected !== null && !this.heardFrom.has(opened.languageId) ? Infinity : FIRST_REPORT_MS;
+    return answer(true, await this.settle(path, expected, firstReport, deadline, token));
   }
 
-  /** True once the document holds `expected` (null: any content) and its problems stopped changing; false at the deadline. */
-  private settle(path: string, expected: string | null, deadline: number, token?: CancellationLike): Promise<boolean> {
+  /**
+   * True once the document holds `expected` (null: any content) and its problems stopped changing (or never changed
+   * for `firstReport` ms). At the deadline: true only when they stayed silent since the content arrived.
+   */
+  private settle(
+    path: string,
+    expected: string | null,
+    firstReport: number,
+    deadline: number,
+    token?: CancellationLike,
+  ): Promise<boolean> {
     let textSince: number | undefined;
     let lastChange: number | undefined;
     const holdsExpected = (): boolean => {
@@ -130,8 +148,9 @@ export class ProblemsAnswerer implements Disposable {
         return quiet >= QUIET_MS ? 'done' : QUIET_MS - quiet;
       }
       const silent = at - textSince;
-      return silent >= FIRST_REPORT_MS ? 'done' : FIRST_REPORT_MS - silent;
+      return silent >= firstReport ? 'done' : firstReport - silent;
     };
+    const silentSinceText = (): boolean => textSince !== undefined && (lastChange === undefined || lastChange < textSince);
     return new Promise<boolean>((resolve) => {
       const subscriptions: Disposable[] = [];
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -148,7 +167,7 @@ export class ProblemsAnswerer implements Disposable {
         const at = this.now();
         const next = step(at);
         if (next === 'done') return finish(true);
-        if (at >= deadline) return finish(false);
+        if (at >= deadline) return finish(silentSinceText());
         if (timer !== undefined) clearTimeout(timer);
         timer = setTimeout(evaluate, Math.max(1, Math.min(next, deadline - at)));
       };
