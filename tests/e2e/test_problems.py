@@ -23,7 +23,7 @@ TS_WORKSPACE = REPO / "examples" / "ts-workspace"
 # Edits under ts/ run without a review (the review is not what this test is about); the TypeScript server loads the
 # project on the first edit, which on a busy machine takes longer than the default wait.
 TOOLGATE_SETTINGS = {"sandbox": {"autoAllow": False}, "permissions": {"allow": ["Edit(ts/**)"]}}
-WAIT_SECONDS = 20
+WAIT_SECONDS = 15
 TYPE_ERROR = "ts/src/main.ts:4:7 error (ts 2322): Type 'number' is not assignable to type 'string'."
 
 
@@ -79,7 +79,8 @@ def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_ge
         expect(chat.locator(".provider-status")).to_contain_text(model.url)
         chat.get_by_role("button", name="New").click()
         send(workbench, "Try a string total, then put it back.")
-        expect(chat.locator(".msg-assistant").last).to_contain_text("Back as it was.")
+        # Each edit may wait up to WAIT_SECONDS for the TypeScript server (the first one loads the project).
+        expect(chat.locator(".msg-assistant").last).to_contain_text("Back as it was.", timeout=4 * WAIT_SECONDS * 1000)
         workbench.shot("60-problems-after-edits")
         requests = model.requests()
         assert len(requests) == 4

@@ -4,7 +4,8 @@
  * and when it is worth waiting for.
  *
  * Language servers push their problems and never say "done", so settling is read from the outside, for each file:
- *   1. the file is opened as a document (not shown), so that a language server covers it;
+ *   1. the file is opened, in a preview tab that does not take the focus (TypeScript's server checks only files
+ *      shown in tabs), so that a language server covers it;
  *   2. when the sidecar names a content (after it wrote the file), the document's text must become that content
  *      first (the editor reloads a clean buffer when the file changes on disk);
  *   3. then the problems must stop changing: QUIET_MS after the last change, or FIRST_REPORT_MS when none comes (a
@@ -37,7 +38,7 @@ export interface ProblemsHost {
   /** Every file the editor has problems for now. */
   allDiagnostics(): Array<[string, EditorProblem[]]>;
   onDiagnosticsChanged(listener: (paths: readonly string[]) => void): Disposable;
-  /** Opens the file as a document without showing it; undefined when it cannot be opened (binary, too large, gone). */
+  /** Opens the file in a tab unless it is in one (wasOpen); undefined when it cannot be opened (binary, too large, gone). */
   openDocument(path: string): Promise<{ languageId: string; wasOpen: boolean } | undefined>;
   /** The text of an open document; undefined when it is not open. */
   documentText(path: string): string | undefined;

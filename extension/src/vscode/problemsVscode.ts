@@ -28,6 +28,12 @@ function openDocument(path: string): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((document) => document.uri.scheme === 'file' && document.uri.fsPath === path);
 }
 
+function inTab(uri: vscode.Uri): boolean {
+  return vscode.window.tabGroups.all.some((group) =>
+    group.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === uri.fsPath),
+  );
+}
+
 /** Extensions that activate on a language may report problems for it (a language server, a linter). */
 function activatesOn(extension: vscode.Extension<unknown>, languageId: string): boolean {
   const events = (extension.packageJSON as { activationEvents?: unknown }).activationEvents;
@@ -47,10 +53,16 @@ export function problemsHost(): ProblemsHost {
         listener(event.uris.filter((uri) => uri.scheme === 'file').map((uri) => uri.fsPath)),
       ),
     async openDocument(path) {
-      const already = openDocument(path);
-      if (already) return { languageId: already.languageId, wasOpen: true };
+      const uri = vscode.Uri.file(path);
+      if (inTab(uri)) {
+        const shown = openDocument(path);
+        if (shown) return { languageId: shown.languageId, wasOpen: true };
+      }
       try {
-        const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+        const document = await vscode.workspace.openTextDocument(uri);
+        // In a tab, not just loaded: some language servers (TypeScript's) check only the files shown in tabs. A
+        // preview tab that leaves the focus where it was.
+        await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true });
         return { languageId: document.languageId, wasOpen: false };
       } catch {
         return undefined; // binary, too large, or gone: no language server looks at it
