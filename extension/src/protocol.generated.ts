@@ -229,6 +229,8 @@ export interface EditorProblemsParams {
   files: ProblemsFileRequest[] | null;
   /** Wait (bounded by the editor's toolgate.problems.waitSeconds setting) for the language servers to settle; False: answer with what they reported so far, except for files the editor did not have open. */
   wait: boolean;
+  /** A language server not heard from yet in this window (it may be loading its project) gets the whole wait to report; False: a short one (the baseline asked for before an edit). */
+  patient: boolean;
 }
 
 export interface EditorProblemsResult {

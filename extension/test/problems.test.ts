@@ -119,7 +119,7 @@ describe('answering toolgate/editor/problems', () => {
   it('waits for the buffer to hold the written content, then for the problems to settle', async () => {
     host.open.set(TS, host.disk.get(TS)!);
     host.disk.set(TS, "const x: number = 'one'\n");
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest(host.disk.get(TS)!) }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest(host.disk.get(TS)!) }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(150);
     expect(pending.answer()).toBeUndefined(); // the buffer still holds the old text
     host.reload(TS);
@@ -141,14 +141,14 @@ describe('answering toolgate/editor/problems', () => {
   it('counts a language server it has heard from that stays silent for FIRST_REPORT_MS as settled', async () => {
     host.open.set('/ws/src/other.ts', '');
     host.publish('/ws/src/other.ts', []); // the TypeScript server is up: it reported (nothing) for another file
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
     expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
     expect(pending.at()).toBe(FIRST_REPORT_MS);
   });
 
   it('gives a language server it has not heard from yet the whole wait to report on a change', async () => {
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1200); // still loading the project …
     expect(pending.answer()).toBeUndefined();
     host.publish(TS, [error(0)]);
@@ -156,15 +156,21 @@ describe('answering toolgate/editor/problems', () => {
     expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
   });
 
+  it('asked for a baseline (not patiently), gives a server not heard from only FIRST_REPORT_MS', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: false }));
+    await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+  });
+
   it('takes silence until the end of the wait as settled: nothing new to say', async () => {
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1500);
     expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
     expect(pending.at()).toBe(1500);
   });
 
   it('says it did not settle when the buffer never holds the content within the wait', async () => {
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('something else') }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('something else') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1500);
     expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, problems: [] }]);
     expect(pending.at()).toBe(1500);
@@ -172,7 +178,7 @@ describe('answering toolgate/editor/problems', () => {
 
   it('says it did not settle when the problems keep changing until the wait runs out', async () => {
     waitSeconds = 0.5;
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true }));
     for (let i = 0; i < 5; i += 1) {
       host.publish(TS, [error(i)]);
       await vi.advanceTimersByTimeAsync(100);
@@ -183,28 +189,28 @@ describe('answering toolgate/editor/problems', () => {
   });
 
   it('does not wait for a file no diagnostics source is known for', async () => {
-    const answer = await answerer.answer({ files: [{ path: TXT, contentSha256: textDigest('hello\n') }], wait: true });
+    const answer = await answerer.answer({ files: [{ path: TXT, contentSha256: textDigest('hello\n') }], wait: true, patient: true });
     expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, problems: [] }]);
   });
 
   it('learns that a language is covered once a file of it had problems', async () => {
     host.withExtension.clear();
     host.open.set(TS, host.disk.get(TS)!);
-    expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false })).files[0]!.covered).toBe(false);
+    expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false, patient: false })).files[0]!.covered).toBe(false);
     host.publish(TS, [error(0)]);
     host.publish(TS, []);
-    expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false })).files[0]!.covered).toBe(true);
+    expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false, patient: false })).files[0]!.covered).toBe(true);
   });
 
   it('answers at once for a document that was open already when no new content is named', async () => {
     host.open.set(TS, host.disk.get(TS)!);
     host.problems.set(TS, [error(0)]);
-    const answer = await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true });
+    const answer = await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true });
     expect(answer.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
   });
 
   it('opens a document it did not have open and lets its language server look first', async () => {
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true }));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(400);
     host.publish(TS, [error(0)]);
     await vi.advanceTimersByTimeAsync(QUIET_MS);
@@ -213,13 +219,13 @@ describe('answering toolgate/editor/problems', () => {
   });
 
   it('answers a file that cannot be opened as not covered', async () => {
-    const answer = await answerer.answer({ files: [{ path: '/ws/gone.ts', contentSha256: 'x' }], wait: true });
+    const answer = await answerer.answer({ files: [{ path: '/ws/gone.ts', contentSha256: 'x' }], wait: true, patient: true });
     expect(answer.files).toEqual([{ path: '/ws/gone.ts', covered: false, settled: true, problems: [] }]);
   });
 
   it('stops waiting when the sidecar withdraws the question', async () => {
     const token = new FakeCancellation();
-    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: 'never' }], wait: true }, token));
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: 'never' }], wait: true, patient: true }, token));
     await vi.advanceTimersByTimeAsync(100);
     token.cancel();
     await vi.advanceTimersByTimeAsync(0);
@@ -230,7 +236,7 @@ describe('answering toolgate/editor/problems', () => {
   it('lists every file with problems for the workspace, without waiting', async () => {
     host.problems.set(TS, [error(2)]);
     host.problems.set('/ws/clean.ts', []);
-    const answer = await answerer.answer({ files: null, wait: false });
+    const answer = await answerer.answer({ files: null, wait: false, patient: false });
     expect(answer).toEqual({ files: [{ path: TS, covered: true, settled: true, problems: [error(2)] }], waitedSeconds: 0 });
   });
 });

@@ -83,9 +83,9 @@ async def test_an_edit_ends_with_the_problem_it_introduced(
         "New problems the editor reports after this change:\nmain.ts:1:11 error (toy): no BAD"
     )
     before, after = asked
-    assert before == {"files": [{"path": str(path), "contentSha256": None}], "wait": True}
+    assert before == {"files": [{"path": str(path), "contentSha256": None}], "wait": True, "patient": False}
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    assert after == {"files": [{"path": str(path), "contentSha256": digest}], "wait": True}
+    assert after == {"files": [{"path": str(path), "contentSha256": digest}], "wait": True, "patient": True}
     [problems] = await editor_sidecar.run(session_id, use("Problems", path="main.ts"))
     assert problems["content"] == "1 problem in main.ts:\nmain.ts:1:11 error (toy): no BAD"
 

@@ -10,8 +10,8 @@
  *      first (the editor reloads a clean buffer when the file changes on disk);
  *   3. then the problems must stop changing: QUIET_MS after the last change, or FIRST_REPORT_MS when none comes (a
  *      change that leaves a clean file clean is not reported at all). Until a language's server has been heard from
- *      in this window (it may still be loading the project), its silence after a change is trusted only at the end
- *      of the wait.
+ *      in this window (it may still be loading the project), its silence is trusted only at the end of the wait when
+ *      the sidecar asks patiently (after an edit, the Problems tool; not the baseline before an edit).
  * All of it within the `toolgate.problems.waitSeconds` setting. Silence until the end of the wait counts as settled
  * (nothing new to say); a buffer that never held the content, or problems still changing, do not. A file whose
  * language no diagnostics source is known for (none reported for it or its language, and no active extension
@@ -89,7 +89,7 @@ export class ProblemsAnswerer implements Disposable {
       return { files, waitedSeconds };
     }
     const deadline = this.now() + waitedSeconds * 1000;
-    const files = await Promise.all(params.files.map((file) => this.fileAnswer(file, params.wait, deadline, token)));
+    const files = await Promise.all(params.files.map((file) => this.fileAnswer(file, params, deadline, token)));
     return { files, waitedSeconds };
   }
 
@@ -104,7 +104,12 @@ export class ProblemsAnswerer implements Disposable {
     if (this.host.diagnostics(path).length > 0) this.reportingLanguages.add(language);
   }
 
-  private async fileAnswer(file: ProblemsFileRequest, wait: boolean, deadline: number, token?: CancellationLike): Promise<FileProblemsAnswer> {
+  private async fileAnswer(
+    file: ProblemsFileRequest,
+    params: EditorProblemsParams,
+    deadline: number,
+    token?: CancellationLike,
+  ): Promise<FileProblemsAnswer> {
     const { path } = file;
     const opened = await this.host.openDocument(path);
     const answer = (covered: boolean, settled: boolean): FileProblemsAnswer => ({ path, covered, settled, problems: this.host.diagnostics(path) });
@@ -116,8 +121,8 @@ export class ProblemsAnswerer implements Disposable {
     if (!covered) return answer(false, true);
     // An open document with no new content to wait for has been looked at already: what is reported stands.
     const expected = file.contentSha256 ?? null;
-    if (!wait || (opened.wasOpen && expected === null)) return answer(true, true);
-    const firstReport = expected !== null && !this.heardFrom.has(opened.languageId) ? Infinity : FIRST_REPORT_MS;
+    if (!params.wait || (opened.wasOpen && expected === null)) return answer(true, true);
+    const firstReport = params.patient && !this.heardFrom.has(opened.languageId) ? Infinity : FIRST_REPORT_MS;
     return answer(true, await this.settle(path, expected, firstReport, deadline, token));
   }
 

@@ -53,6 +53,7 @@ export function problemsHost(): ProblemsHost {
         listener(event.uris.filter((uri) => uri.scheme === 'file').map((uri) => uri.fsPath)),
       ),
     async openDocument(path) {
+      if (path.endsWith('.ipynb')) return undefined; // a notebook's problems are per cell; never shown as JSON text
       const uri = vscode.Uri.file(path);
       if (inTab(uri)) {
         const shown = openDocument(path);

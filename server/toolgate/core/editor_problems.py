@@ -46,9 +46,10 @@ class Wanted:
 
 
 class ProblemsSource(Protocol):
-    async def problems(self, files: Sequence[Wanted] | None, *, wait: bool) -> ProblemsReport:
+    async def problems(self, files: Sequence[Wanted] | None, *, wait: bool, patient: bool = True) -> ProblemsReport:
         """The problems of `files` (None: every file the editor has problems for). `wait`: until the language
-        servers settle, bounded by the editor's setting. Raises ProblemsUnavailable."""
+        servers settle, bounded by the editor's setting; `patient`: a server not heard from yet gets the whole wait
+        to start reporting (False: a short one). Raises ProblemsUnavailable."""
         ...
 
 

@@ -64,9 +64,9 @@ class EditorProblemsSource:
         self._channel = channel
         self._limit = limit_seconds
 
-    async def problems(self, files: Sequence[Wanted] | None, *, wait: bool) -> ProblemsReport:
+    async def problems(self, files: Sequence[Wanted] | None, *, wait: bool, patient: bool = True) -> ProblemsReport:
         asked = None if files is None else [_request(w) for w in files]
-        params = EditorProblemsParams(files=asked, wait=wait)
+        params = EditorProblemsParams(files=asked, wait=wait, patient=patient)
         with anyio.move_on_after(self._limit) as scope:
             try:
                 answer = await self._channel.request(EDITOR_PROBLEMS, params, EditorProblemsResult)
@@ -182,13 +182,16 @@ class ProblemsFollower:
     async def before(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> _Before | None:
         if tool.name not in FOLLOWED_TOOLS:
             return None
-        paths = list(dict.fromkeys(tool.paths(tool_input, ctx)))
+        # A notebook's problems are the editor's per cell, not the file's: not asked about (nor shown as JSON).
+        paths = [path for path in dict.fromkeys(tool.paths(tool_input, ctx)) if path.suffix != ".ipynb"]
         if not paths:
             return None
         texts = await _read_texts(paths)
         present = [Wanted(path) for path, text in texts.items() if text is not None]
         try:
-            report = await self._source.problems(present, wait=True) if present else ProblemsReport((), 0.0)
+            # The baseline: a short wait for a server still loading (it will have its whole wait after the edit).
+            empty = ProblemsReport((), 0.0)
+            report = await self._source.problems(present, wait=True, patient=False) if present else empty
         except ProblemsUnavailable as exc:
             logger.warning("%s not followed for problems: %s", tool.name, exc)
             return None

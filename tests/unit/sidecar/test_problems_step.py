@@ -5,6 +5,7 @@ reports an error on every line containing `BAD` (and covers `.ts` files only).""
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -102,9 +103,10 @@ async def test_an_edit_that_introduces_a_problem_ends_with_it_and_moved_old_ones
     assert body.startswith("Edited main.ts")
     assert note.splitlines()[1:] == ["main.ts:3:9 error (toy): BAD is not allowed"]
     before, after = editor.asked
-    assert before.wait and before.files is not None and before.files[0].content_sha256 is None
+    assert before.wait and not before.patient  # a baseline: a server still loading is not waited for long
+    assert before.files is not None and before.files[0].content_sha256 is None
     written = hashlib.sha256(path.read_bytes()).hexdigest()
-    assert after.wait and after.files is not None and after.files[0].content_sha256 == written
+    assert after.wait and after.patient and after.files is not None and after.files[0].content_sha256 == written
 
 
 async def test_an_edit_that_fixes_a_problem_adds_nothing(rt: Runtime, workspace: Path) -> None:
@@ -151,6 +153,18 @@ async def test_an_apply_patch_reports_per_file(rt: Runtime, workspace: Path) -> 
         "a.ts:1:1 error (toy): BAD is not allowed",
         "b.ts:1:5 error (toy): BAD is not allowed",
     ]
+
+
+async def test_a_notebook_edit_asks_nothing(rt: Runtime, workspace: Path, editor: ScriptedEditor) -> None:
+    path = workspace / "n.ipynb"
+    cell = {"cell_type": "code", "id": "c1", "metadata": {}, "source": ["x = 1"], "outputs": []}
+    cell["execution_count"] = None
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    await run1(rt, "Read", file_path=str(path))
+    result = await run1(rt, "NotebookEdit", notebook_path=str(path), cell_id="c1", new_source="BAD")
+    assert not result.is_error, result.text()
+    assert editor.asked == []
 
 
 async def test_a_failed_edit_asks_nothing_after(rt: Runtime, workspace: Path, editor: ScriptedEditor) -> None:
@@ -207,7 +221,7 @@ async def test_problems_of_a_file(rt: Runtime, workspace: Path, editor: Scripted
         "main.ts:1:1 error (toy): BAD is not allowed",
         "main.ts:3:4 error (toy): BAD is not allowed",
     ]
-    assert editor.asked[-1].wait
+    assert editor.asked[-1].wait and editor.asked[-1].patient
 
 
 async def test_problems_of_a_file_no_language_server_covers(rt: Runtime, workspace: Path) -> None:
