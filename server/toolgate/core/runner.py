@@ -192,6 +192,10 @@ class ToolRunner:
         """Its note ends the result (after the hooks: a formatter a hook ran is part of what the editor checks)."""
         if followed is None:
             return result
+        # Interrupted while the follower waits (the editor's language server): the call did run, and says so.
+        ctx.partial_result = with_note(
+            result, "(The turn was interrupted while the editor checked this change; the change itself was made.)"
+        ).content
         try:
             note = await followed.after(result)
         except Exception:

@@ -14,6 +14,8 @@ from typing import Any
 import anyio
 import pytest
 
+from toolgate.core.messages import ToolUse
+from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.sidecar.approvals import ClientUnavailable
@@ -201,6 +203,32 @@ async def test_an_editor_that_never_answers_costs_a_bounded_wait(workspace: Path
             assert await edit(runtime, path, "1", "BAD") == "Edited main.ts (line 1)."
     finally:
         await runtime.aclose()
+
+
+async def test_an_interrupt_while_the_editor_checks_says_the_change_was_made(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
+    path = workspace / "main.ts"
+    path.write_text("const a = 1\n", encoding="utf-8")
+    await run1(rt, "Read", file_path=str(path))
+    answer_before = editor.request
+
+    async def hang_after_the_edit(method: str, params: WireModel, result: type[Any]) -> Any:
+        if isinstance(params, EditorProblemsParams) and params.patient:
+            token.cancel()  # the person interrupts while the language server is being waited for
+            await anyio.sleep(math.inf)
+        return await answer_before(method, params, result)
+
+    editor.request = hang_after_the_edit  # type: ignore[method-assign]
+    token = CancelToken()
+    use = ToolUse(id="toolu_1", name="Edit", input={"file_path": str(path), "old_string": "1", "new_string": "2"})
+    with anyio.fail_after(10):
+        [result] = await rt.orchestrator.run_turn([use], token)
+    assert path.read_text() == "const a = 2\n"
+    assert result.text() == (
+        "Edited main.ts (line 1).\n\n"
+        "(The turn was interrupted while the editor checked this change; the change itself was made.)"
+    )
 
 
 async def test_headless_sessions_have_no_problems_tool_and_ask_no_editor(runtime: Runtime, workspace: Path) -> None:
