@@ -14,12 +14,14 @@ from typing import Any
 import anyio
 import pytest
 
+from toolgate.core.change_followers import CHANGE_FOLLOWER
+from toolgate.core.editor_problems import EDITOR_PROBLEMS as EDITOR_PROBLEMS_SOURCE
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.sidecar.approvals import ClientUnavailable
-from toolgate.sidecar.problems import EditorProblemsSource, problems_dependencies
+from toolgate.sidecar.problems import EditorProblemsSource, ProblemsFollower, problems_dependencies
 from toolgate.sidecar.protocol_problems import (
     EDITOR_PROBLEMS,
     EditorProblem,
@@ -190,12 +192,11 @@ async def test_an_editor_that_is_gone_leaves_the_result_as_it_was(
 async def test_an_editor_that_never_answers_costs_a_bounded_wait(workspace: Path, editor: ScriptedEditor) -> None:
     editor.silent = True
     source = EditorProblemsSource(editor, limit_seconds=0.2)
-    options = RuntimeOptions(mode=PermissionMode.BYPASS, dependencies=problems_dependencies(editor))
+    follower = ProblemsFollower(source)
+    options = RuntimeOptions(
+        mode=PermissionMode.BYPASS, dependencies={EDITOR_PROBLEMS_SOURCE: source, CHANGE_FOLLOWER: follower}
+    )
     runtime = build_runtime(workspace, AllowingApprover(), options)
-    from toolgate.core.change_followers import CHANGE_FOLLOWER
-    from toolgate.sidecar.problems import ProblemsFollower
-
-    runtime.session.deps.override(CHANGE_FOLLOWER, ProblemsFollower(source))
     path = workspace / "main.ts"
     path.write_text("const a = 1\n", encoding="utf-8")
     try:
@@ -203,6 +204,7 @@ async def test_an_editor_that_never_answers_costs_a_bounded_wait(workspace: Path
             assert await edit(runtime, path, "1", "BAD") == "Edited main.ts (line 1)."
     finally:
         await runtime.aclose()
+    assert len(editor.asked) == 1  # the baseline went unanswered: the call was not followed any further
 
 
 async def test_an_interrupt_while_the_editor_checks_says_the_change_was_made(
