@@ -171,13 +171,15 @@ async def test_a_notebook_edit_asks_nothing(rt: Runtime, workspace: Path, editor
     assert editor.asked == []
 
 
-async def test_a_failed_edit_asks_nothing_after(rt: Runtime, workspace: Path, editor: ScriptedEditor) -> None:
+async def test_an_edit_refused_by_its_state_check_asks_the_editor_nothing(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
     path = workspace / "main.ts"
     path.write_text("const a = 1\n", encoding="utf-8")
     await run1(rt, "Read", file_path=str(path))
     result = await run1(rt, "Edit", file_path=str(path), old_string="missing", new_string="BAD")
     assert result.is_error
-    assert len(editor.asked) <= 1  # the before question at most (a refused call never reaches it)
+    assert editor.asked == []  # refused before the permission step: nothing to follow
 
 
 async def test_an_editor_that_is_gone_leaves_the_result_as_it_was(
