@@ -30,6 +30,8 @@ import { RestartPolicy } from './sidecar/restartPolicy';
 import { ReviewController } from './review/reviews';
 import { RulesView } from './settings/rulesView';
 import { registerStandInDecorations } from './vscode/standInsVscode';
+import { ProblemsAnswerer, waitSecondsSetting } from './editor/problems';
+import { problemsHost } from './vscode/problemsVscode';
 import type { ToolgateSettings } from './settings/settings';
 import {
   apiKeySecretName,
@@ -143,6 +145,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const standIns = registerStandInDecorations();
   context.subscriptions.push(standIns);
   client.onStandIns((params) => standIns.update(params.paths));
+  const problems = new ProblemsAnswerer(problemsHost(), () => waitSecondsSetting(api.readToolgateSetting('problems.waitSeconds')));
+  context.subscriptions.push(problems);
+  client.onEditorProblems((params, token) => problems.answer(params, token));
 
   const controller = new ChatController({
     store,

@@ -227,6 +227,32 @@ export interface DiffReviewResult {
   feedback?: string | null;
 }
 
+export interface EditorProblem {
+  /** 0-based line of the problem's start. */
+  line: number;
+  /** 0-based UTF-16 offset of the problem's start in its line. */
+  character: number;
+  severity: "error" | "warning" | "information" | "hint";
+  message: string;
+  source?: string | null;
+  code?: string | null;
+}
+
+export interface EditorProblemsParams {
+  /** The files to report on; None: every file the editor has problems for (no waiting). */
+  files: ProblemsFileRequest[] | null;
+  /** Wait (bounded by the editor's toolgate.problems.waitSeconds setting) for the language servers to settle; False: answer with what they reported so far, except for files the editor did not have open. */
+  wait: boolean;
+  /** A language server not heard from yet in this window (it may be loading its project) gets the whole wait to report; False: a short one (the baseline asked for before an edit). */
+  patient: boolean;
+}
+
+export interface EditorProblemsResult {
+  files: FileProblemsAnswer[];
+  /** The bound the editor waited within (its setting). */
+  waitedSeconds: number;
+}
+
 /** No parameters, or no data in the result. */
 export type Empty = Record<string, never>;
 
@@ -239,6 +265,15 @@ export interface ErrorEvent {
 export interface FileChange {
   path: string;
   action: "write" | "remove" | "link";
+}
+
+export interface FileProblemsAnswer {
+  path: string;
+  /** Some language server reports problems for files like this one (it reported for this file or its language, or an extension for the language is active). False: nothing was waited for. */
+  covered: boolean;
+  /** The editor had the requested content and its problems stopped changing within the wait. */
+  settled: boolean;
+  problems: EditorProblem[];
 }
 
 /** One file a call proposes to change: `original` None = a new file; `proposed` None = a deletion. */
@@ -310,6 +345,8 @@ export interface InitializationOptions {
   storageDir?: string | null;
   /** How long an approval or diff review waits for the editor's answer before it counts as "no" (the call does not run, and the session goes on); default: one hour. */
   editorAnswerTimeoutSeconds?: number;
+  /** The editor answers toolgate/editor/problems: its sessions get the Problems tool, and each edit's result ends with the problems it introduced. */
+  editorProblems?: boolean;
 }
 
 /**
@@ -436,6 +473,13 @@ export interface PermissionModeTraits {
   offersAcceptEdits: boolean;
   /** A project's checked-in settings may make it the default mode. */
   sharedDefault: boolean;
+}
+
+export interface ProblemsFileRequest {
+  /** Absolute path of the file. */
+  path: string;
+  /** Wait until the editor's text of the file has this SHA-256 (hex, of its UTF-8 bytes) before waiting for the problems to settle. None: the file as the editor has it now. */
+  contentSha256: string | null;
 }
 
 /** Which model the chat talks to. The key is kept in memory only (the sidecar never writes it to disk). */
@@ -953,6 +997,7 @@ export const Methods = {
   sessionRename: "toolgate/session/rename",
   sessionSearch: "toolgate/session/search",
   sessionExport: "toolgate/session/export",
+  editorProblems: "toolgate/editor/problems",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -1031,6 +1076,8 @@ export interface ServerRequests {
   "toolgate/approval/request": { params: ApprovalParams; result: ApprovalResult };
   /** Show a proposed change for review. */
   "toolgate/diff/review": { params: DiffReviewParams; result: DiffReviewResult };
+  /** The problems the editor's language servers report for files (after they settle), or for the workspace. */
+  "toolgate/editor/problems": { params: EditorProblemsParams; result: EditorProblemsResult };
 }
 
 /** Notifications the sidecar sends. */

@@ -108,6 +108,7 @@ describe('mapping to the sidecar', () => {
     expect(initializationOptions({ approvalTimeoutMinutes: 90 }, { storageDir: '/storage' })).toEqual({
       storageDir: '/storage',
       editorAnswerTimeoutSeconds: 5400,
+      editorProblems: true,
     });
   });
 

@@ -168,7 +168,8 @@ export function initializationOptions(
   settings: Pick<ToolgateSettings, 'approvalTimeoutMinutes'>,
   context: { storageDir: string | null },
 ): InitializationOptions {
-  return { storageDir: context.storageDir, editorAnswerTimeoutSeconds: settings.approvalTimeoutMinutes * 60 };
+  // editorProblems: this extension answers toolgate/editor/problems (src/editor/problems.ts).
+  return { storageDir: context.storageDir, editorAnswerTimeoutSeconds: settings.approvalTimeoutMinutes * 60, editorProblems: true };
 }
 
 /** What `toolgate/provider/configure` gets. The key is not in it: it reaches the sidecar in its environment. */

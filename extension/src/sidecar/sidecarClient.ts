@@ -43,8 +43,8 @@ import type {
   StandInsParams,
   ToolProgressParams,
 } from '../protocol';
-import type { HooksListResult } from '../protocol.generated';
 import type { ExportFormat } from '../shared/messages';
+import type { EditorProblemsParams, EditorProblemsResult, HooksListResult } from '../protocol.generated';
 import { Methods } from '../protocol';
 import { errorCode, errorMessage, METHOD_NOT_FOUND } from './rpc';
 import type { RpcConnection } from './rpc';
@@ -233,6 +233,10 @@ export class SidecarClient {
 
   onDiffReview(handler: (params: DiffReviewParams, token: CancellationLike) => Promise<DiffReviewAnswer>): void {
     this.handlers.onRequest(Methods.diffReview, (params, token) => handler(params as DiffReviewParams, token));
+  }
+
+  onEditorProblems(handler: (params: EditorProblemsParams, token: CancellationLike) => Promise<EditorProblemsResult>): void {
+    this.handlers.onRequest(Methods.editorProblems, (params, token) => handler(params as EditorProblemsParams, token));
   }
 
   onChatEvent(handler: (params: ChatEventParams) => void): void {

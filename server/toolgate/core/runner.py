@@ -14,6 +14,7 @@ from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
+from toolgate.core.change_followers import CHANGE_FOLLOWER, FollowedCall, with_note
 from toolgate.core.change_guard import CHANGE_GUARD, with_warning
 from toolgate.core.child_env import own_secret_values
 from toolgate.core.context import ReviewedContent, ToolContext
@@ -164,13 +165,43 @@ class ToolRunner:
         tool_input = gate
 
         warning = await self._before_change(tool, tool_input, ctx)
+        followed = await self._follow(tool, tool_input, ctx)
         result = await self._call(tool, tool_input, ctx)
         guard = ctx.get(CHANGE_GUARD)
         after = await guard.after_change(ctx.tool_use_id) if guard is not None else None
         for note in (warning, after):
             if note is not None:
                 result = with_warning(result, note)
-        return await self._after_call(tool, tool_input, result, ctx)
+        result = await self._after_call(tool, tool_input, result, ctx)
+        return await self._followed_up(followed, result, ctx)
+
+    async def _follow(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> FollowedCall | None:
+        """The session's change follower (the editor's problems step) looks before a call that may change files."""
+        follower = ctx.get(CHANGE_FOLLOWER)
+        if follower is None:
+            return None
+        try:
+            if tool.is_read_only(tool_input):
+                return None
+            return await follower.before(tool, tool_input, ctx)
+        except Exception:
+            ctx.logger.exception("%s: the change follower raised before the call", tool.name)
+            return None
+
+    async def _followed_up(self, followed: FollowedCall | None, result: ToolResult, ctx: ToolContext) -> ToolResult:
+        """Its note ends the result (after the hooks: a formatter a hook ran is part of what the editor checks)."""
+        if followed is None:
+            return result
+        # Interrupted while the follower waits (the editor's language server): the call did run, and says so.
+        ctx.partial_result = with_note(
+            result, "(The turn was interrupted while the editor checked this change; the change itself was made.)"
+        ).content
+        try:
+            note = await followed.after(result)
+        except Exception:
+            ctx.logger.exception("the change follower raised after the call")
+            return result
+        return result if note is None else with_note(result, note)
 
     async def _before_change(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> str | None:
         """A call that may change files is checkpointed first (when a guard is wired in); a classifier that

@@ -41,6 +41,7 @@ from toolgate.sidecar.protocol_checkpoints import (
 )
 from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
+from toolgate.sidecar.protocol_problems import PROBLEMS_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
 from toolgate.sidecar.protocol_rules import PermissionCheckResult as PermissionCheckResult
 from toolgate.sidecar.protocol_rules import RuleBehavior as RuleBehavior
@@ -86,6 +87,12 @@ class InitializationOptions(WireModel):
             'How long an approval or diff review waits for the editor\'s answer before it counts as "no" '
             "(the call does not run, and the session goes on); default: one hour."
         ),
+    )
+
+    editor_problems: bool = Field(
+        default=False,
+        description="The editor answers toolgate/editor/problems: its sessions get the Problems tool, and each edit's "
+        "result ends with the problems it introduced.",
     )
 
     @field_validator("storage_dir")
@@ -405,6 +412,7 @@ METHODS: tuple[Method, ...] = (
     *SANDBOX_METHODS,
     *HOOKS_METHODS,
     *SESSIONS_METHODS,
+    *PROBLEMS_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

@@ -54,7 +54,7 @@ from toolgate.sidecar.transport import LockedWriter, open_reader, read_messages
 from toolgate.sidecar.warm_up import SESSION_MODELS, SESSION_MODULES, building, importing, warm_up
 from toolgate.sidecar.workspace_events import changed_folders, notebook_sources
 from toolgate.text.uris import file_uri_to_path
-from toolgate.tools import builtin_tools
+from toolgate.tools import builtin_tools, editor_tools
 
 if TYPE_CHECKING:
     from toolgate.core.tool import AnyTool
@@ -102,6 +102,8 @@ class ToolgateServer(LanguageServer):
         self.channel = EditorChannel(self.protocol)
         self.approver = EditorApprover(self.channel)
         self.workspace_folders: list[Path] = []
+        # Set at initialize: whether the editor answers toolgate/editor/problems (sidecar/problems.py).
+        self.editor_problems = False
         # Set by initialize; the session manager over it is built (and its imports paid) on first use.
         self._storage_root: Path | None = None
         self._sessions: SessionManager | None = None
@@ -205,6 +207,7 @@ class ToolgateServer(LanguageServer):
         except ValidationError as exc:
             raise JsonRpcInvalidParams(message=f"Invalid initialize params: {exc}") from None
         self.channel.answer_timeout = options.editor_answer_timeout_seconds
+        self.editor_problems = options.editor_problems
         root = Path(options.storage_dir) if options.storage_dir else (self.data_root or default_data_root())
         folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
         self.workspace_folders = [Path(path) for uri in folders if (path := file_uri_to_path(uri))]
@@ -242,7 +245,9 @@ class ToolgateServer(LanguageServer):
         from toolgate.mcp.session import McpOptions
         from toolgate.runtime import RuntimeOptions, build_runtime
         from toolgate.sandbox.settings import SandboxRequest
+        from toolgate.sidecar.problems import problems_dependencies
 
+        editor: dict[Any, Any] = problems_dependencies(self.channel) if self.editor_problems else {}
         return build_runtime(
             Path(meta.workspace),
             self.approver,
@@ -250,13 +255,13 @@ class ToolgateServer(LanguageServer):
                 mode=meta.mode,
                 # The editor's other workspace folders are working directories too (multi-root workspaces).
                 additional_dirs=[folder for folder in self.workspace_folders if folder != Path(meta.workspace)],
-                tools=list(self.tools_factory()),
+                tools=[*self.tools_factory(), *(editor_tools() if self.editor_problems else ())],
                 session_id=meta.id,
                 data_dir=directory,
                 trust_workspace=True if self.trust_workspaces else None,
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
-                dependencies={OPEN_DOCUMENTS: self.documents},
+                dependencies={OPEN_DOCUMENTS: self.documents, **editor},
                 # On by default, as on the command line: the stand-ins it makes in the workspace while commands run
                 # are marked in the Explorer (`toolgate/sandbox/standIns`), and read-only commands need none.
                 sandbox=SandboxRequest(),

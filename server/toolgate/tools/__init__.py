@@ -45,3 +45,10 @@ def builtin_tools() -> list[AnyTool]:
         ToolOutputGrepTool(),
         WebFetchTool(),
     ]
+
+
+def editor_tools() -> list[AnyTool]:
+    """The tools a session has only when an editor is attached (they ask the editor's language features)."""
+    from toolgate.tools.problems import ProblemsTool
+
+    return [ProblemsTool()]

@@ -1,0 +1,259 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type { Disposable } from '../src/host';
+import type { EditorProblem, EditorProblemsResult } from '../src/protocol.generated';
+import { FIRST_REPORT_MS, ProblemsAnswerer, QUIET_MS, textDigest, waitSecondsSetting } from '../src/editor/problems';
+import type { ProblemsHost } from '../src/editor/problems';
+import { FakeCancellation } from './fakes';
+
+const TS = '/ws/src/main.ts';
+const TXT = '/ws/notes.txt';
+const error = (line: number, message = "Type 'string' is not assignable to type 'number'."): EditorProblem => ({
+  line,
+  character: 6,
+  severity: 'error',
+  message,
+  source: 'ts',
+  code: '2322',
+});
+
+class Listeners<T> {
+  private readonly all = new Set<(value: T) => void>();
+  add(listener: (value: T) => void): Disposable {
+    this.all.add(listener);
+    return { dispose: () => this.all.delete(listener) };
+  }
+  fire(value: T): void {
+    for (const listener of [...this.all]) listener(value);
+  }
+  get size(): number {
+    return this.all.size;
+  }
+}
+
+/** The editor as the answerer sees it: documents on "disk", which an open buffer picks up when told to. */
+class FakeEditorHost implements ProblemsHost {
+  readonly disk = new Map<string, string>();
+  readonly open = new Map<string, string>();
+  readonly problems = new Map<string, EditorProblem[]>();
+  readonly languages = new Map<string, string>([
+    ['.ts', 'typescript'],
+    ['.txt', 'plaintext'],
+  ]);
+  readonly withExtension = new Set(['typescript']);
+  readonly diagnosticsChanged = new Listeners<readonly string[]>();
+  readonly documentChanged = new Listeners<string>();
+
+  diagnostics(path: string): EditorProblem[] {
+    return this.problems.get(path) ?? [];
+  }
+  allDiagnostics(): Array<[string, EditorProblem[]]> {
+    return [...this.problems.entries()].filter(([, list]) => list.length > 0);
+  }
+  onDiagnosticsChanged(listener: (paths: readonly string[]) => void): Disposable {
+    return this.diagnosticsChanged.add(listener);
+  }
+  async openDocument(path: string): Promise<{ languageId: string; wasOpen: boolean } | undefined> {
+    const text = this.disk.get(path);
+    if (text === undefined) return undefined;
+    const wasOpen = this.open.has(path);
+    if (!wasOpen) this.open.set(path, text);
+    return { languageId: this.languageOf(path)!, wasOpen };
+  }
+  documentText(path: string): string | undefined {
+    return this.open.get(path);
+  }
+  languageOf(path: string): string | undefined {
+    return this.languages.get(path.slice(path.lastIndexOf('.')));
+  }
+  onDocumentChanged(listener: (path: string) => void): Disposable {
+    return this.documentChanged.add(listener);
+  }
+  languageHasActiveExtension(languageId: string): boolean {
+    return this.withExtension.has(languageId);
+  }
+
+  /** The buffer reloads what is on disk. */
+  reload(path: string): void {
+    this.open.set(path, this.disk.get(path)!);
+    this.documentChanged.fire(path);
+  }
+  /** The language server publishes. */
+  publish(path: string, problems: EditorProblem[]): void {
+    this.problems.set(path, problems);
+    this.diagnosticsChanged.fire([path]);
+  }
+}
+
+describe('answering toolgate/editor/problems', () => {
+  let host: FakeEditorHost;
+  let answerer: ProblemsAnswerer;
+  let waitSeconds: number;
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    host = new FakeEditorHost();
+    waitSeconds = 1.5;
+    answerer = new ProblemsAnswerer(host, () => waitSeconds);
+    host.disk.set(TS, 'const x: number = 1\n');
+    host.disk.set(TXT, 'hello\n');
+  });
+
+  afterEach(() => {
+    answerer.dispose();
+    vi.useRealTimers();
+  });
+
+  /** Resolves the answer, recording when (in fake milliseconds) it came. */
+  function timed(promise: Promise<EditorProblemsResult>): { answer: () => EditorProblemsResult | undefined; at: () => number } {
+    const start = Date.now();
+    let result: EditorProblemsResult | undefined;
+    let at = -1;
+    void promise.then((value) => {
+      result = value;
+      at = Date.now() - start;
+    });
+    return { answer: () => result, at: () => at };
+  }
+
+  it('waits for the buffer to hold the written content, then for the problems to settle', async () => {
+    host.open.set(TS, host.disk.get(TS)!);
+    host.disk.set(TS, "const x: number = 'one'\n");
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest(host.disk.get(TS)!) }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(150);
+    expect(pending.answer()).toBeUndefined(); // the buffer still holds the old text
+    host.reload(TS);
+    await vi.advanceTimersByTimeAsync(200);
+    host.publish(TS, [error(0)]); // syntax first …
+    await vi.advanceTimersByTimeAsync(200);
+    host.publish(TS, [error(0), error(0, 'another')]); // … then the semantic pass
+    await vi.advanceTimersByTimeAsync(QUIET_MS - 1);
+    expect(pending.answer()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(pending.answer()).toEqual({
+      files: [{ path: TS, covered: true, settled: true, problems: [error(0), error(0, 'another')] }],
+      waitedSeconds: 1.5,
+    });
+    expect(pending.at()).toBe(150 + 200 + 200 + QUIET_MS);
+    expect(host.diagnosticsChanged.size).toBe(1); // only the answerer's own tracking stays subscribed
+  });
+
+  it('counts a language server it has heard from that stays silent for FIRST_REPORT_MS as settled', async () => {
+    host.open.set('/ws/src/other.ts', '');
+    host.publish('/ws/src/other.ts', []); // the TypeScript server is up: it reported (nothing) for another file
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+    expect(pending.at()).toBe(FIRST_REPORT_MS);
+  });
+
+  it('gives a language server it has not heard from yet the whole wait to report on a change', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(1200); // still loading the project …
+    expect(pending.answer()).toBeUndefined();
+    host.publish(TS, [error(0)]);
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+  });
+
+  it('asked for a baseline (not patiently), gives a server not heard from only FIRST_REPORT_MS', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: false }));
+    await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+  });
+
+  it('takes silence until the end of the wait as settled: nothing new to say', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+    expect(pending.at()).toBe(1500);
+  });
+
+  it('says it did not settle when the buffer never holds the content within the wait', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('something else') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, problems: [] }]);
+    expect(pending.at()).toBe(1500);
+  });
+
+  it('says it did not settle when the problems keep changing until the wait runs out', async () => {
+    waitSeconds = 0.5;
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true }));
+    for (let i = 0; i < 5; i += 1) {
+      host.publish(TS, [error(i)]);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pending.answer()?.files[0]).toMatchObject({ settled: false, problems: [error(4)] });
+    expect(pending.answer()?.waitedSeconds).toBe(0.5);
+  });
+
+  it('does not wait for a file no diagnostics source is known for', async () => {
+    const answer = await answerer.answer({ files: [{ path: TXT, contentSha256: textDigest('hello\n') }], wait: true, patient: true });
+    expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, problems: [] }]);
+  });
+
+  it('learns that a language is covered once a file of it had problems', async () => {
+    host.withExtension.clear();
+    host.open.set(TS, host.disk.get(TS)!);
+    expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false, patient: false })).files[0]!.covered).toBe(false);
+    host.publish(TS, [error(0)]);
+    host.publish(TS, []);
+    expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false, patient: false })).files[0]!.covered).toBe(true);
+  });
+
+  it('answers at once for a document that was open already when no new content is named', async () => {
+    host.open.set(TS, host.disk.get(TS)!);
+    host.problems.set(TS, [error(0)]);
+    const answer = await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true });
+    expect(answer.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+  });
+
+  it('opens a document it did not have open and lets its language server look first', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(400);
+    host.publish(TS, [error(0)]);
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(host.open.has(TS)).toBe(true);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+  });
+
+  it('answers a file that cannot be opened as not covered', async () => {
+    const answer = await answerer.answer({ files: [{ path: '/ws/gone.ts', contentSha256: 'x' }], wait: true, patient: true });
+    expect(answer.files).toEqual([{ path: '/ws/gone.ts', covered: false, settled: true, problems: [] }]);
+  });
+
+  it('stops waiting when the sidecar withdraws the question', async () => {
+    const token = new FakeCancellation();
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: 'never' }], wait: true, patient: true }, token));
+    await vi.advanceTimersByTimeAsync(100);
+    token.cancel();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pending.answer()?.files[0]).toMatchObject({ settled: false });
+    expect(pending.at()).toBe(100);
+  });
+
+  it('lists every file with problems for the workspace, without waiting', async () => {
+    host.problems.set(TS, [error(2)]);
+    host.problems.set('/ws/clean.ts', []);
+    const answer = await answerer.answer({ files: null, wait: false, patient: false });
+    expect(answer).toEqual({ files: [{ path: TS, covered: true, settled: true, problems: [error(2)] }], waitedSeconds: 0 });
+  });
+});
+
+describe('the waitSeconds setting and the content digest', () => {
+  it('takes 0.1 to 30 seconds and falls back to the default otherwise', () => {
+    expect(waitSecondsSetting(0)).toBe(1.5);
+    expect(waitSecondsSetting(0.01)).toBe(0.1);
+    expect(waitSecondsSetting(4)).toBe(4);
+    expect(waitSecondsSetting(99)).toBe(30);
+    expect(waitSecondsSetting(-1)).toBe(1.5);
+    expect(waitSecondsSetting('2')).toBe(1.5);
+    expect(waitSecondsSetting(undefined)).toBe(1.5);
+  });
+
+  it('digests text the way the sidecar does: UTF-8 with LF line endings (values from core/editor_problems.py)', () => {
+    expect(textDigest('a\r\nb\r\n')).toBe('911169ddaaf146aff539f58c26c489af3b892dff0fe283c1c264c65ae5aa59a2');
+    expect(textDigest('const s = "😀é"\r\n')).toBe('a3fbeb85563776f2609f474f2ef105b4b51476b4a27ca279823df360815495a2');
+  });
+});

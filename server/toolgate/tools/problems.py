@@ -1,0 +1,132 @@
+"""Problems: the errors and warnings the editor's language servers report, for one file or the workspace.
+
+Offered only in sessions with an editor (the EDITOR_PROBLEMS dependency is there); it reads the live buffers' problems,
+not the files on disk. A file is opened in the editor when it was not, so that its language server looks at it, and
+the answer waits (bounded by the editor's setting) for the problems to settle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+from pydantic import Field
+
+from toolgate.core.context import ToolContext
+from toolgate.core.editor_problems import EDITOR_PROBLEMS, ProblemsReport, ProblemsUnavailable, Wanted
+from toolgate.core.errors import StateError, ToolFailure
+from toolgate.core.paths import display_input_path, display_path, is_within
+from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
+from toolgate.text.problems import problem_line, reported
+
+MAX_PROBLEMS = 100
+
+
+class ProblemsInput(ToolInput):
+    path: str | None = Field(
+        default=None,
+        description="A file (its problems, after the language server has looked at it) or a directory (the problems "
+        "the editor knows under it), absolute or relative to the workspace. Omit it for the whole workspace.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemsFound:
+    scope: str  # what was asked about, as the model named it
+    lines: list[str]  # every problem, one line each, errors first
+    unsettled: list[str]  # files whose language server had not settled within the wait
+    waited_seconds: float
+    single_file: bool
+    covered: bool  # False: no language server reports on the one file asked about
+
+
+class ProblemsTool(Tool[ProblemsInput, ProblemsFound]):
+    name = "Problems"
+    traits = LOOKS_ONLY
+    input_model = ProblemsInput
+
+    def description(self, ctx: DescribeContext) -> str:
+        return (
+            "List the errors and warnings the editor's language servers (type checkers, linters) report, as "
+            "`path:line:column severity (source code): message`.\n"
+            "- With a file path: that file's problems, from its current content in the editor (a file not open yet "
+            "is opened and checked first).\n"
+            "- With a directory, or without a path: the problems the editor knows of under it (language servers "
+            "usually report only on files that were opened or changed, so this is not a full build).\n"
+            f"- At most {MAX_PROBLEMS} come back, errors first; when there are more, the result gives the total.\n"
+            "- After each file change the result already ends with the problems that change introduced; use this to "
+            "look again later or elsewhere."
+        )
+
+    def paths(self, tool_input: ProblemsInput, ctx: ToolContext) -> Sequence[Path]:
+        return [ctx.resolve_path(tool_input.path) if tool_input.path else ctx.workspace]
+
+    def summary(self, tool_input: ProblemsInput, workspace: Path) -> str:
+        return display_input_path(tool_input.path, workspace) if tool_input.path else "the workspace"
+
+    async def call(self, tool_input: ProblemsInput, ctx: ToolContext) -> ProblemsFound:
+        source = ctx.get(EDITOR_PROBLEMS)
+        if source is None:
+            raise ToolFailure("Problems needs the editor, and this session has none; run the project's checks instead.")
+        target = self.paths(tool_input, ctx)[0]
+        single = target.is_file()
+        if tool_input.path and not single and not target.is_dir():
+            raise StateError(f"{tool_input.path} does not exist. Give an existing file or directory, or no path.")
+        try:
+            report = await source.problems([Wanted(target)] if single else None, wait=single)
+        except ProblemsUnavailable as exc:
+            message = f"The editor could not list the problems ({exc}). Try again, or run the checks."
+            raise ToolFailure(message) from None
+        scope = display_path(target, ctx.workspace) if tool_input.path else "the workspace"
+        return await anyio.to_thread.run_sync(_found, report, target, scope, single, ctx.workspace)
+
+    def to_result(self, data: ProblemsFound, ctx: ToolContext) -> str:
+        if data.single_file and not data.covered:
+            return f"No language server in the editor reports problems for {data.scope}, so there is nothing to list."
+        notes = []
+        if data.unsettled:
+            notes.append(
+                f"The language server had not finished checking {', '.join(data.unsettled)} within "
+                f"{data.waited_seconds:g} s; ask again in a moment for a complete list."
+            )
+        if not data.lines:
+            return "\n".join([f"No errors or warnings in {data.scope}.", *notes])
+        shown = data.lines[:MAX_PROBLEMS]
+        head = f"{len(data.lines)} problem{'s' if len(data.lines) != 1 else ''} in {data.scope}"
+        if len(data.lines) > MAX_PROBLEMS:
+            head += f" (showing {MAX_PROBLEMS} of {len(data.lines)}; give a file or directory to narrow the list)"
+        return "\n".join([head + ":", *shown, *notes])
+
+
+def _found(report: ProblemsReport, target: Path, scope: str, single: bool, workspace: Path) -> ProblemsFound:
+    lines: list[tuple[int, str]] = []
+    unsettled: list[str] = []
+    for file in report.files:
+        if not single and not is_within(file.path, target):
+            continue
+        label = display_path(file.path, workspace)
+        text = _text(file.path)
+        for problem in reported(file.problems):
+            lines.append((0 if problem.severity == "error" else 1, problem_line(label, text, problem)))
+        if file.covered and not file.settled:
+            unsettled.append(label)
+    lines.sort(key=lambda item: item[0])  # stable: errors first, each file's own order kept
+    own = report.of(target)
+    return ProblemsFound(
+        scope=scope,
+        lines=[line for _, line in lines],
+        unsettled=unsettled,
+        waited_seconds=report.waited_seconds,
+        single_file=single,
+        covered=own.covered if single and own is not None else True,
+    )
+
+
+def _text(path: Path) -> str:
+    """The file's text, for its columns (the editor's are UTF-16 units); empty when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

@@ -1,0 +1,94 @@
+"""Problems after an edit, in a real VS Code with its built-in TypeScript language features: the mock model edits a
+.ts file of examples/ts-workspace so that it no longer type-checks, and the tool_result it reads next ends with the
+type error; it edits it back, and that result has no problem in it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from codeserver import REPO, CodeServer
+from playwright.sync_api import expect
+from test_real_flows import MockModel, send
+from workbench import Workbench
+
+pytestmark = pytest.mark.e2e
+
+TS_WORKSPACE = REPO / "examples" / "ts-workspace"
+# Edits under ts/ run without a review (the review is not what this test is about); the TypeScript server loads the
+# project on the first edit, which on a busy machine takes longer than the default wait.
+TOOLGATE_SETTINGS = {"sandbox": {"autoAllow": False}, "permissions": {"allow": ["Edit(ts/**)"]}}
+WAIT_SECONDS = 15
+TYPE_ERROR = "ts/src/main.ts:4:7 error (ts 2322): Type 'number' is not assignable to type 'string'."
+
+
+@pytest.fixture
+def ts_project(code_server: CodeServer) -> Iterator[Path]:
+    """examples/ts-workspace copied to ts/ in the editor's workspace, with the settings above."""
+    target = code_server.workspace / "ts"
+    shutil.copytree(TS_WORKSPACE, target)
+    settings = code_server.workspace / ".toolgate" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps(TOOLGATE_SETTINGS))
+    try:
+        yield target
+    finally:
+        code_server.write_workspace_settings(None)
+        settings.unlink(missing_ok=True)
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def tool_results(request: dict[str, Any]) -> list[str]:
+    """The tool results in a recorded OpenAI-style request, in order."""
+    return [str(m.get("content")) for m in request["body"]["messages"] if m.get("role") == "tool"]
+
+
+def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_gets_none(
+    ts_project: Path, workbench: Workbench, code_server: CodeServer
+) -> None:
+    main = ts_project / "src" / "main.ts"
+    swap = [("const total: number", "const total: string"), ("const total: string", "const total: number")]
+    steps: list[dict[str, Any]] = [
+        {"text": "Reading it.", "tool_uses": [{"name": "Read", "input": {"file_path": str(main)}}]},
+        *(
+            {
+                "text": "Changing the type.",
+                "tool_uses": [
+                    {"name": "Edit", "input": {"file_path": str(main), "old_string": old, "new_string": new}}
+                ],
+            }
+            for old, new in swap
+        ),
+        {"text": "Back as it was."},
+    ]
+    model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps)
+    try:
+        code_server.write_workspace_settings(
+            {
+                "toolgate.provider": "openai",
+                "toolgate.baseUrl": f"{model.url}/v1",
+                "toolgate.problems.waitSeconds": WAIT_SECONDS,
+            }
+        )
+        chat = workbench.open_chat()
+        expect(chat.locator(".provider-status")).to_contain_text(model.url)
+        chat.get_by_role("button", name="New").click()
+        send(workbench, "Try a string total, then put it back.")
+        # Each edit may wait up to WAIT_SECONDS for the TypeScript server (the first one loads the project).
+        expect(chat.locator(".msg-assistant").last).to_contain_text("Back as it was.", timeout=4 * WAIT_SECONDS * 1000)
+        workbench.shot("60-problems-after-edits")
+        requests = model.requests()
+        assert len(requests) == 4
+        broke = tool_results(requests[2])[-1]
+        fixed = tool_results(requests[3])[-1]
+    finally:
+        model.stop()
+    assert broke.startswith("Edited ts/src/main.ts"), broke
+    assert broke.endswith(f"New problems the editor reports after this change:\n{TYPE_ERROR}"), broke
+    assert fixed.startswith("Edited ts/src/main.ts") and "problem" not in fixed.lower(), fixed
+    assert main.read_text() == (TS_WORKSPACE / "src" / "main.ts").read_text()

@@ -1,0 +1,111 @@
+"""The editor's problems over real JSON-RPC: a sidecar whose editor says it answers `toolgate/editor/problems` offers
+the Problems tool and ends an Edit's result with the problems it introduced; one whose editor does not say so asks
+nothing. The test client plays the editor (a toy language server: an error on each line containing BAD)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from tests.integration.sidecar_client import DEADLINE, TEST_SERVER, SidecarClient, start_client, stop_client, use
+
+from toolgate.sidecar import protocol as p
+from toolgate.sidecar.protocol_problems import EDITOR_PROBLEMS
+
+
+def answer_like_an_editor(asked: list[dict[str, Any]]) -> Any:
+    async def respond(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        files = []
+        for wanted in params["files"] or []:
+            text = Path(wanted["path"]).read_text(encoding="utf-8")
+            settled = wanted["contentSha256"] in (None, hashlib.sha256(text.encode()).hexdigest())
+            problems = [
+                {"line": i, "character": line.index("BAD"), "severity": "error", "message": "no BAD", "source": "toy"}
+                for i, line in enumerate(text.splitlines())
+                if "BAD" in line
+            ]
+            files.append({"path": wanted["path"], "covered": True, "settled": settled, "problems": problems})
+        return {"files": files, "waitedSeconds": 1.5}
+
+    return respond
+
+
+async def started(
+    storage: Path, workspace: Path, options: dict[str, Any], asked: list[dict[str, Any]]
+) -> SidecarClient:
+    client = await start_client(TEST_SERVER)
+    client.feature(EDITOR_PROBLEMS)(answer_like_an_editor(asked))
+    params = types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        initialization_options={"storageDir": str(storage), **options},
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+    )
+    async with asyncio.timeout(DEADLINE):
+        await client.initialize_session(params)
+    return client
+
+
+@pytest.fixture
+def asked() -> list[dict[str, Any]]:
+    return []
+
+
+@pytest.fixture
+async def editor_sidecar(storage: Path, workspace: Path, asked: list[dict[str, Any]]) -> AsyncIterator[SidecarClient]:
+    client = await started(storage, workspace, {"editorProblems": True}, asked)
+    try:
+        yield client
+    finally:
+        await stop_client(client)
+
+
+async def test_an_edit_ends_with_the_problem_it_introduced(
+    editor_sidecar: SidecarClient, workspace: Path, asked: list[dict[str, Any]]
+) -> None:
+    path = workspace / "main.ts"
+    path.write_text("const a = 1\n", encoding="utf-8")
+    session_id = await editor_sidecar.new_session(workspace, mode="bypassPermissions")
+    tools = await editor_sidecar.call(p.TOOLS_LIST, {"sessionId": session_id})
+    assert "Problems" in [t["name"] for t in tools["tools"]]
+    _, edited = await editor_sidecar.run(
+        session_id,
+        use("Read", file_path=str(path)),
+        use("Edit", file_path=str(path), old_string="1", new_string="BAD"),
+    )
+    assert not edited["is_error"]
+    assert edited["content"].endswith(
+        "New problems the editor reports after this change:\nmain.ts:1:11 error (toy): no BAD"
+    )
+    before, after = asked
+    assert before == {"files": [{"path": str(path), "contentSha256": None}], "wait": True, "patient": False}
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert after == {"files": [{"path": str(path), "contentSha256": digest}], "wait": True, "patient": True}
+    [problems] = await editor_sidecar.run(session_id, use("Problems", path="main.ts"))
+    assert problems["content"] == "1 problem in main.ts:\nmain.ts:1:11 error (toy): no BAD"
+
+
+async def test_without_the_editor_saying_so_nothing_is_asked_and_no_tool_offered(
+    storage: Path, workspace: Path, asked: list[dict[str, Any]]
+) -> None:
+    client = await started(storage, workspace, {}, asked)
+    try:
+        path = workspace / "main.ts"
+        path.write_text("const a = 1\n", encoding="utf-8")
+        session_id = await client.new_session(workspace, mode="bypassPermissions")
+        tools = await client.call(p.TOOLS_LIST, {"sessionId": session_id})
+        assert "Problems" not in [t["name"] for t in tools["tools"]]
+        _, edited = await client.run(
+            session_id,
+            use("Read", file_path=str(path)),
+            use("Edit", file_path=str(path), old_string="1", new_string="BAD"),
+        )
+        assert edited["content"] == "Edited main.ts (line 1)."
+        assert asked == []
+    finally:
+        await stop_client(client)
