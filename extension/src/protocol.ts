@@ -48,6 +48,7 @@ export type {
   Settings,
   SettingsProblem as SidecarSettingsProblem,
   StandInsParams,
+  SubagentRef,
   TodoItem,
   ToolResult,
   TurnInfo,
