@@ -1,7 +1,7 @@
 /**
  * The Agent card: one Agent call drawn as a collapsible card with its child agent inside, live: the child's calls
  * (each with its status, and a mark while it waits for the person's approval), what the child says, its final
- * answer, and the run's status (running, done, stopped). Open while the child runs; after that, as the person left it.
+ * answer, and the run's status (running, done, stopped). Open while the child runs, folded once it ends.
  * The model behind it is src/shared/agentCard.ts. Also the line an approval card gets when a child asks.
  */
 
@@ -16,6 +16,9 @@ type AgentItem = Extract<Item, { kind: 'tool' }> & { agent: NonNullable<Extract<
 
 const STATUS_ICONS: Record<AgentStatus, string> = { running: '◌', done: '✓', stopped: '✗' };
 const CALL_ICONS: Record<ChildCall['status'], string> = { running: '◌', done: '✓', error: '✗' };
+
+/** Agent cards the person folded while their child ran: redrawn with each of the child's events, they stay folded. */
+const foldedWhileRunning = new Set<string>();
 
 export function isAgentItem(item: Extract<Item, { kind: 'tool' }>): item is AgentItem {
   return item.agent !== undefined;
@@ -66,10 +69,14 @@ export function renderAgentCard(item: AgentItem, ctx: RenderContext, duration: H
         )
       : null,
   );
-  if (ctx.openTools.has(item.id) || view.status === 'running') details.open = true;
+  // Open while the child runs unless the person folded it; once it ends, folded unless the person opened it. (Setting
+  // `open` here fires a toggle event too, later: it matches the default, so it records no choice of the person's.)
+  const running = view.status === 'running';
+  details.open = running ? !foldedWhileRunning.has(item.id) : ctx.openTools.has(item.id);
   details.addEventListener('toggle', () => {
-    if (details.open) ctx.openTools.add(item.id);
-    else ctx.openTools.delete(item.id);
+    const choices = running ? foldedWhileRunning : ctx.openTools;
+    if (details.open === running) choices.delete(item.id);
+    else choices.add(item.id);
   });
   return details;
 }

@@ -22,12 +22,12 @@ pytestmark = pytest.mark.e2e
 
 
 class MockModel(MockModelProcess):
-    """The mock model playing `steps`, recording every request it gets."""
+    """The mock model playing `steps` (or a whole script: steps and lanes), recording every request it gets."""
 
-    def __init__(self, root: Path, steps: list[dict[str, Any]]) -> None:
+    def __init__(self, root: Path, steps: list[dict[str, Any]] | dict[str, Any]) -> None:
         root.mkdir(parents=True, exist_ok=True)
         script = root / "mock-script.json"
-        script.write_text(json.dumps({"steps": steps}))
+        script.write_text(json.dumps(steps if isinstance(steps, dict) else {"steps": steps}))
         super().__init__(script, record=root / "mock-requests.jsonl")
 
 
@@ -45,7 +45,7 @@ def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockFa
 
     toolgate_settings = code_server.workspace / ".toolgate" / "settings.json"
 
-    def start(steps: list[dict[str, Any]], *, auto_allow: bool = False) -> MockModel:
+    def start(steps: list[dict[str, Any]] | dict[str, Any], *, auto_allow: bool = False) -> MockModel:
         model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps)
         started.append(model)
         if not auto_allow:  # read by the session the New button below starts

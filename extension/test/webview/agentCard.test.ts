@@ -74,4 +74,20 @@ describe('the Agent card', () => {
     expect(card.querySelector('.agent-answer strong')?.textContent).toBe('tests/');
     expect(card.querySelector('.agent-call-waiting')).toBeNull();
   });
+
+  it('stays folded through the child\'s events once the person folds it while it runs', () => {
+    const openTools = new Set<string>();
+    const drawAgent = (state: ChatState): HTMLDetailsElement => {
+      const item = state.items.find((candidate) => candidate.kind === 'tool');
+      if (!item) throw new Error('no Agent card');
+      return renderItem(item, { post: () => undefined, now: () => 10, openTools, decided: () => undefined }) as HTMLDetailsElement;
+    };
+    const first = drawAgent(stateOf(actions));
+    first.dispatchEvent(new Event('toggle')); // what the browser fires, later, for the open state the card was drawn with
+    first.open = false; // the person folds it
+    first.dispatchEvent(new Event('toggle'));
+    const more = stateOf([...actions, child({ type: 'text_delta', text: 'still working' })]);
+    expect(drawAgent(more).open).toBe(false);
+    expect(openTools.size).toBe(0); // nothing the person opened: once done it is folded
+  });
 });
