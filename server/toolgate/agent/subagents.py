@@ -107,7 +107,7 @@ class Subagents:
 
         stop_forwarding = child.subscribe(forward)
         try:
-            stop = await _send_interruptibly(child, tool_input.prompt)
+            stop = await send_interruptibly(child, tool_input.prompt)
         finally:
             stop_forwarding()
             child.release_listeners()
@@ -145,21 +145,21 @@ class Subagents:
         return child
 
 
-async def _send_interruptibly(child: AgentChat, prompt: str) -> StopReason:
+async def send_interruptibly(child: AgentChat, prompt: str) -> StopReason:
     """The child's answer to `prompt`. Cancelled with the parent's call (an interrupt), the child is interrupted the
     way a chat is, and awaited: each of its calls then ends with its own result (a call waiting for approval says
     so, a command keeps its output), which cancelling the child's task from outside would replace with a generic
     "stopped" for every call."""
-    stop: list[StopReason] = []
-    failure: list[Exception] = []  # raised here as itself, not wrapped in the task group's exception group
+    outcome: list[StopReason | Exception] = []  # an exception is raised here as itself, not in an exception group
+    not_to_start = False
     ended = anyio.Event()
 
     async def send() -> None:
         with anyio.CancelScope(shield=True):  # only the child's own interrupt stops it
             try:
-                stop.append(await child.send(prompt))
+                outcome.append("interrupted" if not_to_start else await child.send(prompt))
             except Exception as exc:
-                failure.append(exc)
+                outcome.append(exc)
             finally:
                 ended.set()
 
@@ -168,13 +168,17 @@ async def _send_interruptibly(child: AgentChat, prompt: str) -> StopReason:
         try:
             await ended.wait()
         except anyio.get_cancelled_exc_class():
-            child.interrupt()
+            # Not running means done, or not started yet (its send sets its interrupt token before its first
+            # await): asyncio runs the new task's first step before this one sees its cancellation, but nothing
+            # promises that order, and a child that started after its interrupt would run unasked to its end.
+            not_to_start = not child.interrupt()
             with anyio.CancelScope(shield=True):
                 await ended.wait()
             raise
-    if failure:
-        raise failure[0]
-    return stop[0]
+    [result] = outcome
+    if isinstance(result, Exception):
+        raise result
+    return result
 
 
 def child_runtime(
