@@ -654,8 +654,8 @@ export interface SubagentEvent {
 }
 
 /**
- * The child agent a request comes from (the Agent tool): the editor draws its card inside that call's card.
- * camelCase on the wire like the request around it (the sidecar's wire models dump by alias).
+ * The child agent a request comes from (the Agent tool): the editor names it on the card and marks the waiting
+ * call in that Agent call's card. camelCase on the wire like the request around it (wire models dump by alias).
  */
 export interface SubagentRef {
   /** The parent's Agent tool_use id: the call whose child asks. */

@@ -3,8 +3,8 @@
 A child gets a session of its own (fresh readFileState, its own narrowed mode, its own tool list) that shares
 with its parent what must stay one: the dependencies (output store, sandbox, background shells, and the
 checkpoint guard, so its changes are checkpointed inside the parent's turn), the working directories, the
-decisions record and the approval flow (each request carries the child's identity, `SubagentRef`, so the
-editor names it, "explore: find the tests", and draws the card inside the Agent call's). Its events reach the
+decisions record and the approval flow (each request carries the child's identity, `SubagentRef`: the editor
+names it, "explore: find the tests", and marks the waiting call in the Agent call's card). Its events reach the
 parent's listeners wrapped in a SubagentEvent carrying the task id (the parent's Agent tool_use id), and its
 usage is counted into the parent's turn and into the session's usage meter.
 """
@@ -44,7 +44,8 @@ SUBAGENT_MARKER = "You are a toolgate subagent of type"
 
 class NamedApprover:
     """The parent's approver, with every request naming the child that asks: an approval carries the child's
-    identity (the editor draws it inside the Agent call's card), a review's title starts with its name."""
+    identity (the editor names it and marks the call in the Agent call's card), a review's title starts with its
+    name."""
 
     def __init__(self, inner: Approver, child: SubagentRef) -> None:
         self.inner = inner

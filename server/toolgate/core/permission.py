@@ -159,8 +159,8 @@ class Decision(BaseModel):
 
 
 class SubagentRef(BaseModel):
-    """The child agent a request comes from (the Agent tool): the editor draws its card inside that call's card.
-    camelCase on the wire like the request around it (the sidecar's wire models dump by alias)."""
+    """The child agent a request comes from (the Agent tool): the editor names it on the card and marks the waiting
+    call in that Agent call's card. camelCase on the wire like the request around it (wire models dump by alias)."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True, alias_generator=to_camel, populate_by_name=True)
 
