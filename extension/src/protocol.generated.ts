@@ -17,6 +17,8 @@ export interface ApprovalParams {
   suggestions: RuleSuggestion[];
   /** acceptEdits mode would allow this call. */
   offersAcceptEdits: boolean;
+  /** The child agent that asks (null: the session's own agent or a direct call). */
+  subagent: SubagentRef | null;
 }
 
 export interface ApprovalRecord {
@@ -753,6 +755,18 @@ export interface SubagentEvent {
   task_id: string;
   agent_type: string;
   event: Record<string, unknown>;
+}
+
+/**
+ * The child agent a request comes from (the Agent tool): the editor names it on the card and marks the waiting
+ * call in that Agent call's card. camelCase on the wire like the request around it (wire models dump by alias).
+ */
+export interface SubagentRef {
+  /** The parent's Agent tool_use id: the call whose child asks. */
+  taskId: string;
+  agentType: string;
+  /** The Agent call's short description of the task. */
+  description: string;
 }
 
 export interface TextBlock {

@@ -53,6 +53,7 @@ export type {
   Settings,
   SettingsProblem as SidecarSettingsProblem,
   StandInsParams,
+  SubagentRef,
   TodoItem,
   ToolResult,
   TurnInfo,

@@ -207,6 +207,16 @@ describe('ApprovalBroker', () => {
     await expect(answer).resolves.toEqual({ decision: 'allow' });
   });
 
+  it("names the subagent that asks in the notification, and the card carries it", async () => {
+    const { store, broker, notifier } = setup(false);
+    const subagent = { taskId: 'agent-1', agentType: 'explore', description: 'find the tests' };
+    const answer = broker.request({ ...bash, subagent });
+    expect(notifier.shown[0]?.message).toMatch(/^toolgate's subagent explore: find the tests wants to run Bash: npm test\./);
+    expect(card(store).card.subagent).toEqual(subagent);
+    notifier.click('Allow once');
+    await expect(answer).resolves.toEqual({ decision: 'allow' });
+  });
+
   it('lets the notification pick a suggested rule, edit it and pick a scope', async () => {
     const { broker, notifier, rules } = setup(false);
     notifier.pickAnswers = ['Bash(npm test:*)', 'All my projects (user settings)'];

@@ -20,7 +20,7 @@ import { SidecarError } from '../src/sidecar/sidecarClient';
 
 /** A `toolgate/approval/request` as the sidecar sends it, with what a test is about changed: one place to extend. */
 export function approvalRequest(overrides: Partial<ApprovalRequestParams> = {}): ApprovalRequestParams {
-  return { sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'ls', reason: 'r', suggestions: [], offersAcceptEdits: false, ...overrides };
+  return { sessionId: 's1', toolUseId: 't1', toolName: 'Bash', input: {}, summary: 'ls', reason: 'r', suggestions: [], offersAcceptEdits: false, subagent: null, ...overrides };
 }
 
 export function newStore(): ChatStore {

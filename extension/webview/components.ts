@@ -4,6 +4,7 @@ import type { RuleScope } from '../src/protocol';
 import type { Item, ReviewFileView } from '../src/shared/chatModel';
 import type { ViewMessage } from '../src/shared/messages';
 import { toolBody, toolTiming } from '../src/shared/toolView';
+import { askedByLine, isAgentItem, renderAgentCard } from './agentCard';
 import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
 import { renderMarkdown } from './markdown';
@@ -43,7 +44,7 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
       return h('div', { class: `msg msg-assistant${item.streaming ? ' streaming' : ''}`, 'data-item': item.id }, body);
     }
     case 'tool':
-      return renderTool(item, ctx);
+      return isAgentItem(item) ? renderAgentCard(item, ctx, renderDuration(item, ctx.now())) : renderTool(item, ctx);
     case 'approval':
       return renderApproval(item, ctx);
     case 'review':
@@ -134,6 +135,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
       'data-item': item.id,
     },
     h('div', { class: 'card-title', id: titleId }, `Allow ${item.card.toolName}?`),
+    askedByLine(item.card),
     h('div', { class: 'card-summary' }, h('code', {}, item.card.summary)),
   );
   const reason = item.card.reason || 'No rule allows this call.';

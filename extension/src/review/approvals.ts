@@ -19,6 +19,7 @@ import type { ChatPresence, ChatStore } from '../chat/chatStore';
 import type { CancellationLike, Disposable, Notifier, QuickPickItem } from '../host';
 import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from '../protocol';
 import { RULE_SCOPES } from '../protocol';
+import { subagentName } from '../shared/agentCard';
 import { SCOPE_LABELS } from '../shared/scopes';
 import type { SidecarClient } from '../sidecar/sidecarClient';
 import { failureReason } from '../sidecar/sidecarClient';
@@ -254,7 +255,8 @@ export class ApprovalBroker implements Disposable {
       ...(params.offersAcceptEdits ? [ACCEPT_EDITS_ACTION] : []),
       'Deny…',
     ];
-    const message = `toolgate wants to run ${params.toolName}: ${params.summary}. ${params.reason}`;
+    const asker = params.subagent ? `toolgate's subagent ${subagentName(params.subagent)}` : 'toolgate';
+    const message = `${asker} wants to run ${params.toolName}: ${params.summary}. ${params.reason}`;
     // Loop so that backing out of a follow-up picker brings the question back instead of dropping it.
     for (;;) {
       const picked = await this.notifier.show('warning', message, ...actions);

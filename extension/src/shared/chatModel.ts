@@ -7,7 +7,8 @@
  */
 
 import type { ChatEvent, ChatMessage, PermissionMode } from '../protocol';
-import type { ChatAction, ChatState, Item, ProviderStatus } from './chatTypes';
+import { agentRunFor, applyChildEvent, childEvent, finishRun, markWaiting } from './agentCard';
+import type { ApprovalCard, ChatAction, ChatState, Item, ProviderStatus } from './chatTypes';
 import { markPrompts } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
@@ -99,7 +100,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'toolProgress':
       return updateItem(state, action.toolUseId, 'tool', (tool) => appendOutput(tool, action.text));
     case 'approvalRequested':
-      return append(startWaiting(state, action.card.toolUseId, action.at), {
+      return append(startWaiting(childWaits(state, action.card, true, action.at), action.card.toolUseId, action.at), {
         kind: 'approval',
         id: action.id,
         card: action.card,
@@ -109,7 +110,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         error: '',
       });
     case 'approvalResolved':
-      return updateItem(stopWaiting(state, cardToolUseId(state, action.id, 'approval'), action.at), action.id, 'approval', (card) =>
+      return updateItem(stopWaiting(childWaits(state, approvalCard(state, action.id), false, action.at), cardToolUseId(state, action.id, 'approval'), action.at), action.id, 'approval', (card) =>
         card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome, error: '' } : card,
       );
     case 'approvalFailed':
@@ -171,7 +172,8 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       }
       return appendWithId(state, (id) => ({ kind: 'assistant', id, text: event.text, streaming: true }));
     }
-    case 'tool_call_started':
+    case 'tool_call_started': {
+      const agent = agentRunFor(event.name, event.input);
       return append(finishStreaming(withoutRetryNotices(state)), {
         kind: 'tool',
         id: event.tool_use_id,
@@ -186,7 +188,9 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
         outputTrimmed: false,
         resultSummary: '',
         result: '',
+        ...(agent ? { agent } : {}),
       });
+    }
     case 'tool_call_progress':
       return updateItem(state, event.tool_use_id, 'tool', (tool) => appendOutput(tool, event.text));
     case 'tool_call_finished':
@@ -196,6 +200,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
         finishedAt: at,
         resultSummary: event.summary,
         result: resultText(event.result),
+        ...(tool.agent ? { agent: finishRun(tool.agent, event.is_error, resultText(event.result)) } : {}),
       }));
     case 'todo_update':
       return { ...state, todos: event.todos };
@@ -245,9 +250,12 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
     case 'message':
       // Nothing to draw: the deltas and tool events show the same content as it arrives.
       return state;
-    case 'subagent':
-      // A child agent's event (its task id is the Agent call's id); the Agent card shows the call's result for now.
-      return state;
+    case 'subagent': {
+      // A child agent's event: its task id is the Agent call's id, whose card shows it (agentCard.ts).
+      const child = childEvent(event.event);
+      if (!child) return state;
+      return updateItem(state, event.task_id, 'tool', (tool) => (tool.agent ? { ...tool, agent: applyChildEvent(tool.agent, child) } : tool));
+    }
   }
 }
 
@@ -303,6 +311,24 @@ function stopWaiting(state: ChatState, toolUseId: string | undefined, at: number
 function waited(tool: Extract<Item, { kind: 'tool' }>, at: number): Extract<Item, { kind: 'tool' }> {
   if (tool.waitingSince === null) return tool;
   return { ...tool, waitedMs: tool.waitedMs + Math.max(0, at - tool.waitingSince), waitingSince: null };
+}
+
+/** A child agent's call starts or stops waiting for the person: so does its Agent call, and the card marks the call. */
+function childWaits(state: ChatState, card: ApprovalCard | undefined, waiting: boolean, at: number | undefined): ChatState {
+  const child = card?.subagent;
+  if (!card || !child) return state;
+  const timed = waiting ? startWaiting(state, child.taskId, at) : stopWaiting(state, child.taskId, at);
+  return updateItem(timed, child.taskId, 'tool', (tool) =>
+    tool.agent ? { ...tool, agent: markWaiting(tool.agent, card.toolUseId, waiting) } : tool,
+  );
+}
+
+function approvalCard(state: ChatState, id: string): ApprovalCard | undefined {
+  for (let index = state.items.length - 1; index >= 0; index--) {
+    const item = state.items[index];
+    if (item?.id === id && item.kind === 'approval') return item.card;
+  }
+  return undefined;
 }
 
 function cardToolUseId(state: ChatState, id: string, kind: 'approval' | 'review'): string | undefined {

@@ -20,6 +20,7 @@ import type {
   TodoItem,
   TurnInfo,
 } from '../protocol';
+import type { AgentRun } from './agentCard';
 import type { RestoreRedo, TurnMark } from './checkpointView';
 import type { HistoryRecords } from './history';
 import type { McpCard, McpCardAction } from './mcpCard';
@@ -96,6 +97,8 @@ export type Item =
       outputTrimmed: boolean;
       resultSummary: string;
       result: string;
+      /** An Agent call's child agent: its calls, words and status, drawn inside the call's card (agentCard.ts). */
+      agent?: AgentRun;
     }
   | {
       kind: 'approval';

@@ -209,8 +209,10 @@ class ContextKeeper:
 
     def __init__(self, host: ChatHost) -> None:
         self.host = host
-        self.total_usage = Usage()
-        self.total_cost: float | None = 0.0
+        self._own_usage = Usage()
+        self._own_cost: float | None = 0.0
+        self._elsewhere: dict[str, UsageReport] = {}  # each subagent's latest reading, by its task id
+        self._last: UsageReport | None = None  # this meter's latest reading
         self._failed_at: int | None = None  # conversation length when an automatic compaction last failed
 
     def due(self, request: ModelRequest) -> bool:
@@ -283,7 +285,7 @@ class ContextKeeper:
         """One request's usage, the context it filled and its cost, with the session's totals so far."""
         host = self.host
         self._count(usage)
-        return UsageReport(
+        self._last = UsageReport(
             usage=usage,
             context_tokens=context_tokens(usage, host.provider.name),
             context_window=host.provider.info.context_window,
@@ -291,11 +293,38 @@ class ContextKeeper:
             total_usage=self.total_usage,
             total_cost_usd=self.total_cost,
         )
+        return self._last
+
+    def count_elsewhere(self, source: str, reading: UsageReport) -> UsageReport | None:
+        """Another conversation's meter (a subagent's; `source` tells them apart) counts into this one: its latest
+        `reading` (its own requests, priced for its model, and its children's) replaces what it reported before.
+        Returns this meter's new reading: this conversation's last request and context with the new totals (None
+        before its first request, whose report will carry them)."""
+        self._elsewhere[source] = reading
+        if self._last is None:
+            return None
+        self._last = self._last.model_copy(update={"total_usage": self.total_usage, "total_cost_usd": self.total_cost})
+        return self._last
+
+    @property
+    def total_usage(self) -> Usage:
+        """This session's requests (summaries included) and its subagents'."""
+        total = self._own_usage
+        for reading in self._elsewhere.values():
+            total = total.add(reading.total_usage)
+        return total
+
+    @property
+    def total_cost(self) -> float | None:
+        """What `total_usage` cost; None when the price of any model it used is unknown."""
+        costs = [self._own_cost, *(reading.total_cost_usd for reading in self._elsewhere.values())]
+        known = [cost for cost in costs if cost is not None]
+        return sum(known) if len(known) == len(costs) else None
 
     def _count(self, usage: Usage) -> None:
-        self.total_usage = self.total_usage.add(usage)
+        self._own_usage = self._own_usage.add(usage)
         cost = cost_usd(usage, self.host.provider.name, self.host.provider.info.prices)
-        self.total_cost = None if cost is None or self.total_cost is None else self.total_cost + cost
+        self._own_cost = None if cost is None or self._own_cost is None else self._own_cost + cost
 
 
 def _store_results(runtime: Runtime, results: list[ToolResult]) -> dict[str, str]:

@@ -3,9 +3,10 @@
 A child gets a session of its own (fresh readFileState, its own narrowed mode, its own tool list) that shares
 with its parent what must stay one: the dependencies (output store, sandbox, background shells, and the
 checkpoint guard, so its changes are checkpointed inside the parent's turn), the working directories, the
-decisions record and the approval flow (each request names the child: "explore: …"). Its events reach the
+decisions record and the approval flow (each request carries the child's identity, `SubagentRef`: the editor
+names it, "explore: find the tests", and marks the waiting call in the Agent call's card). Its events reach the
 parent's listeners wrapped in a SubagentEvent carrying the task id (the parent's Agent tool_use id), and its
-usage is counted into the parent's turn.
+usage is counted into the parent's turn and into the session's usage meter.
 """
 
 from __future__ import annotations
@@ -13,15 +14,24 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+import anyio
+
 from toolgate.agent.agent_types import NEVER_FOR_CHILDREN, AgentType, AgentTypes, load_agent_types
-from toolgate.agent.events import ChatEvent, SubagentEvent, TurnEnd
+from toolgate.agent.events import ChatEvent, StopReason, SubagentEvent, TurnEnd, UsageReport
 from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers.base import Provider
 from toolgate.agent.subagent_scope import ScopedPolicy, SubagentSettings
 from toolgate.agent.system_prompt import build_system_prompt, current_environment
 from toolgate.core.context import ToolContext
 from toolgate.core.orchestrator import Orchestrator
-from toolgate.core.permission import ApprovalAnswer, ApprovalRequest, Approver, ReviewAnswer, ReviewRequest
+from toolgate.core.permission import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    ReviewAnswer,
+    ReviewRequest,
+    SubagentRef,
+)
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.runner import ToolRunner
 from toolgate.core.tool_session import ToolSession
@@ -33,18 +43,22 @@ SUBAGENT_MARKER = "You are a toolgate subagent of type"
 
 
 class NamedApprover:
-    """The parent's approver, with every request naming the child that asks ("explore: git status")."""
+    """The parent's approver, with every request naming the child that asks: an approval carries the child's
+    identity (the editor names it and marks the call in the Agent call's card), a review's title starts with its
+    name."""
 
-    def __init__(self, inner: Approver, name: str) -> None:
+    def __init__(self, inner: Approver, child: SubagentRef) -> None:
         self.inner = inner
-        self.name = name
+        self.child = child
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        named = request.model_copy(update={"summary": f"{self.name}: {request.summary}"})
+        # A grandchild's request already names the grandchild: the innermost child is the one that asks.
+        named = request if request.subagent is not None else request.model_copy(update={"subagent": self.child})
         return await self.inner.request(named, ctx)
 
     async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
-        return await self.inner.review(request.model_copy(update={"title": f"{self.name}: {request.title}"}), ctx)
+        titled = request.model_copy(update={"title": f"{self.child.name} — {request.title}"})
+        return await self.inner.review(titled, ctx)
 
 
 @dataclass(eq=False)
@@ -77,19 +91,24 @@ class Subagents:
 
     async def run(self, tool_input: AgentInput, ctx: ToolContext) -> SubagentAnswer:
         agent_type = self.types.types[tool_input.subagent_type]  # validate() refused unknown types
-        child = self._child_chat(agent_type, tool_input.model or agent_type.model)
         task_id = ctx.tool_use_id
+        identity = SubagentRef(task_id=task_id, agent_type=agent_type.name, description=tool_input.description)
+        child = self._child_chat(agent_type, identity, tool_input.model or agent_type.model)
 
         def forward(event: ChatEvent) -> None:
             if isinstance(event, TurnEnd):
                 self.chat.add_usage(event.usage)
+            elif isinstance(event, UsageReport):
+                # The child's requests are the session's spending: the parent's meter counts them as they happen.
+                reading = self.chat.context.count_elsewhere(task_id, event)
+                if reading is not None:
+                    self.chat.publish(reading)
             payload = event.model_dump(mode="json")
             self.chat.publish(SubagentEvent(task_id=task_id, agent_type=agent_type.name, event=payload))
 
         stop_forwarding = child.subscribe(forward)
         try:
-            # Cancelled with the parent's call (an interrupt): the child's send still answers its every tool_use.
-            stop = await child.send(tool_input.prompt)
+            stop = await send_interruptibly(child, tool_input.prompt)
         finally:
             stop_forwarding()
             child.release_listeners()
@@ -97,8 +116,8 @@ class Subagents:
         text = last.text() if last is not None and last.role == "assistant" else ""
         return SubagentAnswer(agent_type=agent_type.name, text=text, stop_reason=stop)
 
-    def _child_chat(self, agent_type: AgentType, model: str | None) -> AgentChat:
-        runtime = child_runtime(self.chat.runtime, agent_type, self.settings)
+    def _child_chat(self, agent_type: AgentType, identity: SubagentRef, model: str | None) -> AgentChat:
+        runtime = child_runtime(self.chat.runtime, agent_type, self.settings, identity)
         provider: Provider = self.chat.provider
         if model is not None and model != provider.model:
             provider = copy.copy(provider)  # the same client and endpoint, another model
@@ -127,7 +146,45 @@ class Subagents:
         return child
 
 
-def child_runtime(parent_runtime: Runtime, agent_type: AgentType, settings: SubagentSettings) -> Runtime:
+async def send_interruptibly(child: AgentChat, prompt: str) -> StopReason:
+    """The child's answer to `prompt`. Cancelled with the parent's call (an interrupt), the child is interrupted the
+    way a chat is, and awaited: each of its calls then ends with its own result (a call waiting for approval says
+    so, a command keeps its output), which cancelling the child's task from outside would replace with a generic
+    "stopped" for every call."""
+    outcome: list[StopReason | Exception] = []  # an exception is raised here as itself, not in an exception group
+    not_to_start = False
+    ended = anyio.Event()
+
+    async def send() -> None:
+        with anyio.CancelScope(shield=True):  # only the child's own interrupt stops it
+            try:
+                outcome.append("interrupted" if not_to_start else await child.send(prompt))
+            except Exception as exc:
+                outcome.append(exc)
+            finally:
+                ended.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(send)
+        try:
+            await ended.wait()
+        except anyio.get_cancelled_exc_class():
+            # Not running means done, or not started yet (its send sets its interrupt token before its first
+            # await): asyncio runs the new task's first step before this one sees its cancellation, but nothing
+            # promises that order, and a child that started after its interrupt would run unasked to its end.
+            not_to_start = not child.interrupt()
+            with anyio.CancelScope(shield=True):
+                await ended.wait()
+            raise
+    [result] = outcome
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+def child_runtime(
+    parent_runtime: Runtime, agent_type: AgentType, settings: SubagentSettings, identity: SubagentRef
+) -> Runtime:
     """A child's runtime: its own session (fresh file state, narrowed mode, named approvals) over the parent's
     dependencies, working directories and decisions, with the type's tools that the parent has."""
     parent = parent_runtime.session
@@ -135,7 +192,7 @@ def child_runtime(parent_runtime: Runtime, agent_type: AgentType, settings: Suba
     session = ToolSession(
         workspace=parent.workspace,
         policy=scope,
-        approver=NamedApprover(parent.approver, agent_type.name),
+        approver=NamedApprover(parent.approver, identity),
         mode=scope.mode(),
         id=parent.id,
         data_dir=parent.data_dir,

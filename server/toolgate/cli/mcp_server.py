@@ -69,7 +69,7 @@ class ElicitingApprover:
         if not _can_elicit(session):
             return ApprovalAnswer(decision="deny", reason="non_interactive")
         assert session is not None
-        message = f"toolgate: allow {request.tool_name} {request.summary}?\n{request.reason}"
+        message = f"toolgate: allow {request.tool_name} {request.headline()}?\n{request.reason}"
         if await _elicit_yes(session, message):
             return ApprovalAnswer(decision="allow")
         return ApprovalAnswer(decision="deny")

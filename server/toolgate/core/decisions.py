@@ -103,7 +103,7 @@ def approval_record(request: ApprovalRequest, answer: ApprovalAnswer | None, not
     asked = ApprovalRecord(
         tool_use_id=request.tool_use_id,
         tool_name=request.tool_name,
-        summary=request.summary,
+        summary=request.headline(),
         reason=request.reason,
         answered_by="withdrawn",
         decision="deny",

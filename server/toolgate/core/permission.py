@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 if TYPE_CHECKING:
     from toolgate.core.context import ToolContext
@@ -157,6 +158,22 @@ class Decision(BaseModel):
     grounds: Grounds | None = None  # why it allows (None: it does not, or the policy does not say)
 
 
+class SubagentRef(BaseModel):
+    """The child agent a request comes from (the Agent tool): the editor names it on the card and marks the waiting
+    call in that Agent call's card. camelCase on the wire like the request around it (wire models dump by alias)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, alias_generator=to_camel, populate_by_name=True)
+
+    task_id: str = Field(description="The parent's Agent tool_use id: the call whose child asks.")
+    agent_type: str
+    description: str = Field(description="The Agent call's short description of the task.")
+
+    @property
+    def name(self) -> str:
+        """How a person is told which child asks: "explore: find the tests"."""
+        return f"{self.agent_type}: {self.description}"
+
+
 class ApprovalRequest(BaseModel):
     """The approval card: one call waiting for a person's yes or no. Its fields are defined here only; the
     sidecar's wire model (`ApprovalParams`) and the extension's generated type derive from this class."""
@@ -173,6 +190,13 @@ class ApprovalRequest(BaseModel):
         default_factory=list, description="Rules the UI may offer as 'always allow'."
     )
     offers_accept_edits: bool = Field(default=False, description="acceptEdits mode would allow this call.")
+    subagent: SubagentRef | None = Field(
+        default=None, description="The child agent that asks (null: the session's own agent or a direct call)."
+    )
+
+    def headline(self) -> str:
+        """The summary, naming the child that asks when one does: for anything that shows the request as text."""
+        return f"{self.subagent.name} asks: {self.summary}" if self.subagent else self.summary
 
 
 class ApprovalAnswer(BaseModel):

@@ -68,7 +68,7 @@ class EditorApprover:
 
     async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
         params = ApprovalParams.model_validate(request.model_dump())  # the same fields, camelCase on the wire
-        waiting = f"{request.tool_name} waits for your approval: {request.summary}"
+        waiting = f"{request.tool_name} waits for your approval: {request.headline()}"
         try:
             answer = await _notifying(
                 ctx,

@@ -13,7 +13,7 @@ from toolgate.agent.agent_types import BUILTIN_TYPES, AgentType
 from toolgate.agent.subagent_scope import HARD_MAX_DEPTH, SubagentSettings, child_mode
 from toolgate.agent.subagents import child_runtime
 from toolgate.core.messages import ToolUse
-from toolgate.core.permission import MODE_TRAITS, NonInteractiveApprover, PermissionMode, mode_traits
+from toolgate.core.permission import MODE_TRAITS, NonInteractiveApprover, PermissionMode, SubagentRef, mode_traits
 from toolgate.permissions.decide import PermissionEngine
 from toolgate.permissions.rules import Behavior
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
@@ -33,6 +33,11 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("Glob", {"pattern": "**/*"}),
 ]
 RANK = {"deny": 0, "ask": 1, "allow": 2}
+
+
+def _child(parent: Runtime, agent_type: AgentType, settings: SubagentSettings) -> Runtime:
+    identity = SubagentRef(task_id="agent-1", agent_type=agent_type.name, description="probe")
+    return child_runtime(parent, agent_type, settings, identity)
 
 
 async def _decide(runtime: Runtime, name: str, tool_input: dict[str, Any]) -> str:
@@ -63,7 +68,7 @@ async def test_no_child_decides_a_call_more_permissively_than_its_parent(parent:
     parent.session.mode = mode
     for agent_type in TYPES:
         for settings in SETTINGS:
-            child = child_runtime(parent, agent_type, settings)
+            child = _child(parent, agent_type, settings)
             for name, tool_input in CALLS:
                 parent.session.mode = mode  # the parent's decision may not have moved it; be sure
                 ours = await _decide(parent, name, tool_input)
@@ -98,12 +103,12 @@ def test_depth_is_capped() -> None:
 
 
 async def test_a_child_gets_the_types_tools_that_the_parent_has_and_never_todowrite_or_agent(parent: Runtime) -> None:
-    explore = child_runtime(parent, BUILTIN_TYPES["explore"], SubagentSettings())
+    explore = _child(parent, BUILTIN_TYPES["explore"], SubagentSettings())
     assert sorted(explore.registry.names) == ["Bash", "Glob", "Grep", "Read"]
-    general = child_runtime(parent, BUILTIN_TYPES["general"], SubagentSettings())
+    general = _child(parent, BUILTIN_TYPES["general"], SubagentSettings())
     assert "TodoWrite" not in general.registry.names and "Edit" in general.registry.names
     narrow = AgentType(name="n", description="d", tools=("Read", "NoSuchTool"), source="user")
-    assert child_runtime(parent, narrow, SubagentSettings()).registry.names == ["Read"]
+    assert _child(parent, narrow, SubagentSettings()).registry.names == ["Read"]
 
 
 def test_subagent_settings_come_from_the_user_settings_file_only(tmp_path: Path, workspace: Path) -> None:

@@ -1,0 +1,146 @@
+/**
+ * The Agent card's model: what one Agent call's child agent did, built from the child's own events (the sidecar wraps
+ * each in a `subagent` event whose task id is the Agent call's tool_use id) and from the approvals it asks for.
+ * The chat model keeps it on the Agent call's tool item; webview/agentCard.ts draws it. Pure: no DOM, no `vscode`.
+ */
+
+import type { ChatEvent, SubagentRef } from '../protocol';
+import type { Item, ToolStatus } from './chatTypes';
+
+type ToolItem = Extract<Item, { kind: 'tool' }>;
+
+/** The names the Agent tool answers to (its alias is what older prompts call it). */
+const AGENT_TOOL_NAMES = new Set(['Agent', 'Task']);
+
+export type AgentStatus = 'running' | 'done' | 'stopped';
+
+/** One call the child made, as its line in the card. */
+export interface ChildCall {
+  id: string;
+  toolName: string;
+  summary: string;
+  status: ToolStatus;
+  resultSummary: string;
+  /** It waits for the person's answer on an approval card. */
+  waiting: boolean;
+}
+
+export interface AgentRun {
+  agentType: string;
+  description: string;
+  calls: ChildCall[];
+  /** What the child's latest reply said so far (streamed); once it is done, its final answer. */
+  text: string;
+  status: AgentStatus;
+  /** Why the child stopped, in words ('' while it runs, and when it answered). */
+  stopReason: string;
+}
+
+const STOP_REASONS: Record<string, string> = {
+  interrupted: 'interrupted',
+  max_turns: 'stopped at its request limit',
+  max_tokens: 'cut off at the token limit',
+  error: 'stopped on an error from the model API',
+};
+
+/** How a person is told which child is meant: "explore: find the tests". */
+export function subagentName(child: Pick<SubagentRef, 'agentType' | 'description'>): string {
+  return child.description ? `${child.agentType}: ${child.description}` : child.agentType;
+}
+
+/** The run an Agent call starts with (null for any other tool). Its type and description come from the call's input. */
+export function agentRunFor(toolName: string, input: unknown): AgentRun | null {
+  if (!AGENT_TOOL_NAMES.has(toolName)) return null;
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const text = (key: string): string => (typeof fields[key] === 'string' ? fields[key] : '');
+  return { agentType: text('subagent_type') || 'agent', description: text('description'), calls: [], text: '', status: 'running', stopReason: '' };
+}
+
+/** One of the child's events applied to its run. Events the card does not show leave it as it is. */
+export function applyChildEvent(run: AgentRun, event: ChatEvent): AgentRun {
+  switch (event.type) {
+    case 'request_started':
+      return { ...run, text: '' }; // a new reply: the card shows the child's latest words
+    case 'text_delta':
+      return { ...run, text: run.text + event.text };
+    case 'retrying':
+      return event.discard_partial ? { ...run, text: '' } : run;
+    case 'tool_call_started':
+      return {
+        ...run,
+        calls: [
+          ...run.calls,
+          { id: event.tool_use_id, toolName: event.name, summary: event.summary, status: 'running', resultSummary: '', waiting: false },
+        ],
+      };
+    case 'tool_call_finished':
+      return updateCall(run, event.tool_use_id, (call) => ({
+        ...call,
+        status: event.is_error ? 'error' : 'done',
+        resultSummary: event.summary,
+        waiting: false,
+      }));
+    case 'turn_end':
+      return event.stop_reason === 'end_turn'
+        ? { ...run, status: 'done', stopReason: '' }
+        : { ...run, status: 'stopped', stopReason: STOP_REASONS[event.stop_reason] ?? `stopped (${event.stop_reason})` };
+    default:
+      return run;
+  }
+}
+
+/** A `subagent` event's payload, as the child emitted it; null when it is not an event (nothing to show). */
+export function childEvent(payload: Record<string, unknown>): ChatEvent | null {
+  return typeof payload.type === 'string' ? (payload as unknown as ChatEvent) : null;
+}
+
+/** The child's call `toolUseId` starts or stops waiting for the person (its approval card opened, or was answered). */
+export function markWaiting(run: AgentRun, toolUseId: string, waiting: boolean): AgentRun {
+  return updateCall(run, toolUseId, (call) => (call.waiting === waiting ? call : { ...call, waiting }));
+}
+
+/**
+ * The Agent call ended, as its tool_call_finished says: a run that never heard its child's end (a reopened session
+ * keeps no child events) takes the call's own outcome, and the call's result is the child's answer.
+ */
+export function finishRun(run: AgentRun, isError: boolean, result: string): AgentRun {
+  if (run.status !== 'running') return run.text.trim() ? run : { ...run, text: result };
+  return { ...run, status: isError ? 'stopped' : 'done', text: run.text.trim() ? run.text : result };
+}
+
+export interface AgentCardView {
+  status: AgentStatus;
+  /** "explore: find the tests", the card's line. */
+  title: string;
+  /** "running", "done", "stopped: interrupted" */
+  statusLabel: string;
+  calls: ChildCall[];
+  /** The answer (or the latest words) shown under the calls; '' when there is none yet. */
+  text: string;
+}
+
+/**
+ * What the card shows. The Agent call's own state wins over the child's when the turn ended without the child's
+ * end being heard (the sidecar stopped, the turn was aborted): nothing runs any more, so nothing is shown running.
+ */
+export function agentCardView(tool: Pick<ToolItem, 'status' | 'resultSummary'>, run: AgentRun): AgentCardView {
+  const ended = tool.status !== 'running';
+  const status: AgentStatus = run.status === 'running' && ended ? (tool.status === 'done' ? 'done' : 'stopped') : run.status;
+  const reason = run.stopReason || (status === 'stopped' && run.status === 'running' ? tool.resultSummary : '');
+  const calls = ended ? run.calls.map((call) => (call.status === 'running' ? { ...call, status: 'error' as const, waiting: false } : call)) : run.calls;
+  return {
+    status,
+    title: subagentName(run),
+    statusLabel: status === 'stopped' && reason ? `stopped: ${reason}` : status,
+    calls,
+    text: run.text.trim(),
+  };
+}
+
+function updateCall(run: AgentRun, id: string, update: (call: ChildCall) => ChildCall): AgentRun {
+  const index = run.calls.findIndex((call) => call.id === id);
+  if (index < 0) return run;
+  const calls = run.calls.slice();
+  calls[index] = update(calls[index] as ChildCall);
+  return { ...run, calls };
+}

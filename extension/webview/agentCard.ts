@@ -1,0 +1,89 @@
+/**
+ * The Agent card: one Agent call drawn as a collapsible card with its child agent inside, live: the child's calls
+ * (each with its status, and a mark while it waits for the person's approval), what the child says, its final
+ * answer, and the run's status (running, done, stopped). Open while the child runs, folded once it ends.
+ * The model behind it is src/shared/agentCard.ts. Also the line an approval card gets when a child asks.
+ */
+
+import type { ApprovalCard, Item } from '../src/shared/chatModel';
+import type { AgentStatus, ChildCall } from '../src/shared/agentCard';
+import { agentCardView, subagentName } from '../src/shared/agentCard';
+import type { RenderContext } from './components';
+import { h } from './dom';
+import { renderMarkdown } from './markdown';
+
+type AgentItem = Extract<Item, { kind: 'tool' }> & { agent: NonNullable<Extract<Item, { kind: 'tool' }>['agent']> };
+
+const STATUS_ICONS: Record<AgentStatus, string> = { running: '◌', done: '✓', stopped: '✗' };
+const CALL_ICONS: Record<ChildCall['status'], string> = { running: '◌', done: '✓', error: '✗' };
+
+/** Agent cards the person folded while their child ran: redrawn with each of the child's events, they stay folded. */
+const foldedWhileRunning = new Set<string>();
+
+export function isAgentItem(item: Extract<Item, { kind: 'tool' }>): item is AgentItem {
+  return item.agent !== undefined;
+}
+
+/** `duration`: the call's times, drawn the way every tool card draws them. */
+export function renderAgentCard(item: AgentItem, ctx: RenderContext, duration: HTMLElement): HTMLElement {
+  const view = agentCardView(item, item.agent);
+  const details = h(
+    'details',
+    { class: `tool agent-card tool-${item.status} agent-${view.status}`, 'data-item': item.id, 'data-tool': item.toolName },
+    h(
+      'summary',
+      {},
+      h('span', { class: 'tool-icon', 'aria-label': view.status }, STATUS_ICONS[view.status]),
+      h('span', { class: 'tool-name' }, 'Agent'),
+      h('span', { class: 'tool-summary', title: view.title }, view.title),
+      h('span', { class: 'agent-status' }, view.statusLabel),
+      duration,
+    ),
+    view.calls.length > 0
+      ? h(
+          'ol',
+          { class: 'agent-calls', 'aria-label': `Calls of ${view.title}` },
+          view.calls.map((call) =>
+            h(
+              'li',
+              { class: `agent-call agent-call-${call.status}${call.waiting ? ' agent-call-waiting' : ''}`, 'data-call': call.id },
+              h('span', { class: 'tool-icon', 'aria-label': call.status }, CALL_ICONS[call.status]),
+              h('span', { class: 'tool-name' }, call.toolName),
+              h('span', { class: 'tool-summary', title: call.summary }, call.summary),
+              call.waiting
+                ? h('span', { class: 'agent-call-note' }, 'waits for your approval below')
+                : call.resultSummary
+                  ? h('span', { class: 'agent-call-note', title: call.resultSummary }, call.resultSummary)
+                  : null,
+            ),
+          ),
+        )
+      : view.status === 'running'
+        ? h('div', { class: 'tool-waiting' }, 'Starting…')
+        : null,
+    view.text
+      ? h(
+          'div',
+          { class: 'agent-answer markdown', 'aria-label': view.status === 'running' ? 'What the subagent says' : 'The subagent’s answer' },
+          renderMarkdown(view.text, (text) => ctx.post({ type: 'copy', text })),
+        )
+      : null,
+  );
+  // Open while the child runs unless the person folded it; once it ends, folded unless the person opened it. (Setting
+  // `open` here fires a toggle event too, later: it matches the default, so it records no choice of the person's.)
+  const running = view.status === 'running';
+  details.open = running ? !foldedWhileRunning.has(item.id) : ctx.openTools.has(item.id);
+  details.addEventListener('toggle', () => {
+    const choices = running ? foldedWhileRunning : ctx.openTools;
+    if (details.open === running) choices.delete(item.id);
+    else choices.add(item.id);
+  });
+  return details;
+}
+
+/** The line an approval card gets when a child agent asks: which one, so the person knows whose call it is. */
+export function askedByLine(card: ApprovalCard): HTMLElement | null {
+  const child = card.subagent;
+  if (!child) return null;
+  return h('div', { class: 'card-subagent' }, 'Asked by the subagent ', h('strong', {}, subagentName(child)));
+}
