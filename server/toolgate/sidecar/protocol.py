@@ -38,6 +38,8 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_composer import COMPOSER_METHODS
+from toolgate.sidecar.protocol_composer import Attachment as Attachment  # re-exported: chat/send carries it
 from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
@@ -279,6 +281,7 @@ class ProviderStatus(WireModel):
 class ChatSendParams(WireModel):
     session_id: SessionId
     text: str = Field(min_length=1, description="The user's message.")
+    attachments: list[Attachment] = Field(default_factory=list, description="What the person attached to it.")
 
 
 class ChatSendResult(WireModel):
@@ -395,6 +398,7 @@ METHODS: tuple[Method, ...] = (
     *MCP_METHODS,
     *SANDBOX_METHODS,
     *HOOKS_METHODS,
+    *COMPOSER_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 
