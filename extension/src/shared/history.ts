@@ -31,6 +31,9 @@ export interface HistoryRecords {
   calls: Readonly<Record<string, CallSummary>>;
 }
 
+/** How the sidecar begins an attachment's block (server/toolgate/sidecar/attachments.py). */
+export const ATTACHED_PREFIX = 'The person attached ';
+
 export function historyActions(
   state: ChatState,
   messages: readonly ChatMessage[],
@@ -51,7 +54,9 @@ export function historyActions(
       actions.push({ type: 'busy', busy: false }); // the reply is complete: what follows is a new item
     }
     const uses = new Set<string>();
-    for (const block of blocks) {
+    for (const [index, block] of blocks.entries()) {
+      // What the person attached follows their prompt in blocks of its own: the prompt is what the transcript shows.
+      if (block.type === 'text' && index > 0 && message.role === 'user' && block.text.startsWith(ATTACHED_PREFIX)) continue;
       if (block.type === 'text' && block.text.trim() !== '' && message.role === 'user') {
         actions.push({ type: 'userMessage', text: block.text });
       } else if (block.type === 'tool_use') {
