@@ -5,6 +5,7 @@ import {
   applyChoice,
   attachmentLabel,
   findTrigger,
+  isTypedOut,
   listKey,
   moveSelection,
   parseSlash,
@@ -75,6 +76,13 @@ describe('the keyboard in an open list', () => {
 });
 
 describe('slash commands', () => {
+  it('lets Enter send a command typed out in full, and complete one typed in part', () => {
+    const [model] = slashCompletions();
+    expect(isTypedOut(findTrigger('/model', 6)!, model)).toBe(true);
+    expect(isTypedOut(findTrigger('/mo', 3)!, model)).toBe(false);
+    expect(isTypedOut(findTrigger('@model', 6)!, { kind: 'file', label: 'model', detail: '' })).toBe(false);
+  });
+
   it('parses a known command and its argument; anything else is a message', () => {
     expect(parseSlash('/model claude-opus-4')).toEqual({ name: 'model', argument: 'claude-opus-4' });
     expect(parseSlash(' /compact keep the API notes \n')).toEqual({ name: 'compact', argument: 'keep the API notes' });

@@ -5,7 +5,7 @@
  */
 
 import type { Attachment, CompletionItem, Trigger } from '../src/shared/composer';
-import { applyChoice, attachmentKey, attachmentLabel, findTrigger, listKey, moveSelection, rankCandidates, slashCompletions } from '../src/shared/composer';
+import { applyChoice, attachmentKey, attachmentLabel, findTrigger, isTypedOut, listKey, moveSelection, rankCandidates, slashCompletions } from '../src/shared/composer';
 import type { AttachmentChip, HostMessage, ViewMessage } from '../src/shared/messages';
 import { clear, h } from './dom';
 
@@ -176,6 +176,10 @@ export class ComposerCompletion {
     if (this.items.length === 0 || event.isComposing) return;
     const key = listKey(event.key, { shift: event.shiftKey, alt: event.altKey, ctrl: event.ctrlKey, meta: event.metaKey });
     if (!key) return;
+    if (key === 'accept' && event.key === 'Enter' && this.trigger && isTypedOut(this.trigger, this.items[this.selected])) {
+      this.close(); // and the composer sends it
+      return;
+    }
     event.preventDefault();
     event.stopImmediatePropagation();
     if (key === 'close') this.close();

@@ -91,6 +91,11 @@ export function listKey(key: string, modifiers: { shift: boolean; alt: boolean; 
   }
 }
 
+/** Enter on a command typed out in full sends it (the list only completes; it must not cost a second Enter). */
+export function isTypedOut(trigger: Trigger, item: CompletionItem | undefined): boolean {
+  return trigger.char === '/' && item?.kind === 'command' && item.label === `/${trigger.query}`;
+}
+
 /** The selected row after `key` in a list of `count` rows (wrapping around). */
 export function moveSelection(selected: number, count: number, key: 'next' | 'previous'): number {
   if (count === 0) return 0;
