@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsprotocol import types
 from tests.integration.sidecar_client import SidecarClient
 from tests.integration.test_sidecar_approvals import answer
 from tests.integration.test_sidecar_chat import configure, events_of, mock_model, start_mock
@@ -42,6 +43,33 @@ async def test_an_attached_file_and_selection_reach_the_model_and_an_edit_may_fo
     [finished] = [e for e in events_of(sidecar) if e["type"] == "tool_call_finished"]
     assert not finished["is_error"], finished  # the attached whole file counted as a Read
     assert (workspace / "app.py").read_text() == "x = 1\ny = 3\n"
+
+
+async def test_a_file_with_unsaved_changes_is_attached_as_the_editor_shows_it(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    target = workspace / "open.txt"
+    target.write_text("saved text\n")
+    edit = {"name": "Edit", "input": {"file_path": "open.txt", "old_string": "text", "new_string": "words"}}
+    mock = start_mock(mock_model, [{"tool_uses": [edit]}, {"text": "I will wait for the save."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    uri = target.as_uri()
+    item = types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text="saved text\n")
+    sidecar.text_document_did_open(types.DidOpenTextDocumentParams(item))
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 0), types.Position(0, 5)), text="unsaved"
+    )
+    sidecar.text_document_did_change(
+        types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), [change])
+    )
+    attachments = [{"kind": "file", "path": str(target)}]
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "look", "attachments": attachments})
+
+    [_, block] = mock.requests[0].json["messages"][-1]["content"]
+    assert block["text"].endswith("the file on disk differs. Do not edit it until it is saved.\n1\tunsaved text")
+    [finished] = [e for e in events_of(sidecar) if e["type"] == "tool_call_finished"]
+    assert finished["is_error"] and target.read_text() == "saved text\n"  # the buffer's text was no Read
 
 
 async def test_a_message_without_attachments_is_sent_as_before(
