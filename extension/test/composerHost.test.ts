@@ -124,5 +124,6 @@ describe('the composer host', () => {
     expect(MANIFEST.contributes.keybindings.length).toBeGreaterThan(3);
     for (const binding of MANIFEST.contributes.keybindings) expect(text).toContain(`${binding.key}: `);
     expect(text).toContain('ctrl+alt+l: Add Selection to Chat');
+    for (const command of MANIFEST.contributes.commands) expect(text).toContain(`${command.category}: ${command.title}`);
   });
 });

@@ -229,6 +229,7 @@ export class ComposerHost {
       lines.push(`  /${command.name}${command.argument ? ` ${command.argument}` : ''}: ${command.description}`);
     }
     lines.push('Mentions: type @ to attach a file, folder, symbol or the problems; the chips above the box are sent.');
+    lines.push(`Commands (command palette): ${commands.map((command) => `${command.category ? `${command.category}: ` : ''}${command.title}`).join(' · ')}`);
     lines.push('Keyboard shortcuts:');
     for (const binding of keybindings) lines.push(`  ${this.deps.mac ? (binding.mac ?? binding.key) : binding.key}: ${title(binding.command)}`);
     lines.push('  Enter: send · Shift+Enter: new line · Escape: interrupt (or close the list) · Alt+Shift+P: jump to the pending card');
