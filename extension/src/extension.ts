@@ -15,6 +15,9 @@ import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpo
 import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
 import { ChatController } from './chat/controller';
+import { ComposerHost, isComposerMessage } from './chat/composerHost';
+import type { Manifest } from './chat/composerHost';
+import { composerEditor } from './vscode/composerVscode';
 import { reviewWaitingHooks } from './settings/hookReview';
 import { Relay, realTimers } from './host';
 import { InterpreterWatch } from './python/interpreterWatch';
@@ -202,13 +205,39 @@ export function activate(context: vscode.ExtensionContext): void {
     reloadSession: () => controller.sessions.reload(),
     log,
   });
-  viewMessages.connect((message) =>
-    message.type === 'mcpCard'
+  const composer = new ComposerHost({
+    editor: composerEditor,
+    client,
+    store,
+    notifier: api.notifier,
+    post: (message) => chatView.tell(message),
+    configuredModels: () => stringList(api.readToolgateSetting('models')),
+    manifest: (context.extension.packageJSON as { contributes: Manifest }).contributes,
+    mac: process.platform === 'darwin',
+    commands: {
+      compact: (focus) => controller.send(`/compact ${focus}`),
+      clear: () => controller.newSession(),
+      rewind: () => rewindLastPrompt(),
+      rules: () => commands.openPermissionRules(),
+      mcp: async () => void (await api.executeCommand(`${MCP_VIEW_ID}.focus`)),
+    },
+    showChat: () => commands.openChat(),
+  });
+  const rewindLastPrompt = async (): Promise<void> => {
+    const last = [...store.state.items].reverse().find((item) => item.kind === 'user' && item.turn);
+    if (last) return checkpoints.viewMessage({ type: 'restoreCheckpoint', itemId: last.id });
+    store.dispatch({ type: 'notice', level: 'info', text: 'There is no message with a checkpoint to rewind to yet.' });
+  };
+  viewMessages.connect(async (message) => {
+    if (message.type === 'send' && (await composer.slashCommand(message.text))) return;
+    return message.type === 'mcpCard'
       ? mcp.cardChoice(message.name, message.choice)
       : isCheckpointMessage(message)
         ? checkpoints.viewMessage(message)
-        : commands.viewMessage(message),
-  );
+        : isComposerMessage(message)
+          ? composer.viewMessage(message)
+          : commands.viewMessage(message);
+  });
   const notices = new SidecarNotices({
     notifier: api.notifier,
     store,
@@ -253,6 +282,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),
+    api.registerCommand('toolgate.addSelectionToChat', () => composer.attachActive(true)),
     api.registerCommand('toolgate.reviewHooks', () =>
       reviewWaitingHooks({
         client,
@@ -280,6 +310,11 @@ export function activate(context: vscode.ExtensionContext): void {
 
   void settings.readKeys().then(() => controller.keysRead(sidecar.state));
   void sidecar.start();
+}
+
+/** A setting that should be a list of strings (anything else in it is ignored). */
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 }
 
 export async function deactivate(): Promise<void> {

@@ -40,6 +40,40 @@ export interface ApprovalResult {
   feedback?: string | null;
 }
 
+/** One of the editor's problems (a diagnostic), as the extension read it. */
+export interface AttachedProblem {
+  /** The file's absolute path. */
+  path: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based. */
+  column: number;
+  severity: "error" | "warning" | "information" | "hint";
+  /** Which tool reported it (ts, eslint, ...). */
+  source?: string | null;
+  message: string;
+}
+
+/**
+ * Context the person attached to a message. The sidecar reads files and folders itself (the live buffer for
+ * a file with unsaved changes, else the disk); problems come from the editor, which alone knows them.
+ */
+export interface Attachment {
+  kind: "file" | "selection" | "folder" | "problems";
+  /** Absolute path; required except for problems. */
+  path?: string | null;
+  /** A selection's first line, 1-based. */
+  startLine?: number | null;
+  /** A selection's last line, inclusive. */
+  endLine?: number | null;
+  /** What the person picked (a symbol's name). */
+  label?: string | null;
+  /** For kind problems. */
+  problems?: AttachedProblem[];
+  /** How many problems the editor had, when it sent fewer (its own cap). */
+  problemsTotal?: number | null;
+}
+
 export interface CallSummary {
   summary: string;
   result_summary: string | null;
@@ -91,6 +125,8 @@ export interface ChatSendParams {
   sessionId: string;
   /** The user's message. */
   text: string;
+  /** What the person attached to it. */
+  attachments?: Attachment[];
 }
 
 export interface ChatSendResult {
@@ -427,6 +463,32 @@ export interface McpToolInfo {
 export interface MessageAdded {
   type: "message";
   message: ChatMessage;
+}
+
+export interface ModelsListParams {
+  /** The models the person's settings name (toolgate.models), offered first. */
+  configured?: string[];
+}
+
+export interface ModelsListResult {
+  /** The model chats use now. */
+  current: string;
+  /** The current model, the settings' models, then the provider's list. */
+  models: string[];
+  /** Why the provider's API did not list its models. */
+  problem: string | null;
+}
+
+export interface ModelsSelectParams {
+  /** A model name, as its API spells it. */
+  model: string;
+}
+
+export interface ModelsSelectResult {
+  /** The model chats use from their next message on. */
+  model: string;
+  /** What the person should know (shown in the chat). */
+  message: string;
 }
 
 /** A call waiting for approval, as the approval request named it. */
@@ -1012,6 +1074,8 @@ export const Methods = {
   sessionSearch: "toolgate/session/search",
   sessionExport: "toolgate/session/export",
   editorProblems: "toolgate/editor/problems",
+  modelsList: "toolgate/models/list",
+  modelsSelect: "toolgate/models/select",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -1082,6 +1146,10 @@ export interface ClientRequests {
   "toolgate/session/search": { params: SessionSearchParams; result: SessionSearchResult };
   /** A stored session as a readable Markdown document or as JSON. */
   "toolgate/session/export": { params: SessionExportParams; result: SessionExportResult };
+  /** The models the picker offers. */
+  "toolgate/models/list": { params: ModelsListParams; result: ModelsListResult };
+  /** Switch every chat to a model from its next message on, until the model settings change. */
+  "toolgate/models/select": { params: ModelsSelectParams; result: ModelsSelectResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

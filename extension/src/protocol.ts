@@ -11,6 +11,10 @@ import type * as generated from './protocol.generated';
 export { Methods } from './protocol.generated';
 import { PERMISSION_MODE_TRAITS as MODE_TRAITS } from './protocol.generated';
 export type {
+  AttachedProblem,
+  Attachment,
+  ModelsListResult,
+  ModelsSelectResult,
   ApprovalRecord,
   CallSummary,
   ChatCompactResult,

@@ -93,6 +93,20 @@ describe('a reopened session', () => {
     expect(drawnAgain.items.find((item) => item.kind === 'review')).toMatchObject({ outcome: 'Accepted with your edits to a.py.' });
   });
 
+  it('shows a prompt with attachments as the prompt alone, as it was drawn live', () => {
+    const withAttachment: ChatMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'explain @a.py' },
+          { type: 'text', text: 'The person attached a.py, the whole file:\n1\tx = 1' },
+        ],
+      },
+    ];
+    const state = reopen({ messages: withAttachment, todos: [] });
+    expect(state.items.map((item) => (item.kind === 'user' ? item.text : item.kind))).toEqual(['explain @a.py']);
+  });
+
   it('says an allowed call was allowed, and no more than the record knows', () => {
     const state = reopen({ decisions: [{ ...approval, decision: 'allow', feedback: null }], calls });
     expect(state.items.find((item) => item.kind === 'approval')).toMatchObject({ state: 'allowed', outcome: 'Allowed.' });

@@ -12,6 +12,7 @@ import { sessionEntries } from '../src/shared/sessions';
 import { toolTiming } from '../src/shared/toolView';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
 import { renderItem } from './components';
+import { ComposerCompletion } from './composer';
 import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
@@ -93,6 +94,7 @@ const composer = h('textarea', {
   placeholder: 'Ask toolgate to do something. Enter sends, Shift+Enter adds a line, Escape interrupts.',
   'aria-label': 'Message to the agent',
 });
+const completion = new ComposerCompletion(composer, post);
 const sendButton = h('button', { class: 'primary send', title: 'Send (Enter)' }, 'Send');
 const stopButton = h('button', { class: 'danger stop', title: 'Interrupt (Escape)', hidden: true }, 'Stop');
 
@@ -104,14 +106,30 @@ app.append(
     { class: 'header' },
     // Compact: the state and the model in one line (the details in their tooltips), the pickers in one row.
     h('div', { class: 'status-row' }, sidecarStatus, providerStatus, sandboxState, contextUsage),
-    h('div', { class: 'toolbar' }, sessionSelect, newSessionButton, deleteSessionButton, history.button, modeSelect),
+    h(
+      'div',
+      { class: 'toolbar' },
+      sessionSelect,
+      newSessionButton,
+      deleteSessionButton,
+      history.button,
+      modeSelect,
+      completion.modelSelect,
+    ),
     bypassWarning,
     settingsProblems,
     mcpCards,
   ),
   h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton, history.view),
   todos,
-  h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stopButton, sendButton)),
+  h(
+    'footer',
+    { class: 'composer' },
+    completion.list,
+    completion.chips,
+    composer,
+    h('div', { class: 'composer-actions' }, completion.attachFileButton, stopButton, sendButton),
+  ),
 );
 
 // -- state and drawing --------------------------------------------------------------------------------------------
@@ -192,6 +210,7 @@ function drawHeader(current: ChatState): void {
   }
 
   const provider = current.provider;
+  completion.showModel(provider.model);
   clear(providerStatus);
   providerStatus.title = [provider.provider, provider.model, provider.baseUrl, provider.message].filter(Boolean).join(' · ');
   append(providerStatus, [
@@ -348,7 +367,7 @@ setInterval(() => {
 function send(): void {
   const text = composer.value;
   if (!text.trim() || state?.busy) return;
-  post({ type: 'send', text });
+  post({ type: 'send', text, attachments: completion.take() });
   follower.followAgain(); // the person's own message, and the reply to it, are what they look at next
   composer.value = '';
   saveDraft();
@@ -433,6 +452,7 @@ modeSelect.addEventListener('change', () => {
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const message = event.data;
+  if (completion.hostMessage(message)) return;
   if (message.type === 'focusComposer') {
     composer.focus();
     return;

@@ -113,6 +113,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
     this.onMessage(message).catch((error: unknown) => this.log(`chat view: ${String(error)}`));
   }
 
+  /** A message for the webview's own modules (the composer's candidates and chips); dropped while it is not ready. */
+  tell(message: HostMessage): void {
+    this.post(message);
+  }
+
   private post(message: HostMessage): void {
     if (!this.view || !this.ready) return; // a webview that is not ready gets the whole state when it is
     void this.view.webview.postMessage(message);

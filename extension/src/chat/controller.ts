@@ -10,6 +10,7 @@ import type { ChatEventParams, ProviderConfigureParams, ToolProgressParams } fro
 import type { ReviewController } from '../review/reviews';
 import type { SettingsChange } from '../settings/settings';
 import type { ProviderStatus, SidecarStatus } from '../shared/chatModel';
+import type { Attachment } from '../shared/composer';
 import type { ViewMessage } from '../shared/messages';
 import type { SidecarState } from '../sidecar/sidecar';
 import { NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
@@ -45,6 +46,8 @@ export class ChatController {
   private compacted = false;
   /** Messages typed while the sidecar was starting; sent (as one) once it is ready. */
   private queued: string[] = [];
+  /** What was attached to the queued messages. */
+  private queuedAttachments: Attachment[] = [];
 
   constructor(private readonly deps: ControllerDeps) {
     this.sessions = new ChatSessions(deps);
@@ -110,7 +113,7 @@ export class ChatController {
       case 'ready':
         return; // the view sends the snapshot itself
       case 'send':
-        return this.send(message.text);
+        return this.send(message.text, message.attachments);
       case 'interrupt':
         return this.interrupt();
       case 'newSession':
@@ -141,7 +144,7 @@ export class ChatController {
     }
   }
 
-  async send(text: string): Promise<void> {
+  async send(text: string, attachments: readonly Attachment[] = []): Promise<void> {
     const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
     if (compact) return this.compact(compact[1]?.trim() || null);
     const { store } = this.deps;
@@ -149,10 +152,11 @@ export class ChatController {
     if (sidecar === 'starting' || sidecar === 'restarting') {
       // It will be ready in a moment: keep the message, on screen, and send it then.
       this.queued.push(text);
+      this.queuedAttachments.push(...attachments);
       store.dispatch({ type: 'userMessage', text, queued: true });
       return;
     }
-    return this.deliver(text, false);
+    return this.deliver(text, false, attachments);
   }
 
   /** What was typed while the sidecar started, as one message (the person wrote it in one go, waiting). */
@@ -160,6 +164,7 @@ export class ChatController {
     if (this.queued.length === 0) return;
     const { store } = this.deps;
     const text = this.queued.splice(0).join('\n\n');
+    const attachments = this.queuedAttachments.splice(0);
     try {
       await this.sessions.ensure();
     } catch (error) {
@@ -170,10 +175,10 @@ export class ChatController {
     // A session opened just now starts with an empty transcript: the message is then drawn again, as sent.
     const stillShown = store.state.items.some((item) => item.kind === 'user' && item.queued);
     store.dispatch({ type: 'queueSent' });
-    await this.deliver(text, stillShown);
+    await this.deliver(text, stillShown, attachments);
   }
 
-  private async deliver(text: string, shown: boolean): Promise<void> {
+  private async deliver(text: string, shown: boolean, attachments: readonly Attachment[] = []): Promise<void> {
     const { store, client } = this.deps;
     if (store.state.busy || this.sending) {
       store.dispatch({ type: 'notice', level: 'warning', text: 'A turn is still running: wait for it, or press Escape to interrupt it.' });
@@ -195,7 +200,7 @@ export class ChatController {
       store.dispatch({ type: 'busy', busy: true });
       const epoch = this.epoch;
       try {
-        const result = await client.send(sessionId, text);
+        const result = await client.send(sessionId, text, attachments);
         const ending = STOP_NOTICES[result.stopReason];
         if (ending) store.dispatch({ type: 'notice', level: 'info', text: ending });
       } catch (error) {

@@ -39,6 +39,9 @@ export interface HistoryActions {
   summarisedActions: number;
 }
 
+/** How the sidecar begins an attachment's block (server/toolgate/sidecar/attachments.py). */
+export const ATTACHED_PREFIX = 'The person attached ';
+
 export function historyActions(
   state: ChatState,
   messages: readonly ChatMessage[],
@@ -63,7 +66,9 @@ export function historyActions(
       actions.push({ type: 'busy', busy: false }); // the reply is complete: what follows is a new item
     }
     const uses = new Set<string>();
-    for (const block of blocks) {
+    for (const [index, block] of blocks.entries()) {
+      // What the person attached follows their prompt in blocks of its own: the prompt is what the transcript shows.
+      if (block.type === 'text' && index > 0 && message.role === 'user' && block.text.startsWith(ATTACHED_PREFIX)) continue;
       if (block.type === 'text' && block.text.trim() !== '' && message.role === 'user') {
         actions.push({ type: 'userMessage', text: block.text });
       } else if (block.type === 'tool_use') {

@@ -7,9 +7,25 @@
 import type { PermissionMode, RuleScope } from '../protocol';
 import { PERMISSION_MODES, RULE_SCOPES } from '../protocol';
 import type { ChatAction, SidecarAction } from './chatModel';
+import type { Attachment, CompletionItem } from './composer';
+import { parseAttachments } from './composerMessages';
+
+/** An attachment with the text of its chip in the composer. */
+export interface AttachmentChip {
+  attachment: Attachment;
+  chip: string;
+}
 
 /** Host → webview. */
-export type HostMessage = { type: 'action'; action: ChatAction } | { type: 'focusComposer' };
+export type HostMessage =
+  | { type: 'action'; action: ChatAction }
+  | { type: 'focusComposer' }
+  /** The `@` candidates for the composer's request `requestId` (an older request's answer is dropped). */
+  | { type: 'completions'; requestId: number; items: CompletionItem[] }
+  /** Add a chip to the composer ("Add selection to chat", the active file). */
+  | { type: 'attach'; chip: AttachmentChip }
+  /** The model picker's choices. */
+  | { type: 'models'; current: string; models: string[]; problem: string | null };
 
 /** How a person answered an approval card. */
 export type ApprovalChoice =
@@ -22,7 +38,12 @@ export type ApprovalChoice =
 /** Webview → host. */
 export type ViewMessage =
   | { type: 'ready' }
-  | { type: 'send'; text: string }
+  | { type: 'send'; text: string; attachments?: Attachment[] }
+  /** The composer wants `@` candidates for `query`. */
+  | { type: 'complete'; requestId: number; query: string }
+  | { type: 'attachActiveFile' }
+  | { type: 'listModels' }
+  | { type: 'selectModel'; model: string }
   | { type: 'interrupt' }
   | { type: 'newSession' }
   | { type: 'openSession'; sessionId: string }
@@ -111,7 +132,20 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case 'setApiKey':
     case 'openProviderSettings':
     case 'openPermissionRules':
+    case 'attachActiveFile':
+    case 'listModels':
       return { type: raw.type };
+    case 'complete': {
+      const query = text(raw.query);
+      const requestId = raw.requestId;
+      return query !== undefined && typeof requestId === 'number' && Number.isInteger(requestId)
+        ? { type: 'complete', requestId, query }
+        : undefined;
+    }
+    case 'selectModel': {
+      const model = text(raw.model)?.trim();
+      return model && /^\S+$/.test(model) ? { type: 'selectModel', model } : undefined;
+    }
     case 'openSettingsProblem': {
       const index = raw.index;
       return typeof index === 'number' && Number.isInteger(index) && index >= 0
@@ -135,7 +169,9 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     }
     case 'send': {
       const value = text(raw.text);
-      return value !== undefined && value.trim() !== '' ? { type: 'send', text: value } : undefined;
+      const attachments = parseAttachments(raw.attachments ?? []);
+      if (value === undefined || value.trim() === '' || !attachments) return undefined;
+      return attachments.length > 0 ? { type: 'send', text: value, attachments } : { type: 'send', text: value };
     }
     case 'openSession':
     case 'deleteSession': {

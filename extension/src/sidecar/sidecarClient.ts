@@ -8,6 +8,9 @@
 
 import type { CancellationLike } from '../host';
 import type {
+  Attachment,
+  ModelsListResult,
+  ModelsSelectResult,
   ApprovalAnswer,
   ApprovalRequestParams,
   ChatCompactResult,
@@ -123,8 +126,18 @@ export class SidecarClient {
     return this.request(Methods.sessionExport, { sessionId, format });
   }
 
-  send(sessionId: string, text: string, token?: CancellationLike): Promise<ChatSendResult> {
-    return this.request(Methods.chatSend, { sessionId, text }, token);
+  /** Attachments are sent only when there are some: a sidecar from before them refuses the unknown key. */
+  send(sessionId: string, text: string, attachments: readonly Attachment[] = [], token?: CancellationLike): Promise<ChatSendResult> {
+    const params = attachments.length > 0 ? { sessionId, text, attachments } : { sessionId, text };
+    return this.request(Methods.chatSend, params, token);
+  }
+
+  listModels(configured: readonly string[]): Promise<ModelsListResult> {
+    return this.request(Methods.modelsList, { configured });
+  }
+
+  selectModel(model: string): Promise<ModelsSelectResult> {
+    return this.request(Methods.modelsSelect, { model });
   }
 
   interrupt(sessionId: string): Promise<ChatInterruptResult> {

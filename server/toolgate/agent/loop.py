@@ -161,8 +161,8 @@ class AgentChat:
         """Talk to another model from the next message on (a message being answered finishes with the old one)."""
         self._next_provider = provider
 
-    async def send(self, text: str) -> StopReason:
-        """Answer one user message; returns once the model asks for no more tools (or something stops it)."""
+    async def send(self, text: str, attached: Sequence[TextBlock] = ()) -> StopReason:
+        """Answer one user message and what the person attached; returns when the model asks for no more tools."""
         if self._cancel is not None:
             raise ChatBusy("A message is still being answered; interrupt it or wait for it to finish.")
         if not text.strip():
@@ -182,7 +182,7 @@ class AgentChat:
             if context is None:
                 stop = "prompt_blocked"  # the model never saw it: nothing joins the conversation
             else:
-                self._add(_prompt_message(await self._begin_turn(text), context))
+                self._add(_prompt_message(await self._begin_turn(text), context, attached))
                 stop = await self._finish_turn(await self._run(token, totals), token, totals)
         finally:
             self._cancel = None
@@ -483,11 +483,13 @@ class AgentChat:
                 log.exception("a chat event listener raised")
 
 
-def _prompt_message(text: str, context: list[str]) -> ChatMessage:
-    """The prompt, with what hooks added for the model beside it (its own block: the prompt stays the person's)."""
-    if not context:
+def _prompt_message(text: str, context: list[str], attached: Sequence[TextBlock]) -> ChatMessage:
+    """The prompt, then what the person attached and what hooks added, each its own block (the prompt stays the
+    person's)."""
+    if not context and not attached:
         return user_text(text)
-    return ChatMessage(role="user", content=[TextBlock(text=text), TextBlock(text=context_note(context))])
+    notes = [TextBlock(text=context_note(context))] if context else []
+    return ChatMessage(role="user", content=[TextBlock(text=text), *attached, *notes])
 
 
 class _Totals:

@@ -2,6 +2,8 @@
 
     POST /v1/messages            Anthropic Messages, streaming (SSE)
     POST /v1/chat/completions    OpenAI Chat Completions, streaming (SSE)   (also without the /v1)
+    GET  /v1/models              the script's `models`, in the Anthropic shape (with an anthropic-version
+                                 header) or the OpenAI one (also without the /v1)
     GET  /_mock/requests         what was recorded so far, as JSON
 
 Each accepted request consumes the next scripted step, whichever API it came in through (then the script's
@@ -178,6 +180,9 @@ class _Handler(BaseHTTPRequestHandler):
                 payload = [r.summary() for r in state.requests]
             self._send_json(200, payload)
             return
+        if self.path.split("?")[0].rstrip("/") in ("/v1/models", "/models"):
+            self._send_json(200, _models_page(state.script.models, anthropic="anthropic-version" in self.headers))
+            return
         self._send_json(404, {"error": {"type": "not_found_error", "message": f"nothing at {self.path}"}})
 
     def do_POST(self) -> None:
@@ -326,6 +331,14 @@ class _Handler(BaseHTTPRequestHandler):
             with state.lock:
                 state.hanging -= 1
                 state.lock.notify_all()
+
+
+def _models_page(models: list[str], *, anthropic: bool) -> dict[str, Any]:
+    if anthropic:
+        data = [{"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"} for m in models]
+        last = models[-1] if models else None
+        return {"data": data, "has_more": False, "first_id": models[0] if models else None, "last_id": last}
+    return {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "mock"} for m in models]}
 
 
 def _offers_tools(body: Any) -> bool:

@@ -47,6 +47,13 @@ class ChatHost:
         update["api_key"] = SecretStr(params.api_key) if params.api_key else None
         if params.max_tokens is not None:
             update["max_tokens"] = params.max_tokens
+        return self._apply(update)
+
+    def select_model(self, model: str) -> p.ProviderStatus:
+        """The model picker's choice (or `/model NAME`): kept until the model settings change."""
+        return self._apply({"model": model})
+
+    def _apply(self, update: dict[str, Any]) -> p.ProviderStatus:
         self.config = self.config.model_copy(update=update)
         warm_up(self.config.provider)  # the SDK loads while the person types their first message
         for live in self._sessions().open_sessions():

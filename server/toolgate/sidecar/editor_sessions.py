@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from toolgate.agent.events import StopReason
 from toolgate.agent.loop import AgentChat, ChatBusy
 from toolgate.agent.stored_chat import prompt_count
-from toolgate.core.messages import ToolResult, ToolUse
+from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime
@@ -130,8 +130,11 @@ class EditorSession:
         comes with the next message, as restored files do."""
         self._notices.append(notice)
 
-    async def chat_send(self, chat: AgentChat, text: str) -> StopReason:
-        """Answer a chat message, in turn with this session's other turns (so closing waits for it)."""
+    async def chat_send(
+        self, chat: AgentChat, text: str, attach: Callable[[], Sequence[TextBlock]] = lambda: ()
+    ) -> StopReason:
+        """Answer a chat message, in turn with this session's other turns (so closing waits for it). `attach`
+        reads what the person attached, once the turn is this message's (it records reads in readFileState)."""
         if chat.busy:
             raise ChatBusy("A message is still being answered in this session; interrupt it or wait for it.")
         async with self._turn_lock:
@@ -140,7 +143,7 @@ class EditorSession:
             self.claim()
             notices, self._notices = self._notices, []
             try:
-                return await chat.send("".join(f"[{notice}]\n\n" for notice in notices) + text)
+                return await chat.send("".join(f"[{notice}]\n\n" for notice in notices) + text, attach())
             finally:
                 # The first message named the session on disk: the list shows the name now, not a minute later.
                 self._touch(force=not self.meta.title)

@@ -39,6 +39,8 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_composer import COMPOSER_METHODS
+from toolgate.sidecar.protocol_composer import Attachment as Attachment  # re-exported: chat/send carries it
 from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_problems import PROBLEMS_METHODS
@@ -289,6 +291,7 @@ class ProviderStatus(WireModel):
 class ChatSendParams(WireModel):
     session_id: SessionId
     text: str = Field(min_length=1, description="The user's message.")
+    attachments: list[Attachment] = Field(default_factory=list, description="What the person attached to it.")
 
 
 class ChatSendResult(WireModel):
@@ -413,6 +416,7 @@ METHODS: tuple[Method, ...] = (
     *HOOKS_METHODS,
     *SESSIONS_METHODS,
     *PROBLEMS_METHODS,
+    *COMPOSER_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

@@ -42,6 +42,7 @@ from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
+from toolgate.sidecar.composer_handlers import composer_handlers
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.hooks_handlers import hooks_handlers
 from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
@@ -57,12 +58,13 @@ from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools, editor_tools
 
 if TYPE_CHECKING:
+    from toolgate.core.messages import TextBlock
     from toolgate.core.tool import AnyTool
     from toolgate.core.tool_session import ProgressEvent
     from toolgate.runtime import Runtime
     from toolgate.session_files import SessionMeta
     from toolgate.sidecar.chat import ChatHost
-    from toolgate.sidecar.editor_sessions import SessionManager
+    from toolgate.sidecar.editor_sessions import EditorSession, SessionManager
 
 logger = logging.getLogger("toolgate.sidecar")
 T = TypeVar("T")
@@ -167,6 +169,7 @@ class ToolgateServer(LanguageServer):
             **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
             **rules_handlers(lambda session_id: self.sessions.get(session_id)),
             **sessions_handlers(lambda: self.sessions),
+            **composer_handlers(lambda: self.chats),
         }
 
     def _register_lsp_features(self) -> None:
@@ -337,10 +340,20 @@ class ToolgateServer(LanguageServer):
         live = self.sessions.get(params.session_id)
         chat = self.chats.chat_for(live)
         try:
-            stop = await self._finish_despite_cancel(live.chat_send(chat, params.text), chat.interrupt, "chat/send")
+            attach = functools.partial(self._attachment_blocks, live, params.attachments)
+            sending = live.chat_send(chat, params.text, attach)
+            stop = await self._finish_despite_cancel(sending, chat.interrupt, "chat/send")
         except ChatBusy as exc:
             raise JsonRpcInvalidRequest(message=str(exc)) from None
         return p.ChatSendResult(stop_reason=stop)
+
+    def _attachment_blocks(self, live: EditorSession, attachments: list[p.Attachment]) -> list[TextBlock]:
+        from toolgate.sidecar.attachments import attachment_blocks
+
+        session = live.runtime.session
+        return attachment_blocks(
+            attachments, workspace=session.workspace, documents=self.documents, file_state=session.file_state
+        )
 
     async def _chat_compact(self, params: p.ChatCompactParams) -> p.ChatCompactResult:
         live = self.sessions.get(params.session_id)

@@ -119,7 +119,7 @@ async def test_the_session_list_shows_the_name_the_first_message_gave_right_afte
 
         busy = False
 
-        async def send(self, text: str) -> str:
+        async def send(self, text: str, attached: object = ()) -> str:
             sessions.store.touch(live.id, title=text)
             return "end_turn"
 
@@ -135,7 +135,7 @@ class RecordingChat:
     def __init__(self) -> None:
         self.sent: list[str] = []
 
-    async def send(self, text: str) -> str:
+    async def send(self, text: str, attached: object = ()) -> str:
         self.sent.append(text)
         return "end_turn"
 

@@ -1,0 +1,148 @@
+"""Attachments → the text blocks the model reads, and what they record in readFileState."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolgate.core.file_state import ReadFileState
+from toolgate.sidecar import attachments
+from toolgate.sidecar.attachments import attachment_blocks
+from toolgate.sidecar.protocol_composer import AttachedProblem, Attachment
+
+
+class Buffers:
+    """The editor's open documents: `dirty` maps a path to its unsaved text."""
+
+    def __init__(self, dirty: dict[Path, str] | None = None) -> None:
+        self.dirty = dirty or {}
+
+    def is_dirty(self, path: Path) -> bool:
+        return path in self.dirty
+
+    def text(self, path: Path) -> str | None:
+        return self.dirty.get(path)
+
+
+def attach(workspace: Path, *items: Attachment, buffers: Buffers | None = None) -> tuple[list[str], ReadFileState]:
+    state = ReadFileState()
+    blocks = attachment_blocks(items, workspace=workspace, documents=buffers or Buffers(), file_state=state)
+    return [block.text for block in blocks], state
+
+
+def file(path: Path, **extra: Any) -> Attachment:
+    return Attachment(kind="file", path=str(path), **extra)
+
+
+def selection(path: Path, start: int, end: int) -> Attachment:
+    return Attachment(kind="selection", path=str(path), start_line=start, end_line=end)
+
+
+def test_a_whole_clean_file_is_a_numbered_block_and_a_full_read(tmp_path: Path) -> None:
+    target = tmp_path / "src" / "app.py"
+    target.parent.mkdir()
+    target.write_text("a = 1\nb = 2\n")
+    [text], state = attach(tmp_path, file(target))
+    assert text == "The person attached src/app.py, the whole file:\n1\ta = 1\n2\tb = 2"
+    record = state.get(target)
+    assert record is not None and record.full and record.content == "a = 1\nb = 2\n"
+    assert record.mtime_ns == target.stat().st_mtime_ns and record.file_size == target.stat().st_size
+
+
+def test_a_selection_names_its_lines_and_is_a_partial_read(tmp_path: Path) -> None:
+    target = tmp_path / "m.ts"
+    target.write_text("one\ntwo\nthree\nfour\n")
+    [text], state = attach(tmp_path, selection(target, 2, 3))
+    assert text == "The person attached m.ts, lines 2-3 of 4:\n2\ttwo\n3\tthree"
+    record = state.get(target)
+    assert record is not None and not record.full and (record.offset, record.limit) == (2, 2)
+    assert record.content == "two\nthree"
+
+
+def test_a_selection_of_every_line_counts_as_the_whole_file(tmp_path: Path) -> None:
+    target = tmp_path / "m.ts"
+    target.write_text("one\ntwo\n")
+    [text], state = attach(tmp_path, selection(target, 1, 9))
+    assert "the whole file" in text
+    record = state.get(target)
+    assert record is not None and record.full
+
+
+def test_a_dirty_file_shows_the_editors_text_and_is_not_recorded(tmp_path: Path) -> None:
+    target = tmp_path / "d.py"
+    target.write_text("on disk\n")
+    [text], state = attach(tmp_path, file(target), buffers=Buffers({target: "in the editor\r\nline 2\n"}))
+    assert "1\tin the editor\n2\tline 2" in text
+    assert "unsaved text; the file on disk differs" in text
+    assert target not in state
+
+
+def test_a_long_file_is_capped_and_says_how_to_read_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(attachments, "MAX_ATTACHED_LINES", 3)
+    target = tmp_path / "long.txt"
+    target.write_text("".join(f"line {n}\n" for n in range(1, 11)))
+    [text], state = attach(tmp_path, file(target))
+    assert text.startswith("The person attached long.txt, lines 1-3 of 10:\nOnly lines 1-3 are attached")
+    assert "offset=4" in text and text.endswith("3\tline 3")
+    record = state.get(target)
+    assert record is not None and not record.full and record.limit == 3
+
+
+def test_a_byte_cap_stops_at_a_whole_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(attachments, "MAX_ATTACHED_FILE_BYTES", 25)
+    target = tmp_path / "wide.txt"
+    target.write_text("0123456789\n" * 5)
+    [text], _ = attach(tmp_path, file(target))
+    assert "lines 1-2 of 5" in text and "offset=3" in text
+
+
+def test_unreadable_binary_and_missing_files_say_why(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "empty.txt").write_text("")
+    texts, state = attach(
+        tmp_path, file(tmp_path / "blob.bin"), file(tmp_path / "gone.txt"), file(tmp_path / "empty.txt")
+    )
+    assert "binary file" in texts[0]
+    assert texts[1].startswith("The person attached gone.txt, but it could not be read: No such file")
+    assert texts[2] == "The person attached empty.txt: the file is empty."
+    assert len(state) == 0
+
+
+def test_a_folder_attaches_its_listing_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(attachments, "MAX_FOLDER_ENTRIES", 2)
+    folder = tmp_path / "pkg"
+    (folder / "sub").mkdir(parents=True)
+    (folder / ".git").mkdir()
+    for name in ("b.py", "a.py"):
+        (folder / name).write_text("")
+    [text], _ = attach(tmp_path, Attachment(kind="folder", path=str(folder)))
+    header = "The person attached the folder pkg; its entries (showing 2 of 3 entries: use Glob for the rest):"
+    assert text == f"{header}\na.py\nb.py"
+
+
+def test_problems_come_errors_first_capped_and_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(attachments, "MAX_PROBLEMS", 2)
+    path = str(tmp_path / "x.ts")
+    problems = [
+        AttachedProblem(path=path, line=9, column=1, severity="warning", message="unused"),
+        AttachedProblem(path=path, line=3, column=5, severity="error", source="ts", message="bad type"),
+        AttachedProblem(path=path, line=1, column=1, severity="hint", message="style"),
+    ]
+    [text], _ = attach(tmp_path, Attachment(kind="problems", problems=problems, problems_total=7))
+    assert text == (
+        "The person attached the editor's problems (showing 2 of 7, errors first):\n"
+        "x.ts:3:5: error [ts] bad type\nx.ts:9:1: warning unused"
+    )
+    [none], _ = attach(tmp_path, Attachment(kind="problems"))
+    assert none == "The person attached the editor's problems: there are none right now."
+
+
+def test_an_attachment_without_what_it_needs_is_refused() -> None:
+    with pytest.raises(ValueError, match="needs its path"):
+        Attachment(kind="file")
+    with pytest.raises(ValueError, match="startLine and endLine"):
+        Attachment(kind="selection", path="/x", start_line=1)
+    with pytest.raises(ValueError, match="before startLine"):
+        Attachment(kind="selection", path="/x", start_line=5, end_line=2)
