@@ -14,6 +14,8 @@ import { ChatStore } from './chat/chatStore';
 import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
 import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
+import { serveCodeIntel } from './editor/codeIntel';
+import { languageFeatures } from './vscode/languageFeaturesVscode';
 import { ChatController } from './chat/controller';
 import { reviewWaitingHooks } from './settings/hookReview';
 import { Relay, realTimers } from './host';
@@ -143,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const standIns = registerStandInDecorations();
   context.subscriptions.push(standIns);
   client.onStandIns((params) => standIns.update(params.paths));
+  serveCodeIntel(sidecar, languageFeatures);
 
   const controller = new ChatController({
     store,

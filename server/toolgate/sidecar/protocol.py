@@ -38,6 +38,7 @@ from toolgate.sidecar.protocol_checkpoints import (
     CheckpointsRestoreParams,
     CheckpointsRestoreResult,
 )
+from toolgate.sidecar.protocol_editor_intel import EDITOR_INTEL_METHODS
 from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_rules import PermissionCheckParams as PermissionCheckParams
@@ -395,6 +396,7 @@ METHODS: tuple[Method, ...] = (
     *MCP_METHODS,
     *SANDBOX_METHODS,
     *HOOKS_METHODS,
+    *EDITOR_INTEL_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

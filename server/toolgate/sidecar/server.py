@@ -43,6 +43,7 @@ from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.editor_intel import EditorIntel
 from toolgate.sidecar.hooks_handlers import hooks_handlers
 from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
@@ -100,6 +101,7 @@ class ToolgateServer(LanguageServer):
         self.documents = EditorDocuments()
         self.channel = EditorChannel(self.protocol)
         self.approver = EditorApprover(self.channel)
+        self.intel = EditorIntel(self.channel)
         self.workspace_folders: list[Path] = []
         # Set by initialize; the session manager over it is built (and its imports paid) on first use.
         self._storage_root: Path | None = None
@@ -236,11 +238,13 @@ class ToolgateServer(LanguageServer):
         return ChatHost(lambda: self.sessions, self.protocol.notify)
 
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
+        from toolgate.core.code_intel import CODE_INTEL
         from toolgate.core.documents import OPEN_DOCUMENTS
         from toolgate.mcp.session import McpOptions
         from toolgate.runtime import RuntimeOptions, build_runtime
         from toolgate.sandbox.settings import SandboxRequest
 
+        self.intel.attach()
         return build_runtime(
             Path(meta.workspace),
             self.approver,
@@ -248,13 +252,13 @@ class ToolgateServer(LanguageServer):
                 mode=meta.mode,
                 # The editor's other workspace folders are working directories too (multi-root workspaces).
                 additional_dirs=[folder for folder in self.workspace_folders if folder != Path(meta.workspace)],
-                tools=list(self.tools_factory()),
+                tools=[*self.tools_factory(), *self.intel.tools()],  # the language features: editor sessions only
                 session_id=meta.id,
                 data_dir=directory,
                 trust_workspace=True if self.trust_workspaces else None,
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
-                dependencies={OPEN_DOCUMENTS: self.documents},
+                dependencies={OPEN_DOCUMENTS: self.documents, CODE_INTEL: self.intel},
                 # On by default, as on the command line: the stand-ins it makes in the workspace while commands run
                 # are marked in the Explorer (`toolgate/sandbox/standIns`), and read-only commands need none.
                 sandbox=SandboxRequest(),
