@@ -12,9 +12,23 @@ const SAMPLE_GLOB = '**/*.{ts,tsx,js,jsx,mjs,cjs,py,go,rs,java,kt,c,h,cc,cpp,hpp
 const SAMPLE_EXCLUDE = '**/{node_modules,.git,.venv,venv,dist,build,target,out}/**';
 const MAX_SAMPLED_FILES = 200;
 
+/**
+ * Open the document (without showing it) and wait for the extensions that start on its language. A question about a
+ * file nobody has opened would otherwise reach VS Code before its language server registered, and get "nothing".
+ */
+async function languageReady(uri: vscode.Uri): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  const event = `onLanguage:${document.languageId}`;
+  const starting = vscode.extensions.all.filter(
+    (extension) => !extension.isActive && ((extension.packageJSON as { activationEvents?: string[] }).activationEvents ?? []).includes(event),
+  );
+  await Promise.all(starting.map((extension) => extension.activate()));
+}
+
 export const languageFeatures: LanguageFeatures = {
   async inDocument(command, path, position, ...extra) {
     const uri = vscode.Uri.file(path);
+    await languageReady(uri);
     const args: unknown[] = position ? [uri, new vscode.Position(position.line, position.character), ...extra] : [uri];
     return vscode.commands.executeCommand(command, ...args);
   },

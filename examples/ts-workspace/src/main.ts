@@ -1,0 +1,4 @@
+import { totalArea } from './shapes';
+
+const square = { area: () => 4 };
+console.log(totalArea([square, square]));
