@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -89,8 +89,15 @@ class RenameDone:
     written: list[Path]
 
 
-# The plan `validate` computed from the editor's answer; `paths`, `propose` and `call` use it (one call's only).
-_PLANNED: Dep[list[FilePlan]] = Dep("rename_planned", lambda _r: [], scope="call")
+@dataclass(slots=True)
+class _Planned:
+    """The plan `validate` computed from the editor's answer, and the input it answers (one call's only)."""
+
+    tool_input: RenameInput | None = None
+    files: list[FilePlan] = field(default_factory=list)
+
+
+_PLANNED: Dep[_Planned] = Dep("rename_planned", lambda _r: _Planned(), scope="call")
 
 
 class RenameTool(Tool[RenameInput, RenameDone]):
@@ -118,7 +125,9 @@ class RenameTool(Tool[RenameInput, RenameDone]):
     def paths(self, tool_input: RenameInput, ctx: ToolContext) -> Sequence[Path]:
         # Known once `validate` has asked the editor; before that the call names only the file it starts from.
         planned = ctx.get(_PLANNED)
-        return [plan.path for plan in planned] or [ctx.resolve_path(tool_input.file_path)]
+        if planned.tool_input != tool_input:
+            return [ctx.resolve_path(tool_input.file_path)]
+        return [plan.path for plan in planned.files]
 
     def summary(self, tool_input: RenameInput, workspace: Path) -> str:
         where = display_input_path(tool_input.file_path, workspace)
@@ -156,14 +165,24 @@ class RenameTool(Tool[RenameInput, RenameDone]):
                 f"The editor found nothing to rename for {tool_input.symbol} at that place. Check with LSP "
                 "findReferences that the symbol is the one you mean."
             )
-        planned = await anyio.to_thread.run_sync(_plan_files, by_file, ctx)
-        ctx.get(_PLANNED)[:] = planned
+        files = await anyio.to_thread.run_sync(_plan_files, by_file, ctx)
+        if not files:
+            raise StateError(f"Renaming {tool_input.symbol} to {tool_input.new_name} would change no file.")
+        planned = ctx.get(_PLANNED)
+        planned.tool_input, planned.files = tool_input, files
+
+    async def _plan_for(self, tool_input: RenameInput, ctx: ToolContext) -> list[FilePlan]:
+        """The plan for this very input: a hook that changed the input (PreToolUse) makes `validate` plan again."""
+        if ctx.get(_PLANNED).tool_input != tool_input:
+            await self.validate(tool_input, ctx)
+        return ctx.get(_PLANNED).files
 
     async def propose(self, tool_input: RenameInput, ctx: ToolContext) -> list[FileProposal] | None:
-        return [FileProposal(path=str(p.path), original=p.disk.text, proposed=p.new_text) for p in ctx.get(_PLANNED)]
+        planned = await self._plan_for(tool_input, ctx)
+        return [FileProposal(path=str(p.path), original=p.disk.text, proposed=p.new_text) for p in planned]
 
     async def call(self, tool_input: RenameInput, ctx: ToolContext) -> RenameDone:
-        planned: list[FilePlan] = ctx.get(_PLANNED)
+        planned = await self._plan_for(tool_input, ctx)
         files, written = await anyio.to_thread.run_sync(_write_all, planned, ctx)
         ctx.commit(lambda session: _remember(session.file_state, written))
         return RenameDone(tool_input.symbol, tool_input.new_name, files, list(written))

@@ -445,3 +445,43 @@ async def test_a_file_the_model_had_read_stays_known_after_the_rename(
     assert not edit_main.is_error, edit_main.text()
     edit_shapes = await run1(rt, "Edit", file_path="src/shapes.ts", old_string="Shape[]", new_string="readonly Shape[]")
     assert edit_shapes.is_error and "has not been read in this session" in edit_shapes.text()
+
+
+async def test_lookups_run_without_asking_in_the_default_mode(
+    workspace: Path, editor: StandInEditor, documents: Documents
+) -> None:
+    from toolgate.core.permission import NonInteractiveApprover
+
+    runtime = runtime_with(workspace, editor, NonInteractiveApprover(), documents)  # type: ignore[arg-type]
+    try:
+        search = await run1(runtime, "LSP", operation="workspaceSymbol", query="Shape")
+        outline = await run1(runtime, "LSP", operation="documentSymbol", file_path="src/shapes.ts")
+        rename = await run1(
+            runtime,
+            "Rename",
+            file_path="src/main.ts",
+            symbol="totalArea",
+            line_text="import { totalArea } from './shapes';",
+            new_name="sumOfAreas",
+        )
+    finally:
+        await runtime.aclose()
+    assert not search.is_error and not outline.is_error, (search.text(), outline.text())
+    assert rename.is_error and "needs approval" in rename.text()  # a write is not a lookup
+
+
+async def test_a_rename_that_changes_nothing_is_said_to(rt: Runtime, editor: StandInEditor, workspace: Path) -> None:
+    main = str(workspace / "src" / "main.ts")
+    same = TextEditModel(span=span(2, 12, 21), new_text="totalArea")  # what is there already
+
+    async def answer(query: IntelQuery) -> IntelAnswer:
+        edits = [FileTextEdits(path=main, edits=[same] if query.new_name == "same" else [])]
+        return IntelAnswer(provided=True, edits=edits)
+
+    editor.ask = answer  # type: ignore[method-assign]
+    at_call = {"file_path": "src/main.ts", "symbol": "totalArea", "line_text": "console.log(totalArea([]));"}
+    unchanged = await run1(rt, "Rename", **at_call, new_name="same")
+    assert unchanged.is_error and "Renaming totalArea to same would change no file." in unchanged.text()
+    nothing = await run1(rt, "Rename", **at_call, new_name="other")
+    assert nothing.is_error and "The editor found nothing to rename for totalArea" in nothing.text()
+    assert (workspace / "src" / "main.ts").read_text() == MAIN
