@@ -7,11 +7,15 @@ Overlapping edits have no meaning (LSP forbids them) and are refused rather than
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from toolgate.text.document_sync import UTF16, Position, offset_at
+
+_BREAK = re.compile(r"\r\n?|\n")
+_FEW_EDITS = 8
 
 
 class OverlappingEdits(ValueError):
@@ -26,8 +30,14 @@ class TextEdit:
 
 
 def apply_text_edits(text: str, edits: Sequence[TextEdit], encoding: str = UTF16) -> str:
+    if len(edits) <= _FEW_EDITS:
+        offsets = [(offset_at(text, e.start, encoding), offset_at(text, e.end, encoding)) for e in edits]
+    else:
+        # Many edits (a rename used all over a big file): the lines are found once, not once per position.
+        starts = [0, *(m.end() for m in _BREAK.finditer(text))]
+        offsets = [(_offset(text, starts, e.start, encoding), _offset(text, starts, e.end, encoding)) for e in edits]
     spans = sorted(
-        ((offset_at(text, e.start, encoding), offset_at(text, e.end, encoding), e.new_text) for e in edits),
+        ((start, end, e.new_text) for (start, end), e in zip(offsets, edits, strict=True)),
         key=lambda span: (span[0], span[1]),
     )
     for (_, end, _), (start, _, _) in pairwise(spans):
@@ -40,3 +50,13 @@ def apply_text_edits(text: str, edits: Sequence[TextEdit], encoding: str = UTF16
         done = max(done, end)
     pieces.append(text[done:])
     return "".join(pieces)
+
+
+def _offset(text: str, starts: list[int], position: Position, encoding: str) -> int:
+    """`offset_at` with the line starts known: the position's line, then its column within that line only."""
+    line = max(position.line, 0)
+    if line >= len(starts):
+        return len(text)
+    begin = starts[line]
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    return begin + offset_at(text[begin:end], Position(0, position.character), encoding)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolgate.text.document_sync import Position
+from toolgate.text.document_sync import Position, offset_at
 from toolgate.text.symbol_position import PositionError, locate_symbol
 from toolgate.text.text_edits import OverlappingEdits, TextEdit, apply_text_edits
 
@@ -103,3 +103,19 @@ def test_text_edits_all_refer_to_the_original_text() -> None:
         apply_text_edits(
             text, [TextEdit(Position(0, 0), Position(0, 5), "x"), TextEdit(Position(0, 3), Position(0, 6), "y")]
         )
+
+
+@given(
+    text=st.lists(st.sampled_from(["a", "é", "😀", "\n", "\r\n", "\r", " "]), max_size=40).map("".join),
+    places=st.lists(st.tuples(st.integers(-1, 8), st.integers(-1, 12)), min_size=9, max_size=20),
+)
+def test_many_edits_land_where_offset_at_puts_each_position(text: str, places: list[tuple[int, int]]) -> None:
+    # Past a few edits the lines are found once (the fast path); each insertion must land where `offset_at`,
+    # the text-sync rule, puts its position, whatever the line breaks, wide characters or out-of-range values.
+    edits = [TextEdit(Position(line, char), Position(line, char), f"<{i}>") for i, (line, char) in enumerate(places)]
+    expected = text
+    order = sorted(range(len(edits)), key=lambda i: (offset_at(text, edits[i].start), i), reverse=True)
+    for i in order:
+        at = offset_at(text, edits[i].start)
+        expected = expected[:at] + edits[i].new_text + expected[at:]
+    assert apply_text_edits(text, edits) == expected
