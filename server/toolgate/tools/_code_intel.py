@@ -6,6 +6,7 @@ language servers read), the file on disk otherwise.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from toolgate.core.code_intel import CODE_INTEL, CodeIntel, IntelAnswer, IntelLocation, IntelQuery, IntelUnavailable
@@ -16,6 +17,7 @@ from toolgate.core.paths import display_path, inside_any
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.symbol_position import PositionError, SymbolPosition, locate_symbol, split_lines
 from toolgate.tools._files import missing_message
+from toolgate.tools._search import ReadDenyFilter
 
 # A document bigger than this is not searched for the symbol's line (the language server may still know it).
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
@@ -86,11 +88,14 @@ def place_symbol(
 
 class LocationText:
     """Shows locations as `path:line` with the line's text, reading each file at most once. A file outside
-    the session's working directories is named but not read: reading it is a Read, which the ladder judges."""
+    the session's working directories is named but not read: reading it is a Read, which the ladder judges. So is
+    a file a Read rule guards, or a credential file (as Grep leaves them out)."""
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
         self._lines: dict[Path, list[str] | None] = {}
+        # Files a Read rule guards, and credential files, are named but not quoted, as Grep leaves them out.
+        self._guard = ReadDenyFilter.for_session(ctx, credentials=True)
 
     def where(self, location: IntelLocation) -> str:
         # No column: the line's text says where, and a column in UTF-16 units would mislead more than help.
@@ -108,8 +113,11 @@ class LocationText:
     def outside(self, location: IntelLocation) -> bool:
         return not inside_any(Path(location.path), self._ctx.working_dirs)
 
+    def guarded(self, path: Path) -> bool:
+        return self._guard is not None and not self._guard(os.fsencode(path))
+
     def _read(self, path: Path) -> list[str] | None:
-        if not inside_any(path, self._ctx.working_dirs):
+        if not inside_any(path, self._ctx.working_dirs) or self.guarded(path):
             return None
         try:
             return split_lines(document_text(self._ctx, path))
@@ -120,5 +128,7 @@ class LocationText:
         where = self.where(location)
         if self.outside(location):
             return f"{where} (outside the working directories; reading it is a Read that may ask)"
+        if self.guarded(Path(location.path)):
+            return f"{where} (not quoted: a permission rule or its credentials keep it from being read freely)"
         text = self.line(location)
         return f"{where}: {text}" if text else where

@@ -485,3 +485,29 @@ async def test_a_rename_that_changes_nothing_is_said_to(rt: Runtime, editor: Sta
     nothing = await run1(rt, "Rename", **at_call, new_name="other")
     assert nothing.is_error and "The editor found nothing to rename for totalArea" in nothing.text()
     assert (workspace / "src" / "main.ts").read_text() == MAIN
+
+
+async def test_a_location_in_a_file_a_read_rule_guards_is_named_but_not_quoted(
+    workspace: Path, editor: StandInEditor, approver: AllowingApprover, documents: Documents
+) -> None:
+    secret = workspace / "src" / "secret.ts"
+    secret.write_text("const key = totalArea; // hunter2\n")
+    (workspace / ".toolgate").mkdir()
+    (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Read(src/secret.ts)"]}}')
+    editor.answer = IntelAnswer(provided=True, locations=[IntelLocation(path=str(secret), span=span(0, 12, 21))])
+    runtime = runtime_with(workspace, editor, approver, documents)
+    try:
+        result = await run1(
+            runtime,
+            "LSP",
+            operation="findReferences",
+            file_path="src/main.ts",
+            symbol="totalArea",
+            line_text="console.log(totalArea([]));",
+        )
+    finally:
+        await runtime.aclose()
+    assert "hunter2" not in result.text()
+    assert result.text().endswith(
+        "src/secret.ts:1 (not quoted: a permission rule or its credentials keep it from being read freely)"
+    )
