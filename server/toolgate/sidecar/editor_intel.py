@@ -51,10 +51,16 @@ class EditorIntel:
         params = IntelQueryParams.model_validate(query.model_dump())
         return await self._request(EDITOR_INTEL, params, IntelAnswerResult, f"the {query.operation} question")
 
-    def attach(self) -> None:
-        """Ask which languages are covered, once, without waiting for the answer (a session is opening)."""
+    def attach(self) -> asyncio.Task[None] | None:
+        """Ask which languages are covered, once, without waiting for the answer (a session is opening); the
+        question's task, for whoever wants to wait for it."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None  # no editor to ask outside the server's loop (a session built by a script or a test)
         if self._asking is None:
-            self._asking = asyncio.ensure_future(self._ask_languages())
+            self._asking = loop.create_task(self._ask_languages())
+        return self._asking
 
     async def _ask_languages(self) -> None:
         try:

@@ -299,17 +299,35 @@ async def test_an_editor_that_is_gone_or_silent_ends_the_call_with_a_clear_error
     assert result.is_error and says in result.text() and "use Grep and Read instead" in result.text()
 
 
-def test_the_tools_are_offered_only_with_an_editor_and_describe_its_languages() -> None:
-    names = {tool.name for tool in builtin_tools()}
-    assert "LSP" not in names and "Rename" not in names
-    intel = EditorIntel(Channel(gone=True))
-    tools = {tool.name: tool for tool in intel.tools()}
-    assert set(tools) == {"LSP", "Rename"}
-    intel._languages = frozenset({"typescript", "python"})
+class LanguagesChannel:
+    """An editor that says which languages it covers."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def request(self, method: str, params: WireModel, result: type[WireModel]) -> WireModel:
+        self.asked.append(method)
+        return result.from_wire({"languages": ["typescript", "python"]})
+
+
+async def test_the_tools_are_offered_only_with_an_editor_and_describe_its_languages() -> None:
     from toolgate.core.tool import DescribeContext
 
-    described = tools["LSP"].description(DescribeContext(frozenset(tools), PermissionMode.DEFAULT, Path("/")))
-    assert described.endswith("The editor has these features for: python, typescript.")
+    names = {tool.name for tool in builtin_tools()}
+    assert "LSP" not in names and "Rename" not in names
+    channel = LanguagesChannel()
+    intel = EditorIntel(channel)
+    tools = {tool.name: tool for tool in intel.tools()}
+    assert set(tools) == {"LSP", "Rename"}
+    context = DescribeContext(frozenset(tools), PermissionMode.DEFAULT, Path("/"))
+    assert "The editor has these features" not in tools["LSP"].description(context)  # not known yet
+    asking = intel.attach()
+    assert asking is not None and intel.attach() is asking  # asked once
+    async with asyncio.timeout(5):
+        await asking
+    assert channel.asked == ["toolgate/editor/intelLanguages"]
+    for tool in tools.values():
+        assert tool.description(context).endswith("The editor has these features for: python, typescript.")
 
 
 # --- Rename --------------------------------------------------------------------------------------------------------
