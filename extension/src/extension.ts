@@ -14,6 +14,8 @@ import { ChatStore } from './chat/chatStore';
 import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
 import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
+import { serveCodeIntel } from './editor/codeIntel';
+import { languageFeatures } from './vscode/languageFeaturesVscode';
 import { ChatController } from './chat/controller';
 import { ComposerHost, isComposerMessage } from './chat/composerHost';
 import type { Manifest } from './chat/composerHost';
@@ -151,6 +153,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const problems = new ProblemsAnswerer(problemsHost(), () => waitSecondsSetting(api.readToolgateSetting('problems.waitSeconds')));
   context.subscriptions.push(problems);
   client.onEditorProblems((params, token) => problems.answer(params, token));
+  serveCodeIntel(sidecar, languageFeatures);
 
   const controller = new ChatController({
     store,

@@ -321,6 +321,11 @@ export interface FileProposal {
   proposed: string | null;
 }
 
+export interface FileTextEdits {
+  path: string;
+  edits: TextEditModel[];
+}
+
 export interface HookInfo {
   /** What names the hook: the first characters of its digest. */
   id: string;
@@ -385,6 +390,58 @@ export interface InitializationOptions {
   editorAnswerTimeoutSeconds?: number;
   /** The editor answers toolgate/editor/problems: its sessions get the Problems tool, and each edit's result ends with the problems it introduced. */
   editorProblems?: boolean;
+}
+
+/** What the language features said. `provided` false: no provider answers this for this document. */
+export interface IntelAnswerResult {
+  /** False: no language feature in the editor answers this for this document. */
+  provided: boolean;
+  locations?: IntelLocation[];
+  /** hover: the texts shown (markdown or plain). */
+  hover?: string[];
+  /** rename: the edit of each file. */
+  edits?: FileTextEdits[];
+  /** The language feature's own reason for not answering (e.g. not renameable here). */
+  refused?: string | null;
+}
+
+/** No parameters. */
+export type IntelLanguagesParams = Record<string, never>;
+
+export interface IntelLanguagesResult {
+  /** Language ids (typescript, python, …) the editor has definition/reference providers for. */
+  languages: string[];
+}
+
+/** A place the answer points at: a definition, a reference, a symbol, a caller or a callee. */
+export interface IntelLocation {
+  /** Absolute path of the file. */
+  path: string;
+  span: Span;
+  /** The symbol's name (symbols, call hierarchy). */
+  name?: string | null;
+  /** The symbol's kind as the editor names it (Function, Class…). */
+  kind?: string | null;
+  /** What the symbol is inside of, when the editor says. */
+  container?: string | null;
+  /** Nesting depth in a document's symbol outline (0: top level). */
+  depth?: number;
+}
+
+/**
+ * One question for the editor's language features: an operation, a document and an LSP position (0-based
+ * line, UTF-16 character), or a workspace symbol query, or a rename's new name.
+ */
+export interface IntelQueryParams {
+  operation: "definition" | "references" | "implementations" | "hover" | "document_symbols" | "workspace_symbols" | "incoming_calls" | "outgoing_calls" | "rename";
+  /** The document asked about (all but workspace_symbols). */
+  path: string | null;
+  line: number | null;
+  character: number | null;
+  /** workspace_symbols: the text to search symbol names for. */
+  query: string | null;
+  /** rename: the new name. */
+  newName: string | null;
 }
 
 /**
@@ -801,6 +858,13 @@ export interface SkippedFile {
   size: number | null;
 }
 
+export interface Span {
+  startLine: number;
+  startCharacter: number;
+  endLine: number;
+  endCharacter: number;
+}
+
 /** The sandbox's stand-ins that exist now, in every session of this sidecar. */
 export interface StandInsParams {
   /** Absolute paths of the empty read-only directories the sandbox made in the workspace as mount points for absent protected names (`.vscode`, `.envrc`, `AGENTS.md`, ...) while commands run; the editor marks them in the Explorer. */
@@ -839,6 +903,11 @@ export interface TextBlock {
 export interface TextDelta {
   type: "text_delta";
   text: string;
+}
+
+export interface TextEditModel {
+  span: Span;
+  newText: string;
 }
 
 export interface TodoItem {
@@ -1076,6 +1145,8 @@ export const Methods = {
   editorProblems: "toolgate/editor/problems",
   modelsList: "toolgate/models/list",
   modelsSelect: "toolgate/models/select",
+  editorIntel: "toolgate/editor/intel",
+  editorIntelLanguages: "toolgate/editor/intelLanguages",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -1160,6 +1231,10 @@ export interface ServerRequests {
   "toolgate/diff/review": { params: DiffReviewParams; result: DiffReviewResult };
   /** The problems the editor's language servers report for files (after they settle), or for the workspace. */
   "toolgate/editor/problems": { params: EditorProblemsParams; result: EditorProblemsResult };
+  /** Ask the editor's language features. */
+  "toolgate/editor/intel": { params: IntelQueryParams; result: IntelAnswerResult };
+  /** Which languages the editor's language features cover (asked once, when the first session opens). */
+  "toolgate/editor/intelLanguages": { params: IntelLanguagesParams; result: IntelLanguagesResult };
 }
 
 /** Notifications the sidecar sends. */

@@ -4,8 +4,8 @@
     Bash(npm run test)      exactly this command (compared word by word, so quoting style does not matter)
     Bash(git log:*)         this command and any arguments after it; the prefix ends at a word boundary
     Bash(git * --oneline)   `*` globs within one simple command
-    Read(src/**)            gitignore-style paths (see `patterns.py`) for Read, which also governs Glob/Grep;
-    Edit(./.env)            Edit, which also governs Write, NotebookEdit and ApplyPatch
+    Read(src/**)            gitignore-style paths (see `patterns.py`) for Read, which also governs Glob/Grep/LSP;
+    Edit(./.env)            Edit, which also governs Write, NotebookEdit, ApplyPatch and Rename
     WebFetch(domain:host)   fetches from this host; `*.host` covers its subdomains only (see `network.py`)
 
 Inside the parentheses `\\(`, `\\)` and `\\\\` stand for `(`, `)` and `\\`. A rule that does not parse is reported
@@ -35,8 +35,8 @@ READ = "Read"
 EDIT = "Edit"
 WEB_FETCH = "WebFetch"
 # Tools whose calls are governed by Read rules, and by Edit rules.
-READ_FAMILY = frozenset({"Read", "Glob", "Grep"})
-EDIT_FAMILY = frozenset({"Edit", "Write", "NotebookEdit", "ApplyPatch"})
+READ_FAMILY = frozenset({"Read", "Glob", "Grep", "LSP"})
+EDIT_FAMILY = frozenset({"Edit", "Write", "NotebookEdit", "ApplyPatch", "Rename"})
 
 _TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 

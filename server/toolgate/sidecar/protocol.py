@@ -41,6 +41,7 @@ from toolgate.sidecar.protocol_checkpoints import (
 )
 from toolgate.sidecar.protocol_composer import COMPOSER_METHODS
 from toolgate.sidecar.protocol_composer import Attachment as Attachment  # re-exported: chat/send carries it
+from toolgate.sidecar.protocol_editor_intel import EDITOR_INTEL_METHODS
 from toolgate.sidecar.protocol_hooks import HOOKS_METHODS
 from toolgate.sidecar.protocol_mcp import MCP_METHODS
 from toolgate.sidecar.protocol_problems import PROBLEMS_METHODS
@@ -417,6 +418,7 @@ METHODS: tuple[Method, ...] = (
     *SESSIONS_METHODS,
     *PROBLEMS_METHODS,
     *COMPOSER_METHODS,
+    *EDITOR_INTEL_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

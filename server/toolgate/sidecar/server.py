@@ -44,6 +44,7 @@ from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.composer_handlers import composer_handlers
 from toolgate.sidecar.documents import EditorDocuments
+from toolgate.sidecar.editor_intel import EditorIntel
 from toolgate.sidecar.hooks_handlers import hooks_handlers
 from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.mcp_handlers import mcp_handlers
@@ -103,6 +104,7 @@ class ToolgateServer(LanguageServer):
         self.documents = EditorDocuments()
         self.channel = EditorChannel(self.protocol)
         self.approver = EditorApprover(self.channel)
+        self.intel = EditorIntel(self.channel)
         self.workspace_folders: list[Path] = []
         # Set at initialize: whether the editor answers toolgate/editor/problems (sidecar/problems.py).
         self.editor_problems = False
@@ -244,6 +246,7 @@ class ToolgateServer(LanguageServer):
         return ChatHost(lambda: self.sessions, self.protocol.notify)
 
     def _build_runtime(self, meta: SessionMeta, directory: Path) -> Runtime:
+        from toolgate.core.code_intel import CODE_INTEL
         from toolgate.core.documents import OPEN_DOCUMENTS
         from toolgate.mcp.session import McpOptions
         from toolgate.runtime import RuntimeOptions, build_runtime
@@ -251,6 +254,7 @@ class ToolgateServer(LanguageServer):
         from toolgate.sidecar.problems import problems_dependencies
 
         editor: dict[Any, Any] = problems_dependencies(self.channel) if self.editor_problems else {}
+        self.intel.attach()
         return build_runtime(
             Path(meta.workspace),
             self.approver,
@@ -258,13 +262,14 @@ class ToolgateServer(LanguageServer):
                 mode=meta.mode,
                 # The editor's other workspace folders are working directories too (multi-root workspaces).
                 additional_dirs=[folder for folder in self.workspace_folders if folder != Path(meta.workspace)],
-                tools=[*self.tools_factory(), *(editor_tools() if self.editor_problems else ())],
+                # The editor's problems and language features: editor sessions only.
+                tools=[*self.tools_factory(), *(editor_tools() if self.editor_problems else ()), *self.intel.tools()],
                 session_id=meta.id,
                 data_dir=directory,
                 trust_workspace=True if self.trust_workspaces else None,
                 review_edits=meta.review_edits,
                 progress=[self._send_progress],
-                dependencies={OPEN_DOCUMENTS: self.documents, **editor},
+                dependencies={OPEN_DOCUMENTS: self.documents, CODE_INTEL: self.intel, **editor},
                 # On by default, as on the command line: the stand-ins it makes in the workspace while commands run
                 # are marked in the Explorer (`toolgate/sandbox/standIns`), and read-only commands need none.
                 sandbox=SandboxRequest(),
