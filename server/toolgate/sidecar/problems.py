@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolgate.sidecar.problems")
 
 # The tools whose results end with the problems they introduced (permissions.rules.EDIT_FAMILY, named here: the
-# permission modules load with the first session, after this one).
-FOLLOWED_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "ApplyPatch"})
+# permission modules load with the first session, after this one; a test keeps the two the same).
+FOLLOWED_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "ApplyPatch", "Rename"})
 # The editor's setting is at most this long; past it (plus a margin for the wire) the sidecar stops waiting itself,
 # so that an editor that never answers cannot hold a call up.
 MAX_WAIT_SECONDS = 30.0

@@ -305,3 +305,12 @@ async def test_problems_without_an_editor_says_what_to_do_instead(workspace: Pat
     finally:
         await runtime.aclose()
     assert result.is_error and "this session has none" in result.text()
+
+
+def test_every_tool_of_the_edit_family_is_followed() -> None:
+    # Named twice (the permission modules load after this one): a writer added to one list and not the other would
+    # write without telling the model what it broke (Rename was missed once).
+    from toolgate.permissions.rules import EDIT_FAMILY
+    from toolgate.sidecar.problems import FOLLOWED_TOOLS
+
+    assert FOLLOWED_TOOLS == EDIT_FAMILY
