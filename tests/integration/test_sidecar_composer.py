@@ -107,3 +107,20 @@ async def test_a_provider_that_cannot_list_still_offers_the_settings_models(side
     listed = await sidecar.call(MODELS_LIST, {"configured": ["other"]})
     assert listed["models"] == ["m", "other"]
     assert listed["problem"].startswith("The openai models API did not answer")
+
+
+async def test_an_attached_file_a_deny_rule_guards_is_not_sent(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    # Attaching is the person's choice, so nothing is asked; a deny rule (or managed policy) still holds.
+    (workspace / ".toolgate").mkdir(exist_ok=True)
+    (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Read(./private.txt)"]}}')
+    (workspace / "private.txt").write_text("the launch codes\n")
+    mock = start_mock(mock_model, [{"text": "Noted."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    sent = {"sessionId": session_id, "text": "look", "attachments": [{"kind": "file", "path": "private.txt"}]}
+    assert (await sidecar.call(p.CHAT_SEND, sent))["stopReason"] == "end_turn"
+    [_, block] = mock.requests[0].json["messages"][-1]["content"]
+    assert "launch codes" not in block["text"]
+    assert block["text"].startswith("The person attached private.txt, but it is not shown: the rules deny reading it")

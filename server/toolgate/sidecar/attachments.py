@@ -8,17 +8,20 @@ differs. Only text that *is* the disk's content counts as read in readFileState:
 Read (an Edit may follow without reading it again), a clean part as a partial read. Buffer text is never
 recorded: an Edit checks the disk, and a dirty file is refused for editing anyway.
 
-The person chose these, so no permission is asked; sizes are capped like Read's, and every cap is announced.
+The person chose these, so no permission is asked, but the gate still holds: a file or folder the rules deny
+reading (`deny` rules, managed policy) is not attached (the block says why), and secrets are redacted from every
+block as from every tool result. Sizes are capped like Read's, and every cap is announced.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolgate.core.child_env import own_secret_values
 from toolgate.core.documents import OpenDocuments
 from toolgate.core.file_state import FileRecord, ReadFileState
 from toolgate.core.messages import TextBlock
@@ -26,6 +29,7 @@ from toolgate.core.paths import display_path
 from toolgate.sidecar.protocol_composer import AttachedProblem, Attachment
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.lines import number_lines, split_lines
+from toolgate.text.redact import redact
 
 MAX_ATTACHED_FILE_BYTES = 256 * 1024  # Read's whole-file cap: beyond it only the first lines are attached
 MAX_ATTACHED_LINES = 2000
@@ -44,19 +48,37 @@ class _Text:
 
 
 def attachment_blocks(
-    attachments: Sequence[Attachment], *, workspace: Path, documents: OpenDocuments, file_state: ReadFileState
+    attachments: Sequence[Attachment],
+    *,
+    workspace: Path,
+    documents: OpenDocuments,
+    file_state: ReadFileState,
+    refused: Mapping[str, str] | None = None,
 ) -> list[TextBlock]:
-    """One text block per attachment, in the order attached; clean file text is recorded in `file_state`."""
+    """One text block per attachment, in the order attached; clean file text is recorded in `file_state`.
+    `refused` maps an attachment's path to why the rules deny reading it: such a one is named, never shown."""
+    known = own_secret_values()
     blocks = []
     for attachment in attachments:
-        if attachment.kind == "problems":
+        why_not = (refused or {}).get(attachment.path or "")
+        if why_not is not None and attachment.kind in ("file", "selection", "folder"):
+            shown = display_path(_absolute(attachment.path or "", workspace), workspace)
+            text = f"The person attached {shown}, but it is not shown: the rules deny reading it ({why_not})."
+        elif attachment.kind == "problems":
             text = problems_text(attachment.problems, attachment.problems_total, workspace)
         elif attachment.kind == "folder":
             text = _folder_text(Path(attachment.path or ""), workspace)
         else:
             text = _file_text(attachment, workspace, documents, file_state)
-        blocks.append(TextBlock(text=text))
+        done = redact(text, known)
+        note = done.note(f"the attachment {attachment.path or attachment.kind}")
+        blocks.append(TextBlock(text=done.text if note is None else f"{done.text}\n\n{note}"))
     return blocks
+
+
+def attachment_path(attachment: Attachment, workspace: Path) -> Path | None:
+    """The file or folder an attachment reads (what the rules are asked about), None for the problems list."""
+    return None if attachment.kind == "problems" or not attachment.path else _absolute(attachment.path, workspace)
 
 
 def _file_text(attachment: Attachment, workspace: Path, documents: OpenDocuments, file_state: ReadFileState) -> str:

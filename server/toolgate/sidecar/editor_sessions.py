@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -131,7 +131,7 @@ class EditorSession:
         self._notices.append(notice)
 
     async def chat_send(
-        self, chat: AgentChat, text: str, attach: Callable[[], Sequence[TextBlock]] = lambda: ()
+        self, chat: AgentChat, text: str, attach: Callable[[], Awaitable[Sequence[TextBlock]]] | None = None
     ) -> StopReason:
         """Answer a chat message, in turn with this session's other turns (so closing waits for it). `attach`
         reads what the person attached, once the turn is this message's (it records reads in readFileState)."""
@@ -143,7 +143,8 @@ class EditorSession:
             self.claim()
             notices, self._notices = self._notices, []
             try:
-                return await chat.send("".join(f"[{notice}]\n\n" for notice in notices) + text, attach())
+                attached = () if attach is None else await attach()
+                return await chat.send("".join(f"[{notice}]\n\n" for notice in notices) + text, attached)
             finally:
                 # The first message named the session on disk: the list shows the name now, not a minute later.
                 self._touch(force=not self.meta.title)

@@ -352,12 +352,22 @@ class ToolgateServer(LanguageServer):
             raise JsonRpcInvalidRequest(message=str(exc)) from None
         return p.ChatSendResult(stop_reason=stop)
 
-    def _attachment_blocks(self, live: EditorSession, attachments: list[p.Attachment]) -> list[TextBlock]:
-        from toolgate.sidecar.attachments import attachment_blocks
+    async def _attachment_blocks(self, live: EditorSession, attachments: list[p.Attachment]) -> list[TextBlock]:
+        from toolgate.sidecar.attachments import attachment_blocks, attachment_path
 
         session = live.runtime.session
+        refused: dict[str, str] = {}
+        for attachment in attachments:  # the person chose them (no asking), but what the rules deny stays unread
+            path = attachment_path(attachment, session.workspace)
+            check = None if path is None else await live.runtime.check("Read", {"file_path": str(path)})
+            if check is not None and check.decision == "deny":
+                refused[attachment.path or ""] = check.reason
         return attachment_blocks(
-            attachments, workspace=session.workspace, documents=self.documents, file_state=session.file_state
+            attachments,
+            workspace=session.workspace,
+            documents=self.documents,
+            file_state=session.file_state,
+            refused=refused,
         )
 
     async def _chat_compact(self, params: p.ChatCompactParams) -> p.ChatCompactResult:

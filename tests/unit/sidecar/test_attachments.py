@@ -146,3 +146,29 @@ def test_an_attachment_without_what_it_needs_is_refused() -> None:
         Attachment(kind="selection", path="/x", start_line=1)
     with pytest.raises(ValueError, match="before startLine"):
         Attachment(kind="selection", path="/x", start_line=5, end_line=2)
+
+
+def test_a_secret_in_an_attached_file_is_redacted_with_a_note(tmp_path: Path) -> None:
+    # The person chose the file, but its keys still must not reach the provider (as from any tool result).
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    target = tmp_path / "deploy.sh"
+    target.write_text(f"export GITHUB_TOKEN={key}\necho done\n")
+    [text], _ = attach(tmp_path, file(target))
+    assert key not in text
+    assert "toolgate redacted 1 secret value" in text and "deploy.sh" in text
+
+
+def test_an_attachment_the_rules_deny_is_named_and_not_read(tmp_path: Path) -> None:
+    target = tmp_path / "private.txt"
+    target.write_text("do not send\n")
+    state = ReadFileState()
+    refused = {str(target): "the rule Read(private.txt) denies it"}
+    [block] = attachment_blocks(
+        [file(target)], workspace=tmp_path, documents=Buffers(), file_state=state, refused=refused
+    )
+    assert "do not send" not in block.text
+    assert block.text == (
+        "The person attached private.txt, but it is not shown: the rules deny reading it "
+        "(the rule Read(private.txt) denies it)."
+    )
+    assert state.get(target) is None  # not read, so not "read" for an Edit either
