@@ -9,6 +9,7 @@ itself; every pass over the 5 MB beyond the one decode and the one write shows h
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -60,13 +61,12 @@ def _durable_write(path: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
+_ids = itertools.count(1)
+
+
 def _line(name: str, **tool_input: object) -> bytes:
-    _line.count += 1  # type: ignore[attr-defined]
-    use = {"type": "tool_use", "id": f"r{_line.count}", "name": name, "input": tool_input}  # type: ignore[attr-defined]
+    use = {"type": "tool_use", "id": f"r{next(_ids)}", "name": name, "input": tool_input}
     return json.dumps(use, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-_line.count = 0  # type: ignore[attr-defined]
 
 
 def _interleaved(*fns: Callable[[], object]) -> list[list[float]]:
