@@ -2,9 +2,10 @@
 Write of 5 MB against decoding the same JSON line and a durable write of its content, and an Edit of one line in
 a 5 MB file against a read + replace + durable write of the same file, in turns, in the same run.
 
-What the tool path adds beyond its baseline is the checkpoint of the turn, the staleness check, the atomic write
-(temporary file, fsync, rename, directory fsync), the result line (with the diff the model sees) and the pipe
-itself; every pass over the 5 MB beyond the one decode and the one write shows here.
+What the tool path adds beyond its baseline is the permission check, the staleness check, the atomic write
+(temporary file, fsync, rename, directory fsync), the record of the write, the result line and the pipe itself;
+every pass over the 5 MB beyond the one decode and the one write shows here. No checkpoints: a run without
+--session-id or --data-dir keeps none.
 """
 
 from __future__ import annotations
