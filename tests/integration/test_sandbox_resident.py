@@ -9,11 +9,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 import pytest
 from tests.integration.test_sandbox_escapes import _processes_with
 from tests.integration.test_sandbox_runtime import on, run_in
 
-from toolgate.sandbox.resident import Resident
+from toolgate.sandbox.resident import Resident, open_process
 from toolgate.sandbox.runtime import Launch, Sandbox, SandboxSettings
 
 
@@ -170,5 +172,67 @@ def test_nothing_inside_can_read_this_process_environment(
         env = {"PATH": "/usr/bin:/bin"}  # the command's own (scrubbed) environment
         done = run_in(launch, "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c s3cr3t", workspace, env)
         assert done.stdout.strip() == "0", done
+    finally:
+        sandbox.close()
+
+
+async def _run_foreground(launch: Launch, script: str, cwd: Path) -> tuple[int, bytes]:
+    assert launch.lease is not None
+    process = await open_process(launch.lease, ["/bin/bash", "-c", script], cwd, {"PATH": "/usr/bin:/bin"})
+    code = await process.wait()  # while it runs (its output fits in the pipe)
+    output = b"".join([chunk async for chunk in process.stdout])
+    await process.aclose()
+    return code, output
+
+
+def test_a_foreground_command_is_started_and_waited_for_by_the_event_loop_alone(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """No worker thread on the way (each hop cost about as much as a short command): with every one of anyio's
+    worker threads taken, a foreground command still starts, reports its output and its exit status."""
+    sandbox = on()
+
+    async def scenario() -> tuple[int, bytes]:
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = 1
+        taken, done = anyio.Event(), anyio.Event()
+
+        async def take_the_only_worker() -> None:
+            async with limiter:
+                taken.set()
+                await done.wait()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(take_the_only_worker)
+            await taken.wait()
+            try:
+                with anyio.fail_after(15):
+                    return await _run_foreground(launch, "echo inside; exit 3", workspace)
+            finally:
+                done.set()
+
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        assert anyio.run(scenario) == (3, b"inside\n")
+    finally:
+        sandbox.close()
+
+
+def test_a_foreground_command_in_a_sandbox_that_stopped_ends_as_killed(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+
+    async def scenario() -> int:
+        assert launch.lease is not None
+        process = await open_process(launch.lease, ["/bin/sleep", "60"], workspace, {})
+        os.killpg(resident(launch)._bwrap.pid, signal.SIGKILL)  # its runner gone: every command inside with it
+        with anyio.fail_after(15):
+            code = await process.wait()
+        await process.aclose()
+        return code
+
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        assert anyio.run(scenario) == -signal.SIGKILL
+        assert launch.lease is not None and not launch.lease._held  # let go with the command's end
     finally:
         sandbox.close()

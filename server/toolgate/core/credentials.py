@@ -59,6 +59,15 @@ def credential_reason(path: PurePath | str, *, dotglob: bool = False) -> str | N
     return reason_by_parts(path, dotglob=dotglob)
 
 
+def none_among(paths: list[bytes]) -> bool:
+    """True when `credential_reason` is None for every one of these paths, proven by its quick test run once over
+    them all (a search lists thousands); False says nothing: ask `credential_reason` path by path."""
+    joined = b"\n".join(paths)  # no needle holds a newline, so none is found across two paths
+    if not joined.isascii() or any(magic in joined for magic in (b"*", b"?", b"[")):
+        return False
+    return _NEEDLES.search(joined.decode("ascii").lower()) is None
+
+
 def reason_by_parts(path: PurePath | str, *, dotglob: bool = False) -> str | None:
     """`credential_reason` without its quick test: every part of the path folded and compared with the rules."""
     parts = [fold(p) for p in PurePath(path).parts if p not in ("/", "\\")]

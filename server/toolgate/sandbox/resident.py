@@ -16,7 +16,6 @@ everything inside when the runner exits.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import signal
@@ -29,7 +28,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import anyio
-import anyio.to_thread
 
 from toolgate.core.errors import StateError
 from toolgate.shell.pipes import PipeReader
@@ -43,15 +41,22 @@ _CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
 
 class ResidentProcess:
     """A command running in a resident sandbox: the parts of `subprocess.Popen` the shell host uses, and (through
-    `AsyncResidentProcess`) those of an anyio process the executor uses."""
+    `AsyncResidentProcess`) those of an anyio process the executor uses.
 
-    def __init__(self, lease: Lease) -> None:
+    The runner reports on it over a socket of its own (`channel`): the command's own `{"started"}` (the kernel
+    attaches its pid, in this process's numbering), then the runner's `{"exit", "status"}` or `{"failed"}`; the
+    channel closing before that means the sandbox stopped. A foreground command's channel is read by the event
+    loop itself, a background one's by a thread of its own: no hop through a shared reader thread and a worker
+    thread on the way, which cost about as much as the command.
+    """
+
+    def __init__(self, lease: Lease, channel: socket.socket) -> None:
         self._pid: int | None = None
         self.returncode: int | None = None
         self.failure: str | None = None
-        self._started = threading.Event()
         self._exited = threading.Event()
         self._lease = lease
+        self._channel: socket.socket | None = channel
 
     @property
     def pid(self) -> int:
@@ -72,17 +77,88 @@ class ResidentProcess:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(self._pid, signal.SIGKILL)
 
-    # --- from the reader thread ------------------------------------------------------------------------------
-    def _start(self, pid: int) -> None:
-        self._pid = pid
-        self._started.set()
+    # --- the runner's reports, read by one reader at a time: the caller, the event loop, or `_watch` -----------
+    def _started_or_raise(self) -> None:
+        if self._pid is None:
+            raise OSError(self.failure or "the sandbox could not start the command")
+
+    def _await_start(self) -> None:
+        while self._pid is None and not self._exited.is_set():
+            self._receive()
+        self._started_or_raise()
+
+    async def _await_start_async(self) -> None:
+        while self._pid is None and not self._exited.is_set():
+            await self._receive_async()
+        self._started_or_raise()
+
+    async def _receive_async(self) -> None:
+        assert self._channel is not None
+        self._channel.setblocking(False)
+        while not self._receive():
+            await anyio.wait_readable(self._channel)
+
+    def _watch(self) -> None:
+        """Read the reports (blocking) until the command ended: for a command whose owner does not wait on it in an
+        event loop."""
+        assert self._channel is not None
+        self._channel.setblocking(True)
+        while not self._exited.is_set():
+            self._receive()
+
+    def _receive(self) -> bool:
+        """Take the next report; False if the channel is non-blocking and none is there yet."""
+        assert self._channel is not None
+        try:
+            data, ancillary, _, _ = self._channel.recvmsg(4096, socket.CMSG_SPACE(_CREDENTIALS.size))
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:  # the runner is gone, and every command inside with it
+            self._exit(-signal.SIGKILL, "the sandbox stopped")
+            return True
+        pid = next(
+            (
+                _CREDENTIALS.unpack(d[: _CREDENTIALS.size])[0]
+                for level, kind, d in ancillary
+                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS
+            ),
+            None,
+        )
+        try:
+            self._take(json.loads(data), pid)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            # Not what the runner sends: whatever sent it, this sandbox is no longer trusted to run more.
+            self._lease.resident.retired = True
+            self.kill()
+            self._exit(-signal.SIGKILL, "the sandbox sent something unexpected")
+        return True
+
+    def _take(self, message: dict[str, object], pid: int | None) -> None:
+        if "started" in message and self._pid is None:
+            if pid is None:
+                self._exit(-signal.SIGKILL, "its process id did not arrive")
+            else:
+                self._pid = pid
+        elif "failed" in message:
+            self._exit(-signal.SIGKILL, str(message.get("reason", "")))
+        elif "exit" in message:
+            status = message["status"]
+            if not isinstance(status, int):
+                raise TypeError("the exit status is not a number")
+            self._exit(os.waitstatus_to_exitcode(status))
+        else:
+            raise KeyError("not a report the runner sends")
 
     def _exit(self, returncode: int, failure: str | None = None) -> None:
         if self._exited.is_set():
             return
         self.returncode, self.failure = returncode, failure
         self._exited.set()
-        self._started.set()  # a command that never started is waited for in vain otherwise
+        if self._channel is not None:  # only its reader gets here, so no one is waiting on it
+            self._channel.close()
+            self._channel = None
         self._lease.release()
 
 
@@ -113,13 +189,14 @@ class AsyncResidentProcess:
         return self.process.returncode
 
     async def wait(self) -> int:
-        if self.process.returncode is None:
-            await anyio.to_thread.run_sync(self.process._exited.wait, abandon_on_cancel=True)
-        assert self.process.returncode is not None
+        while self.process.returncode is None:
+            await self.process._receive_async()
         return self.process.returncode
 
     async def aclose(self) -> None:
         self.stdout.close()
+        if self.process.returncode is None:  # not waited for: its lease is let go when it ends
+            threading.Thread(target=self.process._watch, name="toolgate-sandbox-command", daemon=True).start()
 
 
 class Resident:
@@ -127,16 +204,13 @@ class Resident:
 
     def __init__(self, argv: Sequence[str], python: str) -> None:
         self.argv = tuple(argv)
-        self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._commands: dict[int, ResidentProcess] = {}
         self._leases = 0
         self.retired = False  # no new command starts in it
         self._ending = False  # someone is ending it
         self._on_idle: Callable[[Resident], None] | None = None
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - bubblewrap writes to it until retire closes it
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self._control = ours
         runner = (python, "-I", "-S", "-c", _RUNNER.read_text(encoding="utf-8"), str(theirs.fileno()))
         try:
@@ -163,7 +237,7 @@ class Resident:
         except OSError:
             self.retire()
             raise
-        threading.Thread(target=self._read_forever, name="toolgate-sandbox-runner", daemon=True).start()
+        threading.Thread(target=self._watch_runner, name="toolgate-sandbox-runner", daemon=True).start()
 
     def _await_ready(self) -> None:
         self._control.settimeout(_READY_TIMEOUT_S)
@@ -210,6 +284,35 @@ class Resident:
         self._on_idle = callback
 
     # --- commands ----------------------------------------------------------------------------------------------
+    def send(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        output: int,
+        lease: Lease,
+        errors: int | None = None,
+        stdin: int | None = None,
+    ) -> ResidentProcess:
+        """Ask the runner to start `argv` inside, writing its stdout (and stderr, unless `errors` is given) to the
+        descriptor `output`; stdin is empty unless given. The lease passes to the process (released when it ended).
+        The process has started once its `_await_start` returned. OSError when the sandbox is gone."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+            request = json.dumps({"argv": list(argv), "cwd": str(cwd), "env": dict(env)})
+            if self.retired:
+                raise OSError("the sandbox has stopped")
+            fds = [theirs.fileno(), output, output if errors is None else errors, *(() if stdin is None else (stdin,))]
+            socket.send_fds(self._control, [request.encode("utf-8", "surrogateescape")], fds)
+        except OSError:
+            ours.close()
+            raise
+        finally:
+            theirs.close()  # the runner has its copy: the channel closes when the runner is gone
+        return ResidentProcess(lease, ours)
+
     def spawn(
         self,
         argv: Sequence[str],
@@ -221,77 +324,19 @@ class Resident:
         errors: int | None = None,
         stdin: int | None = None,
     ) -> ResidentProcess:
-        """Start `argv` inside, writing its stdout (and stderr, unless `errors` is given) to the descriptor
-        `output`; stdin is empty unless given. The lease passes to the process (released when it ended).
-        OSError when the sandbox is gone or could not start it."""
-        command = next(self._ids)
-        process = ResidentProcess(lease)
-        request = json.dumps({"id": command, "argv": list(argv), "cwd": str(cwd), "env": dict(env)})
-        with self._lock:
-            if self.retired:
-                raise OSError("the sandbox has stopped")
-            self._commands[command] = process
-        try:
-            fds = [output, output if errors is None else errors, *(() if stdin is None else (stdin,))]
-            socket.send_fds(self._control, [request.encode("utf-8", "surrogateescape")], fds)
-        except OSError:
-            with self._lock:
-                self._commands.pop(command, None)
-            raise
-        process._started.wait()
-        if process._pid is None:
-            raise OSError(process.failure or "the sandbox could not start the command")
+        """`send`, and wait until it started; a thread of its own then waits for its end."""
+        process = self.send(argv, cwd=cwd, env=env, output=output, lease=lease, errors=errors, stdin=stdin)
+        process._await_start()
+        threading.Thread(target=process._watch, name="toolgate-sandbox-command", daemon=True).start()
         return process
 
-    def _read_forever(self) -> None:
-        while True:
-            try:
-                data, ancillary, _, _ = self._control.recvmsg(65536, socket.CMSG_SPACE(_CREDENTIALS.size))
-            except OSError:
-                data = b""
-            if not data:
-                break
-            pid = next(
-                (
-                    _CREDENTIALS.unpack(d[: _CREDENTIALS.size])[0]
-                    for level, kind, d in ancillary
-                    if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS
-                ),
-                None,
-            )
-            try:
-                self._handle(json.loads(data), pid)
-            except (ValueError, TypeError, KeyError, AttributeError):
-                break  # not what the runner sends: whatever sent it, this sandbox is no longer trusted to run more
-        # The runner is gone (and every command inside with it), or misbehaved.
+    def _watch_runner(self) -> None:
+        """The runner sends nothing after it is ready: the control socket ends when it is gone (and every command
+        inside with it); anything else means it misbehaved, and the sandbox is no longer trusted to run more."""
+        with contextlib.suppress(OSError):
+            self._control.recv(1)
         with self._lock:
             self.retired = True
-            left = list(self._commands.values())
-            self._commands.clear()
-        for process in left:
-            process._exit(-signal.SIGKILL, "the sandbox stopped")
-
-    def _handle(self, message: dict[str, object], pid: int | None) -> None:
-        with self._lock:
-            key = message.get("started", message.get("exit", message.get("failed")))
-            if not isinstance(key, int):
-                raise TypeError("the command's id is not a number")
-            process = self._commands.get(key)
-            if process is not None and "exit" not in message and "failed" not in message:
-                if pid is not None:
-                    process._start(pid)
-                    return
-                message = {"failed": key, "reason": "its process id did not arrive"}
-            if process is None:
-                return
-            self._commands.pop(key)
-        if "failed" in message:
-            process._exit(-signal.SIGKILL, str(message.get("reason", "")))
-        else:
-            status = message["status"]
-            if not isinstance(status, int):
-                raise TypeError("the exit status is not a number")
-            process._exit(os.waitstatus_to_exitcode(status))
 
     def retire(self) -> None:
         """Stop the sandbox and everything in it, and wait until it is gone (its mounts with it)."""
@@ -314,12 +359,19 @@ async def open_process(lease: Lease, argv: Sequence[str], cwd: Path, env: Mappin
     """Start a foreground command in the lease's sandbox, its output (stdout and stderr) in a pipe."""
     read, write = os.pipe()
     try:
-        process = lease.resident.spawn(argv, cwd=cwd, env=env, output=write, lease=lease)
+        process = lease.resident.send(argv, cwd=cwd, env=env, output=write, lease=lease)
     except OSError as exc:
         os.close(read)
         raise _not_started(exc) from None
     finally:
         os.close(write)
+    try:
+        # Shielded: a fork away, and a command cancelled before its pid arrived would run on unwatched.
+        with anyio.CancelScope(shield=True):
+            await process._await_start_async()
+    except OSError as exc:
+        os.close(read)
+        raise _not_started(exc) from None
     return AsyncResidentProcess(process, PipeReader(read))
 
 

@@ -2,13 +2,15 @@
 command: it starts each Bash command the session sends over the control socket FD, inside the sandbox it
 already is in, so a command costs a fork and an exec instead of a new sandbox.
 
-Messages are JSON, one per SOCK_SEQPACKET packet. From the session: `{"id", "argv", "cwd", "env"}` with the
-command's stdout and stderr descriptors attached (SCM_RIGHTS), and its stdin (else it reads /dev/null). Back:
-`{"ready": 1}` once, `{"started": id}` sent by the new process itself (the session reads its pid, in the
-session's own numbering, from the credentials the kernel attaches), and `{"exit": id, "status": wait-status}`
-once it ended. Each command is a session and process group of its own, so the session stops it with its whole
-group as it stops an unsandboxed one. When the control socket closes (the session retired the sandbox, or
-died), this process exits, and bubblewrap's init ends everything else in the sandbox.
+Messages are JSON, one per SOCK_SEQPACKET packet. From the session, on the control socket FD: `{"argv", "cwd",
+"env"}` with descriptors attached (SCM_RIGHTS): the command's report channel (a socket of its own), its stdout and
+stderr, and its stdin (else it reads /dev/null). Back on the control socket: `{"ready": 1}` once. On the command's
+channel: `{"started": 1}` sent by the new process itself (the session reads its pid, in the session's own
+numbering, from the credentials the kernel attaches), then `{"exit": 1, "status": wait-status}` once it ended (or
+`{"failed": 1, "reason"}` if it could not be started), and the channel is closed. Each command is a session and
+process group of its own, so the session stops it with its whole group as it stops an unsandboxed one. When the
+control socket closes (the session retired the sandbox, or died), this process exits, and bubblewrap's init ends
+everything else in the sandbox (the channels close with it: the session reads that as the sandbox's end).
 
 Standard library only, and no toolgate import: it runs under whichever python3 the sandbox can see, in isolated
 mode. `resident.py` passes this file's text with `-c`.
@@ -28,20 +30,20 @@ _MAX_MESSAGE = 1 << 20
 _PR_SET_DUMPABLE = 4
 
 
-def _start(control: socket.socket, request: dict[str, object], fds: list[int]) -> int:
+def _start(request: dict[str, object], fds: list[int]) -> int:
     pid = os.fork()
     if pid:
         return pid
     code = 127
     try:
         os.setsid()
-        control.send(json.dumps({"started": request["id"]}).encode())
+        os.write(fds[0], b'{"started": 1}')
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT):  # as a plain exec has them
             signal.signal(sig, signal.SIG_DFL)
         signal.set_wakeup_fd(-1)
-        stdin = fds[2] if len(fds) > 2 else os.open(os.devnull, os.O_RDONLY)
-        os.dup2(fds[0], 1)
-        os.dup2(fds[1], 2)
+        stdin = fds[3] if len(fds) > 3 else os.open(os.devnull, os.O_RDONLY)
+        os.dup2(fds[1], 1)
+        os.dup2(fds[2], 2)
         os.dup2(stdin, 0)
         os.closerange(3, 1 << 16)  # nothing of the runner's reaches the command
         cwd, argv, env = str(request["cwd"]), request["argv"], request["env"]
@@ -60,17 +62,27 @@ def _start(control: socket.socket, request: dict[str, object], fds: list[int]) -
         os._exit(code)
 
 
-def _reap(control: socket.socket, children: dict[int, object]) -> None:
-    while children:
+def _report(channel: int, message: dict[str, object]) -> None:
+    """The last word on a command, on its channel; then the channel is closed (the session may have gone)."""
+    try:
+        os.write(channel, json.dumps(message).encode())
+    except OSError:
+        pass
+    finally:
+        os.close(channel)
+
+
+def _reap(channels: dict[int, int]) -> None:
+    while channels:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
-        command = children.pop(pid, None)
-        if command is not None:
-            control.send(json.dumps({"exit": command, "status": status}).encode())
+        channel = channels.pop(pid, None)
+        if channel is not None:
+            _report(channel, {"exit": 1, "status": status})
 
 
 def _undumpable() -> None:
@@ -93,13 +105,13 @@ def main(argv: list[str]) -> None:
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler (not the default) makes SIGCHLD wake the loop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    children: dict[int, object] = {}
+    channels: dict[int, int] = {}  # a running command's pid here -> its report channel
     control.send(b'{"ready": 1}')
     while True:
         readable, _, _ = select.select([control.fileno(), wake_read], [], [])
         if wake_read in readable:
             os.read(wake_read, 4096)
-            _reap(control, children)
+            _reap(channels)
         if control.fileno() not in readable:
             continue
         fds = array.array("i")
@@ -109,15 +121,15 @@ def main(argv: list[str]) -> None:
         for level, kind, data in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+        channel, *streams = fds
         try:
-            request = json.loads(message)
-            children[_start(control, request, list(fds))] = request["id"]
+            channels[_start(json.loads(message), list(fds))] = channel
         except OSError as exc:  # fork failed (a process limit)
-            control.send(json.dumps({"failed": request["id"], "reason": str(exc)}).encode())
+            _report(channel, {"failed": 1, "reason": str(exc)})
         finally:
-            for fd in fds:
+            for fd in streams:
                 os.close(fd)
-        _reap(control, children)
+        _reap(channels)
 
 
 if __name__ == "__main__":

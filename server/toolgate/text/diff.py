@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from unidiff.patch import PatchSet
 
-from toolgate.text.preview import count_lines
-
 NO_NEWLINE = "\\ No newline at end of file\n"
 
 
@@ -106,16 +104,8 @@ def unified_diff(
     end (an Edit knows where it spliced); the search for where they differ starts from there, not from the ends
     of megabytes of text. They must be true; the diff is the same with or without them.
     """
-    return _unified(old, new, old_name, new_name, context, same_head, same_tail)[0]
-
-
-def _unified(
-    old: str, new: str, old_name: str, new_name: str, context: int, same_head: int, same_tail: int
-) -> tuple[str, int, int]:
-    """`unified_diff`'s text, where the compared middle starts (-1 when the texts are equal), and how many line
-    breaks come before that start (in both texts: that part is shared)."""
     if old == new:
-        return "", -1, 0
+        return ""
     start, end_old, end_new = _trim(old, new, context, same_head, same_tail)
     offset = old.count("\n", 0, start)
     a_mid, b_mid = _split_lf(old[start:end_old]), _split_lf(new[start:end_new])
@@ -128,7 +118,7 @@ def _unified(
         out.append(line)
         if not line.endswith("\n"):
             out.append("\n" + NO_NEWLINE)
-    return "".join(out), start, offset
+    return "".join(out)
 
 
 def _shift_header(header: str, offset: int) -> str:
@@ -149,16 +139,6 @@ def structured_patch(old: str, new: str, context: int = 3, *, same_head: int = 0
     """The hunks turning `old` into `new`, with `context` lines around each change (see `unified_diff` for the
     two hints)."""
     return _hunks(unified_diff(old, new, context=context, same_head=same_head, same_tail=same_tail))
-
-
-def structured_patch_counted(old: str, new: str, context: int = 3) -> tuple[list[Hunk], int]:
-    """`structured_patch(old, new)` and `count_lines(new)` at once: the lines before the first change are
-    counted once, for both (on a 5 MB file with one change, counting them again was a tenth of a Write)."""
-    text, start, before = _unified(old, new, "a", "b", context, 0, 0)
-    if start < 0:
-        return [], count_lines(new)
-    lines = before + new.count("\n", start) + (0 if new.endswith("\n") else 1)  # `new` differs from `old`: not ""
-    return _hunks(text), lines if new else 0
 
 
 def _hunks(text: str) -> list[Hunk]:

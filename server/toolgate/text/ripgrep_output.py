@@ -90,6 +90,11 @@ class ContentListing:
     def total(self) -> int:
         return sum(block[3] for block in self._blocks)
 
+    @property
+    def paths(self) -> list[bytes]:
+        """The path of each run of lines (a file's runs may repeat it)."""
+        return [block[0] for block in self._blocks]
+
     def keep_paths(self, keep: Callable[[bytes], bool]) -> None:
         self._blocks = [block for block in self._blocks if keep(block[0])]
 

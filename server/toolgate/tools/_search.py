@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from toolgate.core.context import ToolContext
-from toolgate.core.credentials import credential_reason
+from toolgate.core.credentials import credential_reason, none_among
 from toolgate.core.errors import StateError
 from toolgate.core.paths import display_path
 from toolgate.core.permission import ReadGuard
@@ -92,6 +92,12 @@ class ReadDenyFilter:
         policy = ctx.session.policy
         guard = policy if isinstance(policy, ReadGuard) and policy.guards_reads() else None
         return cls(guard, credentials=credentials) if guard is not None or credentials else None
+
+    def vouch(self, paths: list[bytes]) -> None:
+        """Decide for all of `paths` at once when one pass proves that none is a credential file and no Read rule
+        needs asking (the usual search): each is then kept without a check of its own."""
+        if self._guard is None and none_among(paths):
+            self._verdicts.update(dict.fromkeys(paths, True))
 
     def __call__(self, raw: bytes) -> bool:
         allowed = self._verdicts.get(raw)

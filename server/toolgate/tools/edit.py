@@ -57,10 +57,17 @@ class EditDone:
     replaced: int
     lines: list[int]  # where each replaced occurrence started, in the original
     quotes_folded: bool
-    patch: list[Hunk]
     original: str | None  # None: the file was created
+    new_text: str
+    unchanged_ends: dict[str, int]  # what the diff may skip (`_unchanged_ends`)
     user_modified: bool = False
     user_changes: str = ""
+
+    @property
+    def patch(self) -> list[Hunk]:
+        """The change as hunks, made when asked for: the model is told the lines, and a diff of megabytes is
+        not free."""
+        return structured_patch(self.original or "", self.new_text, **self.unchanged_ends)
 
 
 class EditTool(SingleFileWriter[EditInput, EditPlan, EditDone]):
@@ -112,23 +119,22 @@ class EditTool(SingleFileWriter[EditInput, EditPlan, EditDone]):
 
     def done(self, tool_input: EditInput, plan: EditPlan, chosen: FinalText, encoded: Encoded, shown: str) -> EditDone:
         disk = plan.disk
-        original = disk.text if disk.exists else None
-        patch = structured_patch(original or "", chosen.text, **_unchanged_ends(plan, chosen.user_modified))
-        starts = lines_of(disk.text, [start for start, _ in plan.matches.spans])
-        if not starts:
-            span = changed_line_range(patch)
-            starts = [span[0] if span else 1]
-        return EditDone(
+        data = EditDone(
             shown=shown,
             created=not disk.exists,
             replaced=len(plan.matches) or 1,
-            lines=starts,
+            lines=lines_of(disk.text, [start for start, _ in plan.matches.spans]),
             quotes_folded=plan.matches.quotes_folded,
-            patch=patch,
-            original=original,
+            original=disk.text if disk.exists else None,
+            new_text=chosen.text,
+            unchanged_ends=_unchanged_ends(plan, chosen.user_modified),
             user_modified=chosen.user_modified,
             user_changes=chosen.user_changes,
         )
+        if not data.lines:  # a file created, or an empty one filled: the diff says where
+            span = changed_line_range(data.patch)
+            data.lines.append(span[0] if span else 1)
+        return data
 
     def to_result(self, data: EditDone, ctx: ToolContext) -> str:
         if data.created:

@@ -36,6 +36,7 @@ MAX_LINE_CHARS = 500
 _NARROW = "narrow the pattern, path, glob or type"
 
 Keep = Callable[[bytes], bool]
+Vouch = Callable[[list[bytes]], None]  # decides for many paths at once where one pass can (ReadDenyFilter.vouch)
 
 
 class GrepInput(ToolInput):
@@ -199,12 +200,13 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         denied = ReadDenyFilter.for_session(ctx, credentials=True)
         keep = _both(_path_filter(filters.path_globs, root), denied)
         show = PathShower(ctx.workspace)
+        vouch = denied.vouch if denied is not None else None
         if tool_input.output_mode == "files_with_matches":
-            found = await self._files(run, tool_input, keep, show)
+            found = await self._files(run, tool_input, keep, show, vouch)
         elif tool_input.output_mode == "count":
-            found = self._counts(run, tool_input, keep, show)
+            found = self._counts(run, tool_input, keep, show, vouch)
         else:
-            found = self._content(run, tool_input, keep, show)
+            found = self._content(run, tool_input, keep, show, vouch)
         if run.stopped and found.page.total == 0:
             raise ToolFailure(
                 f"Nothing matching {tool_input.pattern!r} was found before {ripgrep.describe_stop(run.stopped)}; "
@@ -214,8 +216,12 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             notes.append(denied.note())
         return replace(found, empty_text=empty, notes=[*found.notes, *notes])
 
-    async def _files(self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower) -> GrepFound:
+    async def _files(
+        self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower, vouch: Vouch | None
+    ) -> GrepFound:
         paths = split_records(run.stdout, b"\0", partial=run.partial)
+        if vouch is not None:
+            vouch(paths)
         if keep is not None:
             paths = [p for p in paths if keep(p)]
         ordered = await anyio.to_thread.run_sync(newest_first, paths)
@@ -230,8 +236,12 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             notes=_page_notes(page, "files", run),
         )
 
-    def _counts(self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower) -> GrepFound:
+    def _counts(
+        self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower, vouch: Vouch | None
+    ) -> GrepFound:
         counts = parse_counts(split_records(run.stdout, b"\n", partial=run.partial))
+        if vouch is not None:
+            vouch([p for p, _ in counts])
         if keep is not None:
             counts = [(p, n) for p, n in counts if keep(p)]
         page = paginate(len(counts), tool_input.offset, tool_input.head_limit)
@@ -246,11 +256,15 @@ class GrepTool(Tool[GrepInput, GrepFound]):
             notes=_page_notes(page, "files", run),
         )
 
-    def _content(self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower) -> GrepFound:
+    def _content(
+        self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower, vouch: Vouch | None
+    ) -> GrepFound:
         with_context = any(
             v for v in (tool_input.context, tool_input.around, tool_input.before, tool_input.after) if v is not None
         )
         listing = ContentListing(split_records(run.stdout, b"\n", partial=run.partial), with_context=with_context)
+        if vouch is not None:
+            vouch(listing.paths)
         if keep is not None:
             listing.keep_paths(keep)
         page = paginate(listing.total, tool_input.offset, tool_input.head_limit)

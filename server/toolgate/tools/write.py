@@ -11,7 +11,6 @@ from toolgate.core.context import ToolContext
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
-from toolgate.text.diff import Hunk, structured_patch_counted
 from toolgate.text.encoding import Decoded, TextFormat, decoded_as_written, encode, encode_raw
 from toolgate.text.preview import count_lines
 from toolgate.tools._file_writer import Encoded, SingleFileWriter
@@ -35,7 +34,6 @@ class WriteDone:
     shown: str
     created: bool
     line_count: int
-    patch: list[Hunk]
     original: str | None
     notes: tuple[str, ...] = ()
     user_modified: bool = False
@@ -107,17 +105,13 @@ class WriteTool(SingleFileWriter[WriteInput, WritePlan, WriteDone]):
     def done(
         self, tool_input: WriteInput, plan: WritePlan, chosen: FinalText, encoded: Encoded, shown: str
     ) -> WriteDone:
-        disk, final = plan.disk, encoded.text
-        original = disk.text if disk.exists else None
-        patch, line_count = (
-            structured_patch_counted(original, final) if original is not None else ([], count_lines(final))
-        )
+        # The model is told the line count, not a diff: diffing 5 MB against 5 MB was a seventh of a big Write.
+        disk = plan.disk
         return WriteDone(
             shown=shown,
             created=not disk.exists,
-            line_count=line_count,
-            patch=patch,
-            original=original,
+            line_count=count_lines(encoded.text),
+            original=disk.text if disk.exists else None,
             notes=encoded.notes,
             user_modified=chosen.user_modified,
             user_changes=chosen.user_changes,

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from toolgate.text.diff import Hunk, changed_line_range, structured_patch, structured_patch_counted, unified_diff
-from toolgate.text.preview import count_lines
+from toolgate.text.diff import Hunk, changed_line_range, structured_patch, unified_diff
 
 # Lines built from the characters a diff format gives meaning to, so the header and marker cases come up often.
 _line = st.text(alphabet="-+@ \\0a", max_size=5)
@@ -116,11 +115,3 @@ def test_known_shared_ends_give_the_same_diff(old: str, new: str, head: int, tai
     hinted = structured_patch(old, new, same_head=head, same_tail=tail)
     assert hinted == structured_patch(old, new)
     assert unified_diff(old, new, same_head=head, same_tail=tail) == unified_diff(old, new)
-
-
-@given(_text, _text)
-@example("", "a")
-@example("a\n", "")
-@example("x\ny", "x\ny\n")
-def test_the_counted_patch_is_the_patch_and_the_line_count(old: str, new: str) -> None:
-    assert structured_patch_counted(old, new) == (structured_patch(old, new), count_lines(new))

@@ -38,6 +38,23 @@ def test_an_edit_changes_exactly_the_matched_span(prefix: str, middle: str, suff
     assert replace_matches(text, matches, middle, new) == text[:start] + new + text[end:]
 
 
+@given(
+    text=st.text(alphabet="ab\n", max_size=60),
+    old=st.text(alphabet="ab\n", min_size=1, max_size=4),
+    new=st.text(alphabet="abc\n", max_size=4),
+)
+def test_every_exact_match_is_replaced_and_nothing_else(text: str, old: str, new: str) -> None:
+    # replace_all: each span found is spliced, left to right; a whole line deleted takes its newline along.
+    matches = find_matches(text, old)
+    expected, pos = [], 0
+    for start, end in matches.spans:
+        line_deleted = not new and not old.endswith("\n") and text[end : end + 1] == "\n"
+        line_deleted = line_deleted and (start == 0 or text[start - 1] == "\n")
+        expected += [text[pos:start], new]
+        pos = end + 1 if line_deleted else end
+    assert replace_matches(text, matches, old, new) == "".join(expected) + text[pos:]
+
+
 @settings(max_examples=examples(300))
 @given(text=quote_text, data=st.data(), new=quote_text)
 def test_quote_handling_never_changes_text_outside_the_match(text: str, data: st.DataObject, new: str) -> None:

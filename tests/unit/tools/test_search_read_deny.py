@@ -60,3 +60,20 @@ async def test_without_read_rules_only_credential_files_are_left_out(workspace: 
 async def test_reading_the_denied_file_directly_is_still_refused(guarded: Runtime) -> None:
     result = await run1(guarded, "Read", file_path=".env")
     assert result.is_error and 'kind="permission"' in result.text()
+
+
+@pytest.mark.parametrize("mode", ["content", "files_with_matches", "count"])
+async def test_a_credential_file_among_many_is_left_out_in_every_mode(workspace: Path, mode: str) -> None:
+    # The listed files are cleared together when one pass can prove them clean; one .env among them makes it fail.
+    for index in range(60):
+        (workspace / f"module{index}.py").write_text("API_TOKEN = 'visible'\n")
+    (workspace / "deploy").mkdir()
+    (workspace / "deploy" / ".env").write_text("API_TOKEN=hidden\n")
+    rt = build_runtime(workspace, NonInteractiveApprover(), RuntimeOptions(read_settings=False))
+    try:
+        text = (await run1(rt, "Grep", pattern="API_TOKEN", output_mode=mode, head_limit=0)).text()
+        assert "hidden" not in text and "deploy" not in text
+        assert all(f"module{index}.py" in text for index in range(60))
+        assert "1 matching file is left out because they hold credentials" in text
+    finally:
+        await rt.aclose()

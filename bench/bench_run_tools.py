@@ -1,0 +1,157 @@
+"""Big files end to end through `toolgate run-tools` (a real process, JSON Lines over its stdin and stdout): a
+Write of 5 MB against decoding the same JSON line and a durable write of its content, and an Edit of one line in
+a 5 MB file against a read + replace + durable write of the same file, in turns, in the same run.
+
+What the tool path adds beyond its baseline is the permission check, the staleness check, the atomic write
+(temporary file, fsync, rename, directory fsync), the record of the write, the result line and the pipe itself;
+every pass over the 5 MB beyond the one decode and the one write shows here. No checkpoints: a run without
+--session-id or --data-dir keeps none.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from bench.bench_files import _make_text
+from bench.report import Figure, Report, median_us
+
+REPEAT = 15
+
+
+class RunTools:
+    """One `toolgate run-tools` process: a line in, its result lines out."""
+
+    def __init__(self, workspace: Path, data: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "toolgate", "run-tools", "--permission-mode", "acceptEdits", "--sandbox", "off"],
+            cwd=workspace,
+            env={**os.environ, "XDG_DATA_HOME": str(data)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+
+    def call(self, line: bytes) -> dict[str, object]:
+        self.stdin.write(line)
+        self.stdin.flush()
+        result = json.loads(self.stdout.readline())
+        assert isinstance(result, dict) and not result.get("is_error"), str(result)[:500]
+        return result
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def _durable_write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+_ids = itertools.count(1)
+
+
+def _line(name: str, **tool_input: object) -> bytes:
+    use = {"type": "tool_use", "id": f"r{next(_ids)}", "name": name, "input": tool_input}
+    return json.dumps(use, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _interleaved(*fns: Callable[[], object]) -> list[list[float]]:
+    for fn in fns:
+        fn()
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(REPEAT):
+        for fn, bucket in zip(fns, samples, strict=True):
+            start = time.perf_counter()
+            fn()
+            bucket.append(time.perf_counter() - start)
+    return samples
+
+
+def run(report: Report, workdir: Path) -> None:
+    workspace = workdir / "ws"
+    workspace.mkdir()
+    tools = RunTools(workspace, workdir / "data")
+    try:
+        _bench_write(report, tools, workspace, workdir)
+        _bench_edit(report, tools, workspace, workdir)
+    finally:
+        tools.close()
+
+
+def _bench_write(report: Report, tools: RunTools, workspace: Path, workdir: Path) -> None:
+    target = workspace / "written.py"
+    lines = [_line("Write", file_path=str(target), content=_make_text(f"version {n}")) for n in range(2)]
+    tools.call(lines[1])  # it exists, and was written by the session: no Read needed before each Write
+    turn = {"n": 0}
+
+    def write() -> None:
+        turn["n"] += 1
+        tools.call(lines[turn["n"] % 2])
+
+    plain_target = workdir / "plain-written.py"
+
+    def plain() -> None:
+        content = json.loads(lines[turn["n"] % 2])["input"]["content"]
+        _durable_write(plain_target, content.encode("utf-8"))
+
+    tool_samples, plain_samples = _interleaved(write, plain)
+    report.add(
+        Figure(
+            "run-tools",
+            "Write 5 MB through `run-tools`",
+            median_us(tool_samples) / 1000,
+            "ms",
+            "json.loads of the same line + encode + write + fsync",
+            median_us(plain_samples) / 1000,
+            note=f"median of {REPEAT}; goal ≤ 2x",
+        )
+    )
+
+
+def _bench_edit(report: Report, tools: RunTools, workspace: Path, workdir: Path) -> None:
+    marker = 'label = "first"'
+    target = workspace / "edited.py"
+    target.write_text(_make_text(marker), encoding="utf-8")
+    tools.call(_line("Read", file_path=str(target), offset=1, limit=10))
+    flip = {"on": False}
+
+    def edit() -> None:
+        # There and back, so every call changes the file; the record each write leaves stands for a Read.
+        old, new = ('label = "second"', marker) if flip["on"] else (marker, 'label = "second"')
+        flip["on"] = not flip["on"]
+        tools.call(_line("Edit", file_path=str(target), old_string=old, new_string=new))
+
+    plain_target = workdir / "plain-edited.py"
+    plain_target.write_text(_make_text(marker), encoding="utf-8")
+
+    def plain() -> None:
+        text = plain_target.read_bytes().decode("utf-8")
+        _durable_write(plain_target, text.replace(marker, marker, 1).encode("utf-8"))
+
+    tool_samples, plain_samples = _interleaved(edit, plain)
+    report.add(
+        Figure(
+            "run-tools",
+            "Edit 5 MB (one line) through `run-tools`",
+            median_us(tool_samples) / 1000,
+            "ms",
+            "read + replace + write + fsync of the same file",
+            median_us(plain_samples) / 1000,
+            note=f"median of {REPEAT}; goal ≤ 1.5x",
+        )
+    )
