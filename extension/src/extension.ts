@@ -243,6 +243,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (PROVIDERS.some((name) => apiKeySecretName(name) === key)) void reloadSettings(true);
     }),
     api.registerCommand('toolgate.openChat', () => commands.openChat()),
+    api.registerCommand('toolgate.focusPendingCard', () => commands.focusPendingCard()),
     api.registerCommand('toolgate.newSession', () => commands.newSession()),
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),

@@ -434,6 +434,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
     composer.focus();
     return;
   }
+  if (message.type === 'focusPendingCard') {
+    if (!keyboard.focusFirstPendingCard()) composer.focus();
+    return;
+  }
   if (message.type === 'action') {
     if (message.action.type === 'snapshot') state = message.action.state;
     else if (state) state = reduce(state, message.action);

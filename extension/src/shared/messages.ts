@@ -9,7 +9,10 @@ import { PERMISSION_MODES, RULE_SCOPES } from '../protocol';
 import type { ChatAction, SidecarAction } from './chatModel';
 
 /** Host → webview. */
-export type HostMessage = { type: 'action'; action: ChatAction } | { type: 'focusComposer' };
+export type HostMessage = { type: 'action'; action: ChatAction } | FocusMessage;
+
+/** Where the keyboard goes in the chat view: the composer (Open Chat), or the first waiting card (Alt+Shift+P). */
+export type FocusMessage = { type: 'focusComposer' } | { type: 'focusPendingCard' };
 
 /** How a person answered an approval card. */
 export type ApprovalChoice =
