@@ -265,6 +265,7 @@ export function activate(context: vscode.ExtensionContext): void {
     mcp,
     api.registerTreeView(MCP_VIEW_ID, { ...mcp.tree(), spec: nodeSpec }, () => void mcp.shown()),
     api.registerCommand('toolgate.mcp.refresh', () => mcp.refresh()),
+    api.registerCommand('toolgate.mcp.openSettings', (where) => files.openMcpSettings(where === 'user' ? 'user' : 'workspace')),
     api.registerCommand('toolgate.mcp.approve', (target) => mcp.approve(target)),
     api.registerCommand('toolgate.mcp.restart', (target) => mcp.restart(target)),
     api.registerCommand('toolgate.mcp.revoke', (target) => mcp.revoke(target)),
