@@ -23,6 +23,7 @@ import { runProcess } from './python/processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './review/proposals';
 import { LiveSettings } from './settings/liveSettings';
 import { MCP_VIEW_ID, McpView, nodeSpec } from './mcp/mcpView';
+import { RULES_VIEW_ID, RulesTree, placeOf, ruleOf, rulesNodeSpec } from './settings/rulesTree';
 import type { McpCardAction } from './shared/mcpCard';
 import { PendingBadge } from './review/pendingBadge';
 import { SidecarPython } from './python/pythonEnvSidecar';
@@ -166,7 +167,14 @@ export function activate(context: vscode.ExtensionContext): void {
     session: () => controller.sessions.forRules(),
     openRulesFile: (reported) => files.openRulesFile(reported),
     openFile: (file, at) => files.openSettingsFile(file, at),
-    onSettings: (answer) => controller.sessions.showSettings(answer),
+    onSettings: (answer) => {
+      controller.sessions.showSettings(answer);
+      rulesTree.show(answer);
+    },
+  });
+  const rulesTree = new RulesTree({ client, session: () => controller.sessions.forRules() });
+  store.onDidDispatch((action) => {
+    if (action.type === 'sessionOpened' || action.type === 'settingsProblems') rulesTree.sessionChanged();
   });
   const mcpChat = { dispatch: (action: McpCardAction) => store.dispatch(action), presence: chatView };
   const mcp = new McpView({ client, session: () => controller.sessions.forRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
@@ -264,6 +272,17 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     mcp,
     api.registerTreeView(MCP_VIEW_ID, { ...mcp.tree(), spec: nodeSpec }, () => void mcp.shown()),
+    api.registerTreeView(RULES_VIEW_ID, { ...rulesTree.tree(), spec: rulesNodeSpec }, () => rulesTree.shown()),
+    api.registerCommand('toolgate.rules.add', () => rulesView.addRule()),
+    api.registerCommand('toolgate.rules.refresh', () => rulesTree.refresh()),
+    api.registerCommand('toolgate.rules.remove', async (target) => {
+      const rule = ruleOf(target);
+      if (rule) await rulesView.remove(rule);
+    }),
+    api.registerCommand('toolgate.rules.edit', async (target) => {
+      const place = placeOf(target);
+      if (place) await files.openSettingsFile(place.file, place);
+    }),
     api.registerCommand('toolgate.mcp.refresh', () => mcp.refresh()),
     api.registerCommand('toolgate.mcp.openSettings', (where) => files.openMcpSettings(where === 'user' ? 'user' : 'workspace')),
     api.registerCommand('toolgate.mcp.approve', (target) => mcp.approve(target)),
