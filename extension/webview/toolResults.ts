@@ -13,7 +13,7 @@ export function renderResultView(view: ResultView, modelText: string): HTMLEleme
   return h(
     'div',
     { class: `tool-view tool-view-${view.kind}` },
-    RENDERERS[view.kind](view as never),
+    renderBody(view),
     modelText
       ? h(
           'details',
@@ -76,7 +76,7 @@ function renderSearch(view: SearchView): HTMLElement[] {
   return [list, ...view.notes.map((note) => h('div', { class: 'tool-note' }, note))];
 }
 
-export const TODO_ICONS = { pending: '○', in_progress: '◐', completed: '●' } as const;
+const TODO_ICONS = { pending: '○', in_progress: '◐', completed: '●' } as const;
 
 /** A todo list's items, as the list under the transcript draws them (main.ts). */
 export function renderTodoItems(todos: TodosView['todos']): HTMLElement {
@@ -94,12 +94,18 @@ export function renderTodoItems(todos: TodosView['todos']): HTMLElement {
   );
 }
 
-const RENDERERS: { [K in ResultView['kind']]: (view: Extract<ResultView, { kind: K }>) => HTMLElement | HTMLElement[] } = {
-  read: renderRead,
-  diff: renderDiff,
-  search: renderSearch,
-  todos: (view) => renderTodoItems(view.todos),
-};
+function renderBody(view: ResultView): HTMLElement | HTMLElement[] {
+  switch (view.kind) {
+    case 'read':
+      return renderRead(view);
+    case 'diff':
+      return renderDiff(view);
+    case 'search':
+      return renderSearch(view);
+    case 'todos':
+      return renderTodoItems(view.todos);
+  }
+}
 
 /** A command too long for the card's one line, as a wrapped code block. */
 export function renderCommand(command: string): HTMLElement {

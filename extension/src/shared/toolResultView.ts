@@ -187,24 +187,24 @@ function diffOf(lines: DiffLine[]): DiffView {
   return { kind: 'diff', headline: null, stat: `+${added} −${removed}`, lines };
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const stringOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** Edit, Write and ApplyPatch, from the call's input: the change asked for, as a diff. */
 export function changeView(toolName: string, input: unknown): DiffView | null {
   if (typeof input !== 'object' || input === null) return null;
   const fields = input as Record<string, unknown>;
   if (toolName === 'Edit') {
-    const before = text(fields.old_string);
-    const after = text(fields.new_string);
+    const before = stringOf(fields.old_string);
+    const after = stringOf(fields.new_string);
     return before === null || after === null ? null : diffOf(lineDiff(before, after));
   }
   if (toolName === 'Write') {
     // The file's earlier content is not in the call: what is written is all the card can show.
-    const content = text(fields.content);
+    const content = stringOf(fields.content);
     return content === null ? null : diffOf(lineDiff('', content));
   }
   if (toolName === 'ApplyPatch') {
-    const patch = text(fields.patch);
+    const patch = stringOf(fields.patch);
     return patch === null ? null : diffOf(patchLines(patch));
   }
   return null;
