@@ -13,14 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from codeserver import CodeServer
+from codeserver import REPO, CodeServer
 from playwright.sync_api import Locator, expect
 from test_mcp import workspace_server  # noqa: F401  (a fixture)
+from test_panel import THEMES
 from test_real_flows import MockFactory, mock_model, send  # noqa: F401  (mock_model is a fixture)
 from workbench import Workbench
 
 pytestmark = pytest.mark.e2e
 
+ROOM_SHOTS = REPO / "test-results" / "panel-room"
 DONE = [{"id": str(n), "content": f"Step {n}", "status": "completed"} for n in range(1, 5)]
 
 
@@ -65,7 +67,7 @@ def test_the_conversation_keeps_half_the_view_and_deny_feedback_opens_in_sight(
 ) -> None:
     greet = code_server.workspace / "src" / "greet.py"
     lines = len(greet.read_text().splitlines())
-    mock_model(
+    model = mock_model(
         [
             {"text": "The plan, all done.", "tool_uses": [{"name": "TodoWrite", "input": {"todos": DONE}}]},
             {"text": "All four steps are done."},
@@ -99,6 +101,7 @@ def test_the_conversation_keeps_half_the_view_and_deny_feedback_opens_in_sight(
     expect(todo_card.locator(".tool-summary")).to_have_text("4 of 4 done")
     expect(chat.locator(".msg-assistant").last).to_contain_text("All four steps are done.")
     expect(chat.locator(".todos")).to_be_hidden()  # finished: not pinned, read from its card
+    expect(chat.locator("button.send")).to_be_visible()  # the turn has ended: the next message is taken
 
     send(workbench, "Now run it.")
     card = chat.locator(".approval-pending").last
@@ -147,3 +150,14 @@ def test_the_conversation_keeps_half_the_view_and_deny_feedback_opens_in_sight(
     expect(chat.locator(".card.approval")).to_have_count(0)  # the answer is part of the tool's card
     expect(chat.locator(".msg-assistant").last).to_contain_text("Understood, I will not.")
     workbench.shot("92-room-denied")
+
+    # The same conversation in the four kinds of theme, the Read card open: pictures for a person to look at.
+    read.locator(":scope > summary").scroll_into_view_if_needed()
+    ROOM_SHOTS.mkdir(parents=True, exist_ok=True)
+    provider = {"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1"}
+    for theme, (name, body_class) in THEMES.items():
+        code_server.write_workspace_settings({**provider, "workbench.colorTheme": name})
+        expect(chat.locator(f"body.{body_class}")).to_have_count(1)
+        workbench.shot(f"93-room-{theme}")
+        sidebar.screenshot(path=str(ROOM_SHOTS / f"{theme}-side-bar.png"))
+    code_server.write_workspace_settings(provider)
