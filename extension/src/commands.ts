@@ -36,7 +36,7 @@ export interface CommandDeps {
   /** The problems the chat's banner shows now (an "Open file" button names one by its index). */
   settingsProblems: () => readonly SettingsProblem[];
   /** The chat view: Open Chat puts the keyboard in its composer (once its script runs, in a fresh window). */
-  chat: { focusComposer(): void };
+  chat: { focusComposer(): void; focusPendingCard(): void };
 }
 
 /** What the chat's buttons may ask the extension to do, besides chatting. */
@@ -52,6 +52,12 @@ export class Commands {
     // Focusing the view focuses its frame; the composer inside is asked for too, because a view whose script is
     // still loading misses the frame's focus event (the keyboard demo typed into nothing in a fresh window).
     this.deps.chat.focusComposer();
+  }
+
+  /** Alt+Shift+P from anywhere: the chat, with the keyboard on the first card waiting for the person. */
+  async focusPendingCard(): Promise<void> {
+    await this.deps.vscode.executeCommand('toolgate.chat.focus');
+    this.deps.chat.focusPendingCard();
   }
 
   async setApiKey(): Promise<void> {

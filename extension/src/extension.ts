@@ -28,6 +28,7 @@ import { runProcess } from './python/processes';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore } from './review/proposals';
 import { LiveSettings } from './settings/liveSettings';
 import { MCP_VIEW_ID, McpView, nodeSpec } from './mcp/mcpView';
+import { RULES_VIEW_ID, RulesTree, placeOf, ruleOf, rulesNodeSpec } from './settings/rulesTree';
 import type { McpCardAction } from './shared/mcpCard';
 import { PendingBadge } from './review/pendingBadge';
 import { SidecarPython } from './python/pythonEnvSidecar';
@@ -178,7 +179,14 @@ export function activate(context: vscode.ExtensionContext): void {
     session: () => controller.sessions.forRules(),
     openRulesFile: (reported) => files.openRulesFile(reported),
     openFile: (file, at) => files.openSettingsFile(file, at),
-    onSettings: (answer) => controller.sessions.showSettings(answer),
+    onSettings: (answer) => {
+      controller.sessions.showSettings(answer);
+      rulesTree.show(answer);
+    },
+  });
+  const rulesTree = new RulesTree({ client, session: () => controller.sessions.forRules() });
+  store.onDidDispatch((action) => {
+    if (action.type === 'sessionOpened' || action.type === 'settingsProblems') rulesTree.sessionChanged();
   });
   const mcpChat = { dispatch: (action: McpCardAction) => store.dispatch(action), presence: chatView };
   const mcp = new McpView({ client, session: () => controller.sessions.forRules(), notifier: api.notifier, openText: api.openReadOnlyText, chat: mcpChat });
@@ -281,6 +289,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (PROVIDERS.some((name) => apiKeySecretName(name) === key)) void reloadSettings(true);
     }),
     api.registerCommand('toolgate.openChat', () => commands.openChat()),
+    api.registerCommand('toolgate.focusPendingCard', () => commands.focusPendingCard()),
     api.registerCommand('toolgate.newSession', () => commands.newSession()),
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
@@ -302,7 +311,19 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     mcp,
     api.registerTreeView(MCP_VIEW_ID, { ...mcp.tree(), spec: nodeSpec }, () => void mcp.shown()),
+    api.registerTreeView(RULES_VIEW_ID, { ...rulesTree.tree(), spec: rulesNodeSpec }, () => rulesTree.shown()),
+    api.registerCommand('toolgate.rules.add', () => rulesView.addRule()),
+    api.registerCommand('toolgate.rules.refresh', () => rulesTree.refresh()),
+    api.registerCommand('toolgate.rules.remove', async (target) => {
+      const rule = ruleOf(target);
+      if (rule) await rulesView.remove(rule);
+    }),
+    api.registerCommand('toolgate.rules.edit', async (target) => {
+      const place = placeOf(target);
+      if (place) await files.openSettingsFile(place.file, place);
+    }),
     api.registerCommand('toolgate.mcp.refresh', () => mcp.refresh()),
+    api.registerCommand('toolgate.mcp.openSettings', (where) => files.openMcpSettings(where === 'user' ? 'user' : 'workspace')),
     api.registerCommand('toolgate.mcp.approve', (target) => mcp.approve(target)),
     api.registerCommand('toolgate.mcp.restart', (target) => mcp.restart(target)),
     api.registerCommand('toolgate.mcp.revoke', (target) => mcp.revoke(target)),

@@ -62,6 +62,18 @@ describe('ChatViewProvider', () => {
     expect(types(posted)).toEqual(['action', 'focusComposer', 'action']);
   });
 
+  it('puts the keyboard on the waiting card once a new webview is ready, when Alt+Shift+P came first', () => {
+    const chat = provider();
+    const { view, posted, say } = fakeView();
+    chat.resolveWebviewView(view);
+    chat.focusPendingCard();
+    expect(posted).toEqual([]);
+    say({ type: 'ready' });
+    expect(types(posted)).toEqual(['action', 'focusPendingCard']);
+    chat.focusPendingCard();
+    expect(types(posted)).toEqual(['action', 'focusPendingCard', 'focusPendingCard']);
+  });
+
   it('focuses a ready webview at once', () => {
     const chat = provider();
     const { view, posted, say } = fakeView();

@@ -101,6 +101,17 @@ describe('MCP approval cards in the chat state', () => {
     expect(refused.mcpCards[0]).toMatchObject({ state: 'failed', outcome: 'Not approved: no such server' });
   });
 
+  it('lets an approved card go with the next message; a failed one, and one still waiting, stay', () => {
+    const other = server({ name: 'docs' });
+    let state = withServers([server(), other]);
+    state = reduce(state, { type: 'mcpCardOutcome', name: 'edge', server: RUNNING, error: '' });
+    expect(state.mcpCards.map((card) => card.state)).toEqual(['approved', 'pending']);
+    state = reduce(state, { type: 'userMessage', text: 'go on' });
+    expect(state.mcpCards.map((card) => [card.name, card.state])).toEqual([['docs', 'pending']]);
+    const failed = reduce(withServers([server()]), { type: 'mcpCardOutcome', name: 'edge', server: null, error: 'no' });
+    expect(reduce(failed, { type: 'userMessage', text: 'go on' }).mcpCards).toHaveLength(1);
+  });
+
   it('drops a pending card whose server no longer waits (approved from the MCP view), and all on another session', () => {
     expect(withServers([RUNNING], withServers([server()])).mcpCards).toEqual([]);
     const opened = reduce(withServers([server()]), { type: 'sessionOpened', sessionId: 's2', mode: 'default', messages: [], todos: [], busy: false });

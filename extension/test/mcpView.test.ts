@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { McpClient } from '../src/mcp/mcpView';
-import { McpView, approvalQuestion, nodeSpec, serverChildren, serverContext } from '../src/mcp/mcpView';
+import { McpView, approvalQuestion, inEditorWords, nodeSpec, serverChildren, serverContext } from '../src/mcp/mcpView';
 import type { McpChangedParams, McpLogResult, McpServerInfo, McpServerResult, McpServersResult } from '../src/protocol';
 import { SidecarError } from '../src/sidecar/sidecarClient';
 import { Emitter } from '../src/host';
@@ -139,15 +139,25 @@ describe('the MCP tree', () => {
     expect(serverContext(server({ state: 'blocked-untrusted' }))).toBe('mcpServer');
   });
 
+  it('points a server waiting for approval to the Approve button, not to the CLI', () => {
+    const cli = 'it has not been approved with its current settings; run `toolgate mcp approve docs`';
+    const [why] = serverChildren(server({ state: 'needs-approval', reason: cli })).map(nodeSpec);
+    expect(why?.label).toBe(
+      'Why: It has not been approved with its current settings: approve it with the ✓ button on this row, or with Approve on its card in the chat.',
+    );
+    expect(inEditorWords(server({ state: 'failed', approved: true, reason: 'it exited with status 2' }))).toBe('it exited with status 2');
+  });
+
   it('says why it is empty: no sidecar, no server configured, or the sidecar refusing', async () => {
     const none = setup(null);
     await none.view.refresh();
     expect(nodeSpec(none.view.roots()[0]!).label).toContain('sidecar is not running');
 
+    // None configured: no node, so that the view's welcome (package.json) shows how to add one.
     const empty = setup();
     empty.client.servers = [];
     await empty.view.refresh();
-    expect(nodeSpec(empty.view.roots()[0]!).label).toContain('No MCP server is configured');
+    expect(empty.view.roots()).toEqual([]);
 
     const broken = setup();
     broken.client.failWith = 'This session has no MCP servers';

@@ -128,3 +128,45 @@ describe('SettingsFileOpener', () => {
     expect(opened).toEqual([]);
   });
 });
+
+describe('SettingsFileOpener.openMcpSettings', () => {
+  it("opens the workspace's .mcp.json (a draft with an empty mcpServers when there is none) or the user file", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-'));
+    try {
+      const opened: unknown[][] = [];
+      const user = path.join(dir, 'user-settings.json');
+      fs.writeFileSync(user, '{}\n');
+      const { run } = opener(opened, {
+        currentSessionId: () => 's1',
+        client: { getSettings: async () => ({ settingsFiles: { user }, flagFiles: [] }) } as never,
+        vscode: {
+          openFileOrDraft: async (...args: unknown[]) => {
+            opened.push(args);
+          },
+          firstWorkspaceFolder: () => dir,
+        },
+      });
+      await run.openMcpSettings('workspace');
+      await run.openMcpSettings('user');
+      const draft = '{\n  "mcpServers": {\n  }\n}\n';
+      expect(opened).toEqual([
+        [path.join(dir, '.mcp.json'), false, draft],
+        [user, true, draft],
+      ]);
+      expect(JSON.parse(draft)).toEqual({ mcpServers: {} }); // a draft saved as it is is a valid settings file
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says the sidecar is needed to find the user file, with the ways forward', async () => {
+    const { run, notifier, shownLog } = opener([]);
+    const done = run.openMcpSettings('user');
+    await settle();
+    expect(notifier.shown[0]?.message).toContain('while the sidecar is not running');
+    expect(notifier.shown[0]?.actions).toEqual(['Restart Sidecar', 'Show Log']);
+    notifier.click('Show Log');
+    await done;
+    expect(shownLog).toEqual([1]);
+  });
+});

@@ -5,7 +5,9 @@ import type { RuleBehavior, RuleChangeResult, RuleEntry, RuleScope, Settings, Si
 import type { RulesClient } from '../src/settings/rulesView';
 import { RulesView, describeSource, ruleItems } from '../src/settings/rulesView';
 import { SidecarError } from '../src/sidecar/sidecarClient';
-import { FakeNotifier } from './fakes';
+import type { RulesNode } from '../src/settings/rulesTree';
+import { RulesTree, placeOf, ruleOf, rulesNodeSpec } from '../src/settings/rulesTree';
+import { FakeNotifier, settle } from './fakes';
 
 const PROJECT = '/ws/.toolgate/settings.json';
 
@@ -198,5 +200,76 @@ describe('RulesView', () => {
     notifier.pickAnswers = ['$(go-to-file) Open a settings file…'];
     await view.show();
     expect(fallbacks[0]).toMatchObject({ settingsFiles: { project: PROJECT }, flagFiles: [] });
+  });
+});
+
+describe('the Permission Rules view (a tree)', () => {
+  it('groups the rules as the engine consults them, each with where it comes from and what can be done on it', async () => {
+    const client = new FakeRulesClient();
+    client.problems = [{ file: PROJECT, line: 2, column: 5, rule: 'Bash(', message: "'Bash(' is not a valid rule" }];
+    const tree = new RulesTree({ client, session: async () => 's1' });
+    const changed: number[] = [];
+    tree.onDidChange(() => changed.push(1));
+    tree.shown();
+    await settle();
+    expect(changed).toEqual([1]);
+    const roots = tree.roots();
+    expect(roots.map((node) => [rulesNodeSpec(node).label, rulesNodeSpec(node).description])).toEqual([
+      ['Not in force', '1'],
+      ['Deny: never allowed', '1'],
+      ['Allow: run without asking', '2'],
+    ]);
+    const allow = tree.children(roots[2] as RulesNode).map(rulesNodeSpec);
+    expect(allow.map((spec) => [spec.label, spec.description, spec.contextValue])).toEqual([
+      ['Bash(git log:*)', 'from this session only', 'rule removable'],
+      ['Bash(npm test)', 'from the command line', 'rule'], // toolgate cannot change it from here
+    ]);
+    const [deny] = tree.children(roots[1] as RulesNode);
+    expect(rulesNodeSpec(deny as RulesNode).contextValue).toBe('rule removable editable');
+    expect(placeOf(deny)).toEqual({ file: PROJECT, line: 4, column: 12 });
+    const [problem] = tree.children(roots[0] as RulesNode);
+    expect(placeOf(problem)).toEqual({ file: PROJECT, line: 2, column: 5 });
+    expect(ruleOf(problem)).toBeUndefined();
+  });
+
+  it('is empty (so its welcome shows) without rules, and says why when there is no sidecar', async () => {
+    const client = new FakeRulesClient();
+    client.rules = [];
+    const tree = new RulesTree({ client, session: async () => 's1' });
+    await tree.refresh();
+    expect(tree.roots()).toEqual([]);
+    const none = new RulesTree({ client, session: async () => undefined });
+    await none.refresh();
+    expect(rulesNodeSpec(none.roots()[0] as RulesNode).label).toContain('sidecar is not running');
+  });
+
+  it('follows the session only once it has been shown', async () => {
+    const client = new FakeRulesClient();
+    const tree = new RulesTree({ client, session: async () => 's1' });
+    tree.sessionChanged();
+    await settle();
+    expect(client.calls).toEqual([]);
+    tree.shown();
+    tree.sessionChanged();
+    await settle();
+    expect(client.calls).toEqual(['get', 'get']);
+  });
+
+  it("removes a rule from the view's button, from the scope it is kept in, and shows the answer", async () => {
+    const { view, client, seen } = setup();
+    await view.remove(client.rules[1] as RuleEntry);
+    expect(client.calls).toEqual(['remove allow Bash(git log:*) session']);
+    expect(seen.at(-1)?.rules.map((entry) => entry.rule)).toEqual(['Read(./.env)', 'Bash(npm test)']);
+    await view.remove(client.rules[1] as RuleEntry); // the command line's: nothing toolgate can change
+    expect(client.calls).toHaveLength(1);
+  });
+
+  it("adds a rule from the view's Add: the kind, the rule, the scope", async () => {
+    const { view, notifier, client } = setup();
+    notifier.pickAnswers = ['$(add) Add an ask rule…', 'This project, shared (.toolgate/settings.json)'];
+    notifier.inputAnswers = ['Bash(rm:*)'];
+    await view.addRule();
+    expect(notifier.picks[0]?.title).toBe('toolgate: Add a Permission Rule');
+    expect(client.calls).toEqual(['add ask Bash(rm:*) project']);
   });
 });

@@ -7,13 +7,13 @@ describe('the chat header sandbox label', () => {
     const on = sandboxLabel({ state: 'on', autoAllow: true, detail: 'on (bubblewrap, /usr/bin/bwrap)', network: [] });
     expect(on).toEqual({
       state: 'on',
-      text: 'Sandbox on · auto-allow',
+      text: 'sandboxed, auto-allow',
       title: 'Bash commands run sandboxed: on (bubblewrap, /usr/bin/bwrap)',
     });
-    expect(sandboxLabel({ state: 'on', autoAllow: false, detail: 'x', network: [] }).text).toBe('Sandbox on');
-    expect(sandboxLabel({ state: 'off', autoAllow: false, detail: 'turned off', network: [] }).text).toBe('Sandbox off');
+    expect(sandboxLabel({ state: 'on', autoAllow: false, detail: 'x', network: [] }).text).toBe('sandboxed');
+    expect(sandboxLabel({ state: 'off', autoAllow: false, detail: 'turned off', network: [] }).text).toBe('not sandboxed');
     const missing = sandboxLabel({ state: 'unavailable', autoAllow: false, detail: 'bwrap was not found on PATH', network: [] });
-    expect(missing.text).toBe('Sandbox unavailable');
+    expect(missing.text).toBe('sandbox unavailable');
     expect(missing.title).toContain('nothing is allowed on its account: bwrap was not found on PATH');
   });
 });

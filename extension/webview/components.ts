@@ -3,12 +3,15 @@
 import type { RuleScope } from '../src/protocol';
 import type { Item, ReviewFileView } from '../src/shared/chatModel';
 import type { ViewMessage } from '../src/shared/messages';
+import { isLongCommand, resultView } from '../src/shared/toolResultView';
 import { toolBody, toolTiming } from '../src/shared/toolView';
 import { askedByLine, isAgentItem, renderAgentCard } from './agentCard';
 import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
+import { withCodeSpans, withoutCodeMarks } from './inlineCode';
 import { renderMarkdown } from './markdown';
 import { summaryControl } from './summarised';
+import { renderCommand, renderResultView } from './toolResults';
 
 export interface RenderContext {
   post(message: ViewMessage): void;
@@ -26,7 +29,10 @@ const SCOPE_OPTIONS: { scope: RuleScope; label: string }[] = [
   { scope: 'user', label: 'All my projects' },
 ];
 
-export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
+type ApprovalItem = Extract<Item, { kind: 'approval' }>;
+
+/** `answered`: a tool card's approval once answered, drawn as a line of that card (shared/transcript.ts). */
+export function renderItem(item: Item, ctx: RenderContext, answered?: ApprovalItem): HTMLElement {
   switch (item.kind) {
     case 'user':
       return h(
@@ -44,7 +50,9 @@ export function renderItem(item: Item, ctx: RenderContext): HTMLElement {
       return h('div', { class: `msg msg-assistant${item.streaming ? ' streaming' : ''}`, 'data-item': item.id }, body);
     }
     case 'tool':
-      return isAgentItem(item) ? renderAgentCard(item, ctx, renderDuration(item, ctx.now())) : renderTool(item, ctx);
+      return isAgentItem(item)
+        ? renderAgentCard(item, ctx, renderDuration(item, ctx.now()))
+        : renderTool(item, ctx, answered);
     case 'approval':
       return renderApproval(item, ctx);
     case 'review':
@@ -86,8 +94,9 @@ function renderDuration(item: Extract<Item, { kind: 'tool' }>, now: number): HTM
   );
 }
 
-function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): HTMLElement {
+function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext, answered?: ApprovalItem): HTMLElement {
   const body = toolBody(item);
+  const view = resultView(item);
   const details = h(
     'details',
     { class: `tool tool-${item.status}`, 'data-item': item.id, 'data-tool': item.toolName },
@@ -96,9 +105,36 @@ function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): 
       {},
       h('span', { class: 'tool-icon', 'aria-label': item.status }, TOOL_ICONS[item.status]),
       h('span', { class: 'tool-name' }, item.toolName),
-      h('span', { class: 'tool-summary', title: item.summary }, item.summary),
+      h('span', { class: 'tool-summary', title: item.summary }, view?.headline ?? item.summary),
+      view?.stat ? h('span', { class: 'tool-stat' }, view.stat) : null,
       renderDuration(item, ctx.now()),
+      answered ? renderAnswer(answered) : null,
     ),
+    isLongCommand(item.toolName, item.summary) ? renderCommand(item.summary) : null,
+    view ? renderViewBody(view, item.resultSummary, body.result) : renderPlainBody(item, body),
+  );
+  // A running command's live output is worth seeing without a click.
+  if (ctx.openTools.has(item.id) || (item.status === 'running' && item.output)) details.open = true;
+  details.addEventListener('toggle', () => {
+    if (details.open) ctx.openTools.add(item.id);
+    else ctx.openTools.delete(item.id);
+  });
+  return details;
+}
+
+/**
+ * A change's result line says what happened to the file (created, edited where; the rest, such as the person's own
+ * edits to the proposal, is in the model's text); a read's or a search's says nothing the view does not.
+ */
+function renderViewBody(view: NonNullable<ReturnType<typeof resultView>>, summary: string, result: string): HTMLElement[] {
+  return [
+    ...(view.kind === 'diff' && summary ? [h('div', { class: 'tool-result-summary' }, summary)] : []),
+    renderResultView(view, result),
+  ];
+}
+
+function renderPlainBody(item: Extract<Item, { kind: 'tool' }>, body: ReturnType<typeof toolBody>): (HTMLElement | null)[] {
+  return [
     body.output
       ? h(
           'div',
@@ -112,14 +148,17 @@ function renderTool(item: Extract<Item, { kind: 'tool' }>, ctx: RenderContext): 
     !body.output && !body.result && !body.summary && item.status === 'running'
       ? h('div', { class: 'tool-waiting' }, 'Running…')
       : null,
+  ];
+}
+
+/** An answered approval as one line of its tool card: the answer, and why it was asked in the tooltip. */
+function renderAnswer(item: ApprovalItem): HTMLElement {
+  const reason = item.card.reason || 'No rule allows this call.';
+  return h(
+    'span',
+    { class: `tool-answer approval-${item.state}`, 'data-item': item.id, title: `Why you were asked: ${withoutCodeMarks(reason)}` },
+    item.outcome,
   );
-  // A running command's live output is worth seeing without a click.
-  if (ctx.openTools.has(item.id) || (item.status === 'running' && item.output)) details.open = true;
-  details.addEventListener('toggle', () => {
-    if (details.open) ctx.openTools.add(item.id);
-    else ctx.openTools.delete(item.id);
-  });
-  return details;
 }
 
 function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderContext): HTMLElement {
@@ -141,10 +180,10 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   const reason = item.card.reason || 'No rule allows this call.';
   if (item.state !== 'pending') {
     // Answered: the command and the answer; why it was asked is history (in the tooltip), not worth the room.
-    card.appendChild(h('div', { class: 'card-outcome', title: `Why you were asked: ${reason}` }, item.outcome));
+    card.appendChild(h('div', { class: 'card-outcome', title: `Why you were asked: ${withoutCodeMarks(reason)}` }, item.outcome));
     return card;
   }
-  card.appendChild(h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), reason));
+  card.appendChild(h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), ...withCodeSpans(reason)));
   const choose = (choice: Extract<ViewMessage, { type: 'approval' }>['choice']): void => {
     for (const button of card.querySelectorAll('button')) button.disabled = true;
     ctx.post({ type: 'approval', id: item.id, choice });
@@ -244,7 +283,7 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
     other.hidden = true;
     panel.hidden = !panel.hidden;
     button.setAttribute('aria-expanded', String(!panel.hidden));
-    if (!panel.hidden) panel.querySelector<HTMLElement>('input, textarea, select')?.focus();
+    if (!panel.hidden) openPanel(panel);
   };
   const alwaysButton = h(
     'button',
@@ -327,12 +366,12 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     },
     h('div', { class: 'card-title', id: titleId }, item.title || 'Review proposed changes'),
     item.reason && item.state === 'pending'
-      ? h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), item.reason)
+      ? h('div', { class: 'card-reason' }, h('span', { class: 'label' }, 'Why you are asked: '), ...withCodeSpans(item.reason))
       : null,
     files,
   );
   if (item.state !== 'pending') {
-    const why = item.reason ? `Why you were asked: ${item.reason}` : undefined;
+    const why = item.reason ? `Why you were asked: ${withoutCodeMarks(item.reason)}` : undefined;
     card.appendChild(h('div', { class: 'card-outcome', title: why }, item.outcome));
     return card;
   }
@@ -361,7 +400,7 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
   rejectButton.addEventListener('click', () => {
     rejectPanel.hidden = !rejectPanel.hidden;
     rejectButton.setAttribute('aria-expanded', String(!rejectPanel.hidden));
-    if (!rejectPanel.hidden) feedback.focus();
+    if (!rejectPanel.hidden) openPanel(rejectPanel);
   });
   card.append(
     h(
@@ -388,6 +427,16 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
     rejectPanel,
   );
   return card;
+}
+
+/**
+ * A card's panel (Deny…'s feedback, Reject…'s, Always allow…'s rule) just opened: its first field takes the keyboard
+ * and the whole panel, its button included, scrolls into the visible part of the transcript (a card low in the view
+ * would otherwise open its box below the edge).
+ */
+function openPanel(panel: HTMLElement): void {
+  panel.querySelector<HTMLElement>('input, textarea, select')?.focus({ preventScroll: true });
+  panel.scrollIntoView?.({ block: 'nearest' }); // (jsdom, in the unit tests, has no scrolling)
 }
 
 /** Enter in a feedback box sends it (Deny, Reject alike); Shift+Enter adds a line. */

@@ -5,10 +5,14 @@
 
 import type { PermissionMode } from '../src/protocol';
 import { PERMISSION_MODE_TRAITS, allowsEveryCall } from '../src/protocol';
-import type { ChatState, Item, SidecarAction } from '../src/shared/chatModel';
+import type { ChatState, SidecarAction } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
 import { escapeAction } from '../src/shared/keys';
+import { modelName } from '../src/shared/headerView';
 import { sessionEntries } from '../src/shared/sessions';
+import { todosFinished } from '../src/shared/toolResultView';
+import { transcriptEntries } from '../src/shared/transcript';
+import type { TranscriptEntry } from '../src/shared/transcript';
 import { toolTiming } from '../src/shared/toolView';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
 import { renderItem } from './components';
@@ -23,6 +27,7 @@ import { drawSettingsProblems, settingsProblemsElement } from './settingsProblem
 import { SessionHistory } from './sessionHistory';
 import { markSummarised } from './summarised';
 import { TranscriptFollower } from './scrolling';
+import { renderTodoItems } from './toolResults';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -135,7 +140,7 @@ app.append(
 // -- state and drawing --------------------------------------------------------------------------------------------
 
 let state: ChatState | undefined;
-let drawn = new Map<string, { item: Item; element: HTMLElement }>();
+let drawn = new Map<string, TranscriptEntry & { element: HTMLElement }>();
 let pendingDraw = false;
 const context: RenderContext = {
   post,
@@ -182,18 +187,19 @@ function drawHeader(current: ChatState): void {
   const label = {
     stopped: 'Sidecar stopped',
     starting: status.state === 'starting' ? status.detail : '',
-    ready: 'Sidecar ready',
+    ready: 'Ready',
     restarting: status.state === 'restarting' ? status.detail : '',
     unavailable: status.state === 'unavailable' ? status.detail : '',
   }[status.state];
   // Ready: the versions are for the tooltip (and screen readers), not for the line.
   const detail = status.state === 'ready' ? ` · ${status.detail}` : '';
+  const title = status.state === 'ready' ? `Sidecar ready${detail}` : label;
   sidecarStatus.append(
     h(
       'div',
       { class: 'status-line' },
       h('span', { class: 'dot', 'aria-hidden': 'true' }),
-      h('span', { class: 'status-text', title: label + detail }, label, detail ? h('span', { class: 'status-detail' }, detail) : null),
+      h('span', { class: 'status-text', title }, label, detail ? h('span', { class: 'status-detail' }, detail) : null),
     ),
   );
   if (status.state === 'unavailable') {
@@ -213,12 +219,20 @@ function drawHeader(current: ChatState): void {
   completion.showModel(provider.model);
   clear(providerStatus);
   providerStatus.title = [provider.provider, provider.model, provider.baseUrl, provider.message].filter(Boolean).join(' · ');
+  // The line names the model as a person would; the provider, its address and the key are for the tooltip (and
+  // screen readers), unless the key is missing: then the line says so, with the fix.
   append(providerStatus, [
-    h('span', { class: 'provider' }, provider.provider),
-    provider.model ? h('span', { class: 'model' }, ` · ${provider.model}`) : null,
-    provider.baseUrl ? h('span', { class: 'base-url', title: provider.baseUrl }, ` · ${provider.baseUrl}`) : null,
+    h('span', { class: 'model' }, provider.model ? modelName(provider.model) : provider.provider),
+    h(
+      'span',
+      { class: 'status-detail' },
+      h('span', { class: 'provider' }, ` · ${provider.provider}`),
+      provider.model ? ` · ${provider.model}` : null,
+      provider.baseUrl ? h('span', { class: 'base-url' }, ` · ${provider.baseUrl}`) : null,
+      provider.hasApiKey || !needsKey(current) ? h('span', { class: 'key-ok' }, provider.hasApiKey ? ' · API key set' : ' · no key needed') : null,
+    ),
     provider.hasApiKey || !needsKey(current)
-      ? h('span', { class: 'key-ok', title: provider.message }, provider.hasApiKey ? ' · API key set' : ' · no key needed')
+      ? null
       : h(
           'span',
           { class: 'key-missing' },
@@ -243,10 +257,10 @@ function drawHeader(current: ChatState): void {
 }
 
 function drawTranscript(current: ChatState): void {
-  const next = new Map<string, { item: Item; element: HTMLElement }>();
+  const next = new Map<string, TranscriptEntry & { element: HTMLElement }>();
   let previous: Element | null = null;
   const seen = new Map<string, number>();
-  for (const item of current.items) {
+  for (const { item, answered } of transcriptEntries(current.items)) {
     // Ids come from the sidecar; should one repeat, the occurrence number keeps each item its own element.
     const base = `${item.kind}:${item.id}`;
     const occurrence = (seen.get(base) ?? 0) + 1;
@@ -254,11 +268,11 @@ function drawTranscript(current: ChatState): void {
     const key = `${base}#${occurrence}`;
     const old = drawn.get(key);
     // Items are immutable: an unchanged object needs no redraw, which keeps typed feedback and open panels intact.
-    const element = old && old.item === item ? old.element : renderItem(item, context);
+    const element = old && old.item === item && old.answered === answered ? old.element : renderItem(item, context, answered);
     if (old && old.element !== element) old.element.replaceWith(element);
     const expectedPosition: ChildNode | null = previous ? previous.nextSibling : transcript.firstChild;
     if (expectedPosition !== element) transcript.insertBefore(element, expectedPosition);
-    next.set(key, { item, element });
+    next.set(key, { item, answered, element });
     markSummarised(element, next.size <= current.summarised);
     previous = element;
   }
@@ -322,11 +336,10 @@ function needsKey(current: ChatState): boolean {
   return !provider.hasApiKey && !(provider.provider === 'openai' && provider.baseUrl);
 }
 
-const TODO_ICONS = { pending: '○', in_progress: '◐', completed: '●' } as const;
-
 function drawTodos(current: ChatState): void {
   clear(todos);
-  todos.hidden = current.todos.length === 0;
+  // A finished list gives its room back to the conversation: its TodoWrite card in the transcript still shows it.
+  todos.hidden = current.todos.length === 0 || todosFinished(current.todos);
   if (todos.hidden) return;
   const done = current.todos.filter((todo) => todo.status === 'completed').length;
   const now = current.todos.find((todo) => todo.status === 'in_progress');
@@ -337,18 +350,7 @@ function drawTodos(current: ChatState): void {
       `Todos · ${done} of ${current.todos.length} done`,
       now ? h('span', { class: 'todos-current' }, ` · ${now.content}`) : null,
     ),
-    h(
-      'ul',
-      {},
-      current.todos.map((todo) =>
-        h(
-          'li',
-          { class: `todo todo-${todo.status}` },
-          h('span', { class: 'todo-icon', 'aria-label': todo.status.replace('_', ' ') }, TODO_ICONS[todo.status]),
-          h('span', {}, todo.content),
-        ),
-      ),
-    ),
+    renderTodoItems(current.todos),
   );
 }
 
@@ -455,6 +457,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   if (completion.hostMessage(message)) return;
   if (message.type === 'focusComposer') {
     composer.focus();
+    return;
+  }
+  if (message.type === 'focusPendingCard') {
+    if (!keyboard.focusFirstPendingCard()) composer.focus();
     return;
   }
   if (message.type === 'action') {

@@ -179,7 +179,10 @@ def test_make_demo_plays_its_script_and_ctrl_c_stops_everything(demo: Demo, brow
 
         # The closing summary, and the plan done.
         expect(chat.locator(".msg-assistant").last).to_contain_text("That is the whole demo.")
-        expect(chat.locator(".todos")).to_contain_text("4 of 4 done")
+        # Finished, the list is no longer pinned under the conversation: its last TodoWrite card says it is done.
+        expect(chat.locator(".todos")).to_be_hidden()
+        done = chat.locator("details.tool[data-tool=TodoWrite]").last.locator(".tool-summary")
+        expect(done).to_have_text("4 of 4 done")
         expect(chat.locator("button.send")).to_be_visible()
         bench.shot("53-demo-done")
 

@@ -101,5 +101,7 @@ def test_a_reopened_session_draws_its_cards_outcomes_and_todos_as_live(
 
     assert reopened_items == live_items
     assert reopened_todos == live_todos
-    assert any("approval-denied" in item["cls"] for item in reopened_items)
+    # The denied approval is drawn as a line of its tool's card (the call and its answer are one thing to read).
+    denied = "tool-answer approval-denied"
+    assert any("tool-error" in item["cls"] and denied in item["parts"] for item in reopened_items)
     assert not any('"todos"' in item["text"] for item in reopened_items)  # no raw JSON on the TodoWrite card

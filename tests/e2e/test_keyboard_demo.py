@@ -110,7 +110,10 @@ def test_make_demo_with_the_keyboard_alone(demo: Demo, browser: BrowserContext) 
 
         # The closing summary; the keyboard is back in the composer, and the next message goes from there.
         expect(chat.locator(".msg-assistant").last).to_contain_text("That is the whole demo.")
-        expect(chat.locator(".todos")).to_contain_text("4 of 4 done")
+        # Finished, the list is no longer pinned under the conversation: its last TodoWrite card says it is done.
+        expect(chat.locator(".todos")).to_be_hidden()
+        done = chat.locator("details.tool[data-tool=TodoWrite]").last.locator(".tool-summary")
+        expect(done).to_have_text("4 of 4 done")
         expect(chat.locator("button.send")).to_be_visible()  # the turn has ended
         expect(composer).to_be_focused()
         keyboard.type("Anything else?")

@@ -34,14 +34,18 @@ THEMES = {
 }
 
 # The contrast of an element's text against what is drawn behind it: the backgrounds of it and its ancestors,
-# composited from the first opaque one up (as the browser paints them), with the text colour's own alpha.
+# composited from the first opaque one up (as the browser paints them), with the text colour's own alpha. Colours
+# come as rgb()/rgba(), or as color(srgb …) (what the browser computes for a color-mix()); any other form is an
+# error rather than a background silently skipped.
 CONTRAST_JS = """
 (element, which) => {
   const parse = (value) => {
-    const match = /rgba?\\(([^)]+)\\)/.exec(value);
-    if (!match) return null;
-    const parts = match[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
-    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+    const rgb = /^rgba?\\(([^)]+)\\)$/.exec(value);
+    const srgb = /^color\\(srgb ([^)]+)\\)$/.exec(value);
+    if (!rgb && !srgb) throw new Error(`a colour this measurement cannot read: ${value}`);
+    const parts = (rgb ?? srgb)[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    const scale = srgb ? 255 : 1;
+    return [parts[0] * scale, parts[1] * scale, parts[2] * scale, parts.length > 3 ? parts[3] : 1];
   };
   const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat(1);
   const layers = [];

@@ -102,7 +102,7 @@ def test_allow_a_command_then_accept_an_edited_new_file(
     # 1. The command needs approval: its card says why; Allow once runs it for real. (The editor's sessions run
     # Bash sandboxed by default, as the header says; autoAllow is off here, see NO_AUTO_ALLOW.)
     expect(chat.locator(".sandbox-state")).to_have_attribute("data-state", "on")
-    expect(chat.locator(".sandbox-state")).to_have_text("Sandbox on")
+    expect(chat.locator(".sandbox-state")).to_have_text("sandboxed")
     expect(chat.locator(".sandbox-state")).to_have_attribute("title", re.compile("Bash commands run sandboxed"))
     card = chat.locator(".approval-pending").last
     expect(card).to_contain_text("touch made-by-toolgate.txt")

@@ -62,7 +62,7 @@ def test_commands_run_sandboxed_by_default_and_every_stand_in_is_marked(
     chat = workbench.open_chat()
     state = chat.locator(".sandbox-state")
     expect(state).to_have_attribute("data-state", "on")
-    expect(state).to_have_text("Sandbox on · auto-allow")
+    expect(state).to_have_text("sandboxed, auto-allow")
     expect(state).to_have_attribute("title", re.compile("Bash commands run sandboxed"))
     send(workbench, "Write a file in the background.")
     expect(chat.locator(".msg-assistant").last).to_contain_text("Started.")

@@ -9,7 +9,7 @@ import type * as vscode from 'vscode';
 import type { ChatPresence, ChatStore } from './chatStore';
 import { Emitter } from '../host';
 import type { Disposable } from '../host';
-import type { HostMessage, ViewMessage } from '../shared/messages';
+import type { FocusMessage, HostMessage, ViewMessage } from '../shared/messages';
 import { parseViewMessage } from '../shared/messages';
 import { chatHtml, makeNonce } from './webviewHtml';
 
@@ -26,7 +26,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
   private view: vscode.WebviewView | undefined;
   private ready = false;
   /** Focus was asked for before the webview could take it (Open Chat in a fresh window): given once it is ready. */
-  private focusWhenReady = false;
+  private focusWhenReady: FocusMessage['type'] | null = null;
   private badge: { count: number; tooltip: string } = { count: 0, tooltip: '' };
   private readonly visibility = new Emitter<boolean>();
   private readonly subscriptions: Disposable[] = [];
@@ -81,8 +81,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
   }
 
   focusComposer(): void {
-    if (this.view && this.ready) this.post({ type: 'focusComposer' });
-    else this.focusWhenReady = true;
+    this.focus('focusComposer');
+  }
+
+  /** The first card waiting for the person takes the keyboard (the composer, when none waits). */
+  focusPendingCard(): void {
+    this.focus('focusPendingCard');
+  }
+
+  private focus(type: FocusMessage['type']): void {
+    if (this.view && this.ready) this.post({ type });
+    else this.focusWhenReady = type;
   }
 
   dispose(): void {
@@ -106,8 +115,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
       this.ready = true;
       this.post({ type: 'action', action: { type: 'snapshot', state: this.store.state } });
       if (this.focusWhenReady) {
-        this.focusWhenReady = false;
-        this.post({ type: 'focusComposer' });
+        this.post({ type: this.focusWhenReady });
+        this.focusWhenReady = null;
       }
     }
     this.onMessage(message).catch((error: unknown) => this.log(`chat view: ${String(error)}`));

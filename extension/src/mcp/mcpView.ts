@@ -101,7 +101,7 @@ export function serverChildren(server: McpServerInfo): McpNode[] {
   const children: McpNode[] = [];
   if (server.reason) {
     const failed = server.state === 'failed' || server.state === 'crashed';
-    const label = `${failed ? 'Last error' : 'Why'}: ${server.reason}`;
+    const label = `${failed ? 'Last error' : 'Why'}: ${inEditorWords(server)}`;
     children.push({ kind: 'note', id: `reason:${server.name}`, label, tooltip: server.reason, icon: failed ? 'error' : 'info' });
   }
   if (server.changed) {
@@ -113,6 +113,16 @@ export function serverChildren(server: McpServerInfo): McpNode[] {
     children.push({ kind: 'note', id: `none:${server.name}`, label: 'No tools listed yet', icon: 'info' });
   }
   return children;
+}
+
+/**
+ * The sidecar's reason speaks to whoever runs it, and for a server waiting for approval it names the CLI command
+ * (`toolgate mcp approve …`); in the editor the way is the Approve button, so the reason says that instead.
+ */
+export function inEditorWords(server: McpServerInfo): string {
+  if (server.state !== 'needs-approval' && !server.changed) return server.reason;
+  const what = server.changed ? 'Its tools changed since you approved them' : 'It has not been approved with its current settings';
+  return `${what}: approve it with the ✓ button on this row, or with Approve on its card in the chat.`;
 }
 
 /** The confirmation an approval asks for: what runs, or what changed (the diff). */
@@ -339,8 +349,8 @@ export class McpView implements Disposable {
 
   /** A session's servers as the sidecar listed them, in the view and on the chat's cards. */
   private showListing(servers: McpServerInfo[]): void {
-    const empty = 'No MCP server is configured: add mcpServers to your toolgate user settings or a .mcp.json in the workspace.';
-    this.show(servers, servers.length === 0 ? empty : undefined);
+    // None configured: the view's welcome (package.json viewsWelcome) says how to add one, with buttons.
+    this.show(servers, undefined);
     this.deps.chat?.dispatch({ type: 'mcpServers', servers });
   }
 

@@ -155,7 +155,7 @@ export class RulesView {
 
   /** What to do with one rule. True when the view should close (a file was opened). */
   private async ruleActions(sessionId: string, entry: RuleEntry): Promise<boolean> {
-    const { notifier, client } = this.deps;
+    const { notifier } = this.deps;
     const { label, removable } = describeSource(entry);
     type Action = QuickPickItem & { action: 'remove' | 'open' | 'back' };
     const actions: Action[] = [];
@@ -171,15 +171,39 @@ export class RulesView {
       await this.deps.openFile(entry.file, entry);
       return true;
     }
-    if (picked.action === 'remove' && removable) {
-      try {
-        const result = await client.removeRule(sessionId, entry.rule, entry.behavior, removable);
-        this.deps.onSettings(result.settings);
-      } catch (error) {
-        void notifier.show('error', `The rule ${entry.rule} was not removed: ${failureReason(error)}`);
-      }
-    }
+    if (picked.action === 'remove') await this.removeFrom(sessionId, entry);
     return false;
+  }
+
+  /** The Permission Rules view's Remove on a rule (rulesTree.ts): from the scope it is kept in. */
+  async remove(entry: RuleEntry): Promise<void> {
+    const sessionId = await this.deps.session();
+    if (sessionId) await this.removeFrom(sessionId, entry);
+  }
+
+  /** The view's Add: which kind of rule, then the rule and its scope. */
+  async addRule(): Promise<void> {
+    const sessionId = await this.deps.session();
+    if (!sessionId) {
+      await this.deps.openRulesFile();
+      return;
+    }
+    const kinds = RULE_BEHAVIORS.slice()
+      .reverse()
+      .map((behavior) => ({ label: ADD_LABELS[behavior], behavior }));
+    const picked = await this.deps.notifier.pick(kinds, { title: 'toolgate: Add a Permission Rule', placeholder: 'Which kind of rule?' });
+    if (picked) await this.add(sessionId, picked.behavior);
+  }
+
+  private async removeFrom(sessionId: string, entry: RuleEntry): Promise<void> {
+    const { removable } = describeSource(entry);
+    if (!removable) return;
+    try {
+      const result = await this.deps.client.removeRule(sessionId, entry.rule, entry.behavior, removable);
+      this.deps.onSettings(result.settings);
+    } catch (error) {
+      void this.deps.notifier.show('error', `The rule ${entry.rule} was not removed: ${failureReason(error)}`);
+    }
   }
 
   /** Type a rule, pick a scope, save it. A rule the sidecar refuses comes back with the reason, to be corrected. */

@@ -12,7 +12,7 @@ import type { ApprovalCard, ChatAction, ChatState, Item, ProviderStatus } from '
 import { markPrompts } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
-import { isMcpCardAction, reduceMcpCards } from './mcpCard';
+import { isMcpCardAction, reduceMcpCards, withoutApprovedCards } from './mcpCard';
 import { appendOutput } from './toolView';
 
 export { resultText, summarizeInput } from './history';
@@ -78,7 +78,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'busy':
       return action.busy ? { ...state, busy: true } : finishStreaming({ ...state, busy: false, thinking: false });
     case 'userMessage':
-      return appendWithId(finishStreaming(state), (id) => ({
+      return appendWithId({ ...finishStreaming(state), mcpCards: withoutApprovedCards(state.mcpCards) }, (id) => ({
         kind: 'user',
         id,
         text: action.text,
@@ -179,6 +179,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
         id: event.tool_use_id,
         toolName: event.name,
         summary: event.summary,
+        input: event.input,
         status: 'running',
         startedAt: at,
         finishedAt: null,

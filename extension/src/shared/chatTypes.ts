@@ -86,6 +86,8 @@ export type Item =
       id: string;
       toolName: string;
       summary: string;
+      /** The call's input as the model sent it: what the card's readable view of a change is drawn from. */
+      input?: unknown;
       status: ToolStatus;
       startedAt: number;
       finishedAt: number | null;

@@ -100,6 +100,14 @@ export function reduceMcpCards(cards: readonly McpCard[], action: McpCardAction)
   }
 }
 
+/**
+ * The person sent their next message: an approved server's card has said what it had to ("offered from the next
+ * message") and gives its room back to the conversation. A failed one stays: it still asks for something.
+ */
+export function withoutApprovedCards(cards: readonly McpCard[]): McpCard[] {
+  return cards.filter((card) => card.state !== 'approved');
+}
+
 function update(cards: readonly McpCard[], name: string, change: (card: McpCard) => McpCard): McpCard[] {
   return cards.map((card) => (card.name === name ? change(card) : card));
 }

@@ -19,13 +19,16 @@ export interface AttachmentChip {
 /** Host → webview. */
 export type HostMessage =
   | { type: 'action'; action: ChatAction }
-  | { type: 'focusComposer' }
+  | FocusMessage
   /** The `@` candidates for the composer's request `requestId` (an older request's answer is dropped). */
   | { type: 'completions'; requestId: number; items: CompletionItem[] }
   /** Add a chip to the composer ("Add selection to chat", the active file). */
   | { type: 'attach'; chip: AttachmentChip }
   /** The model picker's choices. */
   | { type: 'models'; current: string; models: string[]; problem: string | null };
+
+/** Where the keyboard goes in the chat view: the composer (Open Chat), or the first waiting card (Alt+Shift+P). */
+export type FocusMessage = { type: 'focusComposer' } | { type: 'focusPendingCard' };
 
 /** How a person answered an approval card. */
 export type ApprovalChoice =

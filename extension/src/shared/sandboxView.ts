@@ -16,9 +16,10 @@ export interface SandboxLabel {
 
 export function sandboxLabel(sandbox: SandboxStatus): SandboxLabel {
   const text = {
-    on: sandbox.autoAllow ? 'Sandbox on · auto-allow' : 'Sandbox on',
-    off: 'Sandbox off',
-    unavailable: 'Sandbox unavailable',
+    // Words for the header's one line ("Ready · Claude Sonnet 4.5 · sandboxed").
+    on: sandbox.autoAllow ? 'sandboxed, auto-allow' : 'sandboxed',
+    off: 'not sandboxed',
+    unavailable: 'sandbox unavailable',
   }[sandbox.state];
   const title =
     sandbox.state === 'on'

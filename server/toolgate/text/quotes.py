@@ -89,3 +89,10 @@ def restyle_quotes(old: str, actual: str, new: str, before: str = "", after: str
             else:
                 out[i] = straight
     return "".join(out)
+
+
+def shown_quoted(text: str) -> str:
+    """A pattern in quotes for a person to read, exactly as typed: `repr` would double every backslash of a
+    regex (`'\\\\d+'`), so the quote is chosen to differ from the text's own instead and nothing is escaped."""
+    quote = '"' if "'" in text and '"' not in text else "'"
+    return f"{quote}{text}{quote}"

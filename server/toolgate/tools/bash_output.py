@@ -15,6 +15,7 @@ from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.tool import DescribeContext, Tool, ToolInput, ToolTraits
 from toolgate.shell.host import SHELL_HOST, Status
 from toolgate.shell.output import HEAD_CHARS, INLINE_LIMIT, TAIL_CHARS, omission_notice
+from toolgate.text.quotes import shown_quoted
 
 
 class BashOutputInput(ToolInput):
@@ -68,7 +69,8 @@ class BashOutputTool(Tool[BashOutputInput, BackgroundReport]):
         )
 
     def summary(self, tool_input: BashOutputInput, workspace: Path) -> str:
-        return f"Output of {tool_input.id}" + (f" matching {tool_input.filter!r}" if tool_input.filter else "")
+        matching = f" matching {shown_quoted(tool_input.filter)}" if tool_input.filter else ""
+        return f"Output of {tool_input.id}{matching}"
 
     async def validate(self, tool_input: BashOutputInput, ctx: ToolContext) -> None:
         ctx.get(SHELL_HOST).get(tool_input.id)

@@ -17,6 +17,7 @@ from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list
 from toolgate.text.pagination import Page, page_notice, paginate
+from toolgate.text.quotes import shown_quoted
 from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_records
 from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, explain_search_error, file_errors_note
 from toolgate.tools._search import (
@@ -147,7 +148,7 @@ class GrepTool(Tool[GrepInput, GrepFound]):
     def summary(self, tool_input: GrepInput, workspace: Path) -> str:
         where = f" in {display_input_path(tool_input.path, workspace)}" if tool_input.path else ""
         only = f" ({tool_input.glob})" if tool_input.glob else ""
-        return f"{tool_input.pattern!r}{where}{only}"
+        return f"{shown_quoted(tool_input.pattern)}{where}{only}"
 
     async def validate(self, tool_input: GrepInput, ctx: ToolContext) -> None:
         check_search_root(search_root(tool_input.path, ctx), ctx, files_allowed=True)

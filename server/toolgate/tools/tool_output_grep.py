@@ -11,6 +11,7 @@ from pydantic import Field
 from toolgate.core.context import ToolContext
 from toolgate.core.output_store import OUTPUT_STORE
 from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
+from toolgate.text.quotes import shown_quoted
 from toolgate.text.ripgrep_output import split_records
 from toolgate.tools._ripgrep import RIPGREP, explain_search_error
 from toolgate.tools._search import join_notes
@@ -59,7 +60,7 @@ class ToolOutputGrepTool(Tool[ToolOutputGrepInput, OutputMatches]):
         return ()  # the session's own store, not the user's files
 
     def summary(self, tool_input: ToolOutputGrepInput, workspace: Path) -> str:
-        return f"{tool_input.pattern!r} in {tool_input.ref}"
+        return f"{shown_quoted(tool_input.pattern)} in {tool_input.ref}"
 
     async def validate(self, tool_input: ToolOutputGrepInput, ctx: ToolContext) -> None:
         ctx.get(OUTPUT_STORE).get(tool_input.ref)

@@ -25,6 +25,9 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("NotebookEdit", {"notebook_path": f"{WS}/nb.ipynb", "new_source": "x", "cell_id": "c1"}, "nb.ipynb: replace c1"),
     ("Glob", {"pattern": "**/*.py", "path": f"{WS}/src"}, "**/*.py in src"),
     ("Grep", {"pattern": "TODO", "path": f"{WS}/lib", "glob": "*.ts"}, "'TODO' in lib (*.ts)"),
+    # A regex as typed: its backslashes and quotes are not escaped a second time.
+    ("Grep", {"pattern": r"def \w+\(self"}, r"'def \w+\(self'"),
+    ("Grep", {"pattern": "it's <b> & `x`"}, '"it\'s <b> & `x`"'),
     # A command is shown exactly as it will run, paths and all: what is approved is what runs.
     ("Bash", {"command": f"cat {WS}/a.txt"}, f"cat {WS}/a.txt"),
 ]  # fmt: skip
