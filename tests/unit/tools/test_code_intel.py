@@ -24,6 +24,7 @@ from toolgate.core.code_intel import (
     TextEditModel,
 )
 from toolgate.core.documents import OPEN_DOCUMENTS
+from toolgate.core.messages import ToolResult
 from toolgate.core.permission import PermissionMode, ReviewAnswer, ReviewedFile, ReviewRequest
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.sidecar.approvals import ClientUnavailable
@@ -89,6 +90,18 @@ class Documents:
         return None
 
 
+async def ask_at_call(runtime: Runtime, operation: str) -> ToolResult:
+    """The LSP tool's `operation` at `totalArea` on main.ts's call line."""
+    return await run1(
+        runtime,
+        "LSP",
+        operation=operation,
+        file_path="src/main.ts",
+        symbol="totalArea",
+        line_text="console.log(totalArea([]));",
+    )
+
+
 @pytest.fixture
 def editor(workspace: Path) -> StandInEditor:
     (workspace / "src").mkdir()
@@ -137,14 +150,7 @@ async def test_references_are_asked_at_the_symbols_position_and_shown_with_their
         provided=True,
         locations=[IntelLocation(path=shapes, span=span(4, 16, 25)), IntelLocation(path=main, span=span(2, 12, 21))],
     )
-    result = await run1(
-        rt,
-        "LSP",
-        operation="findReferences",
-        file_path="src/main.ts",
-        symbol="totalArea",
-        line_text="console.log(totalArea([]));",
-    )
+    result = await ask_at_call(rt, "findReferences")
     assert not result.is_error, result.text()
     [question] = editor.questions
     assert (question.operation, question.path, question.line, question.character) == ("references", main, 2, 12)
@@ -182,14 +188,7 @@ async def test_a_location_outside_the_working_directories_is_named_but_not_quote
     outside = tmp_path / "lib.d.ts"
     outside.write_text("declare const secret: string;\n")
     editor.answer = IntelAnswer(provided=True, locations=[IntelLocation(path=str(outside), span=span(0, 14, 20))])
-    result = await run1(
-        rt,
-        "LSP",
-        operation="goToDefinition",
-        file_path="src/main.ts",
-        symbol="totalArea",
-        line_text="console.log(totalArea([]));",
-    )
+    result = await ask_at_call(rt, "goToDefinition")
     assert "declare const" not in result.text()
     assert result.text().endswith("lib.d.ts:1 (outside the working directories; reading it is a Read that may ask)")
 
@@ -228,14 +227,7 @@ async def test_an_ambiguous_position_is_an_error_listing_the_candidates_and_noth
     rt: Runtime, editor: StandInEditor, workspace: Path
 ) -> None:
     (workspace / "src" / "main.ts").write_text(MAIN + "console.log(totalArea([]));\n")
-    result = await run1(
-        rt,
-        "LSP",
-        operation="goToDefinition",
-        file_path="src/main.ts",
-        symbol="totalArea",
-        line_text="console.log(totalArea([]));",
-    )
+    result = await ask_at_call(rt, "goToDefinition")
     assert result.is_error
     assert "2 lines are reading 'console.log(totalArea([]));':\n3\tconsole.log(totalArea([]));\n4\t" in result.text()
     assert editor.questions == []
@@ -243,14 +235,7 @@ async def test_an_ambiguous_position_is_an_error_listing_the_candidates_and_noth
 
 async def test_no_provider_is_a_clear_error(rt: Runtime, editor: StandInEditor) -> None:
     editor.answer = IntelAnswer(provided=False)
-    result = await run1(
-        rt,
-        "LSP",
-        operation="goToImplementation",
-        file_path="src/main.ts",
-        symbol="totalArea",
-        line_text="console.log(totalArea([]));",
-    )
+    result = await ask_at_call(rt, "goToImplementation")
     assert result.is_error
     assert "No language feature in the editor answers goToImplementation for src/main.ts" in result.text()
 
@@ -285,14 +270,7 @@ async def test_an_editor_that_is_gone_or_silent_ends_the_call_with_a_clear_error
     channel = Channel(gone)
     runtime = runtime_with(workspace, EditorIntel(channel, answer_seconds=0.2), approver, documents)
     try:
-        result = await run1(
-            runtime,
-            "LSP",
-            operation="findReferences",
-            file_path="src/main.ts",
-            symbol="totalArea",
-            line_text="console.log(totalArea([]));",
-        )
+        result = await ask_at_call(runtime, "findReferences")
     finally:
         await runtime.aclose()
     assert channel.asked.is_set()
@@ -515,14 +493,7 @@ async def test_a_location_in_a_file_a_read_rule_guards_is_named_but_not_quoted(
     editor.answer = IntelAnswer(provided=True, locations=[IntelLocation(path=str(secret), span=span(0, 12, 21))])
     runtime = runtime_with(workspace, editor, approver, documents)
     try:
-        result = await run1(
-            runtime,
-            "LSP",
-            operation="findReferences",
-            file_path="src/main.ts",
-            symbol="totalArea",
-            line_text="console.log(totalArea([]));",
-        )
+        result = await ask_at_call(runtime, "findReferences")
     finally:
         await runtime.aclose()
     assert "hunter2" not in result.text()
