@@ -43,6 +43,69 @@ export interface CallSummary {
   result_summary: string | null;
 }
 
+export interface ChangedFileInfo {
+  /** Relative to the workspace (absolute for an additional working directory). */
+  path: string;
+  status: "created" | "removed" | "modified";
+  added: number;
+  removed: number;
+  /** Empty for a binary file and for a conflict: undone whole or not at all. */
+  hunks: HunkInfoOutput[];
+  /** Why the agent's change cannot be taken out as the file is now: the person edited the same lines. Keep mine, take the undo (takeUndo), or merge by hand. */
+  conflict: string | null;
+  /** Names the file's content now; it changes when the file does. */
+  version: string;
+}
+
+export interface ChangesKeepParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  path: string;
+  hunk?: HunkInfoInput | null;
+}
+
+export interface ChangesListParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+}
+
+export interface ChangesListResult {
+  enabled: boolean;
+  reason: string | null;
+  since: string | null;
+  files: ChangedFileInfo[];
+  notUndoable: string[];
+}
+
+export interface ChangesUndoParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  path?: string | null;
+  hunk?: HunkInfoInput | null;
+  takeUndo?: boolean;
+}
+
+export interface ChangesUndoResult {
+  undone: boolean;
+  reason: string | null;
+  redo: string | null;
+  files: string[];
+  conflicts: UndoConflict[];
+}
+
+export interface ChangesWithoutParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  path: string;
+}
+
+/** The file as it would be without the agent's changes the bar shows: the left side of its diff. */
+export interface ChangesWithoutResult {
+  exists: boolean;
+  content: string;
+  binary: boolean;
+}
+
 export interface ChatCompactParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
@@ -274,6 +337,34 @@ export interface HooksTrustParams {
   sessionId: string;
   /** Ids of workspace hooks the person reviewed. */
   ids: string[];
+}
+
+/**
+ * A run of lines the agent changed: lines `oldStart`… (0-based) of the file without the agent's change became
+ * lines `newStart`… of the file now. Each line keeps its ending. `before`/`after`: unchanged lines around it,
+ * by which an undo finds it again.
+ */
+export interface HunkInfoInput {
+  oldStart: number;
+  oldLines: string[];
+  newStart: number;
+  newLines: string[];
+  before?: string[];
+  after?: string[];
+}
+
+/**
+ * A run of lines the agent changed: lines `oldStart`… (0-based) of the file without the agent's change became
+ * lines `newStart`… of the file now. Each line keeps its ending. `before`/`after`: unchanged lines around it,
+ * by which an undo finds it again.
+ */
+export interface HunkInfoOutput {
+  oldStart: number;
+  oldLines: string[];
+  newStart: number;
+  newLines: string[];
+  before: string[];
+  after: string[];
 }
 
 export interface ImageBlock {
@@ -779,6 +870,15 @@ export interface TurnInfo {
   changed: string[];
 }
 
+/**
+ * A file whose agent change the person has since edited on the same lines (or replaced, or removed):
+ * an undo leaves it as it is.
+ */
+export interface UndoConflict {
+  path: string;
+  reason: string;
+}
+
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -890,6 +990,10 @@ export const Methods = {
   sandboxStandIns: "toolgate/sandbox/standIns",
   hooksList: "toolgate/hooks/list",
   hooksTrust: "toolgate/hooks/trust",
+  changesList: "toolgate/changes/list",
+  changesKeep: "toolgate/changes/keep",
+  changesUndo: "toolgate/changes/undo",
+  changesWithout: "toolgate/changes/without",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -954,6 +1058,14 @@ export interface ClientRequests {
   "toolgate/hooks/list": { params: HooksListParams; result: HooksListResult };
   /** Trust workspace hooks the person reviewed (recorded in the user settings); the hooks after it. */
   "toolgate/hooks/trust": { params: HooksTrustParams; result: HooksListResult };
+  /** The agent's changes, per file. */
+  "toolgate/changes/list": { params: ChangesListParams; result: ChangesListResult };
+  /** Accept a file or a hunk. */
+  "toolgate/changes/keep": { params: ChangesKeepParams; result: ChangesListResult };
+  /** Undo the agent's change to a hunk, a file or every file (a redo checkpoint is taken first). */
+  "toolgate/changes/undo": { params: ChangesUndoParams; result: ChangesUndoResult };
+  /** A file without the changes. */
+  "toolgate/changes/without": { params: ChangesWithoutParams; result: ChangesWithoutResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

@@ -77,8 +77,9 @@ class UndoOutcome:
 
 
 def bar_floor(checkpoints: list[Checkpoint]) -> str | None:
-    """The checkpoint the bar counts from: the start of the first of the last TURNS_SHOWN turns."""
-    starts = [c.id for c in checkpoints if c.kind == "turn"]
+    """The checkpoint the bar counts from: the start of the first of the last TURNS_SHOWN turns (a session of
+    calls without turns, as an editor's tools/run makes: its first checkpoint)."""
+    starts = [c.id for c in checkpoints if c.kind == "turn"] or [c.id for c in checkpoints[:1]]
     return starts[-TURNS_SHOWN:][0] if starts else None
 
 

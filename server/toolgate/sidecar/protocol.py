@@ -29,6 +29,7 @@ from toolgate.core.permission import (
 )
 from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import ToolDefinition
+from toolgate.sidecar.protocol_changes import CHANGES_METHODS
 from toolgate.sidecar.protocol_checkpoints import (
     CheckpointFileParams,
     CheckpointFileResult,
@@ -395,6 +396,7 @@ METHODS: tuple[Method, ...] = (
     *MCP_METHODS,
     *SANDBOX_METHODS,
     *HOOKS_METHODS,
+    *CHANGES_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

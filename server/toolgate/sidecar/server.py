@@ -41,6 +41,7 @@ from toolgate.core.permission import PermissionMode
 from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
+from toolgate.sidecar.changes_handlers import changes_handlers
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.documents import EditorDocuments
 from toolgate.sidecar.hooks_handlers import hooks_handlers
@@ -163,6 +164,7 @@ class ToolgateServer(LanguageServer):
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
             **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
             **rules_handlers(lambda session_id: self.sessions.get(session_id)),
+            **changes_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
         }
 
     def _register_lsp_features(self) -> None:
