@@ -157,17 +157,36 @@ def undo_files(
         if not take_undo:
             conflicts.append(UndoConflict(path=entry.path, reason=entry.conflict))
             continue
-        history, _ = agent_history(store, session, listing.since or "000000", paths={entry.path})
-        kept = review.kept.get(entry.path, _Kept())
-        changes = [c for c in history.get(entry.path, []) if int(c.made_after) >= int(kept.at)]
         try:
-            planned[entry.path] = undo_file(store.git, entry.current, changes, take_undo=True)
+            planned[entry.path] = _taken(store, session, review, listing.since, entry)
         except ChangeConflict as exc:  # a symbolic link: only a whole-tree restore puts it back
             conflicts.append(UndoConflict(path=entry.path, reason=str(exc)))
     if not planned or listing.since is None:
         return UndoOutcome(None, [], conflicts)
     redo = _write(store, session, listing.since, planned, turn=turn, is_dirty=is_dirty)
     return UndoOutcome(redo, list(planned), conflicts)
+
+
+def without_file(store: CheckpointStore, session: str, review: ChangesReview, path: str) -> FileEntry | None:
+    """`path`'s entry in the bar (None: it has none now); for a conflict, `without` is what taking the undo would
+    make of it (the undo wins where it meets the person's edits): the side a merge by hand starts from."""
+    listing = list_changes(store, session, review)
+    entry = next((e for e in listing.files if e.path == path), None)
+    if entry is None or entry.conflict is None:
+        return entry
+    try:
+        return FileEntry(path, entry.current, _taken(store, session, review, listing.since, entry), [], entry.conflict)
+    except ChangeConflict:
+        return entry
+
+
+def _taken(
+    store: CheckpointStore, session: str, review: ChangesReview, since: str | None, entry: FileEntry
+) -> bytes | None:
+    history, _ = agent_history(store, session, since or "000000", paths={entry.path})
+    kept = review.kept.get(entry.path, _Kept())
+    changes = [c for c in history.get(entry.path, []) if int(c.made_after) >= int(kept.at)]
+    return undo_file(store.git, entry.current, changes, take_undo=True)
 
 
 def undo_hunk(

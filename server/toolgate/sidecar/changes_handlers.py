@@ -114,16 +114,15 @@ def changes_handlers(
         return result
 
     async def without(params: p.ChangesWithoutParams) -> p.ChangesWithoutResult:
-        from toolgate.checkpoints.changes import list_changes
+        from toolgate.checkpoints.changes import without_file
 
         checkpoints = checkpoints_of(params.session_id)
         if checkpoints is None:
             raise JsonRpcInvalidParams(message=_OFF)
         review = review_of(params.session_id)
-        found = await anyio.to_thread.run_sync(
-            lambda: list_changes(checkpoints.store(), checkpoints.session_id, review).files
+        entry = await anyio.to_thread.run_sync(
+            lambda: without_file(checkpoints.store(), checkpoints.session_id, review, params.path)
         )
-        entry = next((e for e in found if e.path == params.path), None)
         if entry is None:
             raise JsonRpcInvalidParams(message=f"{params.path} has no agent changes in the bar now; list them again")
         if entry.without is None:

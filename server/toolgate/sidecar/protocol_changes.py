@@ -83,7 +83,8 @@ class ChangesWithoutParams(WireModel):
 
 
 class ChangesWithoutResult(WireModel):
-    """The file as it would be without the agent's changes the bar shows: the left side of its diff."""
+    """The file as it would be without the agent's changes the bar shows: the left side of its diff. For a conflict:
+    the file as taking the undo would make it (the side a merge by hand starts from)."""
 
     exists: bool
     content: str
