@@ -11,8 +11,9 @@ import { acceptEditsSwitch } from './review/acceptEdits';
 import { ApprovalBroker, sidecarRuleSaver } from './review/approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chat/chatView';
 import { ChatStore } from './chat/chatStore';
+import { ChangesBarController, isChangesMessage } from './checkpoints/changesBar';
 import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
-import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
+import { checkpointChanges, registerCheckpointContent, registerWithoutContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
 import { ChatController } from './chat/controller';
 import { reviewWaitingHooks } from './settings/hookReview';
@@ -196,12 +197,15 @@ export function activate(context: vscode.ExtensionContext): void {
     reloadSession: () => controller.sessions.reload(),
     log,
   });
+  const changesBar = new ChangesBarController({ store, client, changes: checkpointChanges, workspaceRoot: api.firstWorkspaceFolder, log });
   viewMessages.connect((message) =>
     message.type === 'mcpCard'
       ? mcp.cardChoice(message.name, message.choice)
       : isCheckpointMessage(message)
         ? checkpoints.viewMessage(message)
-        : commands.viewMessage(message),
+        : isChangesMessage(message)
+          ? changesBar.viewMessage(message)
+          : commands.viewMessage(message),
   );
   const notices = new SidecarNotices({
     notifier: api.notifier,
@@ -236,6 +240,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerProposalFileSystem(proposed),
     api.registerProposalFileSystem(originals),
     registerCheckpointContent((ref) => checkpoints.fileText(ref)),
+    registerWithoutContent((ref) => changesBar.withoutText(ref)),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void reloadSettings(false)),
@@ -244,6 +249,10 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     api.registerCommand('toolgate.openChat', () => commands.openChat()),
     api.registerCommand('toolgate.newSession', () => commands.newSession()),
+    api.registerCommand('toolgate.focusChangesBar', async () => {
+      await commands.openChat();
+      chatView.focusChangesBar();
+    }),
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),

@@ -50,7 +50,7 @@ export interface ChangedFileInfo {
   added: number;
   removed: number;
   /** Empty for a binary file and for a conflict: undone whole or not at all. */
-  hunks: HunkInfoOutput[];
+  hunks: HunkInfo[];
   /** Why the agent's change cannot be taken out as the file is now: the person edited the same lines. Keep mine, take the undo (takeUndo), or merge by hand. */
   conflict: string | null;
   /** Names the file's content now; it changes when the file does. */
@@ -61,7 +61,7 @@ export interface ChangesKeepParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   path: string;
-  hunk?: HunkInfoInput | null;
+  hunk?: HunkInfo | null;
 }
 
 export interface ChangesListParams {
@@ -81,7 +81,7 @@ export interface ChangesUndoParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
   path?: string | null;
-  hunk?: HunkInfoInput | null;
+  hunk?: HunkInfo | null;
   takeUndo?: boolean;
 }
 
@@ -99,7 +99,10 @@ export interface ChangesWithoutParams {
   path: string;
 }
 
-/** The file as it would be without the agent's changes the bar shows: the left side of its diff. */
+/**
+ * The file as it would be without the agent's changes the bar shows: the left side of its diff. For a conflict:
+ * the file as taking the undo would make it (the side a merge by hand starts from).
+ */
 export interface ChangesWithoutResult {
   exists: boolean;
   content: string;
@@ -344,21 +347,7 @@ export interface HooksTrustParams {
  * lines `newStart`… of the file now. Each line keeps its ending. `before`/`after`: unchanged lines around it,
  * by which an undo finds it again.
  */
-export interface HunkInfoInput {
-  oldStart: number;
-  oldLines: string[];
-  newStart: number;
-  newLines: string[];
-  before?: string[];
-  after?: string[];
-}
-
-/**
- * A run of lines the agent changed: lines `oldStart`… (0-based) of the file without the agent's change became
- * lines `newStart`… of the file now. Each line keeps its ending. `before`/`after`: unchanged lines around it,
- * by which an undo finds it again.
- */
-export interface HunkInfoOutput {
+export interface HunkInfo {
   oldStart: number;
   oldLines: string[];
   newStart: number;

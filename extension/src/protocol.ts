@@ -13,6 +13,10 @@ import { PERMISSION_MODE_TRAITS as MODE_TRAITS } from './protocol.generated';
 export type {
   ApprovalRecord,
   CallSummary,
+  ChangedFileInfo,
+  ChangesListResult,
+  ChangesUndoResult,
+  HunkInfo,
   ChatCompactResult,
   ChatEventParams,
   ChatHistoryResult,

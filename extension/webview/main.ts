@@ -11,6 +11,7 @@ import { escapeAction } from '../src/shared/keys';
 import { sessionEntries } from '../src/shared/sessions';
 import { toolTiming } from '../src/shared/toolView';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
+import { changesBarElement, drawChangesBar, focusChangesBar } from './changesBar';
 import { renderItem } from './components';
 import type { RenderContext } from './components';
 import { append, clear, h } from './dom';
@@ -91,6 +92,7 @@ const composer = h('textarea', {
   'aria-label': 'Message to the agent',
 });
 const sendButton = h('button', { class: 'primary send', title: 'Send (Enter)' }, 'Send');
+const changesBar = changesBarElement(() => composer.focus());
 const stopButton = h('button', { class: 'danger stop', title: 'Interrupt (Escape)', hidden: true }, 'Stop');
 
 const app = document.getElementById('app') ?? document.body;
@@ -108,6 +110,7 @@ app.append(
   ),
   h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton),
   todos,
+  changesBar,
   h('footer', { class: 'composer' }, composer, h('div', { class: 'composer-actions' }, stopButton, sendButton)),
 );
 
@@ -140,6 +143,7 @@ function draw(): void {
   drawMcpCards(mcpCards, state.mcpCards, post, () => requestAnimationFrame(() => composer.focus()));
   drawTranscript(state);
   drawTodos(state);
+  drawChangesBar(changesBar, state.changes, post);
   const busy = state.busy;
   stopButton.hidden = !busy;
   sendButton.hidden = busy;
@@ -430,6 +434,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const message = event.data;
   if (message.type === 'focusComposer') {
     composer.focus();
+    return;
+  }
+  if (message.type === 'focusChangesBar') {
+    if (!focusChangesBar(changesBar)) composer.focus();
     return;
   }
   if (message.type === 'action') {

@@ -8,6 +8,7 @@
 
 import type { ChatEvent, ChatMessage, PermissionMode } from '../protocol';
 import type { ChatAction, ChatState, Item, ProviderStatus } from './chatTypes';
+import { EMPTY_BAR, isChangesBarAction, reduceChangesBar } from './changesBar';
 import { markPrompts } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
@@ -35,12 +36,14 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     sandbox: null,
     usage: null,
     mcpCards: [],
+    changes: EMPTY_BAR,
     nextId: 1,
   };
 }
 
 export function reduce(state: ChatState, action: ChatAction): ChatState {
   if (isMcpCardAction(action)) return { ...state, mcpCards: reduceMcpCards(state.mcpCards, action) };
+  if (isChangesBarAction(action)) return { ...state, changes: reduceChangesBar(state.changes, action) };
   switch (action.type) {
     case 'snapshot':
       return action.state;
@@ -51,7 +54,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case 'sessions':
       return { ...state, sessions: action.sessions, sessionsAvailable: action.available };
     case 'sessionOpened': {
-      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [], usage: null };
+      const opened: ChatState = { ...state, sessionId: action.sessionId, mode: action.mode, items: [], todos: [], mcpCards: [], usage: null, changes: EMPTY_BAR };
       const history = { decisions: action.decisions ?? [], calls: action.calls ?? {} };
       const drawn = itemsFromHistory(opened, action.messages, history);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };

@@ -20,6 +20,7 @@ import type {
 } from '../protocol';
 import type { RestoreRedo, TurnMark } from './checkpointView';
 import type { HistoryRecords } from './history';
+import type { ChangesBar, ChangesBarAction } from './changesBar';
 import type { McpCard, McpCardAction } from './mcpCard';
 
 export type SidecarAction = 'restartSidecar' | 'showLog' | 'openPythonSetting' | 'installToolgate' | 'selectPython';
@@ -151,6 +152,8 @@ export interface ChatState {
   usage: UsageReport | null;
   /** The open session's MCP servers that wait for the person's approval, as cards (shared/mcpCard.ts). */
   mcpCards: McpCard[];
+  /** The agent's changes of the last turns, above the composer (shared/changesBar.ts). */
+  changes: ChangesBar;
   nextId: number;
 }
 
@@ -211,4 +214,5 @@ export type ChatAction =
   /** The open session's turns and their checkpoints (`toolgate/checkpoints/list`): Restore… and "files changed". */
   | { type: 'checkpoints'; turns: TurnInfo[] }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo }
-  | McpCardAction;
+  | McpCardAction
+  | ChangesBarAction;

@@ -6,10 +6,12 @@
 
 import type { PermissionMode, RuleScope } from '../protocol';
 import { PERMISSION_MODES, RULE_SCOPES } from '../protocol';
+import type { ChangesOp } from './changesBar';
+import { CHANGES_OPS } from './changesBar';
 import type { ChatAction, SidecarAction } from './chatModel';
 
 /** Host → webview. */
-export type HostMessage = { type: 'action'; action: ChatAction } | { type: 'focusComposer' };
+export type HostMessage = { type: 'action'; action: ChatAction } | { type: 'focusComposer' } | { type: 'focusChangesBar' };
 
 /** How a person answered an approval card. */
 export type ApprovalChoice =
@@ -43,7 +45,9 @@ export type ViewMessage =
   /** A prompt's Restore… and "N files changed", a restore notice's Redo (by the item's id: the host knows the rest). */
   | { type: 'restoreCheckpoint' | 'showTurnChanges' | 'redoRestore'; itemId: string }
   /** An MCP approval card's Approve, Not now (folds it) and reopen (unfolds it), by the server's name. */
-  | { type: 'mcpCard'; name: string; choice: McpCardChoice };
+  | { type: 'mcpCard'; name: string; choice: McpCardChoice }
+  /** A changes bar button: a file by `path` and the `version` it was drawn at, a hunk by its index in that file. */
+  | { type: 'changes'; op: ChangesOp; path?: string; version?: string; hunk?: number };
 
 export type McpCardChoice = 'approve' | 'notNow' | 'reopen';
 const MCP_CARD_CHOICES: readonly McpCardChoice[] = ['approve', 'notNow', 'reopen'];
@@ -121,6 +125,21 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       const name = text(raw.name);
       const choice = oneOf(raw.choice, MCP_CARD_CHOICES);
       return name && choice ? { type: 'mcpCard', name, choice } : undefined;
+    }
+    case 'changes': {
+      const op = oneOf(raw.op, CHANGES_OPS);
+      const path = raw.path === undefined ? undefined : text(raw.path);
+      const version = raw.version === undefined ? undefined : text(raw.version);
+      const hunk = raw.hunk;
+      const hunkOk = hunk === undefined || (typeof hunk === 'number' && Number.isInteger(hunk) && hunk >= 0);
+      if (!op || (raw.path !== undefined && !path) || (raw.version !== undefined && !version) || !hunkOk) return undefined;
+      return {
+        type: 'changes',
+        op,
+        ...(path ? { path } : {}),
+        ...(version ? { version } : {}),
+        ...(typeof hunk === 'number' ? { hunk } : {}),
+      };
     }
     case 'copy': {
       const value = text(raw.text);

@@ -26,8 +26,8 @@ class HunkInfo(WireModel):
     old_lines: list[str]
     new_start: int = Field(ge=0)
     new_lines: list[str]
-    before: list[str] = Field(default_factory=list)
-    after: list[str] = Field(default_factory=list)
+    before: list[str]
+    after: list[str]
 
 
 class ChangedFileInfo(WireModel):
