@@ -388,6 +388,11 @@ document.addEventListener('keydown', (event) => {
     if (keyboard.focusFirstPendingCard()) event.preventDefault();
     return;
   }
+  // The changes bar's keybinding (toolgate.focusChangesBar), answered here too while the view has the keyboard.
+  if (event.altKey && (event.ctrlKey || event.metaKey) && event.code === 'KeyC') {
+    if (focusChangesBar(changesBar)) event.preventDefault();
+    return;
+  }
   if (event.key !== 'Escape' || event.isComposing) return;
   const focused = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const openPanel = focused?.closest<HTMLElement>(OPEN_PANELS) ?? null;

@@ -87,11 +87,13 @@ export function barFiles(listed: readonly ChangedFileInfo[]): BarFile[] {
   }));
 }
 
-/** "2 files changed +12 −3" (the bar's title line). */
+/** "2 files changed +12 −3", and how many are conflicts (their lines are not counted: they have no hunks). */
 export function changesSummary(files: readonly BarFile[]): string {
   const added = files.reduce((sum, file) => sum + file.added, 0);
   const removed = files.reduce((sum, file) => sum + file.removed, 0);
-  return `${files.length} ${files.length === 1 ? 'file' : 'files'} changed +${added} −${removed}`;
+  const conflicts = files.filter((file) => file.conflict !== null).length;
+  const summary = `${files.length} ${files.length === 1 ? 'file' : 'files'} changed +${added} −${removed}`;
+  return conflicts > 0 ? `${summary} · ${conflicts} ${conflicts === 1 ? 'conflict' : 'conflicts'}` : summary;
 }
 
 /** "+2 −1", or what a file without line counts is (created, removed, binary). */
