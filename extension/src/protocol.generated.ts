@@ -637,7 +637,7 @@ export interface SessionInfo {
   sessionId: string;
   workspace: string;
   mode: PermissionMode;
-  reviewEdits: "when_asking" | "always";
+  reviewEdits: "when_asking" | "always" | "after";
   title: string;
   createdAt: string;
   updatedAt: string;
@@ -654,7 +654,7 @@ export interface SessionNewParams {
   /** Absolute path of the workspace; default: the first workspace folder. */
   workspace?: string | null;
   mode?: PermissionMode;
-  reviewEdits?: "when_asking" | "always";
+  reviewEdits?: "when_asking" | "always" | "after";
   title?: string;
 }
 
@@ -674,14 +674,14 @@ export interface SetModeParams {
 export interface SetReviewEditsParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
-  reviewEdits: "when_asking" | "always";
+  reviewEdits: "when_asking" | "always" | "after";
 }
 
 export interface Settings {
   sessionId: string;
   mode: PermissionMode;
-  /** when_asking: a diff is reviewed only when the edit needs approval; always: every edit. */
-  reviewEdits: "when_asking" | "always";
+  /** when_asking: a diff is reviewed only when the edit needs approval; always: every edit; after: an edit that asks only because it changes files in the working directories applies at once and is reviewed after (the changes bar's Keep / Undo); other asks are still reviewed first. */
+  reviewEdits: "when_asking" | "always" | "after";
   /** Every rule in force: deny, then ask, then allow. */
   rules: RuleEntry[];
   /** Scope (local, project, user) → the settings file it is kept in. */

@@ -256,6 +256,12 @@ class ToolRunner:
             proposals = await tool.propose(tool_input, ctx) if wants_review else None
         except ToolError as exc:  # e.g. the file changed between the state check and the proposal
             return error_result(use_id, exc.kind, exc.message)
+        if proposals and self.session.review_edits == "after" and decision.offers_accept_edits:
+            # Reviewed after it applies (the changes bar's Keep / Undo, over its checkpoints): an edit that only
+            # asked because it changes files inside the working directories goes ahead now, and the model is not
+            # held. Anything else that asks (a safety check, an ask rule, a path outside) is still reviewed first.
+            ctx.allowed_because = "mode"
+            return tool_input
         if proposals:
             refusal = await self._review(tool, tool_input, decision, proposals, ctx)
             if refusal is not None:

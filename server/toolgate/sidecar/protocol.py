@@ -55,7 +55,7 @@ from toolgate.sidecar.wire_model import WireModel as WireModel
 PROTOCOL_VERSION = 1
 
 
-ReviewEdits = Literal["when_asking", "always"]
+ReviewEdits = Literal["when_asking", "always", "after"]
 
 
 class Empty(WireModel):
@@ -180,7 +180,9 @@ class Settings(WireModel):
     session_id: str
     mode: PermissionMode
     review_edits: ReviewEdits = Field(
-        description="when_asking: a diff is reviewed only when the edit needs approval; always: every edit."
+        description="when_asking: a diff is reviewed only when the edit needs approval; always: every edit; after: "
+        "an edit that asks only because it changes files in the working directories applies at once and is "
+        "reviewed after (the changes bar's Keep / Undo); other asks are still reviewed first."
     )
     rules: list[RuleEntry] = Field(default_factory=list, description="Every rule in force: deny, then ask, then allow.")
     settings_files: dict[str, str] = Field(
