@@ -32,6 +32,7 @@ class ReviewedContent:
     content: str | None  # None: the file is deleted
     proposed: str | None  # what the tool had proposed, so the tool can tell the model what the user changed
     user_modified: bool
+    original: str | None = None  # the file as the proposal started from (None: a new file)
 
 
 @dataclass(eq=False)

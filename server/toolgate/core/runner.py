@@ -320,6 +320,7 @@ class ToolRunner:
                 content=final.get(p.path, p.proposed),
                 proposed=p.proposed,
                 user_modified=p.path in final and final[p.path] != p.proposed,
+                original=p.original,
             )
             for p in proposals
         ]

@@ -23,7 +23,7 @@ class HunkConflict(Exception):
 class Hunk:
     """Lines `old_start`… of the old text (`old`) became lines `new_start`… of the new (`new`); 0-based.
     `before` and `after`: up to CONTEXT unchanged lines around it, short of the next hunk (the same on both
-    sides)."""
+    sides); empty only at the start or the end of the file, which then anchors it."""
 
     old_start: int
     old: tuple[str, ...]
@@ -85,8 +85,15 @@ def _replace(text: str, at: int, find: tuple[str, ...], put: tuple[str, ...], hu
     lines = split_keeping_ends(text)
     window = [*hunk.before, *find, *hunk.after]
     start = at - len(hunk.before)
-    if not _matches(lines, start, window):
-        places = [i for i in range(len(lines) - len(window) + 1) if _matches(lines, i, window)]
+
+    def fits(i: int) -> bool:
+        # No context on a side means the hunk touched that end of the file: it must still be there.
+        at_start = bool(hunk.before) or i == 0
+        at_end = bool(hunk.after) or i + len(window) == len(lines)
+        return at_start and at_end and _matches(lines, i, window)
+
+    if not fits(start):
+        places = [i for i in range(len(lines) - len(window) + 1) if fits(i)]
         if len(places) != 1:
             where = f"line {at + 1}"
             raise HunkConflict(
