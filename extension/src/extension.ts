@@ -12,6 +12,8 @@ import { ApprovalBroker, sidecarRuleSaver } from './review/approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chat/chatView';
 import { ChatStore } from './chat/chatStore';
 import { ChangesBarController, isChangesMessage } from './checkpoints/changesBar';
+import { HunkDecisions } from './review/hunkDecisions';
+import { proposalEditor, registerReviewLenses } from './vscode/reviewLensVscode';
 import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
 import { checkpointChanges, registerCheckpointContent, registerWithoutContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
@@ -241,6 +243,7 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerProposalFileSystem(originals),
     registerCheckpointContent((ref) => checkpoints.fileText(ref)),
     registerWithoutContent((ref) => changesBar.withoutText(ref)),
+    registerReviewLenses(new HunkDecisions(reviews, proposalEditor), (text) => void api.notifier.show('info', text)),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void reloadSettings(false)),

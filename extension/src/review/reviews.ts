@@ -149,6 +149,15 @@ export class ReviewController implements Disposable {
     return id && this.reviews.has(id) ? id : undefined;
   }
 
+  /** The file under review whose proposal is this document (its original, the model's proposal, how many files). */
+  proposalAt(resource: ResourceRef): { original: string | null; proposed: string; right: ResourceRef; files: number } | undefined {
+    const id = this.reviewFor(resource);
+    const review = id ? this.reviews.get(id) : undefined;
+    const file = review?.files.find((candidate) => candidate.right.scheme === resource.scheme && candidate.right.path === resource.path);
+    if (!review || !file || file.proposed === null) return undefined;
+    return { original: file.original, proposed: file.proposed, right: file.right, files: review.files.length };
+  }
+
   accept(id: string): Promise<void> {
     return this.finish(id, 'accepted', '');
   }
