@@ -6,9 +6,10 @@
 
 import * as vscode from 'vscode';
 
+import type { ResourceRef } from '../host';
 import type { HunkDecisions, ProposalEditor } from '../review/hunkDecisions';
 import { PROPOSED_SCHEME } from '../review/proposals';
-import { diffEditor, uriOf } from './vscodeApi';
+import { activeEditorResource, diffEditor, resourceOf, uriOf } from './vscodeApi';
 
 export const proposalEditor: ProposalEditor = {
   documentText: (resource) => diffEditor.documentText(resource),
@@ -20,9 +21,9 @@ export const proposalEditor: ProposalEditor = {
   },
 };
 
-function resourceOf(uri: unknown): { scheme: string; path: string } | undefined {
-  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
-  return target ? { scheme: target.scheme, path: target.path } : undefined;
+/** The proposal a command is for: the lens's document, or the editor that has the keyboard. */
+function targetOf(uri: unknown): ResourceRef | undefined {
+  return resourceOf(uri) ?? activeEditorResource();
 }
 
 export function registerReviewLenses(decisions: HunkDecisions, said: (text: string) => void): vscode.Disposable {
@@ -31,15 +32,17 @@ export function registerReviewLenses(decisions: HunkDecisions, said: (text: stri
     { scheme: PROPOSED_SCHEME },
     {
       onDidChangeCodeLenses: changed.event,
-      provideCodeLenses: (document) =>
-        decisions.lenses({ scheme: document.uri.scheme, path: document.uri.path }).map(
+      provideCodeLenses: (document) => {
+        const resource = resourceOf(document.uri);
+        return (resource ? decisions.lenses(resource) : []).map(
           (lens) =>
             new vscode.CodeLens(new vscode.Range(lens.line, 0, lens.line, 0), {
               title: lens.title,
               command: lens.command,
               arguments: [document.uri, lens.hunk],
             }),
-        ),
+        );
+      },
     },
   );
   const edits = vscode.workspace.onDidChangeTextDocument((event) => {
@@ -51,19 +54,19 @@ export function registerReviewLenses(decisions: HunkDecisions, said: (text: stri
     lenses,
     edits,
     vscode.commands.registerCommand('toolgate.review.rejectHunk', async (uri?: unknown, hunk?: unknown) => {
-      const resource = resourceOf(uri);
+      const resource = targetOf(uri);
       const line = vscode.window.activeTextEditor?.selection.active.line;
       const at = typeof hunk === 'number' ? { index: hunk } : line === undefined ? {} : { line };
       if (!resource || !(await decisions.rejectHunk(resource, at))) said(nothingHere);
     }),
     vscode.commands.registerCommand('toolgate.review.rejectFile', async (uri?: unknown) => {
-      const resource = resourceOf(uri);
+      const resource = targetOf(uri);
       if (!resource || !(await decisions.rejectFile(resource))) {
         said('This file cannot be rejected on its own here (a new file: reject the review, or empty its proposal).');
       }
     }),
     vscode.commands.registerCommand('toolgate.review.restoreFile', async (uri?: unknown) => {
-      const resource = resourceOf(uri);
+      const resource = targetOf(uri);
       if (resource) await decisions.restoreFile(resource);
     }),
   );
