@@ -62,3 +62,54 @@ def test_a_rejected_hunk_is_left_out_and_the_model_is_told_which(
         assert "applied 1 of 2 hunks: #1" in told and "rejected 1 of 2 hunks: #2" in told, told
     finally:
         greet.write_text(before)
+
+
+def test_one_file_of_a_two_file_patch_is_rejected_and_the_other_applied(
+    mock_model: MockFactory, workbench: Workbench, code_server: CodeServer
+) -> None:
+    page = workbench.page
+    greet = code_server.workspace / "src" / "greet.py"
+    readme = code_server.workspace / "README.md"
+    greet_before, readme_before = greet.read_text(), readme.read_text()
+    patch = (
+        '*** Begin Patch\n*** Update File: src/greet.py\n@@\n-    return f"Hello, {name}!"\n'
+        '+    return f"Goodbye, {name}!"\n*** Update File: README.md\n@@\n-# Demo workspace\n+# DEMO workspace\n'
+        "*** End Patch\n"
+    )
+    try:
+        model = mock_model(
+            [
+                {
+                    "text": "Reading both.",
+                    "tool_uses": [
+                        {"name": "Read", "input": {"file_path": str(greet)}},
+                        {"name": "Read", "input": {"file_path": str(readme)}},
+                    ],
+                },
+                {"text": "One patch.", "tool_uses": [{"name": "ApplyPatch", "input": {"patch": patch}}]},
+                {"text": "Patched."},
+            ]
+        )
+        chat = workbench.open_chat()
+        send(workbench, "Say goodbye and shout the title.")
+        review = chat.locator(".review-pending").last
+        expect(review).to_contain_text("README.md")
+        page.locator(".tabs-container .tab", has_text="README.md ↔ toolgate proposal").click()
+        reject_file = page.locator(
+            ".monaco-diff-editor .editor.modified .codelens-decoration a", has_text="Reject this file"
+        )
+        expect(reject_file).to_be_visible()
+        reject_file.click()
+        restore = page.locator(".monaco-diff-editor .editor.modified .codelens-decoration a", has_text="Restore")
+        expect(restore).to_be_visible()
+        workbench.shot("311-review-file-rejected")
+        review.get_by_role("button", name="Accept", exact=True).click()
+        wait_for(lambda: greet.read_text() != greet_before, 30, "greet.py to be patched")
+        assert "Goodbye" in greet.read_text() and readme.read_text() == readme_before
+        expect(chat.locator(".msg-assistant").last).to_contain_text("Patched.")
+        wait_idle(chat)
+        told = json.dumps(model.requests()[2]["body"]["messages"][-1])
+        assert "rejected your whole change to README.md" in told, told
+    finally:
+        greet.write_text(greet_before)
+        readme.write_text(readme_before)
