@@ -46,7 +46,10 @@ export function drawChangesBar(element: HTMLElement, bar: ChangesBar, post: Post
       h('ul', { class: 'changes-files' }, bar.files.map((file) => fileRow(file, post, unfolded.has(file.path)))),
     );
   }
-  if (focused) (element.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`) ?? firstButton(element))?.focus();
+  if (focused) {
+    const same = [...element.querySelectorAll<HTMLElement>('[data-focus-key]')].find((candidate) => candidate.dataset.focusKey === focused);
+    (same ?? firstButton(element))?.focus();
+  }
 }
 
 /** The keybinding's target: the bar's first button (nothing when the bar is empty). */
