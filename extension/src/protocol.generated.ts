@@ -277,6 +277,8 @@ export interface DiffReviewResult {
   /** The final contents the user accepted; absent: accepted as proposed. */
   files?: ReviewedFile[] | null;
   feedback?: string | null;
+  /** Comments on lines of the proposals. */
+  notes?: ReviewNote[];
 }
 
 /** No parameters, or no data in the result. */
@@ -546,6 +548,13 @@ export interface Retrying {
   kind: "rate_limit" | "overloaded" | "server" | "connection" | "auth" | "context_too_long" | "bad_request" | "not_found" | "config";
   message: string;
   discard_partial: boolean;
+}
+
+/** A comment the person left on a line of a proposal (1-based), sent to the model with the decision. */
+export interface ReviewNote {
+  path: string;
+  line: number;
+  text: string;
 }
 
 export interface ReviewRecord {

@@ -48,6 +48,7 @@ class ToolContext:
     partial_result: ToolResultContent | None = None
     # Set when a human reviewed this call's proposed file contents (the diff review).
     reviewed: list[ReviewedContent] | None = None
+    review_notes: str = ""  # the person's comments on the reviewed proposal, for the end of the result
     # Why this call was allowed to run (set by the runner after the permission step; None: not decided there).
     # Through the call, not the session: concurrent calls were allowed for different reasons.
     allowed_because: Grounds | None = None

@@ -21,11 +21,13 @@ from toolgate.core.errors import ErrorKind, ToolError, format_error
 from toolgate.core.input_errors import describe_validation_error
 from toolgate.core.messages import ContentBlock, TextBlock, ToolResult, ToolResultContent, ToolUse
 from toolgate.core.output_store import OUTPUT_STORE, spill_oversized
+from toolgate.core.paths import display_path
 from toolgate.core.permission import AfterCallPolicy, ApprovalRequest, Decision, FileProposal, ReviewRequest
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.tool import AnyTool, DescribeContext, Rendered, ToolInput
 from toolgate.core.tool_session import ToolSession
 from toolgate.text.redact import redact
+from toolgate.text.review_outcome import notes_text
 
 
 @dataclass(slots=True)
@@ -204,6 +206,8 @@ class ToolRunner:
         content = _redacted(rendered.content, f"this {tool.name} result")
         if _is_empty(content):
             content = f"({tool.name} finished with no output.)"
+        if ctx.review_notes and isinstance(content, str):
+            content += f"\n{ctx.review_notes}"
         elif tool.max_result_chars is not None:
             content = await spill_oversized(
                 content,
@@ -305,14 +309,19 @@ class ToolRunner:
             offers_accept_edits=decision.behavior == "ask" and decision.offers_accept_edits,
         )
         answer = await self.session.decisions.review(self.session.approver, request, ctx)
+        workspace = self.session.workspace
+        notes = notes_text(
+            [(display_path(Path(n.path), workspace), n.line, n.text) for n in answer.notes], answer.decision
+        )
         if answer.decision != "accept":
             if decision.behavior == "allow" and answer.reason != "user":
                 return None  # nobody could review an already-allowed edit: it stands as allowed
             return error_result(
                 ctx.tool_use_id,
                 ErrorKind.PERMISSION,
-                _refusal_text(decision, answer.reason, answer.feedback, review=True),
+                _refusal_text(decision, answer.reason, answer.feedback, review=True) + (f"\n{notes}" if notes else ""),
             )
+        ctx.review_notes = notes
         final = {f.path: f.content for f in answer.files or []}
         ctx.reviewed = [
             ReviewedContent(

@@ -24,6 +24,7 @@ from toolgate.core.permission import (
     ApprovalRequest,
     PermissionMode,
     ReviewedFile,
+    ReviewNote,
     ReviewRequest,
     RuleScope,
 )
@@ -255,6 +256,7 @@ class DiffReviewResult(WireModel):
         default=None, description="The final contents the user accepted; absent: accepted as proposed."
     )
     feedback: str | None = None
+    notes: list[ReviewNote] = Field(default_factory=list, description="Comments on lines of the proposals.")
 
 
 # --- the model provider and chat ---------------------------------------------------------------------------------

@@ -71,3 +71,16 @@ def _list(numbers: list[int], hunks: list[Hunk]) -> str:
         return "none"
     named = ", ".join(f"#{n} (line {hunks[n - 1].new_start + 1} of your proposal)" for n in numbers)
     return f"{len(numbers)} of {len(hunks)} hunks: {named}"
+
+
+def notes_text(notes: list[tuple[str, int, str]], decision: str) -> str:
+    """The person's comments on lines of the proposal (file shown, 1-based line, text), with the decision they go
+    with; "" when there are none."""
+    if not notes:
+        return ""
+    head = (
+        "The user applied your change, with these notes:"
+        if decision == "accept"
+        else "The user rejected your change because of these notes:"
+    )
+    return "\n".join([head, *(f"- {shown}, line {line}: {text.strip()}" for shown, line, text in notes)])

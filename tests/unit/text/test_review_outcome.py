@@ -3,7 +3,7 @@ rejected whole, and the person's own edits as a diff; read from the texts alone.
 
 from __future__ import annotations
 
-from toolgate.text.review_outcome import capped_diff, describe_review
+from toolgate.text.review_outcome import capped_diff, describe_review, notes_text
 
 ORIGINAL = "a\nb\nc\nd\ne\nf\ng\nh\n"
 PROPOSED = "a\nB\nc\nd\ne\nf\nG\nh\nadded\n"
@@ -48,3 +48,13 @@ def test_a_long_diff_is_capped_and_says_so() -> None:
     old = "".join(f"{n}\n" for n in range(200))
     said = capped_diff(old, old.replace("\n", " changed\n"), "a", "b", limit=10)
     assert len(said.splitlines()) == 11 and said.endswith("more diff lines not shown; Read the file to see all)")
+
+
+def test_notes_go_with_the_decision() -> None:
+    assert notes_text([], "accept") == ""
+    assert notes_text([("x.py", 3, " use a constant here ")], "accept") == (
+        "The user applied your change, with these notes:\n- x.py, line 3: use a constant here"
+    )
+    assert notes_text([("x.py", 1, "not this way")], "reject").startswith(
+        "The user rejected your change because of these notes:"
+    )

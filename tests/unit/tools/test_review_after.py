@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolgate.core.messages import ToolUse
-from toolgate.core.permission import PermissionMode
+from toolgate.core.permission import PermissionMode, ReviewAnswer, ReviewNote
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
 
@@ -39,4 +39,20 @@ async def test_before_stays_the_default_and_asks_first(workspace: Path) -> None:
     assert rt.session.review_edits == "when_asking"
     await _run(rt, "Write", file_path=str(workspace / "notes.txt"), content="x\n")
     assert len(approver.reviews) == 1
+    await rt.aclose()
+
+
+async def test_a_note_on_a_line_reaches_the_model_with_the_decision(workspace: Path) -> None:
+    approver = AllowingApprover()
+    rt = build_runtime(workspace, approver, RuntimeOptions(mode=PermissionMode.DEFAULT, read_settings=False))
+    target = workspace / "notes.txt"
+    note = ReviewNote(path=str(target), line=1, text="call it a draft")
+    approver.reviewer = lambda _request: ReviewAnswer(decision="accept", notes=[note])
+    failed, text = await _run(rt, "Write", file_path=str(target), content="x\n")
+    assert not failed and text.endswith(
+        "The user applied your change, with these notes:\n- notes.txt, line 1: call it a draft"
+    )
+    approver.reviewer = lambda _request: ReviewAnswer(decision="reject", notes=[note])
+    failed, text = await _run(rt, "Write", file_path=str(workspace / "other.txt"), content="y\n")
+    assert failed and "rejected your change because of these notes:\n- notes.txt, line 1: call it a draft" in text
     await rt.aclose()
