@@ -14,6 +14,7 @@ import { ChatStore } from './chat/chatStore';
 import { ChangesBarController, isChangesMessage } from './checkpoints/changesBar';
 import { HunkDecisions } from './review/hunkDecisions';
 import { proposalEditor, registerReviewLenses } from './vscode/reviewLensVscode';
+import { registerReviewNotes } from './vscode/reviewNotesVscode';
 import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
 import { checkpointChanges, registerCheckpointContent, registerWithoutContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
@@ -244,6 +245,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerCheckpointContent((ref) => checkpoints.fileText(ref)),
     registerWithoutContent((ref) => changesBar.withoutText(ref)),
     registerReviewLenses(new HunkDecisions(reviews, proposalEditor), (text) => void api.notifier.show('info', text)),
+    registerReviewNotes((resource, line, text) => reviews.addNote(resource, line, text), (text) => void api.notifier.show('info', text)),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void reloadSettings(false)),

@@ -1,6 +1,7 @@
-"""Per-hunk decisions in the diff review, in a real VS Code (issue 30): the model's Write changes two places of a
-file; the person rejects one of them with the CodeLens above it and accepts; the other one is written, and the
-model's next request says which hunk was applied and which rejected."""
+"""Per-hunk and per-file decisions in the diff review, in a real VS Code (issue 30): the model's Write changes two
+places of a file; the person rejects one of them and leaves a note on its line, and accepts; the other one is
+written, and the model's next request says which hunk was applied, which rejected, and the note. One file of a
+two-file patch is rejected with its lens; the other is applied."""
 
 from __future__ import annotations
 
@@ -53,6 +54,14 @@ def test_a_rejected_hunk_is_left_out_and_the_model_is_told_which(
         page.keyboard.press("Control+Alt+Backspace")
         expect(lenses).to_have_count(1)
         expect(page.locator(".monaco-diff-editor .editor.modified")).not_to_contain_text('greet("toolgate")')
+        # A note for the agent on that line, shown there as a comment, sent with the decision.
+        page.keyboard.press("Control+Alt+M")
+        box = page.locator(".quick-input-widget input.input")
+        expect(box).to_be_visible()
+        box.fill("keep greeting the world")
+        box.press("Enter")
+        expect(page.locator(".monaco-diff-editor .editor.modified")).to_contain_text("keep greeting the world")
+        workbench.shot("312-review-note")
         review.get_by_role("button", name="Accept", exact=True).click()
         wait_for(lambda: greet.read_text() != before, 30, "the accepted hunk to be written")
         assert greet.read_text() == before.replace("A small module", "A tiny module")
@@ -60,6 +69,7 @@ def test_a_rejected_hunk_is_left_out_and_the_model_is_told_which(
         wait_idle(chat)
         told = json.dumps(model.requests()[2]["body"]["messages"][-1])
         assert "applied 1 of 2 hunks: #1" in told and "rejected 1 of 2 hunks: #2" in told, told
+        assert "with these notes:\\n- src/greet.py, line 9: keep greeting the world" in told, told
     finally:
         greet.write_text(before)
 
