@@ -101,6 +101,16 @@ describe('the changes bar controller', () => {
     expect(context.calls.filter((c) => c.method === 'list')).toHaveLength(2);
   });
 
+  it('lists once more after a burst of calls, not once per call', async () => {
+    const context = setup([[file('a.py')]]);
+    await settle();
+    const finished = { type: 'event' as const, event: { type: 'tool_call_finished', toolUseId: 't', isError: false, content: '' } as never, at: 0 };
+    for (let i = 0; i < 5; i++) context.store.dispatch(finished);
+    await settle();
+    await settle();
+    expect(context.calls.filter((c) => c.method === 'list')).toHaveLength(3); // the session's, the burst's first, one more
+  });
+
   it('undoes one hunk by the hunk the sidecar listed, and says so in the bar with Redo', async () => {
     const context = setup([[file('a.py')], []]);
     await settle();

@@ -33,6 +33,9 @@ export class ChangesBarController {
   private listed: ChangedFileInfo[] = [];
   /** Bumped for each listing asked for: an answer that a newer request overtook is dropped. */
   private asked = 0;
+  /** A listing under way, and whether another was asked for meanwhile: calls that end in a burst cost one more. */
+  private running: Promise<void> | null = null;
+  private again = false;
 
   constructor(private readonly deps: ChangesBarDeps) {
     deps.store.onDidDispatch((action) => {
@@ -41,7 +44,25 @@ export class ChangesBarController {
     });
   }
 
-  async refresh(): Promise<void> {
+  /** List the changes again; while a listing runs, one more follows it (not one per call that ended). */
+  refresh(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.again = false;
+        await this.listOnce();
+      } while (this.again);
+    };
+    this.running = run().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async listOnce(): Promise<void> {
     const { store, client } = this.deps;
     const sessionId = store.state.sessionId;
     if (!sessionId) return;
