@@ -1,5 +1,6 @@
 """Undoing the agent's changes to 100 files (a 3-way merge each, the person's lines kept) against a whole-tree
-restore of the same 100 files, in the same run on the same store."""
+restore of the same 100 files, in the same run on the same store; and listing the changes bar (the same merges,
+then each file's hunks) against a whole-tree restore's dry run (its diff)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from bench.report import Figure, Report, median_us, time_sync
 from toolgate.checkpoints.attribution import undo_agent
+from toolgate.checkpoints.changes import ChangesReview, list_changes
 from toolgate.checkpoints.restore import restore
 from toolgate.checkpoints.store import CheckpointStore
 
@@ -59,5 +61,24 @@ def run(report: Report, workdir: Path) -> None:
             f"whole-tree restore of the {CHANGED} files",
             median_us(restored) / 1000,
             "a git merge-file and two blob reads per file",
+        )
+    )
+
+    agent_state_and_a_person_line()
+    listed: list[float] = []
+    previewed: list[float] = []
+    for _ in range(REPEAT):
+        previewed += time_sync(lambda: restore(store, "bench", start.id, turn=1, dry_run=True), 1, warmup=0)
+        listed += time_sync(lambda: list_changes(store, "bench", ChangesReview()), 1, warmup=0)
+    assert len(list_changes(store, "bench", ChangesReview()).files) == CHANGED
+    report.add(
+        Figure(
+            "checkpoints",
+            f"list the changes bar: {CHANGED} files with the agent's hunks, the person's lines kept out",
+            median_us(listed) / 1000,
+            "ms",
+            f"whole-tree restore's dry run (diff) of the {CHANGED} files",
+            median_us(previewed) / 1000,
+            "a git merge-file per file, then its hunks",
         )
     )

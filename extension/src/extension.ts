@@ -11,8 +11,12 @@ import { acceptEditsSwitch } from './review/acceptEdits';
 import { ApprovalBroker, sidecarRuleSaver } from './review/approvals';
 import { ChatViewProvider, CHAT_VIEW_ID } from './chat/chatView';
 import { ChatStore } from './chat/chatStore';
+import { ChangesBarController, isChangesMessage } from './checkpoints/changesBar';
+import { HunkDecisions } from './review/hunkDecisions';
+import { proposalEditor, registerReviewLenses } from './vscode/reviewLensVscode';
+import { registerReviewNotes } from './vscode/reviewNotesVscode';
 import { CheckpointController, isCheckpointMessage } from './checkpoints/checkpoints';
-import { checkpointChanges, registerCheckpointContent } from './vscode/checkpointsVscode';
+import { checkpointChanges, registerCheckpointContent, registerWithoutContent } from './vscode/checkpointsVscode';
 import { Commands } from './commands';
 import { serveCodeIntel } from './editor/codeIntel';
 import { languageFeatures } from './vscode/languageFeaturesVscode';
@@ -216,6 +220,7 @@ export function activate(context: vscode.ExtensionContext): void {
     reloadSession: () => controller.sessions.reload(),
     log,
   });
+  const changesBar = new ChangesBarController({ store, client, changes: checkpointChanges, workspaceRoot: api.firstWorkspaceFolder, log });
   const composer = new ComposerHost({
     editor: composerEditor,
     client,
@@ -247,7 +252,9 @@ export function activate(context: vscode.ExtensionContext): void {
         ? checkpoints.viewMessage(message)
         : isComposerMessage(message)
           ? composer.viewMessage(message)
-          : commands.viewMessage(message);
+          : isChangesMessage(message)
+            ? changesBar.viewMessage(message)
+            : commands.viewMessage(message);
   });
   const notices = new SidecarNotices({
     notifier: api.notifier,
@@ -282,6 +289,9 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerProposalFileSystem(proposed),
     api.registerProposalFileSystem(originals),
     registerCheckpointContent((ref) => checkpoints.fileText(ref)),
+    registerWithoutContent((ref) => changesBar.withoutText(ref)),
+    registerReviewLenses(new HunkDecisions(reviews, proposalEditor), (text) => void api.notifier.show('info', text)),
+    registerReviewNotes((resource, line, text) => reviews.addNote(resource, line, text), (text) => void api.notifier.show('info', text)),
     interpreterWatch,
     api.onPythonInterpreterChanged((interpreter) => interpreterWatch.changed(interpreter)),
     api.onToolgateSettingsChanged(() => void reloadSettings(false)),
@@ -291,6 +301,10 @@ export function activate(context: vscode.ExtensionContext): void {
     api.registerCommand('toolgate.openChat', () => commands.openChat()),
     api.registerCommand('toolgate.focusPendingCard', () => commands.focusPendingCard()),
     api.registerCommand('toolgate.newSession', () => commands.newSession()),
+    api.registerCommand('toolgate.focusChangesBar', async () => {
+      await commands.openChat();
+      chatView.focusChangesBar();
+    }),
     api.registerCommand('toolgate.interrupt', () => commands.interrupt()),
     api.registerCommand('toolgate.setApiKey', () => commands.setApiKey()),
     api.registerCommand('toolgate.openPermissionRules', () => commands.openPermissionRules()),

@@ -79,6 +79,72 @@ export interface CallSummary {
   result_summary: string | null;
 }
 
+export interface ChangedFileInfo {
+  /** Relative to the workspace (absolute for an additional working directory). */
+  path: string;
+  status: "created" | "removed" | "modified";
+  added: number;
+  removed: number;
+  /** Empty for a binary file and for a conflict: undone whole or not at all. */
+  hunks: HunkInfo[];
+  /** Why the agent's change cannot be taken out as the file is now: the person edited the same lines. Keep mine, take the undo (takeUndo), or merge by hand. */
+  conflict: string | null;
+  /** Names the file's content now; it changes when the file does. */
+  version: string;
+}
+
+export interface ChangesKeepParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  path: string;
+  hunk?: HunkInfo | null;
+}
+
+export interface ChangesListParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+}
+
+export interface ChangesListResult {
+  enabled: boolean;
+  reason: string | null;
+  since: string | null;
+  files: ChangedFileInfo[];
+  notUndoable: string[];
+}
+
+export interface ChangesUndoParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  path?: string | null;
+  hunk?: HunkInfo | null;
+  takeUndo?: boolean;
+}
+
+export interface ChangesUndoResult {
+  undone: boolean;
+  reason: string | null;
+  redo: string | null;
+  files: string[];
+  conflicts: UndoConflict[];
+}
+
+export interface ChangesWithoutParams {
+  /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
+  sessionId: string;
+  path: string;
+}
+
+/**
+ * The file as it would be without the agent's changes the bar shows: the left side of its diff. For a conflict:
+ * the file as taking the undo would make it (the side a merge by hand starts from).
+ */
+export interface ChangesWithoutResult {
+  exists: boolean;
+  content: string;
+  binary: boolean;
+}
+
 export interface ChatCompactParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
@@ -263,6 +329,8 @@ export interface DiffReviewResult {
   /** The final contents the user accepted; absent: accepted as proposed. */
   files?: ReviewedFile[] | null;
   feedback?: string | null;
+  /** Comments on lines of the proposals. */
+  notes?: ReviewNote[];
 }
 
 export interface EditorProblem {
@@ -366,6 +434,20 @@ export interface HooksTrustParams {
   sessionId: string;
   /** Ids of workspace hooks the person reviewed. */
   ids: string[];
+}
+
+/**
+ * A run of lines the agent changed: lines `oldStart`… (0-based) of the file without the agent's change became
+ * lines `newStart`… of the file now. Each line keeps its ending. `before`/`after`: unchanged lines around it,
+ * by which an undo finds it again.
+ */
+export interface HunkInfo {
+  oldStart: number;
+  oldLines: string[];
+  newStart: number;
+  newLines: string[];
+  before: string[];
+  after: string[];
 }
 
 export interface ImageBlock {
@@ -647,6 +729,13 @@ export interface Retrying {
   discard_partial: boolean;
 }
 
+/** A comment the person left on a line of a proposal (1-based), sent to the model with the decision. */
+export interface ReviewNote {
+  path: string;
+  line: number;
+  text: string;
+}
+
 export interface ReviewRecord {
   tool_use_id: string;
   tool_name: string;
@@ -749,7 +838,7 @@ export interface SessionInfo {
   sessionId: string;
   workspace: string;
   mode: PermissionMode;
-  reviewEdits: "when_asking" | "always";
+  reviewEdits: "when_asking" | "always" | "after";
   title: string;
   createdAt: string;
   updatedAt: string;
@@ -777,7 +866,7 @@ export interface SessionNewParams {
   /** Absolute path of the workspace; default: the first workspace folder. */
   workspace?: string | null;
   mode?: PermissionMode;
-  reviewEdits?: "when_asking" | "always";
+  reviewEdits?: "when_asking" | "always" | "after";
   title?: string;
 }
 
@@ -819,14 +908,14 @@ export interface SetModeParams {
 export interface SetReviewEditsParams {
   /** A session's id: letters, digits, '_', '-' and '.' (not first), at most 128 characters. */
   sessionId: string;
-  reviewEdits: "when_asking" | "always";
+  reviewEdits: "when_asking" | "always" | "after";
 }
 
 export interface Settings {
   sessionId: string;
   mode: PermissionMode;
-  /** when_asking: a diff is reviewed only when the edit needs approval; always: every edit. */
-  reviewEdits: "when_asking" | "always";
+  /** when_asking: a diff is reviewed only when the edit needs approval; always: every edit; after: an edit that asks only because it changes files in the working directories applies at once and is reviewed after (the changes bar's Keep / Undo); other asks are still reviewed first. */
+  reviewEdits: "when_asking" | "always" | "after";
   /** Every rule in force: deny, then ask, then allow. */
   rules: RuleEntry[];
   /** Scope (local, project, user) → the settings file it is kept in. */
@@ -1028,6 +1117,15 @@ export interface TurnInfo {
   changed: string[];
 }
 
+/**
+ * A file whose agent change the person has since edited on the same lines (or replaced, or removed):
+ * an undo leaves it as it is.
+ */
+export interface UndoConflict {
+  path: string;
+  reason: string;
+}
+
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -1147,6 +1245,10 @@ export const Methods = {
   modelsSelect: "toolgate/models/select",
   editorIntel: "toolgate/editor/intel",
   editorIntelLanguages: "toolgate/editor/intelLanguages",
+  changesList: "toolgate/changes/list",
+  changesKeep: "toolgate/changes/keep",
+  changesUndo: "toolgate/changes/undo",
+  changesWithout: "toolgate/changes/without",
 } as const;
 
 /** Requests the extension sends; the sidecar answers. */
@@ -1221,6 +1323,14 @@ export interface ClientRequests {
   "toolgate/models/list": { params: ModelsListParams; result: ModelsListResult };
   /** Switch every chat to a model from its next message on, until the model settings change. */
   "toolgate/models/select": { params: ModelsSelectParams; result: ModelsSelectResult };
+  /** The agent's changes, per file. */
+  "toolgate/changes/list": { params: ChangesListParams; result: ChangesListResult };
+  /** Accept a file or a hunk. */
+  "toolgate/changes/keep": { params: ChangesKeepParams; result: ChangesListResult };
+  /** Undo the agent's change to a hunk, a file or every file (a redo checkpoint is taken first). */
+  "toolgate/changes/undo": { params: ChangesUndoParams; result: ChangesUndoResult };
+  /** A file without the changes. */
+  "toolgate/changes/without": { params: ChangesWithoutParams; result: ChangesWithoutResult };
 }
 
 /** Requests the sidecar sends; the extension answers. */

@@ -17,6 +17,10 @@ export type {
   ModelsSelectResult,
   ApprovalRecord,
   CallSummary,
+  ChangedFileInfo,
+  ChangesListResult,
+  ChangesUndoResult,
+  HunkInfo,
   ChatCompactResult,
   ChatEventParams,
   ChatHistoryResult,
@@ -87,7 +91,7 @@ export const RULE_SCOPES: readonly RuleScope[] = ['session', 'local', 'project',
 export const RULE_BEHAVIORS: readonly RuleBehavior[] = ['deny', 'ask', 'allow'];
 
 /** The `toolgate.diffReview` setting's values, as the sidecar names them (a session's `reviewEdits`). */
-export type DiffReviewPolicy = 'always' | 'whenAsking';
+export type DiffReviewPolicy = 'always' | 'whenAsking' | 'after';
 export function reviewEditsFor(policy: DiffReviewPolicy): ReviewEdits {
-  return policy === 'always' ? 'always' : 'when_asking';
+  return policy === 'always' ? 'always' : policy === 'after' ? 'after' : 'when_asking';
 }

@@ -173,6 +173,24 @@ describe('ReviewController', () => {
     expect(reviewCard(store)).toMatchObject({ state: 'rejected', outcome: 'Rejected, with feedback: keep the greeting' });
   });
 
+  it('sends the notes on lines of a proposal with the decision, and only to that review', async () => {
+    const { reviews } = setup();
+    const answer = reviews.review(edit);
+    const right = { scheme: PROPOSED_SCHEME, path: '/r1-0/ws/src/app.py' };
+    expect(reviews.addNote(right, 0, '  say hello to the world  ')).toBe(true);
+    expect(reviews.addNote({ scheme: 'file', path: '/ws/src/app.py' }, 0, 'not a proposal')).toBe(false);
+    expect(reviews.addNote(right, 0, '   ')).toBe(false);
+    await reviews.reject('r1', 'not yet');
+    await expect(answer).resolves.toEqual({
+      decision: 'reject',
+      feedback: 'not yet',
+      notes: [{ path: '/ws/src/app.py', line: 1, text: 'say hello to the world' }],
+    });
+    const next = reviews.review(edit);
+    await reviews.accept('r2');
+    await expect(next).resolves.not.toHaveProperty('notes');
+  });
+
   it('finds the review from either side of its diff editor, for the editor-title buttons', async () => {
     const { reviews } = setup();
     void reviews.review(edit);

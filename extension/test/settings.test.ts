@@ -9,6 +9,7 @@ import {
   resolvePythonPath,
   sidecarEnvironment,
 } from '../src/settings/settings';
+import { reviewEditsFor } from '../src/protocol';
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -60,6 +61,12 @@ describe('readSettings', () => {
     expect(problems).toHaveLength(6);
     expect(problems[0]).toContain('toolgate.provider is "gemini"');
     expect(problems.join(' ')).toContain('toolgate.baseUrl "localhost:8080" is not an http(s) URL');
+  });
+
+  it('reads review mode "after" and hands it to the sidecar as such ("before" stays the default)', () => {
+    expect(readSettings(reader({ diffReview: 'after' })).settings.diffReview).toBe('after');
+    expect(reviewEditsFor('after')).toBe('after');
+    expect(reviewEditsFor(DEFAULT_SETTINGS.diffReview)).toBe('when_asking');
   });
 
   it('caps the tool concurrency at 64', () => {

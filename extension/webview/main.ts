@@ -15,6 +15,7 @@ import { transcriptEntries } from '../src/shared/transcript';
 import type { TranscriptEntry } from '../src/shared/transcript';
 import { toolTiming } from '../src/shared/toolView';
 import type { HostMessage, ViewMessage } from '../src/shared/messages';
+import { changesBarElement, drawChangesBar, focusChangesBar } from './changesBar';
 import { renderItem } from './components';
 import { ComposerCompletion } from './composer';
 import type { RenderContext } from './components';
@@ -101,6 +102,7 @@ const composer = h('textarea', {
 });
 const completion = new ComposerCompletion(composer, post);
 const sendButton = h('button', { class: 'primary send', title: 'Send (Enter)' }, 'Send');
+const changesBar = changesBarElement(() => composer.focus());
 const stopButton = h('button', { class: 'danger stop', title: 'Interrupt (Escape)', hidden: true }, 'Stop');
 
 const app = document.getElementById('app') ?? document.body;
@@ -127,6 +129,7 @@ app.append(
   ),
   h('div', { class: 'transcript-area' }, transcript, thinking, jumpButton, history.view),
   todos,
+  changesBar,
   h(
     'footer',
     { class: 'composer' },
@@ -167,6 +170,7 @@ function draw(): void {
   drawTranscript(state);
   drawTodos(state);
   history.draw(state);
+  drawChangesBar(changesBar, state.changes, post);
   const busy = state.busy;
   stopButton.hidden = !busy;
   sendButton.hidden = busy;
@@ -410,6 +414,11 @@ document.addEventListener('keydown', (event) => {
     if (keyboard.focusFirstPendingCard()) event.preventDefault();
     return;
   }
+  // The changes bar's keybinding (toolgate.focusChangesBar), answered here too while the view has the keyboard.
+  if (event.altKey && (event.ctrlKey || event.metaKey) && event.code === 'KeyC') {
+    if (focusChangesBar(changesBar)) event.preventDefault();
+    return;
+  }
   if (event.key !== 'Escape' || event.isComposing) return;
   const focused = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const openPanel = focused?.closest<HTMLElement>(OPEN_PANELS) ?? null;
@@ -461,6 +470,10 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   }
   if (message.type === 'focusPendingCard') {
     if (!keyboard.focusFirstPendingCard()) composer.focus();
+    return;
+  }
+  if (message.type === 'focusChangesBar') {
+    if (!focusChangesBar(changesBar)) composer.focus();
     return;
   }
   if (message.type === 'action') {

@@ -56,7 +56,7 @@ class SessionMeta(BaseModel):
     created: dt.datetime = Field(default_factory=_now)
     updated: dt.datetime = Field(default_factory=_now)
     # The sidecar's diff-review setting: review every edit, or only edits that need approval.
-    review_edits: Literal["when_asking", "always"] = "when_asking"
+    review_edits: Literal["when_asking", "always", "after"] = "when_asking"
 
 
 class SessionNotFound(LookupError):

@@ -94,6 +94,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatPresenc
     else this.focusWhenReady = type;
   }
 
+  /** The changes bar's first button (the composer when the bar is empty); nothing while the view is not ready. */
+  focusChangesBar(): void {
+    this.post({ type: 'focusChangesBar' });
+  }
+
   dispose(): void {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.visibility.dispose();

@@ -8,14 +8,22 @@ import type { ChatStore } from '../chat/chatStore';
 import type { Notifier } from '../host';
 import type { FileChange } from '../protocol';
 import type { Item } from '../shared/chatModel';
+import type { WithoutRef } from '../shared/changesBar';
 import type { CheckpointFileRef, RestoreWhat } from '../shared/checkpointView';
 import { RESTORE_CHOICES, restoreNotice, restoreQuestion, restoreRefusal } from '../shared/checkpointView';
 import type { ViewMessage } from '../shared/messages';
 import type { SidecarClient } from '../sidecar/sidecarClient';
 import { failureReason, NotSupported, SidecarUnavailable } from '../sidecar/sidecarClient';
 
-/** One side of a file's diff: the file on disk now, a file at a checkpoint, or nothing (it does not exist there). */
-export type DiffSide = { file: string } | { checkpoint: CheckpointFileRef; shownAs: string } | null;
+/**
+ * One side of a file's diff: the file on disk now, a file at a checkpoint, the file without the agent's changes
+ * (the changes bar), or nothing (it does not exist there).
+ */
+export type DiffSide =
+  | { file: string }
+  | { checkpoint: CheckpointFileRef; shownAs: string }
+  | { without: WithoutRef; shownAs: string }
+  | null;
 
 export interface ChangedFile {
   /** Relative to the workspace. */

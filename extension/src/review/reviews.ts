@@ -56,6 +56,8 @@ export function diffTitle(file: { path: string; original: string | null; propose
 
 export class ReviewController implements Disposable {
   private readonly reviews = new Map<string, PendingReview>();
+  /** The person's notes on lines of each review's proposals, sent with its answer. */
+  private readonly notes = new Map<string, { path: string; line: number; text: string }[]>();
   private counter = 0;
 
   constructor(
@@ -149,6 +151,29 @@ export class ReviewController implements Disposable {
     return id && this.reviews.has(id) ? id : undefined;
   }
 
+  /** The file under review whose proposal is this document (its original, the model's proposal, how many files). */
+  proposalAt(resource: ResourceRef): { original: string | null; proposed: string; right: ResourceRef; files: number } | undefined {
+    const found = this.fileAt(resource);
+    if (!found || found.file.proposed === null) return undefined;
+    return { original: found.file.original, proposed: found.file.proposed, right: found.file.right, files: found.review.files.length };
+  }
+
+  /** A note for the model on a line (0-based) of a proposal under review; false when this is not one. */
+  addNote(resource: ResourceRef, line: number, text: string): boolean {
+    const found = this.fileAt(resource);
+    if (!found || text.trim() === '') return false;
+    const notes = this.notes.get(found.review.id) ?? [];
+    this.notes.set(found.review.id, [...notes, { path: found.file.path, line: line + 1, text: text.trim() }]);
+    return true;
+  }
+
+  private fileAt(resource: ResourceRef): { review: PendingReview; file: ReviewFile } | undefined {
+    const id = this.reviewFor(resource);
+    const review = id ? this.reviews.get(id) : undefined;
+    const file = review?.files.find((candidate) => candidate.right.scheme === resource.scheme && candidate.right.path === resource.path);
+    return review && file ? { review, file } : undefined;
+  }
+
   accept(id: string): Promise<void> {
     return this.finish(id, 'accepted', '');
   }
@@ -198,6 +223,8 @@ export class ReviewController implements Disposable {
     for (const subscription of review.subscriptions) subscription.dispose();
     let answer: DiffReviewAnswer;
     let edited: string[] = [];
+    const notes = this.notes.get(id) ?? [];
+    this.notes.delete(id);
     if (outcome === 'accepted') {
       // Save first: the editor's latest keystrokes may not have reached this extension host yet, and a save makes
       // the editor send them (to the store, and to this host's copy of the document) before it answers.
@@ -209,6 +236,7 @@ export class ReviewController implements Disposable {
       const trimmed = feedback.trim();
       answer = trimmed ? { decision: 'reject', feedback: trimmed } : { decision: 'reject' };
     }
+    if (notes.length > 0 && outcome !== 'cancelled') answer = { ...answer, notes };
     try {
       await this.closeEditors(review, outcome !== 'accepted');
     } finally {

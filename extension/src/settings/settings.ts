@@ -95,7 +95,7 @@ export function readSettings(get: SettingReader): SettingsReadResult {
   const diffReview = oneOf(
     'diffReview',
     get('diffReview'),
-    ['always', 'whenAsking'] as const,
+    ['always', 'whenAsking', 'after'] as const,
     DEFAULT_SETTINGS.diffReview,
     problems,
   );

@@ -9,6 +9,7 @@
 import type { ChatEvent, ChatMessage, PermissionMode } from '../protocol';
 import { agentRunFor, applyChildEvent, childEvent, finishRun, markWaiting } from './agentCard';
 import type { ApprovalCard, ChatAction, ChatState, Item, ProviderStatus } from './chatTypes';
+import { EMPTY_BAR, isChangesBarAction, reduceChangesBar } from './changesBar';
 import { markPrompts } from './checkpointView';
 import type { HistoryRecords } from './history';
 import { historyActions, resultText } from './history';
@@ -38,12 +39,14 @@ export function initialState(provider: ProviderStatus, mode: PermissionMode): Ch
     mcpCards: [],
     summarised: 0,
     sessionSearch: null,
+    changes: EMPTY_BAR,
     nextId: 1,
   };
 }
 
 export function reduce(state: ChatState, action: ChatAction): ChatState {
   if (isMcpCardAction(action)) return { ...state, mcpCards: reduceMcpCards(state.mcpCards, action) };
+  if (isChangesBarAction(action)) return { ...state, changes: reduceChangesBar(state.changes, action) };
   switch (action.type) {
     case 'snapshot':
       return action.state;
@@ -63,6 +66,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         mcpCards: [],
         usage: null,
         summarised: 0,
+        changes: EMPTY_BAR,
       };
       const history = { decisions: action.decisions ?? [], calls: action.calls ?? {}, compactions: action.compactions ?? [] };
       const drawn = itemsFromHistory(opened, action.messages, history);

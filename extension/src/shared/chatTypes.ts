@@ -23,6 +23,7 @@ import type {
 import type { AgentRun } from './agentCard';
 import type { RestoreRedo, TurnMark } from './checkpointView';
 import type { HistoryRecords } from './history';
+import type { ChangesBar, ChangesBarAction } from './changesBar';
 import type { McpCard, McpCardAction } from './mcpCard';
 
 export type SidecarAction = 'restartSidecar' | 'showLog' | 'openPythonSetting' | 'installToolgate' | 'selectPython';
@@ -162,6 +163,8 @@ export interface ChatState {
   summarised: number;
   /** The history list's search (`toolgate/session/search`): null while nothing is searched for. */
   sessionSearch: SessionSearch | null;
+  /** The agent's changes of the last turns, above the composer (shared/changesBar.ts). */
+  changes: ChangesBar;
   nextId: number;
 }
 
@@ -232,4 +235,5 @@ export type ChatAction =
   | { type: 'checkpoints'; turns: TurnInfo[] }
   /** `summary`: a compaction's summary, folded under the notice. */
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; redo?: RestoreRedo; summary?: string }
-  | McpCardAction;
+  | McpCardAction
+  | ChangesBarAction;

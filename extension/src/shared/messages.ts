@@ -6,6 +6,8 @@
 
 import type { PermissionMode, RuleScope } from '../protocol';
 import { PERMISSION_MODES, RULE_SCOPES } from '../protocol';
+import type { ChangesOp } from './changesBar';
+import { CHANGES_OPS } from './changesBar';
 import type { ChatAction, SidecarAction } from './chatModel';
 import type { Attachment, CompletionItem } from './composer';
 import { parseAttachments } from './composerMessages';
@@ -27,8 +29,9 @@ export type HostMessage =
   /** The model picker's choices. */
   | { type: 'models'; current: string; models: string[]; problem: string | null };
 
-/** Where the keyboard goes in the chat view: the composer (Open Chat), or the first waiting card (Alt+Shift+P). */
-export type FocusMessage = { type: 'focusComposer' } | { type: 'focusPendingCard' };
+/** Where the keyboard goes in the chat view: the composer (Open Chat), the first waiting card (Alt+Shift+P), or the
+ * changes bar (Ctrl+Alt+C). */
+export type FocusMessage = { type: 'focusComposer' } | { type: 'focusPendingCard' } | { type: 'focusChangesBar' };
 
 /** How a person answered an approval card. */
 export type ApprovalChoice =
@@ -71,7 +74,9 @@ export type ViewMessage =
   /** A prompt's Restore… and "N files changed", a restore notice's Redo (by the item's id: the host knows the rest). */
   | { type: 'restoreCheckpoint' | 'showTurnChanges' | 'redoRestore'; itemId: string }
   /** An MCP approval card's Approve, Not now (folds it) and reopen (unfolds it), by the server's name. */
-  | { type: 'mcpCard'; name: string; choice: McpCardChoice };
+  | { type: 'mcpCard'; name: string; choice: McpCardChoice }
+  /** A changes bar button: a file by `path` and the `version` it was drawn at, a hunk by its index in that file. */
+  | { type: 'changes'; op: ChangesOp; path?: string; version?: string; hunk?: number };
 
 export type ExportFormat = 'markdown' | 'json';
 const EXPORT_FORMATS: readonly ExportFormat[] = ['markdown', 'json'];
@@ -165,6 +170,21 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       const name = text(raw.name);
       const choice = oneOf(raw.choice, MCP_CARD_CHOICES);
       return name && choice ? { type: 'mcpCard', name, choice } : undefined;
+    }
+    case 'changes': {
+      const op = oneOf(raw.op, CHANGES_OPS);
+      const path = raw.path === undefined ? undefined : text(raw.path);
+      const version = raw.version === undefined ? undefined : text(raw.version);
+      const hunk = raw.hunk;
+      const hunkOk = hunk === undefined || (typeof hunk === 'number' && Number.isInteger(hunk) && hunk >= 0);
+      if (!op || (raw.path !== undefined && !path) || (raw.version !== undefined && !version) || !hunkOk) return undefined;
+      return {
+        type: 'changes',
+        op,
+        ...(path ? { path } : {}),
+        ...(version ? { version } : {}),
+        ...(typeof hunk === 'number' ? { hunk } : {}),
+      };
     }
     case 'copy': {
       const value = text(raw.text);

@@ -47,7 +47,15 @@ import type {
   ToolProgressParams,
 } from '../protocol';
 import type { ExportFormat } from '../shared/messages';
-import type { EditorProblemsParams, EditorProblemsResult, HooksListResult } from '../protocol.generated';
+import type {
+  ChangesListResult,
+  ChangesUndoResult,
+  ChangesWithoutResult,
+  EditorProblemsParams,
+  EditorProblemsResult,
+  HooksListResult,
+  HunkInfo,
+} from '../protocol.generated';
 import { Methods } from '../protocol';
 import { errorCode, errorMessage, METHOD_NOT_FOUND } from './rpc';
 import type { RpcConnection } from './rpc';
@@ -236,6 +244,26 @@ export class SidecarClient {
 
   restoreCheckpoint(sessionId: string, checkpointId: string, what: 'code' | 'conversation' | 'both'): Promise<CheckpointsRestoreResult> {
     return this.request(Methods.checkpointsRestore, { sessionId, checkpointId, what });
+  }
+
+  /** The changes bar: the agent's changes of the last turns, per file and hunk. */
+  listChanges(sessionId: string): Promise<ChangesListResult> {
+    return this.request(Methods.changesList, { sessionId });
+  }
+
+  /** Keep (accept) a file's changes, or one hunk of them; the listing after it. */
+  keepChange(sessionId: string, path: string, hunk?: HunkInfo): Promise<ChangesListResult> {
+    return this.request(Methods.changesKeep, hunk ? { sessionId, path, hunk } : { sessionId, path });
+  }
+
+  /** Undo one hunk (`hunk`), one file (`path`) or every file (neither). */
+  undoChange(sessionId: string, target: { path?: string; hunk?: HunkInfo; takeUndo?: boolean }): Promise<ChangesUndoResult> {
+    return this.request(Methods.changesUndo, { sessionId, ...target });
+  }
+
+  /** A file without the agent's changes (the left side of its diff in the bar). */
+  changesWithout(sessionId: string, path: string): Promise<ChangesWithoutResult> {
+    return this.request(Methods.changesWithout, { sessionId, path });
   }
 
   // -- server → client ---------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@
 import * as vscode from 'vscode';
 
 import type { ChangesHost, DiffSide } from '../checkpoints/checkpoints';
+import type { WithoutRef } from '../shared/changesBar';
+import { WITHOUT_SCHEME, withoutRefOf, withoutUriParts } from '../shared/changesBar';
 import type { CheckpointFileRef } from '../shared/checkpointView';
 import { CHECKPOINT_SCHEME, checkpointRefOf, checkpointUriParts } from '../shared/checkpointView';
 
@@ -13,6 +15,7 @@ import { CHECKPOINT_SCHEME, checkpointRefOf, checkpointUriParts } from '../share
 function sideUri(side: DiffSide): vscode.Uri | undefined {
   if (side === null) return undefined;
   if ('file' in side) return vscode.Uri.file(side.file);
+  if ('without' in side) return vscode.Uri.from({ scheme: WITHOUT_SCHEME, ...withoutUriParts(side.without, side.shownAs) });
   return vscode.Uri.from({ scheme: CHECKPOINT_SCHEME, ...checkpointUriParts(side.checkpoint, side.shownAs) });
 }
 
@@ -45,5 +48,12 @@ export const checkpointChanges: ChangesHost = {
 export function registerCheckpointContent(provide: (ref: CheckpointFileRef | undefined) => Promise<string>): vscode.Disposable {
   return vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, {
     provideTextDocumentContent: (uri) => provide(checkpointRefOf(uri.query)),
+  });
+}
+
+/** The changes bar's "without the agent's changes" side: `provide` gives its text ('' for an unknown address). */
+export function registerWithoutContent(provide: (ref: WithoutRef | undefined) => Promise<string>): vscode.Disposable {
+  return vscode.workspace.registerTextDocumentContentProvider(WITHOUT_SCHEME, {
+    provideTextDocumentContent: (uri) => provide(withoutRefOf(uri.query)),
   });
 }

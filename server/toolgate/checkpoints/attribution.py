@@ -37,10 +37,11 @@ class AgentChange:
     before: bytes | None
     after: bytes | None
     link: bool = False  # a symbolic link on either side: its bytes are a target path, not contents
+    made_after: str = ""  # the checkpoint taken right before the call
 
 
-class _Conflict(Exception):
-    pass
+class ChangeConflict(Exception):
+    """An agent change the person has since edited on the same lines (or replaced, or removed): its reason."""
 
 
 def agent_spans(checkpoints: list[Checkpoint], since: str | None = None) -> list[tuple[Checkpoint, Checkpoint]]:
@@ -60,37 +61,82 @@ def agent_files(checkpoints: list[Checkpoint]) -> list[str]:
     return list(dict.fromkeys(path for c in checkpoints if c.agent_since is not None for path in c.changed))
 
 
-def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange) -> bytes | None:
-    """The file with one agent change reversed and everything else kept. Raises _Conflict(reason)."""
+def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange, *, take_undo: bool = False) -> bytes | None:
+    """The file with one agent change reversed and everything else kept. Raises ChangeConflict(reason).
+    `take_undo`: the person chose the undo over their own edits where the two meet (a link still conflicts)."""
     if change.link:
-        raise _Conflict("a symbolic link the agent changed: only a whole-tree restore puts links back")
+        raise ChangeConflict("a symbolic link the agent changed: only a whole-tree restore puts links back")
     if current == change.after:
         return change.before
     if current is None:
         if change.before is None:
             return None  # the agent created it, the person removed it: nothing to undo
-        raise _Conflict("removed since the agent changed it")
-    if change.after is None:
-        raise _Conflict("the agent removed it, and it was created again since")
-    if change.before is None:
-        raise _Conflict("the agent created it, and it was edited since")
-    if any(b"\0" in data for data in (current, change.after, change.before)):
-        raise _Conflict("a binary file edited since the agent changed it")
-    return _merge(git, base=change.after, ours=current, theirs=change.before)
+        if take_undo:
+            return change.before
+        raise ChangeConflict("removed since the agent changed it")
+    if change.after is None or change.before is None or any(b"\0" in d for d in (current, change.after, change.before)):
+        if take_undo:
+            return change.before  # taken whole: there are no lines to merge
+        if change.after is None:
+            raise ChangeConflict("the agent removed it, and it was created again since")
+        if change.before is None:
+            raise ChangeConflict("the agent created it, and it was edited since")
+        raise ChangeConflict("a binary file edited since the agent changed it")
+    return _merge(git, base=change.after, ours=current, theirs=change.before, take_undo=take_undo)
 
 
-def _merge(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes) -> bytes:
+def _merge(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes, take_undo: bool = False) -> bytes:
     with tempfile.TemporaryDirectory(prefix="toolgate-undo-") as scratch:
         names = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
             (Path(scratch) / name).write_bytes(data)
             names.append(os.path.join(scratch, name))
-        done = git.run(["merge-file", "-p", *names], check=False)
+        favour = ["--theirs"] if take_undo else []
+        done = git.run(["merge-file", "-p", *favour, *names], check=False)
     if done.returncode == 0:
         return done.stdout
     if done.returncode > 0:
-        raise _Conflict(f"the same lines were edited since the agent changed them ({done.returncode} place(s))")
+        raise ChangeConflict(f"the same lines were edited since the agent changed them ({done.returncode} place(s))")
     raise CheckpointError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+
+
+def undo_file(
+    git: ShadowGit, current: bytes | None, changes: list[AgentChange], *, take_undo: bool = False
+) -> bytes | None:
+    """The file with all of `changes` (one file's, oldest first) reversed, newest first. Raises ChangeConflict."""
+    result = current
+    for change in reversed(changes):
+        result = undo_change(git, result, change, take_undo=take_undo)
+    return result
+
+
+def write_planned(
+    store: CheckpointStore,
+    session: str,
+    target: Checkpoint,
+    planned: dict[str, bytes | None],
+    *,
+    turn: int,
+    note: str,
+    conversation: ConversationMark | None = None,
+) -> Checkpoint:
+    """Write each file's new bytes (None: remove it) after a redo checkpoint, which is returned. Directories
+    that only held files the agent created since `target` go with them."""
+    roots = [Path(root) for root in target.roots if Path(root).is_dir()]
+    redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
+    listed = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.tree]).split(b"\0")
+    kept_dirs = {os.fsdecode(parent) for name in listed for parent in _parents(name)}
+    try:
+        for path, data in planned.items():
+            _put(absolute_path(store, path), data)
+            if data is None:
+                _remove_emptied_dirs(store.workspace, path, kept_dirs)
+    except OSError as exc:
+        raise CheckpointError(
+            f"the undo stopped part-way ({exc}); the state before it is checkpoint {redo.id}: restore it with "
+            "--whole-tree to go back, or fix the cause and run the same undo again"
+        ) from None
+    return redo
 
 
 def undo_agent(
@@ -105,65 +151,63 @@ def undo_agent(
 ) -> RestoreReport:
     """Undo every agent change made since checkpoint `target_id`, keeping the person's. Conflicting files are
     left untouched and listed; a redo checkpoint is taken first (restoring it undoes the undo)."""
-    checkpoints = store.checkpoints(session)
     target = store.get(session, target_id)
-    spans = agent_spans(checkpoints, target.id)
-    history: dict[str, list[AgentChange]] = {}
-    not_undoable: dict[str, None] = {}
-    sides = [(_entries_at(store, b, a.changed), _entries_at(store, a, a.changed)) for b, a in spans]
-    blobs = read_blobs(store.git, sorted({sha for side in sides for e in side for sha, _link in e.values()}))
-    for (before, after), (old, new) in zip(spans, sides, strict=True):
-        for path in after.changed:
-            was, now = old.get(path), new.get(path)
-            change = AgentChange(
-                blobs[was[0]] if was else None, blobs[now[0]] if now else None, any(e[1] for e in (was, now) if e)
-            )
-            history.setdefault(path, []).append(change)
-        # Not captured after the call, and not as it was before it: the call changed what checkpoints cannot hold.
-        not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s not in before.skipped))
+    history, not_undoable = agent_history(store, session, target.id)
     planned: dict[str, bytes | None] = {}
     conflicts: list[UndoConflict] = []
     for path, history_of_file in history.items():
-        current = _read(_absolute(store, path))
+        current = read_current(absolute_path(store, path))
         try:
-            result = current
-            for change in reversed(history_of_file):
-                result = undo_change(store.git, result, change)
-        except _Conflict as exc:
+            result = undo_file(store.git, current, history_of_file)
+        except ChangeConflict as exc:
             conflicts.append(UndoConflict(path=path, reason=str(exc)))
             continue
         if result != current:
             planned[path] = result
     changes = [FileChange(path=p, action="remove" if data is None else "write") for p, data in planned.items()]
-    dirty = [c.path for c in changes if is_dirty(_absolute(store, c.path))]
+    dirty = [c.path for c in changes if is_dirty(absolute_path(store, c.path))]
     if dirty:
         raise CheckpointError(
             "these files have unsaved changes in the editor, and the undo would overwrite them: "
             + ", ".join(dirty[:10])
             + "; save or revert them, then undo again"
         )
-    report = RestoreReport(
-        target=target.id, redo=None, changes=changes, conflicts=conflicts, not_undoable=list(not_undoable)
-    )
+    report = RestoreReport(target=target.id, redo=None, changes=changes, conflicts=conflicts, not_undoable=not_undoable)
     if dry_run:
-        diff = "".join(_diff(path, _read(_absolute(store, path)), data) for path, data in planned.items())
+        diff = "".join(_diff(path, read_current(absolute_path(store, path)), data) for path, data in planned.items())
         return report.model_copy(update={"diff": diff, "dry_run": True})
-    roots = [Path(root) for root in target.roots if Path(root).is_dir()]
     note = f"before undoing the agent's changes since {target.id}"
-    redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
-    listed = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.tree]).split(b"\0")
-    kept_dirs = {os.fsdecode(parent) for name in listed for parent in _parents(name)}
-    try:
-        for path, data in planned.items():
-            _put(_absolute(store, path), data)
-            if data is None:
-                _remove_emptied_dirs(store.workspace, path, kept_dirs)
-    except OSError as exc:
-        raise CheckpointError(
-            f"the undo stopped part-way ({exc}); the state before it is checkpoint {redo.id}: restore it with "
-            "--whole-tree to go back, or fix the cause and run the same undo again"
-        ) from None
+    redo = write_planned(store, session, target, planned, turn=turn, note=note, conversation=conversation)
     return report.model_copy(update={"redo": redo.id})
+
+
+def agent_history(
+    store: CheckpointStore, session: str, since: str, *, paths: set[str] | None = None
+) -> tuple[dict[str, list[AgentChange]], list[str]]:
+    """Each file's agent changes made since checkpoint `since` (of `paths` only, when given), oldest first, and
+    the files the agent changed that checkpoints could not capture (not undoable)."""
+    spans = agent_spans(store.checkpoints(session), since)
+    if paths is not None:
+        spans = [(before, after) for before, after in spans if paths.intersection(after.changed)]
+    history: dict[str, list[AgentChange]] = {}
+    not_undoable: dict[str, None] = {}
+    sides = [(_entries_at(store, b, a.changed), _entries_at(store, a, a.changed)) for b, a in spans]
+    blobs = read_blobs(store.git, sorted({sha for side in sides for e in side for sha, _link in e.values()}))
+    for (before, after), (old, new) in zip(spans, sides, strict=True):
+        for path in after.changed:
+            if paths is not None and path not in paths:
+                continue
+            was, now = old.get(path), new.get(path)
+            change = AgentChange(
+                blobs[was[0]] if was else None,
+                blobs[now[0]] if now else None,
+                any(e[1] for e in (was, now) if e),
+                before.id,
+            )
+            history.setdefault(path, []).append(change)
+        # Not captured after the call, and not as it was before it: the call changed what checkpoints cannot hold.
+        not_undoable.update(dict.fromkeys(s.path for s in after.skipped if s not in before.skipped))
+    return history, list(not_undoable)
 
 
 def conflict_message(report: RestoreReport, whole_tree: str) -> str:
@@ -178,7 +222,7 @@ def conflict_message(report: RestoreReport, whole_tree: str) -> str:
     )
 
 
-def _absolute(store: CheckpointStore, path: str) -> Path:
+def absolute_path(store: CheckpointStore, path: str) -> Path:
     return store.workspace / path  # an additional root's path is absolute already
 
 
@@ -202,7 +246,7 @@ def _entries_at(store: CheckpointStore, checkpoint: Checkpoint, paths: list[str]
     return found
 
 
-def _read(path: Path) -> bytes | None:
+def read_current(path: Path) -> bytes | None:
     try:
         if path.is_symlink():
             return b"\0symlink" + os.fsencode(os.readlink(path))  # never equal to a file's bytes: a conflict

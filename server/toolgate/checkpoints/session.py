@@ -174,6 +174,11 @@ class SessionCheckpoints:
                 self._forget(path)
         return report, touched
 
+    def forget(self, paths: Sequence[str]) -> None:
+        """Files changed under the session (an undo from the changes bar): each must be Read again before an edit."""
+        for path in paths:
+            self._forget(self.workspace / path)  # an additional root's path is absolute already
+
     def take_restore_notice(self) -> str | None:
         """What the next model request must be told about files that are not what the model saw (once)."""
         try:

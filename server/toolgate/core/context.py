@@ -32,6 +32,7 @@ class ReviewedContent:
     content: str | None  # None: the file is deleted
     proposed: str | None  # what the tool had proposed, so the tool can tell the model what the user changed
     user_modified: bool
+    original: str | None = None  # the file as the proposal started from (None: a new file)
 
 
 @dataclass(eq=False)
@@ -47,6 +48,7 @@ class ToolContext:
     partial_result: ToolResultContent | None = None
     # Set when a human reviewed this call's proposed file contents (the diff review).
     reviewed: list[ReviewedContent] | None = None
+    review_notes: str = ""  # the person's comments on the reviewed proposal, for the end of the result
     # Why this call was allowed to run (set by the runner after the permission step; None: not decided there).
     # Through the call, not the session: concurrent calls were allowed for different reasons.
     allowed_because: Grounds | None = None

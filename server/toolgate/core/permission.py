@@ -243,10 +243,21 @@ class ReviewedFile(BaseModel):
     content: str | None  # the final text the human accepted (None: the deletion stands)
 
 
+class ReviewNote(BaseModel):
+    """A comment the person left on a line of a proposal (1-based), sent to the model with the decision."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    path: str
+    line: int = Field(ge=1)
+    text: str = Field(max_length=20_000)
+
+
 class ReviewAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     decision: Literal["accept", "reject"]
+    notes: list[ReviewNote] = Field(default_factory=list)
     files: list[ReviewedFile] | None = None  # final contents; absent = accepted as proposed
     feedback: str | None = None
     reason: Literal["user", "non_interactive", "unavailable"] = "user"

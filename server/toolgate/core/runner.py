@@ -22,11 +22,13 @@ from toolgate.core.errors import ErrorKind, ToolError, format_error
 from toolgate.core.input_errors import describe_validation_error
 from toolgate.core.messages import ContentBlock, TextBlock, ToolResult, ToolResultContent, ToolUse
 from toolgate.core.output_store import OUTPUT_STORE, spill_oversized
+from toolgate.core.paths import display_path
 from toolgate.core.permission import AfterCallPolicy, ApprovalRequest, Decision, FileProposal, ReviewRequest
 from toolgate.core.registry import ToolRegistry
 from toolgate.core.tool import AnyTool, DescribeContext, Rendered, ToolInput
 from toolgate.core.tool_session import ToolSession
 from toolgate.text.redact import redact
+from toolgate.text.review_outcome import notes_text
 
 
 @dataclass(slots=True)
@@ -235,6 +237,8 @@ class ToolRunner:
         content = _redacted(rendered.content, f"this {tool.name} result")
         if _is_empty(content):
             content = f"({tool.name} finished with no output.)"
+        if ctx.review_notes and isinstance(content, str):
+            content += f"\n{ctx.review_notes}"
         elif tool.max_result_chars is not None:
             content = await spill_oversized(
                 content,
@@ -287,6 +291,12 @@ class ToolRunner:
             proposals = await tool.propose(tool_input, ctx) if wants_review else None
         except ToolError as exc:  # e.g. the file changed between the state check and the proposal
             return error_result(use_id, exc.kind, exc.message)
+        if proposals and self.session.review_edits == "after" and decision.offers_accept_edits:
+            # Reviewed after it applies (the changes bar's Keep / Undo, over its checkpoints): an edit that only
+            # asked because it changes files inside the working directories goes ahead now, and the model is not
+            # held. Anything else that asks (a safety check, an ask rule, a path outside) is still reviewed first.
+            ctx.allowed_because = "mode"
+            return tool_input
         if proposals:
             refusal = await self._review(tool, tool_input, decision, proposals, ctx)
             if refusal is not None:
@@ -330,14 +340,19 @@ class ToolRunner:
             offers_accept_edits=decision.behavior == "ask" and decision.offers_accept_edits,
         )
         answer = await self.session.decisions.review(self.session.approver, request, ctx)
+        workspace = self.session.workspace
+        notes = notes_text(
+            [(display_path(Path(n.path), workspace), n.line, n.text) for n in answer.notes], answer.decision
+        )
         if answer.decision != "accept":
             if decision.behavior == "allow" and answer.reason != "user":
                 return None  # nobody could review an already-allowed edit: it stands as allowed
             return error_result(
                 ctx.tool_use_id,
                 ErrorKind.PERMISSION,
-                _refusal_text(decision, answer.reason, answer.feedback, review=True),
+                _refusal_text(decision, answer.reason, answer.feedback, review=True) + (f"\n{notes}" if notes else ""),
             )
+        ctx.review_notes = notes
         final = {f.path: f.content for f in answer.files or []}
         ctx.reviewed = [
             ReviewedContent(
@@ -345,6 +360,7 @@ class ToolRunner:
                 content=final.get(p.path, p.proposed),
                 proposed=p.proposed,
                 user_modified=p.path in final and final[p.path] != p.proposed,
+                original=p.original,
             )
             for p in proposals
         ]

@@ -33,7 +33,7 @@ class ProgressEvent:
 
 
 # Diff review for calls that propose file changes: only when approval is needed, or always.
-ReviewEdits = Literal["when_asking", "always"]
+ReviewEdits = Literal["when_asking", "always", "after"]
 
 # A listener returns True when it took the event for itself (so no other listener reports it again).
 ProgressListener = Callable[[ProgressEvent], bool | None]

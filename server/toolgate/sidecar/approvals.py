@@ -105,7 +105,7 @@ class EditorApprover:
             # null content means "delete"; for a file the tool meant to keep, that is a broken answer, not a wish.
             logger.warning("diff review answer would delete files that were to be edited (refused): %s", erased)
             return ReviewAnswer(decision="reject", reason="unavailable")
-        return ReviewAnswer(decision=answer.decision, files=answer.files, feedback=answer.feedback)
+        return ReviewAnswer(decision=answer.decision, files=answer.files, feedback=answer.feedback, notes=answer.notes)
 
     async def _ask(self, method: str, params: WireModel, result: type[ResultT], ctx: ToolContext) -> ResultT:
         try:

@@ -25,11 +25,13 @@ from toolgate.core.permission import (
     ApprovalRequest,
     PermissionMode,
     ReviewedFile,
+    ReviewNote,
     ReviewRequest,
     RuleScope,
 )
 from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import ToolDefinition
+from toolgate.sidecar.protocol_changes import CHANGES_METHODS
 from toolgate.sidecar.protocol_checkpoints import (
     CheckpointFileParams,
     CheckpointFileResult,
@@ -60,7 +62,7 @@ from toolgate.sidecar.wire_model import WireModel as WireModel
 PROTOCOL_VERSION = 1
 
 
-ReviewEdits = Literal["when_asking", "always"]
+ReviewEdits = Literal["when_asking", "always", "after"]
 
 
 class Empty(WireModel):
@@ -192,7 +194,9 @@ class Settings(WireModel):
     session_id: str
     mode: PermissionMode
     review_edits: ReviewEdits = Field(
-        description="when_asking: a diff is reviewed only when the edit needs approval; always: every edit."
+        description="when_asking: a diff is reviewed only when the edit needs approval; always: every edit; after: "
+        "an edit that asks only because it changes files in the working directories applies at once and is "
+        "reviewed after (the changes bar's Keep / Undo); other asks are still reviewed first."
     )
     rules: list[RuleEntry] = Field(default_factory=list, description="Every rule in force: deny, then ask, then allow.")
     settings_files: dict[str, str] = Field(
@@ -265,6 +269,7 @@ class DiffReviewResult(WireModel):
         default=None, description="The final contents the user accepted; absent: accepted as proposed."
     )
     feedback: str | None = None
+    notes: list[ReviewNote] = Field(default_factory=list, description="Comments on lines of the proposals.")
 
 
 # --- the model provider and chat ---------------------------------------------------------------------------------
@@ -419,6 +424,7 @@ METHODS: tuple[Method, ...] = (
     *PROBLEMS_METHODS,
     *COMPOSER_METHODS,
     *EDITOR_INTEL_METHODS,
+    *CHANGES_METHODS,
 )
 METHODS_BY_NAME = {m.name: m for m in METHODS}
 

@@ -41,6 +41,7 @@ from toolgate.core.permission import PermissionMode
 from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
+from toolgate.sidecar.changes_handlers import changes_handlers
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.composer_handlers import composer_handlers
 from toolgate.sidecar.documents import EditorDocuments
@@ -172,6 +173,7 @@ class ToolgateServer(LanguageServer):
             **rules_handlers(lambda session_id: self.sessions.get(session_id)),
             **sessions_handlers(lambda: self.sessions),
             **composer_handlers(lambda: self.chats),
+            **changes_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
         }
 
     def _register_lsp_features(self) -> None:

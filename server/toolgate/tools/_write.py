@@ -30,13 +30,12 @@ from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
 from toolgate.core.paths import display_path
-from toolgate.text.diff import unified_diff
 from toolgate.text.encoding import Decoded, UndecodableError, UnencodableError, decode
+from toolgate.text.review_outcome import describe_review
 from toolgate.tools._temp_files import SUFFIX as TEMP_SUFFIX
 from toolgate.tools._temp_files import sweep_abandoned, temp_prefix
 
 MAX_EDIT_BYTES = 256 * 1024 * 1024
-MAX_USER_DIFF_LINES = 60
 _BINARY_SNIFF_BYTES = 8192
 
 
@@ -254,24 +253,12 @@ def final_text(ctx: ToolContext, path: Path, planned: str, shown: str) -> FinalT
     final = reviewed.content.replace("\r\n", "\n")
     if final == planned:
         return FinalText(planned)
-    return FinalText(final, True, user_changes(planned, final, shown))
+    return FinalText(final, True, describe_review(reviewed.original, planned, final, shown))
 
 
-def user_changes(proposed: str | None, final: str | None, shown: str) -> str:
-    """A short unified diff of what the user changed in a proposal, capped (and saying so)."""
-    diff = unified_diff(proposed or "", final or "", f"{shown} (your proposal)", f"{shown} (as accepted)")
-    lines = diff.splitlines()
-    if len(lines) > MAX_USER_DIFF_LINES:
-        hidden = len(lines) - MAX_USER_DIFF_LINES
-        lines = [*lines[:MAX_USER_DIFF_LINES], f"... ({hidden} more diff lines not shown; Read the file to see all)"]
-    return "\n".join(lines)
-
-
-def review_note(changes: str) -> str:
-    return (
-        "\nThe user edited your proposal before accepting it, so the file differs from what you proposed:\n"
-        f"```diff\n{changes}\n```\nBuild on the file as it now is."
-    )
+def review_note(described: str) -> str:
+    """The tool result's note on a reviewed file (`describe_review`: which hunks, which edits of the person's)."""
+    return f"\n{described}\nBuild on the file as it now is."
 
 
 # --- the atomic write (core.atomic_file), with the freshness check between staging and replacing -----------

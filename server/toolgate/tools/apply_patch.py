@@ -35,6 +35,7 @@ from toolgate.text.patch_format import (
     apply_chunks,
     parse_patch,
 )
+from toolgate.text.review_outcome import describe_review
 from toolgate.tools._write import (
     OnDisk,
     Staged,
@@ -48,7 +49,6 @@ from toolgate.tools._write import (
     review_note,
     reviewed_for,
     stage,
-    user_changes,
     verify_unchanged,
     written_record,
 )
@@ -291,7 +291,8 @@ def _apply(
             if reviewed.user_modified and reviewed.content is not None:
                 base = final if final is not None else ""
                 final = restore_line_endings(base, reviewed.content.replace("\r\n", "\n"), slot.fmt.newline)
-                notes.append(review_note(user_changes(_lf(slot.final), reviewed.content, shown)))
+                described = describe_review(reviewed.original, _lf(slot.final), reviewed.content, shown)
+                notes.append(review_note(described))
             elif reviewed.user_modified:
                 final = None
                 notes.append(f"\nThe user chose to delete {shown} instead of changing it.")

@@ -1,0 +1,73 @@
+/**
+ * The `vscode` calls of per-hunk review decisions (review/hunkDecisions.ts): a CodeLens above each hunk of a
+ * proposal under review, the commands they run (also from the keyboard, at the cursor), and the edit that puts a
+ * hunk's original lines back in the proposal document. Part of the thin wrapper; nothing else in here.
+ */
+
+import * as vscode from 'vscode';
+
+import type { ResourceRef } from '../host';
+import type { HunkDecisions, ProposalEditor } from '../review/hunkDecisions';
+import { PROPOSED_SCHEME } from '../review/proposals';
+import { activeEditorResource, diffEditor, resourceOf, uriOf } from './vscodeApi';
+
+export const proposalEditor: ProposalEditor = {
+  documentText: (resource) => diffEditor.documentText(resource),
+  async replaceText(resource, text) {
+    const document = await vscode.workspace.openTextDocument(uriOf(resource));
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), text);
+    await vscode.workspace.applyEdit(edit);
+  },
+};
+
+/** The proposal a command is for: the lens's document, or the editor that has the keyboard. */
+function targetOf(uri: unknown): ResourceRef | undefined {
+  return resourceOf(uri) ?? activeEditorResource();
+}
+
+export function registerReviewLenses(decisions: HunkDecisions, said: (text: string) => void): vscode.Disposable {
+  const changed = new vscode.EventEmitter<void>();
+  const lenses = vscode.languages.registerCodeLensProvider(
+    { scheme: PROPOSED_SCHEME },
+    {
+      onDidChangeCodeLenses: changed.event,
+      provideCodeLenses: (document) => {
+        const resource = resourceOf(document.uri);
+        return (resource ? decisions.lenses(resource) : []).map(
+          (lens) =>
+            new vscode.CodeLens(new vscode.Range(lens.line, 0, lens.line, 0), {
+              title: lens.title,
+              command: lens.command,
+              arguments: [document.uri, lens.hunk],
+            }),
+        );
+      },
+    },
+  );
+  const edits = vscode.workspace.onDidChangeTextDocument((event) => {
+    if (event.document.uri.scheme === PROPOSED_SCHEME) changed.fire();
+  });
+  const nothingHere = 'There is no change of a toolgate proposal here (put the cursor in the proposal, on a changed line).';
+  return vscode.Disposable.from(
+    changed,
+    lenses,
+    edits,
+    vscode.commands.registerCommand('toolgate.review.rejectHunk', async (uri?: unknown, hunk?: unknown) => {
+      const resource = targetOf(uri);
+      const line = vscode.window.activeTextEditor?.selection.active.line;
+      const at = typeof hunk === 'number' ? { index: hunk } : line === undefined ? {} : { line };
+      if (!resource || !(await decisions.rejectHunk(resource, at))) said(nothingHere);
+    }),
+    vscode.commands.registerCommand('toolgate.review.rejectFile', async (uri?: unknown) => {
+      const resource = targetOf(uri);
+      if (!resource || !(await decisions.rejectFile(resource))) {
+        said('This file cannot be rejected on its own here (a new file: reject the review, or empty its proposal).');
+      }
+    }),
+    vscode.commands.registerCommand('toolgate.review.restoreFile', async (uri?: unknown) => {
+      const resource = targetOf(uri);
+      if (resource) await decisions.restoreFile(resource);
+    }),
+  );
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+
+import type { ResourceRef } from '../src/host';
+import { HunkDecisions } from '../src/review/hunkDecisions';
+
+const RIGHT: ResourceRef = { scheme: 'toolgate-proposed', path: '/r1-0/a.py' };
+const ORIGINAL = 'a\nb\nc\nd\ne\nf\n';
+const PROPOSED = 'a\nB\nc\nd\ne\nF\n';
+
+function setup(files = 1, original: string | null = ORIGINAL) {
+  const texts = new Map<string, string>();
+  const reviews = {
+    proposalAt: (resource: ResourceRef) =>
+      resource.path === RIGHT.path ? { original, proposed: PROPOSED, right: RIGHT, files } : undefined,
+  };
+  const editor = {
+    documentText: (resource: ResourceRef) => texts.get(resource.path),
+    async replaceText(resource: ResourceRef, text: string) {
+      texts.set(resource.path, text);
+    },
+  };
+  return { decisions: new HunkDecisions(reviews, editor), texts };
+}
+
+describe('per-hunk decisions in a review', () => {
+  it('puts a lens above each hunk, and a rejected hunk’s lines back as they were', async () => {
+    const { decisions, texts } = setup();
+    expect(decisions.lenses(RIGHT).map((lens) => [lens.line, lens.title])).toEqual([
+      [1, 'Reject this change (+1 −1)'],
+      [5, 'Reject this change (+1 −1)'],
+    ]);
+    expect(await decisions.rejectHunk(RIGHT, { index: 1 })).toBe(true);
+    expect(texts.get(RIGHT.path)).toBe('a\nB\nc\nd\ne\nf\n');
+    expect(decisions.lenses(RIGHT)).toHaveLength(1); // the lenses follow the proposal as it is now
+  });
+
+  it('rejects the hunk under the cursor, and nothing where there is none', async () => {
+    const { decisions, texts } = setup();
+    expect(await decisions.rejectHunk(RIGHT, { line: 3 })).toBe(false);
+    expect(await decisions.rejectHunk(RIGHT, { line: 1 })).toBe(true);
+    expect(texts.get(RIGHT.path)).toBe('a\nb\nc\nd\ne\nF\n');
+    expect(decisions.lenses({ scheme: 'file', path: '/a.py' })).toEqual([]);
+  });
+
+  it('offers a file of a multi-file review to be rejected whole, and its proposal back', async () => {
+    const { decisions, texts } = setup(2);
+    expect(decisions.lenses(RIGHT)[0]).toMatchObject({ line: 0, command: 'toolgate.review.rejectFile' });
+    await decisions.rejectFile(RIGHT);
+    expect(texts.get(RIGHT.path)).toBe(ORIGINAL);
+    expect(decisions.lenses(RIGHT)).toEqual([
+      { line: 0, title: 'This file is rejected: Restore the proposal', command: 'toolgate.review.restoreFile' },
+    ]);
+    await decisions.restoreFile(RIGHT);
+    expect(texts.get(RIGHT.path)).toBe(PROPOSED);
+    expect(await setup(2, null).decisions.rejectFile(RIGHT)).toBe(false); // a new file: the review is rejected instead
+  });
+});
