@@ -113,15 +113,12 @@ app.append(
     { class: 'header' },
     // Compact: the state and the model in one line (the details in their tooltips), the pickers in one row.
     h('div', { class: 'status-row' }, sidecarStatus, providerStatus, sandboxState, contextUsage),
+    // Two rows at any width (the header's height is the conversation's loss): the session, then how it runs.
     h(
       'div',
       { class: 'toolbar' },
-      sessionSelect,
-      newSessionButton,
-      deleteSessionButton,
-      history.button,
-      modeSelect,
-      completion.modelSelect,
+      h('div', { class: 'toolbar-row' }, sessionSelect, history.button, newSessionButton, deleteSessionButton),
+      h('div', { class: 'toolbar-row' }, modeSelect, completion.modelSelect),
     ),
     bypassWarning,
     settingsProblems,

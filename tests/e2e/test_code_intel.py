@@ -35,7 +35,7 @@ def ts_workspace(code_server: CodeServer, workbench: Workbench) -> Path:
     return target
 
 
-def typescript_ready(workbench: Workbench, timeout: float = 120) -> None:
+def typescript_ready(workbench: Workbench, timeout: float = 120, folder: str = "ts-workspace") -> None:
     """Until the TypeScript server has loaded the project: VS Code answers from a syntax-only server while it loads,
     which knows only the open file (a definition across files lands on the import). Go to Definition on the call
     in main.ts opens shapes.ts once the project is loaded; tried again until it does."""
@@ -43,7 +43,7 @@ def typescript_ready(workbench: Workbench, timeout: float = 120) -> None:
     page.keyboard.press("Escape")
     page.keyboard.press("Control+P")
     box = page.locator(".quick-input-widget input.input")
-    box.fill("ts-workspace/src/main.ts")
+    box.fill(f"{folder}/src/main.ts")
     page.locator(".quick-input-widget .quick-input-list .monaco-list-row", has_text="main.ts").first.click()
     deadline = time.monotonic() + timeout
     active = page.locator(".tabs-container .tab.active")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from codeserver import REPO, CodeServer
 from playwright.sync_api import expect
+from test_code_intel import typescript_ready
 from test_real_flows import MockModel, send
 from workbench import Workbench
 
@@ -75,6 +76,9 @@ def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_ge
                 "toolgate.problems.waitSeconds": WAIT_SECONDS,
             }
         )
+        # The person's project is loaded before the agent edits it (a cold TypeScript server on a loaded machine took
+        # longer than the wait allowed, and the first Edit then said so instead of naming the error).
+        typescript_ready(workbench, folder="ts")
         chat = workbench.open_chat()
         expect(chat.locator(".provider-status")).to_contain_text(model.url)
         chat.get_by_role("button", name="New").click()

@@ -81,12 +81,17 @@ def test_one_file_of_a_two_file_patch_is_rejected_and_the_other_applied(
     greet = code_server.workspace / "src" / "greet.py"
     readme = code_server.workspace / "README.md"
     greet_before, readme_before = greet.read_text(), readme.read_text()
+    # The patch needs its context lines as written here: an earlier test in this editor may have changed the demo's.
+    greet_start = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
+    readme_start = "# Demo workspace\n\nA small project.\n"
     patch = (
         '*** Begin Patch\n*** Update File: src/greet.py\n@@\n-    return f"Hello, {name}!"\n'
         '+    return f"Goodbye, {name}!"\n*** Update File: README.md\n@@\n-# Demo workspace\n+# DEMO workspace\n'
         "*** End Patch\n"
     )
     try:
+        greet.write_text(greet_start)
+        readme.write_text(readme_start)
         model = mock_model(
             [
                 {
@@ -114,8 +119,8 @@ def test_one_file_of_a_two_file_patch_is_rejected_and_the_other_applied(
         expect(restore).to_be_visible()
         workbench.shot("311-review-file-rejected")
         review.get_by_role("button", name="Accept", exact=True).click()
-        wait_for(lambda: greet.read_text() != greet_before, 30, "greet.py to be patched")
-        assert "Goodbye" in greet.read_text() and readme.read_text() == readme_before
+        wait_for(lambda: greet.read_text() != greet_start, 30, "greet.py to be patched")
+        assert greet.read_text() == greet_start.replace("Hello", "Goodbye") and readme.read_text() == readme_start
         expect(chat.locator(".msg-assistant").last).to_contain_text("Patched.")
         wait_idle(chat)
         told = json.dumps(model.requests()[2]["body"]["messages"][-1])
