@@ -10,6 +10,7 @@ import type {
   ChatMessage,
   CompactionMark,
   ReviewRecord,
+  SubagentRun,
   ToolResult,
 } from '../protocol';
 import type { ChatAction, ChatState } from './chatModel';
@@ -31,6 +32,8 @@ export interface HistoryRecords {
   decisions: readonly (ApprovalRecord | ReviewRecord)[];
   calls: Readonly<Record<string, CallSummary>>;
   compactions: readonly CompactionMark[];
+  /** By Agent call id: what its child did (older sidecars send none: the card shows the call's result). */
+  subagents: Readonly<Record<string, SubagentRun>>;
 }
 
 /** The actions, and how many of the first ones draw messages the model now sees only through a summary. */
@@ -75,6 +78,8 @@ export function historyActions(
         uses.add(block.id);
         const summary = records.calls[block.id]?.summary ?? summarizeInput(block.input);
         event({ type: 'tool_call_started', tool_use_id: block.id, name: block.name, input: block.input, summary });
+        const child = records.subagents[block.id];
+        if (child) actions.push({ type: 'subagentRestored', run: child });
       } else if (block.type === 'tool_result') {
         answered.add(block.tool_use_id);
         const text = resultText(block);
