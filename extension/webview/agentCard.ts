@@ -1,8 +1,9 @@
 /**
  * The Agent card: one Agent call drawn as a collapsible card with its child agent inside, live: the child's calls
- * (each with its status, and a mark while it waits for the person's approval), what the child says, its final
- * answer, and the run's status (running, done, stopped). Open while the child runs, folded once it ends.
- * The model behind it is src/shared/agentCard.ts. Also the line an approval card gets when a child asks.
+ * (each with its status, and, while it waits for the person's approval, a link to the approval card), a grandchild's
+ * calls nested under the call that started it, what the child says, its final answer, and the run's status (running,
+ * done, stopped). Open while the child runs, folded once it ends. The model behind it is src/shared/agentCard.ts.
+ * Also the part of an approval card's title that names the child who asks.
  */
 
 import type { ApprovalCard, Item } from '../src/shared/chatModel';

@@ -1,6 +1,7 @@
 /**
  * The Agent card's model: what one Agent call's child agent did, built from the child's own events (the sidecar wraps
- * each in a `subagent` event whose task id is the Agent call's tool_use id) and from the approvals it asks for.
+ * each in a `subagent` event whose task id is the Agent call's tool_use id; a grandchild's arrive wrapped twice) and
+ * from the approvals it asks for, or, in a reopened session, from the sidecar's record of the run (`restoredRun`).
  * The chat model keeps it on the Agent call's tool item; webview/agentCard.ts draws it. Pure: no DOM, no `vscode`.
  */
 
@@ -151,8 +152,8 @@ function restoredCall(call: SubagentCall): ChildCall {
 }
 
 /**
- * The Agent call ended, as its tool_call_finished says: a run that never heard its child's end (a reopened session
- * keeps no child events) takes the call's own outcome, and the call's result is the child's answer.
+ * The Agent call ended, as its tool_call_finished says: a run that never heard its child's end (a session saved by an
+ * older sidecar, or a child that failed) takes the call's own outcome, and the call's result is the child's answer.
  */
 export function finishRun(run: AgentRun, isError: boolean, result: string): AgentRun {
   if (run.status !== 'running') return run.text.trim() ? run : { ...run, text: result };
