@@ -192,8 +192,20 @@ describe('the Agent card', () => {
           { role: 'user', content: [result('agent-1', 'The tests are in tests/.')] },
         ],
         subagents: { 'agent-1': stored },
+        decisions: [
+          { kind: 'approval', tool_use_id: 'g1', tool_name: 'Read', summary: 'tests/a.py', reason: 'r', answered_by: 'user', feedback: 'not that one', accepted_edits: false, decision: 'deny', saved_rule: null },
+          { kind: 'approval', tool_use_id: 'elsewhere', tool_name: 'Read', summary: 'x', reason: 'r', answered_by: 'user', feedback: null, accepted_edits: false, decision: 'allow', saved_rule: null },
+        ],
       },
     ]);
+    // The grandchild's answered approval is drawn under the Agent card, naming the grandchild, as it was live; a
+    // decision about a call no card shows is not drawn.
+    expect(state.items.map((item) => item.kind)).toEqual(['user', 'tool', 'approval']);
+    expect(state.items[2]).toMatchObject({
+      kind: 'approval',
+      state: 'denied',
+      card: { toolUseId: 'g1', subagent: { taskId: 'c2', agentType: 'explore', description: 'look deeper' } },
+    });
     const card = view(state);
     expect(card).toMatchObject({ status: 'done', statusLabel: 'done', title: 'explore: find the tests', text: 'The tests are in tests/.' });
     expect(card.calls.map((call) => [call.id, call.toolName, call.summary, call.status, call.resultSummary])).toEqual([
