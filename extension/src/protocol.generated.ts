@@ -174,6 +174,8 @@ export interface ChatHistoryResult {
   calls: Record<string, CallSummary>;
   /** Where the conversation was summarised, in `messages`' terms, oldest first. */
   compactions: CompactionMark[];
+  /** By Agent tool_use id: what its child agent did, to draw its card again. */
+  subagents: Record<string, SubagentRun>;
 }
 
 export interface ChatInterruptResult {
@@ -960,6 +962,18 @@ export interface StandInsParams {
   paths: string[];
 }
 
+/** One call a child made, as its line in the Agent card. */
+export interface SubagentCall {
+  id: string;
+  name: string;
+  summary: string;
+  /** The result's first line; None: no result came. */
+  result_summary: string | null;
+  is_error: boolean;
+  /** The call's own child, when it is an Agent call. */
+  subagent: SubagentRun | null;
+}
+
 /**
  * An event of a child agent (the Agent tool), as the child emitted it. `task_id` is the parent's Agent
  * tool_use id, so a child's calls can be drawn inside that call's card; a grandchild's events arrive wrapped
@@ -982,6 +996,19 @@ export interface SubagentRef {
   agentType: string;
   /** The Agent call's short description of the task. */
   description: string;
+}
+
+/** One child agent's run, from its first request to its answer. */
+export interface SubagentRun {
+  /** The parent's Agent tool_use id. */
+  task_id: string;
+  agent_type: string;
+  description: string;
+  calls: SubagentCall[];
+  /** None: the child never ended its turn. */
+  stop_reason: "end_turn" | "max_tokens" | "max_turns" | "interrupted" | "error" | "prompt_blocked" | null;
+  /** The child's last reply: what its parent was given. */
+  answer: string;
 }
 
 export interface TextBlock {

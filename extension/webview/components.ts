@@ -5,7 +5,7 @@ import type { Item, ReviewFileView } from '../src/shared/chatModel';
 import type { ViewMessage } from '../src/shared/messages';
 import { isLongCommand, resultView } from '../src/shared/toolResultView';
 import { toolBody, toolTiming } from '../src/shared/toolView';
-import { askedByLine, isAgentItem, renderAgentCard } from './agentCard';
+import { askedByTitle, isAgentItem, renderAgentCard } from './agentCard';
 import { promptControls, redoControl } from './checkpoints';
 import { append, h } from './dom';
 import { withCodeSpans, withoutCodeMarks } from './inlineCode';
@@ -167,14 +167,14 @@ function renderApproval(item: Extract<Item, { kind: 'approval' }>, ctx: RenderCo
   const card = h(
     'div',
     {
-      class: `card approval approval-${item.state}`,
+      // A child's card sits right under its Agent card (chatModel.ts), joined to it by the same border.
+      class: `card approval approval-${item.state}${item.card.subagent ? ' approval-subagent' : ''}`,
       role: 'group',
       tabindex: item.state === 'pending' ? '-1' : undefined,
       'aria-labelledby': titleId,
       'data-item': item.id,
     },
-    h('div', { class: 'card-title', id: titleId }, `Allow ${item.card.toolName}?`),
-    askedByLine(item.card),
+    h('div', { class: 'card-title', id: titleId }, `Allow ${item.card.toolName}?`, askedByTitle(item.card)),
     h('div', { class: 'card-summary' }, h('code', {}, item.card.summary)),
   );
   const reason = item.card.reason || 'No rule allows this call.';

@@ -1,6 +1,7 @@
 """Subagents in a real VS Code: the real sidecar runs the agent loop against the mock model, which plays the parent
 and, in its lane (told apart by the marker in the child's system prompt), the child. The Agent call is a card of its
-own with the child's calls inside, live; the approval the child asks for names it, and answering it lets it go on.
+own with the child's calls inside, live; the approval the child asks for names it, sits right under the card (its
+waiting call links to it), and answering it lets it go on. A reopened session draws the card again from the record.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ pytestmark = pytest.mark.e2e
 __all__ = ["mock_model"]  # the fixture, used by name below
 
 GENERAL = "subagent of type `general`"
+TITLE = "Allow Bash? — asked by the subagent general: prepare the build"
 
 
 def test_an_agent_card_shows_the_childs_calls_and_its_approval_names_it(
@@ -52,11 +54,17 @@ def test_an_agent_card_shows_the_childs_calls_and_its_approval_names_it(
     # The child's calls are not cards of the transcript's own.
     expect(chat.locator("details.tool:not(.agent-card)")).to_have_count(0)
 
-    # The child's approval names the child, and answering it lets the child go on.
+    # The child's approval names the child in its title, and is drawn right under its Agent card, joined to it.
     approval = chat.locator(".approval-pending")
     expect(approval).to_have_count(1)
-    expect(approval.locator(".card-subagent")).to_have_text("Asked by the subagent general: prepare the build")
+    expect(approval.locator(".card-title")).to_have_text(TITLE)
     expect(approval.locator(".card-summary")).to_have_text("mkdir made-by-a-subagent")
+    expect(chat.locator("details.agent-card + .approval-pending.approval-subagent")).to_have_count(1)
+    # The waiting call's line takes the keyboard to the approval card it waits on.
+    chat.locator(".composer-input").focus()
+    expect(approval).not_to_be_focused()
+    waiting.get_by_role("button", name="waits for your approval below").press("Enter")
+    expect(approval).to_be_focused()
     assert not made.exists()
     workbench.shot("60-agent-card-approval")
     approval.get_by_role("button", name="Allow once").click()
@@ -72,3 +80,20 @@ def test_an_agent_card_shows_the_childs_calls_and_its_approval_names_it(
     workbench.shot("61-agent-card-done")
     lanes = [request.get("lane") for request in model.requests()]
     assert lanes == [None, GENERAL, GENERAL, GENERAL, None], lanes
+
+    # Left for a new session and opened again, the Agent card is drawn from the child's record: its calls, its answer,
+    # and the approval it asked for under it, naming it.
+    sessions = chat.locator("select.session-select")
+    session_id = sessions.input_value()
+    chat.get_by_role("button", name="New").click()
+    expect(card).to_have_count(0)
+    wait_for(lambda: sessions.locator(f"option[value='{session_id}']").count() == 1, 30, "the session to be listed")
+    sessions.select_option(session_id)
+    expect(card.locator(".agent-status")).to_have_text("done")
+    # (Folded or open as the person left it: the lines are there either way.)
+    expect(card.locator(".agent-call-done", has_text="*.md")).to_have_count(1)
+    expect(card.locator(".agent-call-done", has_text="mkdir made-by-a-subagent")).to_have_count(1)
+    expect(card.locator(".agent-answer")).to_have_text("Made the directory made-by-a-subagent.")
+    answered = chat.locator("details.agent-card + .approval-allowed.approval-subagent")
+    expect(answered.locator(".card-title")).to_have_text(TITLE)
+    workbench.shot("62-agent-card-reopened")

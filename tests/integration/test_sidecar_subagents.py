@@ -150,3 +150,45 @@ async def test_the_childs_requests_count_into_the_sessions_usage_meter(
         assert reading["total_usage"][field] == first["usage"][field] + childs["usage"][field]
         # The last reading counts every request of the session: the parent's two and the child's one.
         assert last["total_usage"][field] == first["usage"][field] + childs["usage"][field] + last["usage"][field]
+
+
+async def test_chat_history_returns_what_the_child_did_for_its_agent_card(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    script = {
+        "steps": [{"tool_uses": [AGENT]}, {"text": "The gate is open."}],
+        "lanes": {GENERAL: [{"tool_uses": [CHILD_GATE]}, {"text": "gate x opened"}]},
+    }
+    mock = start(mock_model, script)
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+
+    async def allow(params: dict[str, Any]) -> dict[str, Any]:
+        return {"decision": "allow"}
+
+    sidecar.answer_approval = allow
+    await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "open it"})
+    [started] = child_events(sidecar, "tool_call_started")
+    [finished] = child_events(sidecar, "tool_call_finished")
+
+    history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    assert history["subagents"] == {
+        "agent-1": {
+            "task_id": "agent-1",
+            "agent_type": "general",
+            "description": "open the gate",
+            # The lines the card showed live: the call's summary and its result's first line.
+            "calls": [
+                {
+                    "id": "child-gate",
+                    "name": "Gate",
+                    "summary": started["summary"],
+                    "result_summary": finished["summary"],
+                    "is_error": False,
+                    "subagent": None,
+                }
+            ],
+            "stop_reason": "end_turn",
+            "answer": "gate x opened",
+        }
+    }

@@ -1,11 +1,13 @@
 /**
  * The Agent card's model: what one Agent call's child agent did, built from the child's own events (the sidecar wraps
- * each in a `subagent` event whose task id is the Agent call's tool_use id) and from the approvals it asks for.
+ * each in a `subagent` event whose task id is the Agent call's tool_use id; a grandchild's arrive wrapped twice) and
+ * from the approvals it asks for, or, in a reopened session, from the sidecar's record of the run (`restoredRun`).
  * The chat model keeps it on the Agent call's tool item; webview/agentCard.ts draws it. Pure: no DOM, no `vscode`.
  */
 
-import type { ChatEvent, SubagentRef } from '../protocol';
+import type { ChatEvent, SubagentCall, SubagentRef, SubagentRun } from '../protocol';
 import type { Item, ToolStatus } from './chatTypes';
+import { resultText } from './history';
 
 type ToolItem = Extract<Item, { kind: 'tool' }>;
 
@@ -23,6 +25,10 @@ export interface ChildCall {
   resultSummary: string;
   /** It waits for the person's answer on an approval card. */
   waiting: boolean;
+  /** The approval card it waits on (its item id), for the line's link to it. */
+  approvalId?: string;
+  /** An Agent call of the child's: its own child (a grandchild), drawn inside this line. */
+  agent?: AgentRun;
 }
 
 export interface AgentRun {
@@ -65,21 +71,25 @@ export function applyChildEvent(run: AgentRun, event: ChatEvent): AgentRun {
       return { ...run, text: run.text + event.text };
     case 'retrying':
       return event.discard_partial ? { ...run, text: '' } : run;
-    case 'tool_call_started':
-      return {
-        ...run,
-        calls: [
-          ...run.calls,
-          { id: event.tool_use_id, toolName: event.name, summary: event.summary, status: 'running', resultSummary: '', waiting: false },
-        ],
-      };
+    case 'tool_call_started': {
+      const agent = agentRunFor(event.name, event.input);
+      const call: ChildCall = { id: event.tool_use_id, toolName: event.name, summary: event.summary, status: 'running', resultSummary: '', waiting: false };
+      return { ...run, calls: [...run.calls, agent ? { ...call, agent } : call] };
+    }
     case 'tool_call_finished':
       return updateCall(run, event.tool_use_id, (call) => ({
         ...call,
         status: event.is_error ? 'error' : 'done',
         resultSummary: event.summary,
         waiting: false,
+        ...(call.agent ? { agent: finishRun(call.agent, event.is_error, resultText(event.result)) } : {}),
       }));
+    case 'subagent': {
+      // A grandchild's event (the child's own Agent call): drawn inside that call's line.
+      const inner = childEvent(event.event);
+      if (!inner) return run;
+      return updateCall(run, event.task_id, (call) => (call.agent ? { ...call, agent: applyChildEvent(call.agent, inner) } : call));
+    }
     case 'turn_end':
       return event.stop_reason === 'end_turn'
         ? { ...run, status: 'done', stopReason: '' }
@@ -94,14 +104,56 @@ export function childEvent(payload: Record<string, unknown>): ChatEvent | null {
   return typeof payload.type === 'string' ? (payload as unknown as ChatEvent) : null;
 }
 
-/** The child's call `toolUseId` starts or stops waiting for the person (its approval card opened, or was answered). */
-export function markWaiting(run: AgentRun, toolUseId: string, waiting: boolean): AgentRun {
-  return updateCall(run, toolUseId, (call) => (call.waiting === waiting ? call : { ...call, waiting }));
+/**
+ * The call `toolUseId` of task `taskId` (the Agent card's own child, task `ownTaskId`, or a grandchild inside it)
+ * starts waiting for the person on the approval card `approvalId`; `approvalId` null: it stops (the card was answered).
+ */
+export function markWaiting(run: AgentRun, ownTaskId: string, taskId: string, toolUseId: string, approvalId: string | null): AgentRun {
+  return updateTask(run, ownTaskId, taskId, (owner) =>
+    updateCall(owner, toolUseId, (call) => {
+      const { approvalId: _answered, ...rest } = call;
+      return approvalId === null ? { ...rest, waiting: false } : { ...call, waiting: true, approvalId };
+    }),
+  );
+}
+
+/** Whether `run` (of task `ownTaskId`) is the run of task `taskId` or holds it (a grandchild's, inside a call). */
+export function holdsTask(run: AgentRun, ownTaskId: string, taskId: string): boolean {
+  return ownTaskId === taskId || run.calls.some((call) => call.agent !== undefined && holdsTask(call.agent, call.id, taskId));
+}
+
+function updateTask(run: AgentRun, ownTaskId: string, taskId: string, update: (run: AgentRun) => AgentRun): AgentRun {
+  if (ownTaskId === taskId) return update(run);
+  if (!holdsTask(run, ownTaskId, taskId)) return run;
+  return { ...run, calls: run.calls.map((call) => (call.agent ? { ...call, agent: updateTask(call.agent, call.id, taskId, update) } : call)) };
 }
 
 /**
- * The Agent call ended, as its tool_call_finished says: a run that never heard its child's end (a reopened session
- * keeps no child events) takes the call's own outcome, and the call's result is the child's answer.
+ * A run as a stored session recorded it (`toolgate/chat/history`'s `subagents`): what its card showed when the child
+ * ended. A run whose end was never recorded stays running, and takes its Agent call's outcome (`finishRun`).
+ */
+export function restoredRun(record: SubagentRun): AgentRun {
+  const status: AgentStatus = record.stop_reason === null ? 'running' : record.stop_reason === 'end_turn' ? 'done' : 'stopped';
+  const stopReason = status === 'stopped' && record.stop_reason ? (STOP_REASONS[record.stop_reason] ?? `stopped (${record.stop_reason})`) : '';
+  return { agentType: record.agent_type, description: record.description, calls: record.calls.map(restoredCall), text: record.answer, status, stopReason };
+}
+
+function restoredCall(call: SubagentCall): ChildCall {
+  const restored: ChildCall = {
+    id: call.id,
+    toolName: call.name,
+    summary: call.summary,
+    // No result recorded: the child ended without one (the card shows such a call as failed once its Agent call ended).
+    status: call.result_summary === null ? 'running' : call.is_error ? 'error' : 'done',
+    resultSummary: call.result_summary ?? '',
+    waiting: false,
+  };
+  return call.subagent ? { ...restored, agent: restoredRun(call.subagent) } : restored;
+}
+
+/**
+ * The Agent call ended, as its tool_call_finished says: a run that never heard its child's end (a session saved by an
+ * older sidecar, or a child that failed) takes the call's own outcome, and the call's result is the child's answer.
  */
 export function finishRun(run: AgentRun, isError: boolean, result: string): AgentRun {
   if (run.status !== 'running') return run.text.trim() ? run : { ...run, text: result };
@@ -127,7 +179,7 @@ export function agentCardView(tool: Pick<ToolItem, 'status' | 'resultSummary'>, 
   const ended = tool.status !== 'running';
   const status: AgentStatus = run.status === 'running' && ended ? (tool.status === 'done' ? 'done' : 'stopped') : run.status;
   const reason = run.stopReason || (status === 'stopped' && run.status === 'running' ? tool.resultSummary : '');
-  const calls = ended ? run.calls.map((call) => (call.status === 'running' ? { ...call, status: 'error' as const, waiting: false } : call)) : run.calls;
+  const calls = ended ? run.calls.map(endedCall) : run.calls;
   return {
     status,
     title: subagentName(run),
@@ -135,6 +187,13 @@ export function agentCardView(tool: Pick<ToolItem, 'status' | 'resultSummary'>, 
     calls,
     text: run.text.trim(),
   };
+}
+
+/** A call of a run that ended: nothing in it runs or waits any more. */
+function endedCall(call: ChildCall): ChildCall {
+  const agent = call.agent && call.agent.status === 'running' ? { ...call.agent, status: 'stopped' as const, calls: call.agent.calls.map(endedCall) } : call.agent;
+  const ended = call.status === 'running' ? { ...call, status: 'error' as const, waiting: false } : call;
+  return agent ? { ...ended, agent } : ended;
 }
 
 function updateCall(run: AgentRun, id: string, update: (call: ChildCall) => ChildCall): AgentRun {

@@ -7,7 +7,7 @@
  */
 
 import type { ChatEvent, ChatMessage, PermissionMode } from '../protocol';
-import { agentRunFor, applyChildEvent, childEvent, finishRun, markWaiting } from './agentCard';
+import { agentRunFor, applyChildEvent, childEvent, finishRun, holdsTask, markWaiting, restoredRun } from './agentCard';
 import type { ApprovalCard, ChatAction, ChatState, Item, ProviderStatus } from './chatTypes';
 import { EMPTY_BAR, isChangesBarAction, reduceChangesBar } from './changesBar';
 import { markPrompts } from './checkpointView';
@@ -68,7 +68,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         summarised: 0,
         changes: EMPTY_BAR,
       };
-      const history = { decisions: action.decisions ?? [], calls: action.calls ?? {}, compactions: action.compactions ?? [] };
+      const history = {
+        decisions: action.decisions ?? [],
+        calls: action.calls ?? {},
+        compactions: action.compactions ?? [],
+        subagents: action.subagents ?? {},
+      };
       const drawn = itemsFromHistory(opened, action.messages, history);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
     }
@@ -103,18 +108,15 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     }
     case 'toolProgress':
       return updateItem(state, action.toolUseId, 'tool', (tool) => appendOutput(tool, action.text));
-    case 'approvalRequested':
-      return append(startWaiting(childWaits(state, action.card, true, action.at), action.card.toolUseId, action.at), {
-        kind: 'approval',
-        id: action.id,
-        card: action.card,
-        state: 'pending',
-        outcome: '',
-        draft: null,
-        error: '',
-      });
+    case 'approvalRequested': {
+      const waiting = startWaiting(childWaits(state, action.card, action.id, action.at), action.card.toolUseId, action.at);
+      const card: Item = { kind: 'approval', id: action.id, card: action.card, state: 'pending', outcome: '', draft: null, error: '' };
+      return action.card.subagent ? insertAfterAgentCard(waiting, action.card.subagent.taskId, card) : append(waiting, card);
+    }
+    case 'subagentRestored':
+      return updateItem(state, action.run.task_id, 'tool', (tool) => (tool.agent ? { ...tool, agent: restoredRun(action.run) } : tool));
     case 'approvalResolved':
-      return updateItem(stopWaiting(childWaits(state, approvalCard(state, action.id), false, action.at), cardToolUseId(state, action.id, 'approval'), action.at), action.id, 'approval', (card) =>
+      return updateItem(stopWaiting(childWaits(state, approvalCard(state, action.id), null, action.at), cardToolUseId(state, action.id, 'approval'), action.at), action.id, 'approval', (card) =>
         card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome, error: '' } : card,
       );
     case 'approvalFailed':
@@ -272,7 +274,7 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
 export function itemsFromHistory(
   state: ChatState,
   messages: readonly ChatMessage[],
-  records: HistoryRecords = { decisions: [], calls: {}, compactions: [] },
+  records: HistoryRecords = { decisions: [], calls: {}, compactions: [], subagents: {} },
 ): ChatState {
   const { actions, summarisedActions } = historyActions(state, messages, records);
   const summarised = actions.slice(0, summarisedActions).reduce(reduce, state);
@@ -318,14 +320,40 @@ function waited(tool: Extract<Item, { kind: 'tool' }>, at: number): Extract<Item
   return { ...tool, waitedMs: tool.waitedMs + Math.max(0, at - tool.waitingSince), waitingSince: null };
 }
 
-/** A child agent's call starts or stops waiting for the person: so does its Agent call, and the card marks the call. */
-function childWaits(state: ChatState, card: ApprovalCard | undefined, waiting: boolean, at: number | undefined): ChatState {
+/**
+ * A child agent's call starts waiting for the person on the approval card `approvalId` (null: stops, it was answered):
+ * so does the Agent call whose card holds the child (a grandchild is inside its parent child's), and the card marks it.
+ */
+function childWaits(state: ChatState, card: ApprovalCard | undefined, approvalId: string | null, at: number | undefined): ChatState {
   const child = card?.subagent;
-  if (!card || !child) return state;
-  const timed = waiting ? startWaiting(state, child.taskId, at) : stopWaiting(state, child.taskId, at);
-  return updateItem(timed, child.taskId, 'tool', (tool) =>
-    tool.agent ? { ...tool, agent: markWaiting(tool.agent, card.toolUseId, waiting) } : tool,
+  const owner = child && agentCardOf(state, child.taskId);
+  if (!card || !child || !owner) return state;
+  const timed = approvalId !== null ? startWaiting(state, owner.id, at) : stopWaiting(state, owner.id, at);
+  return updateItem(timed, owner.id, 'tool', (tool) =>
+    tool.agent ? { ...tool, agent: markWaiting(tool.agent, tool.id, child.taskId, card.toolUseId, approvalId) } : tool,
   );
+}
+
+/** The transcript's Agent card that shows task `taskId`: its own child's, or a grandchild's inside it. */
+function agentCardOf(state: ChatState, taskId: string): Extract<Item, { kind: 'tool' }> | undefined {
+  return state.items.find(
+    (item): item is Extract<Item, { kind: 'tool' }> => item.kind === 'tool' && item.agent !== undefined && holdsTask(item.agent, item.id, taskId),
+  );
+}
+
+/**
+ * A child's approval card goes right under the Agent card that shows the child (after the cards already joined to
+ * it), so the two read as one, even when other cards came after the Agent card. A sibling, not nested: the Agent card
+ * is redrawn with each of the child's events, which would lose what the person types on the approval card.
+ */
+function insertAfterAgentCard(state: ChatState, taskId: string, card: Item): ChatState {
+  const owner = agentCardOf(state, taskId);
+  if (!owner) return append(state, card);
+  let at = state.items.indexOf(owner) + 1;
+  const joined = (item: Item | undefined): boolean =>
+    item?.kind === 'approval' && !!item.card.subagent && agentCardOf(state, item.card.subagent.taskId) === owner;
+  while (at < state.items.length && joined(state.items[at])) at++;
+  return { ...state, items: [...state.items.slice(0, at), card, ...state.items.slice(at)] };
 }
 
 function approvalCard(state: ChatState, id: string): ApprovalCard | undefined {

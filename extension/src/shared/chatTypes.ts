@@ -17,6 +17,7 @@ import type {
   UsageReport,
   SessionInfo,
   SessionMatch,
+  SubagentRun,
   TodoItem,
   TurnInfo,
 } from '../protocol';
@@ -192,7 +193,11 @@ export type ChatAction =
       calls?: Record<string, CallSummary>;
       /** Where the conversation was summarised (absent from older sidecars: nothing is marked). */
       compactions?: CompactionMark[];
+      /** By Agent call id: what its child did, to draw its card again (absent from older sidecars). */
+      subagents?: Record<string, SubagentRun>;
     }
+  /** A stored session's Agent card gets what its child did (`toolgate/chat/history`'s record of it). */
+  | { type: 'subagentRestored'; run: SubagentRun }
   | { type: 'sessionClosed' }
   | { type: 'sessionSearch'; search: SessionSearch | null }
   | { type: 'mode'; mode: PermissionMode }

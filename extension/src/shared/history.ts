@@ -10,6 +10,8 @@ import type {
   ChatMessage,
   CompactionMark,
   ReviewRecord,
+  SubagentRef,
+  SubagentRun,
   ToolResult,
 } from '../protocol';
 import type { ChatAction, ChatState } from './chatModel';
@@ -31,6 +33,8 @@ export interface HistoryRecords {
   decisions: readonly (ApprovalRecord | ReviewRecord)[];
   calls: Readonly<Record<string, CallSummary>>;
   compactions: readonly CompactionMark[];
+  /** By Agent call id: what its child did (older sidecars send none: the card shows the call's result). */
+  subagents: Readonly<Record<string, SubagentRun>>;
 }
 
 /** The actions, and how many of the first ones draw messages the model now sees only through a summary. */
@@ -75,6 +79,16 @@ export function historyActions(
         uses.add(block.id);
         const summary = records.calls[block.id]?.summary ?? summarizeInput(block.input);
         event({ type: 'tool_call_started', tool_use_id: block.id, name: block.name, input: block.input, summary });
+        const child = records.subagents[block.id];
+        if (child) {
+          actions.push({ type: 'subagentRestored', run: child });
+          // The approvals the child (or a grandchild) asked for, named by it: drawn under its Agent card, as live.
+          const askers = childCalls(child);
+          for (const decision of records.decisions) {
+            const asker = askers.get(decision.tool_use_id);
+            if (asker) actions.push(...decisionActions(decision, `h${++decisionNumber}`, workspace, asker));
+          }
+        }
       } else if (block.type === 'tool_result') {
         answered.add(block.tool_use_id);
         const text = resultText(block);
@@ -110,10 +124,20 @@ function compactionNotice(mark: CompactionMark): ChatAction {
   return { type: 'notice', level: 'info', text, summary: mark.summary };
 }
 
+/** By call id, the child (or grandchild) that made each call of a recorded run. */
+function childCalls(run: SubagentRun, calls = new Map<string, SubagentRef>()): Map<string, SubagentRef> {
+  for (const call of run.calls) {
+    calls.set(call.id, { taskId: run.task_id, agentType: run.agent_type, description: run.description });
+    if (call.subagent) childCalls(call.subagent, calls);
+  }
+  return calls;
+}
+
 function decisionActions(
   decision: ApprovalRecord | ReviewRecord,
   id: string,
   workspace: string | undefined,
+  subagent?: SubagentRef,
 ): ChatAction[] {
   const unanswered = decision.answered_by === 'withdrawn' ? WITHDRAWN : UNANSWERED;
   const byPerson = decision.answered_by === 'user';
@@ -133,7 +157,13 @@ function decisionActions(
         type: 'approvalRequested',
         id,
         // What the record keeps of the card; the suggested rules were the waiting request's alone.
-        card: { toolUseId: decision.tool_use_id, toolName: decision.tool_name, summary: decision.summary, reason: decision.reason },
+        card: {
+          toolUseId: decision.tool_use_id,
+          toolName: decision.tool_name,
+          summary: decision.summary,
+          reason: decision.reason,
+          ...(subagent ? { subagent } : {}),
+        },
       },
       { type: 'approvalResolved', id, state, outcome },
     ];

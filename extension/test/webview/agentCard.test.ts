@@ -56,8 +56,40 @@ describe('the Agent card', () => {
     expect(card.querySelector('[data-call="c2"]')?.classList.contains('agent-call-waiting')).toBe(true);
 
     const approval = draw(state, 'approval');
-    expect(approval.querySelector('.card-subagent')?.textContent).toBe('Asked by the subagent explore: find the tests');
-    expect(approval.querySelector('.card-title')?.textContent).toBe('Allow Bash?');
+    // The child's name is in the card's title, and the card is drawn as joined to its Agent card.
+    expect(approval.querySelector('.card-title')?.textContent).toBe('Allow Bash? — asked by the subagent explore: find the tests');
+    expect(approval.querySelector('.card-title .card-subagent strong')?.textContent).toBe('explore: find the tests');
+    expect(approval.classList.contains('approval-subagent')).toBe(true);
+    expect(state.items.map((item) => item.kind)).toEqual(['tool', 'approval']);
+  });
+
+  it("moves the keyboard from the waiting call's line to the approval card it waits on", () => {
+    const state = stateOf(actions);
+    const card = draw(state, 'tool');
+    const approval = draw(state, 'approval');
+    document.body.replaceChildren(card, approval);
+    const link = card.querySelector<HTMLButtonElement>('[data-call="c2"] button.agent-call-goto');
+    expect(link?.textContent).toBe('waits for your approval below');
+    link?.click();
+    expect(document.activeElement).toBe(approval);
+    expect(card.querySelector('[data-call="c1"] button')).toBeNull(); // a call that waits on nothing has no link
+  });
+
+  it("draws a grandchild's calls nested under the call of the child that started it", () => {
+    const grandchild = (event: ChatEvent): ChatAction =>
+      child({ type: 'subagent', task_id: 'c3', agent_type: 'general', event: event as unknown as Record<string, unknown> });
+    const state = stateOf([
+      ...actions,
+      child({ type: 'tool_call_started', tool_use_id: 'c3', name: 'Agent', input: { description: 'dig', prompt: 'p', subagent_type: 'general' }, summary: 'general: dig' }),
+      grandchild({ type: 'tool_call_started', tool_use_id: 'g1', name: 'Read', input: {}, summary: 'deep.py' }),
+    ]);
+    const card = draw(state, 'tool');
+    const nested = card.querySelector('[data-call="c3"] .agent-nested');
+    expect(nested?.querySelector('.agent-status')?.textContent).toBe('running');
+    expect(nested?.querySelector('ol.agent-calls')?.getAttribute('aria-label')).toBe('Calls of general: dig');
+    expect([...(nested?.querySelectorAll('.agent-call') ?? [])].map((line) => line.textContent)).toEqual(['◌Readdeep.py']);
+    // The top list holds the child's own calls only.
+    expect([...card.querySelectorAll(':scope > ol > .agent-call')].map((line) => line.getAttribute('data-call'))).toEqual(['c1', 'c2', 'c3']);
   });
 
   it('shows the final answer and its status once done, and folds away unless the person opened it', () => {

@@ -6,7 +6,8 @@ checkpoint guard, so its changes are checkpointed inside the parent's turn), the
 decisions record and the approval flow (each request carries the child's identity, `SubagentRef`: the editor
 names it, "explore: find the tests", and marks the waiting call in the Agent call's card). Its events reach the
 parent's listeners wrapped in a SubagentEvent carrying the task id (the parent's Agent tool_use id), and its
-usage is counted into the parent's turn and into the session's usage meter.
+usage is counted into the parent's turn and into the session's usage meter. When it ends, what it did is recorded
+in the parent's transcript (agent/subagent_record.py), for a reopened session's Agent card.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from toolgate.agent.agent_types import NEVER_FOR_CHILDREN, AgentType, AgentTypes
 from toolgate.agent.events import ChatEvent, StopReason, SubagentEvent, TurnEnd, UsageReport
 from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers.base import Provider
+from toolgate.agent.subagent_record import RunRecorder
 from toolgate.agent.subagent_scope import ScopedPolicy, SubagentSettings
 from toolgate.agent.system_prompt import build_system_prompt, current_environment
 from toolgate.core.context import ToolContext
@@ -94,8 +96,10 @@ class Subagents:
         task_id = ctx.tool_use_id
         identity = SubagentRef(task_id=task_id, agent_type=agent_type.name, description=tool_input.description)
         child = self._child_chat(agent_type, identity, tool_input.model or agent_type.model)
+        recorder = RunRecorder(task_id, agent_type.name, tool_input.description)
 
         def forward(event: ChatEvent) -> None:
+            recorder.apply(event)
             if isinstance(event, TurnEnd):
                 self.chat.add_usage(event.usage)
             elif isinstance(event, UsageReport):
@@ -112,6 +116,9 @@ class Subagents:
         finally:
             stop_forwarding()
             child.release_listeners()
+            # A reopened session draws the Agent card from this (a child's chat keeps no transcript: a grandchild's
+            # run is recorded inside its parent child's).
+            self.chat.transcript.record_subagent(recorder.run())
         last = child.messages[-1] if child.messages else None
         text = last.text() if last is not None and last.role == "assistant" else ""
         return SubagentAnswer(agent_type=agent_type.name, text=text, stop_reason=stop)

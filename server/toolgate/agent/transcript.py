@@ -1,10 +1,11 @@
 """A session's transcript: JSON Lines, appended one entry at a time, never rewritten.
 
 Each line is one entry: a message that joined the conversation, an interrupt, a todo-list change, a repair
-made on resume, an API error, or what a person decided about a call (an approval or a diff review, so a
-reopened session shows the same answered cards it showed live). Loading replays the messages, skips (and
-reports) lines it cannot read — a crash can cut the last line short — and repairs the tool_use/tool_result
-pairing so the conversation can be sent again. The file itself is only ever appended to: no data is lost to a bad line.
+made on resume, an API error, what a person decided about a call (an approval or a diff review, so a
+reopened session shows the same answered cards it showed live), or what a child agent did (its Agent card).
+Loading replays the messages, skips (and reports) lines it cannot read — a crash can cut the last line short — and
+repairs the tool_use/tool_result pairing so the conversation can be sent again. The file itself is only ever appended
+to: no data is lost to a bad line.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from toolgate.agent.context_relief import clear_results, cleared_note
 from toolgate.agent.conversation import ChatMessage, Repair, merge_into, repair
 from toolgate.agent.events import ErrorKindName
+from toolgate.agent.subagent_record import SubagentRun
 from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
 
@@ -94,6 +96,13 @@ class DecisionEntry(_Entry):
     decision: Decision
 
 
+class SubagentEntry(_Entry):
+    """What the child agent of an Agent call did, written when it ended (agent/subagent_record.py)."""
+
+    type: Literal["subagent"] = "subagent"
+    run: SubagentRun
+
+
 Entry = Annotated[
     MessageEntry
     | InterruptEntry
@@ -102,7 +111,8 @@ Entry = Annotated[
     | ClearedEntry
     | CompactedEntry
     | ErrorEntry
-    | DecisionEntry,
+    | DecisionEntry
+    | SubagentEntry,
     Field(discriminator="type"),
 ]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry, config=ConfigDict(defer_build=True))
@@ -143,6 +153,13 @@ class Transcript:
         except OSError:
             log.exception("%s: could not record the %s of %s", self.path, decision.kind, decision.tool_use_id)
 
+    def record_subagent(self, run: SubagentRun) -> None:
+        """For the Agent tool: keeping the record must never break the call it is about."""
+        try:
+            self.append(SubagentEntry(run=run))
+        except OSError:
+            log.exception("%s: could not record the subagent of %s", self.path, run.task_id)
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
@@ -170,6 +187,7 @@ class LoadedTranscript:
     compactions: list[CompactionMark] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     decisions: list[ApprovalRecord | ReviewRecord] = field(default_factory=list)  # in the order answered
+    subagents: dict[str, SubagentRun] = field(default_factory=dict)  # by the parent's Agent tool_use id
     repair: Repair = field(default_factory=lambda: Repair(messages=[]))
     unreadable_lines: list[int] = field(default_factory=list)
 
@@ -180,6 +198,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
     compactions: list[CompactionMark] = []
     todos: list[TodoItem] = []
     decisions: list[ApprovalRecord | ReviewRecord] = []
+    subagents: dict[str, SubagentRun] = {}
     cleared: dict[str, str] = {}  # tool_use id → the note that replaces its output
     unreadable: list[int] = []
     try:
@@ -208,6 +227,8 @@ def load_transcript(path: Path) -> LoadedTranscript:
             compactions.append(_mark(history, entry))
         elif isinstance(entry, DecisionEntry):
             decisions.append(entry.decision)
+        elif isinstance(entry, SubagentEntry):
+            subagents[entry.run.task_id] = entry.run
     if cleared:  # a resumed session starts as small as the one that was saved
         raw = clear_results(raw, cleared)
     if unreadable:
@@ -219,6 +240,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
         compactions=compactions,
         todos=todos,
         decisions=decisions,
+        subagents=subagents,
         repair=fixed,
         unreadable_lines=unreadable,
     )
@@ -246,5 +268,5 @@ def _is_unknown_kind(line: bytes) -> bool:
         value = json.loads(line)
     except ValueError:
         return False
-    known = {"message", "interrupt", "todos", "repair", "cleared", "compacted", "error", "decision"}
+    known = {"message", "interrupt", "todos", "repair", "cleared", "compacted", "error", "decision", "subagent"}
     return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known

@@ -109,4 +109,5 @@ class ChatHost:
             decisions=loaded.decisions,
             calls=call_summaries(live.runtime, loaded.history),
             compactions=loaded.compactions,
+            subagents=loaded.subagents,
         )

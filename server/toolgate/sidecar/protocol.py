@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ChatEvent, StopReason
+from toolgate.agent.subagent_record import SubagentRun
 from toolgate.agent.transcript import CompactionMark
 from toolgate.core.decisions import Decision
 from toolgate.core.messages import ToolResult, ToolUse
@@ -332,6 +333,9 @@ class ChatHistoryResult(WireModel):
     )
     compactions: list[CompactionMark] = Field(
         default_factory=list, description="Where the conversation was summarised, in `messages`' terms, oldest first."
+    )
+    subagents: dict[str, SubagentRun] = Field(
+        default_factory=dict, description="By Agent tool_use id: what its child agent did, to draw its card again."
     )
 
 
