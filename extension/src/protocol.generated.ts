@@ -278,6 +278,7 @@ export interface Compacted {
   reattached: string[];
   forgotten: string[];
   summary_usage: Usage;
+  kept_from_tool_use_id: string | null;
 }
 
 export interface CompactionFailed {
@@ -696,6 +697,8 @@ export interface ProviderConfigureParams {
   apiKey?: string | null;
   /** None: the provider's default. */
   maxTokens?: number | null;
+  /** The model's context window in tokens, for a model the catalogue does not know or to compact earlier (compaction starts at a share of it). None: the catalogue's window for the model. */
+  contextWindow?: number | null;
 }
 
 export interface ProviderStatus {

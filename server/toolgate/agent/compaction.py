@@ -245,6 +245,7 @@ class ContextKeeper:
         )
         self._count(done.summary_usage)
         after = sum(plan.message_tokens(m) for m in host.messages)
+        first_kept = done.messages[len(done.head)]
         host.emit(
             Compacted(
                 trigger=trigger,
@@ -257,6 +258,7 @@ class ContextKeeper:
                 reattached=done.reattached,
                 forgotten=done.forgotten,
                 summary_usage=done.summary_usage,
+                kept_from_tool_use_id=next((use.id for use in first_kept.tool_uses()), None),
             )
         )
         return True
