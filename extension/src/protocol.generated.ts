@@ -1144,6 +1144,7 @@ export interface UsageReport {
   type: "usage";
   usage: Usage;
   context_tokens: number;
+  context_estimated: boolean;
   context_window: number;
   cost_usd: number | null;
   total_usage: Usage;

@@ -299,7 +299,7 @@ describe('chat state', () => {
         type: 'event',
         at: 4,
         event: {
-          type: 'usage', usage, context_tokens: 2010, context_window: 200000, cost_usd: null, total_usage: usage,
+          type: 'usage', usage, context_tokens: 2010, context_estimated: false, context_window: 200000, cost_usd: null, total_usage: usage,
           total_cost_usd: null,
         },
       },

@@ -166,6 +166,9 @@ class UsageReport(_Event):
     type: Literal["usage"] = "usage"
     usage: Usage
     context_tokens: int
+    # True: the API reported no usage, and `context_tokens` is toolgate's estimate of the request (4 characters a
+    # token); the cost is then unknown.
+    context_estimated: bool = False
     context_window: int
     cost_usd: float | None
     total_usage: Usage

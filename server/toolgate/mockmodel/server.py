@@ -297,7 +297,8 @@ class _Handler(BaseHTTPRequestHandler):
         if api == "anthropic":
             frames = anthropic_frames(step, ids, model, self._usage(api, body))
         else:
-            wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            asked = bool((body.get("stream_options") or {}).get("include_usage"))
+            wants_usage = asked and self.server.state.script.reports_usage
             frames = openai_frames(step, ids, model, self._usage(api, body) if wants_usage else None)
         record.status = 200
         self.send_response(200)

@@ -163,3 +163,20 @@ async def test_usage_of_a_compatible_server_fills_the_context_line(mock_model: A
     assert 0 < second.usage.cache_read_input_tokens < second.usage.input_tokens  # the same system + tools prefix
     assert second.context_tokens > first.context_tokens  # the conversation grew by the call and its result
     assert second.total_usage == first.usage.add(second.usage)
+
+
+async def test_a_server_that_reports_no_usage_gets_an_estimate_said_to_be_one(
+    mock_model: Any, make_chat: ChatFactory
+) -> None:
+    mock = mock_model({"steps": [{"text": "Hello."}], "reports_usage": False})
+    chat = make_chat(mock, "openai")
+    events = Events(chat)
+
+    assert await chat.send("hi") == "end_turn"
+
+    [report] = events.of(UsageReport)
+    assert report.usage.input_tokens == 0  # nothing came from the server
+    # The estimate of the request (tools, system prompt, the message): about the request body's size.
+    body_tokens = len(mock.requests[0].body) // 4
+    assert report.context_estimated and body_tokens // 2 <= report.context_tokens <= 2 * body_tokens
+    assert report.cost_usd is None and report.total_cost_usd is None  # not zero: unknown
