@@ -280,6 +280,7 @@ export interface Compacted {
   reattached: string[];
   forgotten: string[];
   summary_usage: Usage;
+  kept_from_tool_use_id: string | null;
 }
 
 export interface CompactionFailed {
@@ -698,6 +699,8 @@ export interface ProviderConfigureParams {
   apiKey?: string | null;
   /** None: the provider's default. */
   maxTokens?: number | null;
+  /** The model's context window in tokens, for a model the catalogue does not know or to compact earlier (compaction starts at a share of it). None: the catalogue's window for the model. */
+  contextWindow?: number | null;
 }
 
 export interface ProviderStatus {
@@ -1168,6 +1171,7 @@ export interface UsageReport {
   type: "usage";
   usage: Usage;
   context_tokens: number;
+  context_estimated: boolean;
   context_window: number;
   cost_usd: number | null;
   total_usage: Usage;

@@ -291,7 +291,7 @@ describe('chat state', () => {
         event: {
           type: 'compacted', trigger: 'auto', summarised: 12, kept: 3, tokens_before: 9000, tokens_after: 2000,
           seconds: 1.5, summary: '## Goal and constraints\nfix the parser', reattached: [], forgotten: ['/w/a.py'],
-          summary_usage: usage,
+          summary_usage: usage, kept_from_tool_use_id: null,
         },
       },
       { type: 'event', at: 3, event: { type: 'compaction_failed', trigger: 'manual', message: 'Compaction failed.' } },
@@ -299,7 +299,7 @@ describe('chat state', () => {
         type: 'event',
         at: 4,
         event: {
-          type: 'usage', usage, context_tokens: 2010, context_window: 200000, cost_usd: null, total_usage: usage,
+          type: 'usage', usage, context_tokens: 2010, context_estimated: false, context_window: 200000, cost_usd: null, total_usage: usage,
           total_cost_usd: null,
         },
       },
@@ -316,6 +316,34 @@ describe('chat state', () => {
     expect(state.usage).toMatchObject({ context_tokens: 2010, context_window: 200000 });
     const reopened = run([{ type: 'sessionOpened', sessionId: 's2', mode: 'default', messages: [], todos: [], busy: false }], state);
     expect(reopened.usage).toBeNull();
+  });
+
+  it('marks the summarised turns as soon as a compaction says which call it kept first', () => {
+    const usage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const reply = (n: number, text: string | null): ChatAction[] => [
+      ...(text === null ? [] : [{ type: 'event', at: n, event: { type: 'text_delta', text } } as const]),
+      { type: 'event', at: n, event: { type: 'tool_call_started', tool_use_id: `t${n}`, name: 'Read', input: {}, summary: '' } },
+    ];
+    const compacted = (keptFrom: string | null): ChatAction => ({
+      type: 'event',
+      at: 9,
+      event: {
+        type: 'compacted', trigger: 'auto', summarised: 4, kept: 2, tokens_before: 900, tokens_after: 300, seconds: 1,
+        summary: '## Goal and constraints', reattached: [], forgotten: [], summary_usage: usage,
+        kept_from_tool_use_id: keptFrom,
+      },
+    });
+    const read = run([{ type: 'userMessage', text: 'Read every module' }, ...reply(1, 'Reading a.'), ...reply(2, 'Reading b.')]);
+    // user, 'Reading a.', t1, 'Reading b.', t2: the reply kept first is 'Reading b.' and its call.
+    const first = run([compacted('t2')], read);
+    expect(first.summarised).toBe(3);
+    expect(first.items.map((item) => item.kind)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'notice']);
+    // A reply kept first without text starts at its call's card; the notice before it was summarised too.
+    const second = run([...reply(3, null), compacted('t3')], first);
+    expect(second.summarised).toBe(6);
+    // Nothing to go by (a kept reply that made no call, or one not on screen): what was marked stays marked.
+    expect(run([compacted(null)], second).summarised).toBe(6);
+    expect(run([compacted('t-elsewhere')], second).summarised).toBe(6);
   });
 
   it('ignores the events that only repeat what was drawn', () => {

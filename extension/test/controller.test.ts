@@ -199,7 +199,7 @@ describe('ChatController', () => {
           summary: 'S', reattached: [], forgotten: [], summary_usage: summary,
         };
         sidecar.notify('toolgate/chat/event', { sessionId: 's1', event: compacted });
-        const report = { type: 'usage', usage, context_tokens: 5, context_window: 10, cost_usd: null, total_usage: usage, total_cost_usd: null };
+        const report = { type: 'usage', usage, context_tokens: 5, context_estimated: false, context_window: 10, cost_usd: null, total_usage: usage, total_cost_usd: null };
         sidecar.notify('toolgate/chat/event', { sessionId: 's1', event: report });
         return { stopReason: 'end_turn' };
       },

@@ -30,6 +30,7 @@ describe('readSettings', () => {
         diffReview: 'always',
         maxToolConcurrency: 4,
         approvalTimeoutMinutes: 15,
+        contextWindow: 32_000,
       }),
     );
     expect(problems).toEqual([]);
@@ -43,6 +44,7 @@ describe('readSettings', () => {
       diffReview: 'always',
       maxToolConcurrency: 4,
       approvalTimeoutMinutes: 15,
+      contextWindow: 32_000,
     });
   });
 
@@ -67,6 +69,19 @@ describe('readSettings', () => {
     expect(readSettings(reader({ diffReview: 'after' })).settings.diffReview).toBe('after');
     expect(reviewEditsFor('after')).toBe('after');
     expect(reviewEditsFor(DEFAULT_SETTINGS.diffReview)).toBe('when_asking');
+  });
+
+  it('takes a context window of at least 1,000 tokens, 0 as the model\'s known one, and names anything else', () => {
+    expect(readSettings(reader({ contextWindow: 1_000 })).settings.contextWindow).toBe(1_000);
+    expect(readSettings(reader({ contextWindow: 0 }))).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
+    for (const bad of [999, -5, 24_000.5, '24000', true]) {
+      const { settings, problems } = readSettings(reader({ contextWindow: bad }));
+      expect(settings.contextWindow).toBeNull();
+      expect(problems).toEqual([
+        `toolgate.contextWindow must be a whole number of tokens, at least 1,000 (or 0 for the model's known window); ` +
+          `ignoring ${JSON.stringify(bad)} and using the model's known window.`,
+      ]);
+    }
   });
 
   it('caps the tool concurrency at 64', () => {
@@ -111,7 +126,14 @@ describe('mapping to the sidecar', () => {
     expect(env.PATH).toBe('/usr/bin');
     expect(env.TOOLGATE_MAX_TOOL_CONCURRENCY).toBe('3');
     const configure = providerConfiguration({ ...DEFAULT_SETTINGS, provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' });
-    expect(configure).toEqual({ provider: 'openai', model: null, baseUrl: 'http://127.0.0.1:11434/v1', apiKey: null });
+    expect(configure).toEqual({
+      provider: 'openai',
+      model: null,
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: null,
+      contextWindow: null,
+    });
+    expect(providerConfiguration({ ...DEFAULT_SETTINGS, contextWindow: 24_000 }).contextWindow).toBe(24_000);
     expect(initializationOptions({ approvalTimeoutMinutes: 90 }, { storageDir: '/storage' })).toEqual({
       storageDir: '/storage',
       editorAnswerTimeoutSeconds: 5400,
@@ -130,6 +152,7 @@ describe('mapping to the sidecar', () => {
     expect(classifyChange(DEFAULT_SETTINGS, DEFAULT_SETTINGS, true)).toMatchObject({ restart: true });
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, provider: 'openai' })).toEqual({ ...none, provider: true });
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, model: 'm' })).toEqual({ ...none, provider: true });
+    expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, contextWindow: 8_000 })).toEqual({ ...none, provider: true });
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, diffReview: 'always' })).toEqual({ ...none, reviewEdits: true });
     expect(classifyChange(DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, defaultMode: 'plan' })).toEqual(none);
   });

@@ -6,7 +6,7 @@ const usage = { input_tokens: 1200, output_tokens: 300, cache_creation_input_tok
 
 function report(cost: number | null, total: number | null): UsageReport {
   return {
-    type: 'usage', usage, context_tokens: 49200, context_window: 200000, cost_usd: cost, total_usage: usage,
+    type: 'usage', usage, context_tokens: 49200, context_estimated: false, context_window: 200000, cost_usd: cost, total_usage: usage,
     total_cost_usd: total,
   };
 }
@@ -17,6 +17,13 @@ describe('the header\'s context line', () => {
     expect(label.text).toBe('Context 49,200 / 200,000 (25%) · $1.50');
     expect(label.title).toContain('48000 read from the cache');
     expect(label.title).toContain('$0.0234');
+  });
+
+  it('marks an estimated context, when the API reported no usage', () => {
+    const label = usageLabel({ ...report(null, null), context_estimated: true });
+    expect(label.text).toBe('Context ~49,200 / 200,000 (25%) · cost unknown');
+    expect(label.title).toContain('The API reported no usage: the context is estimated');
+    expect(usageLabel(report(null, null)).title).not.toContain('estimated');
   });
 
   it('says the cost is unknown instead of showing zero', () => {

@@ -1,8 +1,10 @@
 """The panel's session history and a long session, in a real VS Code with the real sidecar and the mock model.
 
 The History button lists the sessions with their dates and prompt counts; one is renamed and found by what was said
-in it. A scripted 40-request session that reads large files against a small context window runs to its final answer
-in the panel by compacting, and the turns the model now sees only through the summary stay on screen, marked.
+in it. A scripted 40-request session that reads large files against a small context window (the mock's, and the
+toolgate.contextWindow setting) runs to its final answer in the panel by compacting at the setting's threshold, the
+context line counting what each request filled, and the turns the model now sees only through the summary are marked
+as soon as they are summarised and stay on screen.
 """
 
 from __future__ import annotations
@@ -85,9 +87,28 @@ def test_a_long_session_runs_to_its_final_answer_with_the_summarised_turns_marke
     mock_model: MockFactory, workbench: Workbench, long_session_files: list[str]
 ) -> None:
     script = long_session(long_session_files, context_window=WINDOW)
-    model = mock_model(script.pop("steps"), script=script)
+    # The setting tells toolgate the window (the default model's known one is 400,000): it compacts near it.
+    model = mock_model(script.pop("steps"), script=script, settings={"toolgate.contextWindow": WINDOW})
     chat = workbench.open_chat()
     send(workbench, "Read every module")
+
+    # Marked live: the first prompt is marked while the final answer is still to come (checked in one go, in the
+    # page, not between two looks). Before the compaction event said what it kept, marks came only with the turn's end.
+    panel = chat.owner.element_handle().content_frame()
+    assert panel is not None
+    seen = panel.wait_for_function(
+        """(final) => {
+            if ([...document.querySelectorAll('.msg-assistant')].some((m) => m.textContent.includes(final))) {
+                return 'the final answer, with nothing marked before it';
+            }
+            return document.querySelector(".msg-user[data-summarised='true']") ? 'marked while running' : false;
+        }""",
+        arg=FINAL_ANSWER,
+        timeout=300_000,
+    ).json_value()
+    assert seen == "marked while running"
+    # The context line counts what the requests fill (the OpenAI-shaped usage), out of the window set.
+    expect(chat.locator(".context-usage")).to_have_text(re.compile(r"^Context [1-9][\d,]* / 24,000 \(\d+%\)"))
 
     expect(chat.locator(".msg-assistant").last).to_contain_text(FINAL_ANSWER, timeout=300_000)
     expect(chat.locator("button.send")).to_be_visible()
@@ -95,6 +116,8 @@ def test_a_long_session_runs_to_its_final_answer_with_the_summarised_turns_marke
     answered = [r for r in requests if r["body"].get("tools") and r["status"] == 200]
     assert len(answered) == MODULES + 1  # every scripted step was played
     assert any(not r["body"].get("tools") for r in requests)  # and summaries were asked for on the way
+    # The threshold made the room: the mock never had to refuse a request as too long.
+    assert [r["status"] for r in requests if r["status"] != 200] == []
 
     # Drawn again from the transcript: the first prompt and the first reads are still there, marked as summarised.
     first = chat.locator(".msg-user", has_text="Read every module")

@@ -14,6 +14,7 @@ from tests.integration.sidecar_client import TEST_SERVER, SidecarClient, initial
 from tests.integration.test_sidecar_approvals import always_allow
 
 from toolgate.mockmodel import MockModelServer
+from toolgate.mockmodel.sessions import long_session, write_long_session_files
 from toolgate.sidecar import protocol as p
 
 
@@ -397,3 +398,37 @@ async def test_compact_summarises_the_older_turns_and_reports_it_as_a_chat_event
     [mark] = history["compactions"]
     assert mark["after_messages"] == 6 and mark["summarised_messages"] == 5 and mark["trigger"] == "manual"
     assert summary in mark["summary"]
+
+
+async def test_the_context_window_setting_sets_where_compaction_starts(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    window = 20_000
+    files = write_long_session_files(workspace, 12)
+    mock = MockModelServer(long_session(files, context_window=window)).start()
+    mock_model.append(mock)
+    settings = {"provider": "openai", "baseUrl": mock.openai_url, "model": "mock-model"}
+    with pytest.raises(JsonRpcException, match="contextWindow") as refused:
+        await sidecar.call(p.PROVIDER_CONFIGURE, {**settings, "contextWindow": 0})
+    assert "greater than or equal to 1000" in str(refused.value)
+    await sidecar.call(p.PROVIDER_CONFIGURE, {**settings, "contextWindow": window})
+    session_id = await sidecar.new_session(workspace)
+
+    assert await sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "Read every module"}) == {
+        "stopReason": "end_turn"
+    }
+
+    events = events_of(sidecar)
+    compactions = [e for e in events if e["type"] == "compacted"]
+    # The threshold made the room, before the mock (whose window is the same) had to refuse anything.
+    assert compactions and all(e["trigger"] == "auto" for e in compactions)
+    assert [r.rejection for r in mock.requests if r.status != 200] == []
+    usage = [e for e in events if e["type"] == "usage"]
+    assert len(usage) == len(files) + 1 and all(0 < e["context_tokens"] <= window == e["context_window"] for e in usage)
+    # Each compaction names the first call it kept: every call from there on is in the `kept` messages (one Read
+    # per reply, each reply and its result two messages), every call before it was summarised.
+    for compacted in compactions:
+        at = events.index(compacted)
+        started = [e["tool_use_id"] for e in events[:at] if e["type"] == "tool_call_started"]
+        kept_calls = started[started.index(compacted["kept_from_tool_use_id"]) :]
+        assert 2 * len(kept_calls) == compacted["kept"]

@@ -24,6 +24,8 @@ export interface ToolgateSettings {
   maxToolConcurrency: number;
   /** How long an approval card or diff review waits for an answer before it counts as "no". */
   approvalTimeoutMinutes: number;
+  /** The model's context window in tokens (compaction starts at a share of it); null: the sidecar's table's. */
+  contextWindow: number | null;
 }
 
 export const DEFAULT_SETTINGS: ToolgateSettings = {
@@ -36,7 +38,11 @@ export const DEFAULT_SETTINGS: ToolgateSettings = {
   diffReview: 'whenAsking',
   maxToolConcurrency: 10,
   approvalTimeoutMinutes: 60,
+  contextWindow: null,
 };
+
+/** The smallest window the sidecar accepts (model_catalog.MIN_CONTEXT_WINDOW): the tools alone would fill less. */
+export const MIN_CONTEXT_WINDOW = 1_000;
 
 /** A week: an approval left open longer than that is forgotten, not pending. */
 export const MAX_APPROVAL_TIMEOUT_MINUTES = 7 * 24 * 60;
@@ -112,6 +118,7 @@ export function readSettings(get: SettingReader): SettingsReadResult {
     }
   }
   const approvalTimeoutMinutes = approvalTimeout(get('approvalTimeoutMinutes'), problems);
+  const contextWindow = contextWindowSetting(get('contextWindow'), problems);
   return {
     settings: {
       provider,
@@ -123,9 +130,21 @@ export function readSettings(get: SettingReader): SettingsReadResult {
       diffReview,
       maxToolConcurrency,
       approvalTimeoutMinutes,
+      contextWindow,
     },
     problems,
   };
+}
+
+/** 0 or unset: the model's known window. Anything but a whole number of at least MIN_CONTEXT_WINDOW is reported. */
+function contextWindowSetting(raw: unknown, problems: string[]): number | null {
+  if (raw === undefined || raw === null || raw === 0) return null;
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw >= MIN_CONTEXT_WINDOW) return raw;
+  problems.push(
+    `toolgate.contextWindow must be a whole number of tokens, at least ${MIN_CONTEXT_WINDOW.toLocaleString('en-US')} ` +
+      `(or 0 for the model's known window); ignoring ${JSON.stringify(raw)} and using the model's known window.`,
+  );
+  return null;
 }
 
 function approvalTimeout(raw: unknown, problems: string[]): number {
@@ -179,6 +198,7 @@ export function providerConfiguration(settings: ToolgateSettings): ProviderConfi
     model: settings.model || null,
     baseUrl: settings.baseUrl || null,
     apiKey: null,
+    contextWindow: settings.contextWindow,
   };
 }
 
@@ -225,7 +245,11 @@ export function classifyChange(
       before.useInterpreterDirectly !== after.useInterpreterDirectly ||
       before.maxToolConcurrency !== after.maxToolConcurrency ||
       before.approvalTimeoutMinutes !== after.approvalTimeoutMinutes,
-    provider: before.provider !== after.provider || before.model !== after.model || before.baseUrl !== after.baseUrl,
+    provider:
+      before.provider !== after.provider ||
+      before.model !== after.model ||
+      before.baseUrl !== after.baseUrl ||
+      before.contextWindow !== after.contextWindow,
     reviewEdits: before.diffReview !== after.diffReview,
   };
 }

@@ -232,11 +232,19 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level, text: event.message }));
     }
     case 'compacted': {
-      // The older turns were summarised to fit the window; the summary is what the model goes on from.
+      // The older turns were summarised to fit the window; the summary is what the model goes on from. They are
+      // marked at once, not only when the turn ends and the panel is drawn again from the history.
       const text =
         `The conversation was compacted: ${event.summarised} earlier messages summarised, ${event.kept} kept ` +
         `(about ${event.tokens_before} → ${event.tokens_after} tokens).`;
-      return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'info', text, summary: event.summary }));
+      const summarised = Math.max(state.summarised, itemsBeforeKept(state.items, event.kept_from_tool_use_id));
+      return appendWithId(finishStreaming({ ...state, summarised }), (id) => ({
+        kind: 'notice',
+        id,
+        level: 'info',
+        text,
+        summary: event.summary,
+      }));
     }
     case 'compaction_failed':
       return appendWithId(finishStreaming(state), (id) => ({ kind: 'notice', id, level: 'warning', text: event.message }));
@@ -280,6 +288,17 @@ export function itemsFromHistory(
   const summarised = actions.slice(0, summarisedActions).reduce(reduce, state);
   const drawn = actions.slice(summarisedActions).reduce(reduce, { ...summarised, summarised: summarised.items.length });
   return finishStreaming(drawn);
+}
+
+/**
+ * How many of the first items a compaction summarised: those before the first reply it kept, which is drawn as its
+ * text (when it had any) right before its first call's card. 0 when that call is not on screen, or the reply made
+ * none (the history marks it when the turn ends).
+ */
+function itemsBeforeKept(items: readonly Item[], firstKeptCall: string | null): number {
+  const call = firstKeptCall === null ? -1 : items.findIndex((item) => item.kind === 'tool' && item.id === firstKeptCall);
+  if (call < 0) return 0;
+  return items[call - 1]?.kind === 'assistant' ? call - 1 : call;
 }
 
 /** Every card that was still open ends: nothing will answer for it any more. */

@@ -17,11 +17,14 @@ const dollars = (value: number): string => `$${value < 1 ? value.toFixed(4) : va
 export function usageLabel(usage: UsageReport): UsageLabel {
   const percent = Math.round((100 * usage.context_tokens) / usage.context_window);
   const cost = usage.total_cost_usd === null ? 'cost unknown' : dollars(usage.total_cost_usd);
-  const text = `Context ${usage.context_tokens.toLocaleString('en-US')} / ${usage.context_window.toLocaleString('en-US')} (${percent}%) · ${cost}`;
+  // `~`: the API reported no usage, so the sidecar estimated the request's size.
+  const used = `${usage.context_estimated ? '~' : ''}${usage.context_tokens.toLocaleString('en-US')}`;
+  const text = `Context ${used} / ${usage.context_window.toLocaleString('en-US')} (${percent}%) · ${cost}`;
   const u = usage.usage;
   const turn = usage.cost_usd === null ? 'price of this model unknown (set it in the settings)' : dollars(usage.cost_usd);
   const title =
     `Last request: ${u.input_tokens} input, ${u.output_tokens} output, ${u.cache_read_input_tokens} read from the ` +
-    `cache, ${u.cache_creation_input_tokens} written to it; ${turn}. Session total: ${cost}.`;
+    `cache, ${u.cache_creation_input_tokens} written to it; ${turn}. Session total: ${cost}.` +
+    (usage.context_estimated ? ' The API reported no usage: the context is estimated from the request\'s size.' : '');
   return { text, title };
 }

@@ -245,6 +245,7 @@ class ContextKeeper:
         )
         self._count(done.summary_usage)
         after = sum(plan.message_tokens(m) for m in host.messages)
+        first_kept = done.messages[len(done.head)]
         host.emit(
             Compacted(
                 trigger=trigger,
@@ -257,6 +258,7 @@ class ContextKeeper:
                 reattached=done.reattached,
                 forgotten=done.forgotten,
                 summary_usage=done.summary_usage,
+                kept_from_tool_use_id=next((use.id for use in first_kept.tool_uses()), None),
             )
         )
         return True
@@ -281,15 +283,22 @@ class ContextKeeper:
         )
         return True
 
-    def report(self, usage: Usage) -> UsageReport:
-        """One request's usage, the context it filled and its cost, with the session's totals so far."""
+    def report(self, usage: Usage, request: ModelRequest) -> UsageReport:
+        """One request's usage, the context it filled and its cost, with the session's totals so far.
+
+        A server that reported no usage (some OpenAI-compatible ones never do) did not use nothing: the context is
+        the request's estimate, said to be one, and the cost is unknown from then on rather than counted as zero."""
         host = self.host
+        reported = usage != Usage()
         self._count(usage)
+        if not reported:
+            self._own_cost = None
         self._last = UsageReport(
             usage=usage,
-            context_tokens=context_tokens(usage, host.provider.name),
+            context_tokens=context_tokens(usage, host.provider.name) if reported else request_tokens(request),
+            context_estimated=not reported,
             context_window=host.provider.info.context_window,
-            cost_usd=cost_usd(usage, host.provider.name, host.provider.info.prices),
+            cost_usd=cost_usd(usage, host.provider.name, host.provider.info.prices) if reported else None,
             total_usage=self.total_usage,
             total_cost_usd=self.total_cost,
         )

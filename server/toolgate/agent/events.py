@@ -24,6 +24,12 @@ ErrorKindName = Literal[
 ]
 
 
+# The smallest context window a setting may give: below it the system prompt and the tool definitions alone fill
+# the window, and no summary could make room. Here, not in model_catalog (whose table is built on import), because
+# the wire protocol validates the setting with it.
+MIN_CONTEXT_WINDOW = 1_000
+
+
 class Usage(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -142,6 +148,9 @@ class Compacted(_Event):
     reattached: list[str]  # files read again and attached after the summary
     forgotten: list[str]  # files that must be read again before an edit
     summary_usage: Usage
+    # The first call of the first message kept verbatim: what a view of the conversation marks as summarised is
+    # everything before that reply. None when that reply made no call (the view then learns it from the history).
+    kept_from_tool_use_id: str | None = None
 
 
 class CompactionFailed(_Event):
@@ -157,6 +166,9 @@ class UsageReport(_Event):
     type: Literal["usage"] = "usage"
     usage: Usage
     context_tokens: int
+    # True: the API reported no usage, and `context_tokens` is toolgate's estimate of the request (4 characters a
+    # token); the cost is then unknown.
+    context_estimated: bool = False
     context_window: int
     cost_usd: float | None
     total_usage: Usage

@@ -322,7 +322,7 @@ class AgentChat:
                 return "interrupted"
             totals.usage = totals.usage.add(reply.usage)
             totals.overflow_compacted = False
-            self.emit(self.context.report(reply.usage))
+            self.emit(self.context.report(reply.usage, request))
             if reply.content:
                 self._add(ChatMessage(role="assistant", content=list(reply.content)))
             uses = [b for b in reply.content if isinstance(b, ToolUse)]

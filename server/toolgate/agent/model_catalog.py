@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from toolgate.agent.events import MIN_CONTEXT_WINDOW as MIN_CONTEXT_WINDOW  # the settings' floor, defined light
 from toolgate.agent.events import Usage
 
 UNKNOWN_MODEL_WINDOW = 128_000

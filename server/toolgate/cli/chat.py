@@ -32,6 +32,7 @@ from toolgate.agent.events import (
     ToolCallStarted,
 )
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
+from toolgate.agent.model_catalog import MIN_CONTEXT_WINDOW
 from toolgate.agent.providers import ModelConfig, ModelError, make_provider
 from toolgate.agent.stored_chat import open_chat
 from toolgate.cli.errors import UsageError
@@ -90,8 +91,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("--max-turns and --max-tokens must be at least 1")
     if args.compact and not args.resume:
         raise UsageError("--compact works on a stored session: pass --resume SESSION_ID")
-    if args.context_window is not None and args.context_window < 1_000:
-        raise UsageError("--context-window must be at least 1000 tokens")
+    if args.context_window is not None and args.context_window < MIN_CONTEXT_WINDOW:
+        raise UsageError(f"--context-window must be at least {MIN_CONTEXT_WINDOW} tokens")
     if args.resume and args.session_id:
         raise UsageError("--resume continues an existing session; --session-id names a new one. Use one of them.")
 

@@ -88,6 +88,8 @@ class Script(BaseModel):
     # A request whose system prompt contains a lane's key takes that lane's next step instead (a subagent's
     # requests, told apart from its parent's by the marker in its system prompt). First matching key wins.
     lanes: dict[str, list[Step]] = Field(default_factory=dict)
+    # False: like an OpenAI-compatible server that streams no usage even when asked (`stream_options`).
+    reports_usage: bool = True
     # What GET /v1/models lists (either API's shape), so a model picker has something to offer.
     models: list[str] = Field(default_factory=lambda: ["mock-model", "mock-model-large"])
 

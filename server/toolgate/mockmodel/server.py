@@ -272,16 +272,20 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(spec.status, body, headers)
 
     def _usage(self, api: Api, body: dict[str, Any]) -> Usage:
-        """Fake but consistent token counts; a repeated system+tools prefix counts as a cache read."""
+        """Fake but consistent token counts; a repeated system+tools prefix counts as a cache read.
+
+        Each API's own shape: Anthropic's `input_tokens` leaves the cached prefix out (it is counted as a cache
+        write or read beside it); OpenAI's `prompt_tokens` is the whole prompt, its cached part included."""
         size = len(json.dumps(body.get("messages"))) // 4
-        if api == "openai":
-            return Usage(input_tokens=size)
-        prefix = json.dumps([body.get("tools"), body.get("system")], sort_keys=False)
+        system = body.get("system") if api == "anthropic" else (body.get("messages") or [None])[0]
+        prefix = json.dumps([body.get("tools"), system], sort_keys=False)
         tokens = len(prefix) // 4
         state = self.server.state
         with state.lock:
             seen = prefix in state.prefixes
             state.prefixes.add(prefix)
+        if api == "openai":  # OpenAI caches without being asked and reports no cache writes
+            return Usage(input_tokens=size + len(json.dumps(body.get("tools"))) // 4, cache_read=tokens if seen else 0)
         return Usage(input_tokens=size, cache_read=tokens if seen else 0, cache_creation=0 if seen else tokens)
 
     def _stream(self, api: Api, record: RecordedRequest, step: Step) -> None:
@@ -293,7 +297,8 @@ class _Handler(BaseHTTPRequestHandler):
         if api == "anthropic":
             frames = anthropic_frames(step, ids, model, self._usage(api, body))
         else:
-            wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            asked = bool((body.get("stream_options") or {}).get("include_usage"))
+            wants_usage = asked and self.server.state.script.reports_usage
             frames = openai_frames(step, ids, model, self._usage(api, body) if wants_usage else None)
         record.status = 200
         self.send_response(200)

@@ -47,6 +47,7 @@ class ChatHost:
         update["api_key"] = SecretStr(params.api_key) if params.api_key else None
         if params.max_tokens is not None:
             update["max_tokens"] = params.max_tokens
+        update["context_window"] = params.context_window  # None: the catalogue's again
         return self._apply(update)
 
     def select_model(self, model: str) -> p.ProviderStatus:

@@ -17,7 +17,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from toolgate.agent.call_summaries import CallSummary
 from toolgate.agent.conversation import ChatMessage
-from toolgate.agent.events import ChatEvent, StopReason
+from toolgate.agent.events import MIN_CONTEXT_WINDOW, ChatEvent, StopReason
 from toolgate.agent.subagent_record import SubagentRun
 from toolgate.agent.transcript import CompactionMark
 from toolgate.core.decisions import Decision
@@ -285,6 +285,12 @@ class ProviderConfigureParams(WireModel):
     base_url: str | None = Field(default=None, description="None: the SDK's default (its *_BASE_URL variable).")
     api_key: str | None = Field(default=None, description="None: the SDK reads ANTHROPIC_API_KEY / OPENAI_API_KEY.")
     max_tokens: int | None = Field(default=None, ge=1, description="None: the provider's default.")
+    context_window: int | None = Field(
+        default=None,
+        ge=MIN_CONTEXT_WINDOW,
+        description="The model's context window in tokens, for a model the catalogue does not know or to compact "
+        "earlier (compaction starts at a share of it). None: the catalogue's window for the model.",
+    )
 
 
 class ProviderStatus(WireModel):

@@ -166,7 +166,9 @@ async def test_prompt_too_long_compacts_and_sends_again_with_the_same_prefix(
     steps = [read(f"f{n}.txt") for n in range(1, 5)] + [{"text": "All four read."}]
     probe = start(mocks, {"steps": [{"text": "ok"}]})
     bare = chat_on(probe, store, workspace, provider=provider)
-    window = bare.context_estimate() + 4_000  # the prefix, and room for about two of the files
+    # The prefix, and room for about two of the files (and for the request's options, which the mock counts with
+    # the body but the estimate leaves out: the OpenAI request asks for usage).
+    window = bare.context_estimate() + 4_100
     await bare.aclose()
     mock = start(mocks, {"steps": steps, "no_tools": {"text": SUMMARY}, "context_window": window})
     # The client believes in a bigger window: only the API's own error makes it compact.

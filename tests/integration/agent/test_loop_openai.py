@@ -10,7 +10,7 @@ import anyio
 import pytest
 from tests.integration.agent.helpers import PNG, ChatFactory, Events, PictureTool, Sleeps
 
-from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallStarted
+from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallStarted, UsageReport
 from toolgate.agent.loop import INTERRUPT_NOTE
 
 
@@ -143,3 +143,40 @@ async def test_malformed_arguments_are_answered_not_run(mock_model: Any, make_ch
     assistant, tool = mock.requests[1].json["messages"][-2:]
     assert assistant["tool_calls"][0]["function"]["arguments"] == "{file_path: 'a.txt'}"  # as the model wrote it
     assert "not valid JSON" in tool["content"]
+
+
+async def test_usage_of_a_compatible_server_fills_the_context_line(mock_model: Any, make_chat: ChatFactory) -> None:
+    # A compatible server (here the mock, like vLLM or Ollama) streams usage only when the request asks for it.
+    mock = mock_model([{"tool_uses": [{"name": "Read", "input": {"file_path": "a.txt"}}]}, {"text": "Read it."}])
+    chat = make_chat(mock, "openai")
+    events = Events(chat)
+
+    assert await chat.send("read a.txt") == "end_turn"
+
+    first, second = events.of(UsageReport)
+    for report, request in zip((first, second), mock.requests, strict=True):
+        prompt_chars = len(json.dumps(request.json["messages"]))
+        # OpenAI's prompt_tokens is the whole prompt, its cached part included: that is the context used.
+        assert report.context_tokens == report.usage.input_tokens >= prompt_chars // 4 > 0
+        assert report.usage.output_tokens > 0
+    assert first.usage.cache_read_input_tokens == 0
+    assert 0 < second.usage.cache_read_input_tokens < second.usage.input_tokens  # the same system + tools prefix
+    assert second.context_tokens > first.context_tokens  # the conversation grew by the call and its result
+    assert second.total_usage == first.usage.add(second.usage)
+
+
+async def test_a_server_that_reports_no_usage_gets_an_estimate_said_to_be_one(
+    mock_model: Any, make_chat: ChatFactory
+) -> None:
+    mock = mock_model({"steps": [{"text": "Hello."}], "reports_usage": False})
+    chat = make_chat(mock, "openai")
+    events = Events(chat)
+
+    assert await chat.send("hi") == "end_turn"
+
+    [report] = events.of(UsageReport)
+    assert report.usage.input_tokens == 0  # nothing came from the server
+    # The estimate of the request (tools, system prompt, the message): about the request body's size.
+    body_tokens = len(mock.requests[0].body) // 4
+    assert report.context_estimated and body_tokens // 2 <= report.context_tokens <= 2 * body_tokens
+    assert report.cost_usd is None and report.total_cost_usd is None  # not zero: unknown

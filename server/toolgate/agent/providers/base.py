@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import ErrorKindName, Usage
-from toolgate.agent.model_catalog import ModelInfo, Prices
+from toolgate.agent.model_catalog import MIN_CONTEXT_WINDOW, ModelInfo, Prices
 from toolgate.core.messages import TextBlock, ToolUse
 from toolgate.core.tool import ToolDefinition
 
@@ -40,7 +40,8 @@ class ModelConfig(BaseModel):
     api_key: SecretStr | None = Field(default=None, exclude=True)  # None: the SDK reads its environment variable
     max_tokens: int = 16_384
     timeout_seconds: float = 600.0
-    context_window: int | None = Field(default=None, ge=1_000)  # None: the model catalogue's (model_catalog.py)
+    # None: the model catalogue's (model_catalog.py). Set: the window compaction's threshold is measured against.
+    context_window: int | None = Field(default=None, ge=MIN_CONTEXT_WINDOW)
     prices: Prices | None = None  # None: the model catalogue's
 
 

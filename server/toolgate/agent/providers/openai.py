@@ -145,10 +145,12 @@ class OpenAIProvider:
         }
         if request.tools:
             params["tools"] = [tool_param(d) for d in request.tools]
+        # A streamed reply carries its usage only when asked for, from the official API and compatible servers
+        # alike (vLLM, Ollama, LM Studio, llama.cpp); without it the context line and the cost read zero.
+        params["stream_options"] = {"include_usage": True}
         if self._official:
             # The official API wants the newer name; compatible servers know the older one.
             params["max_completion_tokens"] = request.max_tokens
-            params["stream_options"] = {"include_usage": True}
         else:
             params["max_tokens"] = request.max_tokens
         return params
