@@ -9,9 +9,14 @@ const PROPOSED = 'a\nB\nc\nd\ne\nF\n';
 
 function setup(files = 1, original: string | null = ORIGINAL) {
   const texts = new Map<string, string>();
+  const skips: boolean[] = [];
   const reviews = {
     proposalAt: (resource: ResourceRef) =>
-      resource.path === RIGHT.path ? { original, proposed: PROPOSED, right: RIGHT, files } : undefined,
+      resource.path === RIGHT.path ? { original, proposed: PROPOSED, right: RIGHT, files, skipped: false } : undefined,
+    skipFile: (resource: ResourceRef, skipped: boolean) => {
+      skips.push(skipped);
+      return true;
+    },
   };
   const editor = {
     documentText: (resource: ResourceRef) => texts.get(resource.path),
@@ -19,7 +24,7 @@ function setup(files = 1, original: string | null = ORIGINAL) {
       texts.set(resource.path, text);
     },
   };
-  return { decisions: new HunkDecisions(reviews, editor), texts };
+  return { decisions: new HunkDecisions(reviews, editor), texts, skips };
 }
 
 describe('per-hunk decisions in a review', () => {
@@ -76,6 +81,9 @@ describe('per-hunk decisions in a review', () => {
     ]);
     await decisions.restoreFile(RIGHT);
     expect(texts.get(RIGHT.path)).toBe(PROPOSED);
-    expect(await setup(2, null).decisions.rejectFile(RIGHT)).toBe(false); // a new file: the review is rejected instead
+    // A new file is left out of the answer by the review (reviews.test.ts), not emptied.
+    const created = setup(2, null);
+    expect(await created.decisions.rejectFile(RIGHT)).toBe(true);
+    expect([created.skips, created.texts.size]).toEqual([[true], 0]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Per-hunk and per-file decisions inside a diff review: each undecided hunk of a proposal gets Accept and Reject
  * (Reject puts its lines back to the original's in the proposal, which the person may still edit; Accept only marks
- * it decided, so its lenses go) and a file of a multi-file review gets Reject file / Restore proposal. Once every
+ * it decided, so its lenses go) and a file of a multi-file review gets Reject file / Restore proposal (a new file is
+ * then left out of the answer, skipped, rather than emptied: the sidecar does not create it). Once every
  * hunk of a file is decided, one lens answers the review. Accept still answers the whole review with each file's
  * final text, and the sidecar tells the model which hunks and files were applied (text/review_outcome.py). A hunk
  * left in is a hunk accepted, decided or not.
@@ -44,7 +45,7 @@ export class HunkDecisions {
   private readonly accepted = new Map<string, Set<string>>();
 
   constructor(
-    private readonly reviews: Pick<ReviewController, 'proposalAt'>,
+    private readonly reviews: Pick<ReviewController, 'proposalAt' | 'skipFile'>,
     private readonly editor: ProposalEditor,
   ) {}
 
@@ -52,6 +53,9 @@ export class HunkDecisions {
   lenses(resource: ResourceRef): ReviewLens[] {
     const state = this.state(resource);
     if (!state) return [];
+    if (state.skipped) {
+      return [{ line: 0, title: 'This new file will not be created: Restore the proposal', command: 'toolgate.review.restoreFile' }];
+    }
     const lenses: ReviewLens[] = state.hunks.flatMap((hunk, index) =>
       state.decided[index]
         ? []
@@ -68,7 +72,11 @@ export class HunkDecisions {
       lenses.unshift(
         whole
           ? { line: 0, title: 'This file is rejected: Restore the proposal', command: 'toolgate.review.restoreFile' }
-          : { line: 0, title: 'Reject this file (keep it as it is)', command: 'toolgate.review.rejectFile' },
+          : {
+              line: 0,
+              title: state.original === null ? 'Reject this file (do not create it)' : 'Reject this file (keep it as it is)',
+              command: 'toolgate.review.rejectFile',
+            },
       );
     }
     return lenses;
@@ -95,18 +103,20 @@ export class HunkDecisions {
     return true;
   }
 
-  /** A file of a multi-file review left as it is (the others still apply on Accept). */
+  /** A file of a multi-file review left as it is (the others still apply on Accept); a new file is not created. */
   async rejectFile(resource: ResourceRef): Promise<boolean> {
     const state = this.state(resource);
-    if (!state || state.original === null) return false; // a new file: reject the review, or delete its text
+    if (!state) return false;
+    if (state.original === null) return this.reviews.skipFile(resource, true); // false alone: reject the review
     await this.editor.replaceText(state.right, state.original);
     return true;
   }
 
-  /** The model's proposal for this file back, as it first came. */
+  /** The model's proposal for this file back: a skipped new file as the person left it, any other as it first came. */
   async restoreFile(resource: ResourceRef): Promise<boolean> {
     const state = this.state(resource);
     if (!state) return false;
+    if (state.skipped) return this.reviews.skipFile(resource, false);
     await this.editor.replaceText(state.right, state.proposed);
     return true;
   }

@@ -71,12 +71,14 @@ export function registerReviewLenses(decisions: HunkDecisions, said: (text: stri
     vscode.commands.registerCommand('toolgate.review.rejectFile', async (uri?: unknown) => {
       const resource = targetOf(uri);
       if (!resource || !(await decisions.rejectFile(resource))) {
-        said('This file cannot be rejected on its own here (a new file: reject the review, or empty its proposal).');
+        said('This file cannot be rejected on its own here (a new file that is the review’s only file: reject the review).');
       }
+      changed.fire(); // leaving a new file out edits no document: the lenses are told
     }),
     vscode.commands.registerCommand('toolgate.review.restoreFile', async (uri?: unknown) => {
       const resource = targetOf(uri);
       if (resource) await decisions.restoreFile(resource);
+      changed.fire();
     }),
   );
 }
