@@ -758,6 +758,8 @@ export interface ReviewRecord {
 export interface ReviewedFile {
   path: string;
   content: string | null;
+  /** The person left this file as it is (a new file is not created); content is then ignored. */
+  skipped?: boolean;
 }
 
 export interface ReviewedPath {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, ProposalStore, StoreError } from '../src/review/proposals';
 import type { DiffReviewParams } from '../src/protocol';
+import { HunkDecisions } from '../src/review/hunkDecisions';
 import { ReviewController, diffTitle, displayPath } from '../src/review/reviews';
 import { ACCEPT_EDITS_ON } from '../src/shared/outcomes';
 import { FakeCancellation, FakeEditor, FakeNotifier, FakePresence, newStore, settle } from './fakes';
@@ -162,6 +163,35 @@ describe('ReviewController', () => {
       ],
     });
     expect(editor.closed[0]).toHaveLength(6);
+  });
+
+  it('leaves a new file of a multi-file review out when the person rejects that file, and can put it back', async () => {
+    const { reviews, editor, store } = setup();
+    const decisions = new HunkDecisions(reviews, { documentText: (resource) => editor.documentText(resource), replaceText: async () => undefined });
+    const answer = reviews.review(patch);
+    await settle();
+    const created = { scheme: PROPOSED_SCHEME, path: '/r1-1/ws/new.txt' };
+    expect(decisions.lenses(created)[0]).toMatchObject({ title: 'Reject this file (do not create it)', command: 'toolgate.review.rejectFile' });
+    expect(await decisions.rejectFile(created)).toBe(true);
+    expect(decisions.lenses(created)).toEqual([
+      { line: 0, title: 'This new file will not be created: Restore the proposal', command: 'toolgate.review.restoreFile' },
+    ]);
+    expect(await decisions.restoreFile(created)).toBe(true);
+    expect(decisions.lenses(created).map((lens) => lens.command)).toContain('toolgate.review.acceptHunk');
+    await decisions.rejectFile(created);
+    await reviews.accept('r1');
+    expect(await answer).toEqual({
+      decision: 'accept',
+      files: [
+        { path: '/ws/a.txt', content: 'A\n' },
+        { path: '/ws/new.txt', content: null, skipped: true },
+        { path: '/ws/old.txt', content: null },
+      ],
+    });
+    expect(reviewCard(store).outcome).toBe('Accepted, without new.txt (not created).');
+    // A new file that is the whole review is not left out: that is rejecting the review.
+    void reviews.review({ ...edit, files: [{ path: '/ws/only.txt', original: null, proposed: 'x\n' }] });
+    expect(await decisions.rejectFile({ scheme: PROPOSED_SCHEME, path: '/r2-0/ws/only.txt' })).toBe(false);
   });
 
   it('rejects with feedback and leaves nothing behind', async () => {

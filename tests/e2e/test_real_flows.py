@@ -57,10 +57,10 @@ def mock_model(code_server: CodeServer, workbench: Workbench) -> Iterator[MockFa
         if not auto_allow:  # read by the session the New button below starts
             toolgate_settings.parent.mkdir(exist_ok=True)
             toolgate_settings.write_text(NO_AUTO_ALLOW)
-        # An OpenAI-compatible server at a base URL needs no key: the panel says so, and the chat can start.
-        code_server.write_workspace_settings(
-            {"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1", **(settings or {})}
-        )
+        # An OpenAI-compatible server at a base URL needs no key: the panel says so, and the chat can start. Other
+        # `settings` go in the same write, so the new session below is made once the editor has read them all.
+        provider = {"toolgate.provider": "openai", "toolgate.baseUrl": f"{model.url}/v1"}
+        code_server.write_workspace_settings({**provider, **(settings or {})})
         chat = workbench.open_chat()
         expect(chat.locator(".sidecar-status")).to_have_attribute("data-state", "ready")
         expect(chat.locator(".provider-status")).to_contain_text(model.url)

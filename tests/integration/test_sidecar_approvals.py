@@ -145,6 +145,27 @@ async def test_a_review_answer_that_would_delete_an_edited_file_is_refused(
     await sidecar.wait_for_log("would delete files that were to be edited")
 
 
+async def test_a_new_file_of_a_multi_file_review_can_be_skipped(sidecar: SidecarClient, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    session_id = await sidecar.new_session(workspace)
+
+    async def skip_the_new_file(params: dict[str, Any]) -> dict[str, Any]:
+        [new] = [f for f in params["files"] if f["original"] is None]
+        return {"decision": "accept", "files": [{"path": new["path"], "content": None, "skipped": True}]}
+
+    sidecar.answer_review = skip_the_new_file
+    await sidecar.run(session_id, use("Read", file_path="a.txt"))
+    patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** Add File: new.txt\n+n\n*** End Patch"
+    [result] = await sidecar.run(session_id, use("ApplyPatch", patch=patch))
+    assert result["is_error"] is False, result["content"]
+    assert (workspace / "a.txt").read_text() == "ALPHA\n" and not (workspace / "new.txt").exists()
+    assert result["content"].splitlines() == [
+        "Applied the patch (1 file):",
+        "M a.txt",
+        "The user chose not to create new.txt: it does not exist. The other files were applied.",
+    ]
+
+
 async def test_review_edits_always_reviews_allowed_edits(sidecar: SidecarClient, workspace: Path) -> None:
     session_id = await sidecar.new_session(workspace, mode="bypassPermissions")
     [allowed] = await sidecar.run(session_id, use("Write", file_path="a.txt", content="a\n"))

@@ -23,6 +23,8 @@ interface ReviewFile {
   proposed: string | null;
   left: ResourceRef;
   right: ResourceRef;
+  /** A new file the person chose not to create (the other files still apply on Accept). */
+  skipped: boolean;
 }
 
 interface PendingReview {
@@ -88,6 +90,7 @@ export class ReviewController implements Disposable {
         path: file.path,
         original: file.original,
         proposed: file.proposed,
+        skipped: false,
         left: { scheme: this.originals.scheme, path },
         right:
           file.proposed === null
@@ -152,10 +155,24 @@ export class ReviewController implements Disposable {
   }
 
   /** The file under review whose proposal is this document (its original, the model's proposal, how many files). */
-  proposalAt(resource: ResourceRef): { original: string | null; proposed: string; right: ResourceRef; files: number } | undefined {
+  proposalAt(
+    resource: ResourceRef,
+  ): { original: string | null; proposed: string; right: ResourceRef; files: number; skipped: boolean } | undefined {
     const found = this.fileAt(resource);
     if (!found || found.file.proposed === null) return undefined;
-    return { original: found.file.original, proposed: found.file.proposed, right: found.file.right, files: found.review.files.length };
+    const { original, proposed, right, skipped } = found.file;
+    return { original, proposed, right, files: found.review.files.length, skipped };
+  }
+
+  /**
+   * Leave a new file of a multi-file review out (`skipped`), or put it back. An existing file is rejected by taking
+   * its proposal back to the original instead, so this is false for it, for a one-file review, and for no review.
+   */
+  skipFile(resource: ResourceRef, skipped: boolean): boolean {
+    const found = this.fileAt(resource);
+    if (!found || found.file.original !== null || found.review.files.length < 2) return false;
+    found.file.skipped = skipped;
+    return true;
   }
 
   /** A note for the model on a line (0-based) of a proposal under review; false when this is not one. */
@@ -223,14 +240,18 @@ export class ReviewController implements Disposable {
     for (const subscription of review.subscriptions) subscription.dispose();
     let answer: DiffReviewAnswer;
     let edited: string[] = [];
+    let skipped: string[] = [];
     const notes = this.notes.get(id) ?? [];
     this.notes.delete(id);
     if (outcome === 'accepted') {
       // Save first: the editor's latest keystrokes may not have reached this extension host yet, and a save makes
       // the editor send them (to the store, and to this host's copy of the document) before it answers.
       await this.saveProposals(review).catch(() => undefined);
-      const files = review.files.map((file): ReviewedFile => ({ path: file.path, content: this.finalText(file) }));
-      edited = review.files.filter((file, index) => file.proposed !== files[index]?.content).map((file) => file.path);
+      const files = review.files.map(
+        (file): ReviewedFile => (file.skipped ? { path: file.path, content: null, skipped: true } : { path: file.path, content: this.finalText(file) }),
+      );
+      edited = review.files.filter((file, index) => !file.skipped && file.proposed !== files[index]?.content).map((file) => file.path);
+      skipped = review.files.filter((file) => file.skipped).map((file) => file.path);
       answer = { decision: 'accept', files };
     } else {
       const trimmed = feedback.trim();
@@ -250,7 +271,7 @@ export class ReviewController implements Disposable {
         type: 'reviewResolved',
         id,
         state: outcome,
-        outcome: describeOutcome(outcome, edited, feedback, acceptedEdits),
+        outcome: describeOutcome(outcome, edited, skipped, feedback, acceptedEdits),
         at: Date.now(),
       });
       this.onPendingChanged();
@@ -302,12 +323,13 @@ function parentOf(path: string): string {
 function describeOutcome(
   outcome: 'accepted' | 'rejected' | 'cancelled',
   edited: string[],
+  skipped: string[],
   feedback: string,
   acceptedEdits: boolean,
 ): string {
   switch (outcome) {
     case 'accepted':
-      return acceptedEdits ? `${acceptedOutcome(edited)} ${ACCEPT_EDITS_ON}` : acceptedOutcome(edited);
+      return acceptedEdits ? `${acceptedOutcome(edited, skipped)} ${ACCEPT_EDITS_ON}` : acceptedOutcome(edited, skipped);
     case 'rejected':
       return rejectedOutcome(feedback);
     case 'cancelled':

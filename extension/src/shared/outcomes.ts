@@ -44,10 +44,10 @@ export function deniedOutcome(feedback: string): string {
   return trimmed ? `Denied, with feedback: ${trimmed}` : 'Denied.';
 }
 
-export function acceptedOutcome(editedPaths: readonly string[]): string {
-  return editedPaths.length > 0
-    ? `Accepted with your edits to ${editedPaths.map(basename).join(', ')}.`
-    : 'Accepted as proposed.';
+export function acceptedOutcome(editedPaths: readonly string[], skippedPaths: readonly string[] = []): string {
+  const without = skippedPaths.length > 0 ? `, without ${skippedPaths.map(basename).join(', ')} (not created)` : '';
+  if (editedPaths.length > 0) return `Accepted with your edits to ${editedPaths.map(basename).join(', ')}${without}.`;
+  return without ? `Accepted${without}.` : 'Accepted as proposed.';
 }
 
 export function rejectedOutcome(feedback: string): string {

@@ -51,6 +51,21 @@ export function hunkAt(hunks: readonly ProposalHunk[], line: number): number | u
   return index < 0 ? undefined : index;
 }
 
+/**
+ * A name for each hunk that survives decisions on the others: where it starts in the original (rejecting or editing
+ * another hunk moves it in the proposal, never in the original) and both sides' lines. A hunk the person edits gets
+ * a new name: it is a new change, undecided again.
+ */
+export function hunkKeys(proposal: string, hunks: readonly ProposalHunk[]): string[] {
+  const lines = splitLines(proposal);
+  let shift = 0; // proposal lines minus original lines in the hunks before
+  return hunks.map((hunk) => {
+    const key = JSON.stringify([hunk.start - shift, hunk.original, lines.slice(hunk.start, hunk.end)]);
+    shift += hunk.end - hunk.start - hunk.original.length;
+    return key;
+  });
+}
+
 /** Longest common subsequence of lines, as the runs between its matches. */
 function commonRuns(a: string[], b: string[]): ProposalHunk[] {
   const width = b.length + 1;

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 
 import type { ResourceRef } from '../host';
-import type { HunkDecisions, ProposalEditor } from '../review/hunkDecisions';
+import type { HunkDecisions, HunkTarget, ProposalEditor } from '../review/hunkDecisions';
 import { PROPOSED_SCHEME } from '../review/proposals';
 import { activeEditorResource, diffEditor, resourceOf, uriOf } from './vscodeApi';
 
@@ -24,6 +24,12 @@ export const proposalEditor: ProposalEditor = {
 /** The proposal a command is for: the lens's document, or the editor that has the keyboard. */
 function targetOf(uri: unknown): ResourceRef | undefined {
   return resourceOf(uri) ?? activeEditorResource();
+}
+
+/** The lens's hunk, or the one under the cursor (the command from a keybinding or the palette). */
+function hunkTarget(hunk: unknown): HunkTarget {
+  const line = vscode.window.activeTextEditor?.selection.active.line;
+  return typeof hunk === 'number' ? { index: hunk } : line === undefined ? {} : { line };
 }
 
 export function registerReviewLenses(decisions: HunkDecisions, said: (text: string) => void): vscode.Disposable {
@@ -53,21 +59,26 @@ export function registerReviewLenses(decisions: HunkDecisions, said: (text: stri
     changed,
     lenses,
     edits,
+    vscode.commands.registerCommand('toolgate.review.acceptHunk', (uri?: unknown, hunk?: unknown) => {
+      const resource = targetOf(uri);
+      if (!resource || !decisions.acceptHunk(resource, hunkTarget(hunk))) said(nothingHere);
+      else changed.fire(); // nothing in the document changed: the lenses are told
+    }),
     vscode.commands.registerCommand('toolgate.review.rejectHunk', async (uri?: unknown, hunk?: unknown) => {
       const resource = targetOf(uri);
-      const line = vscode.window.activeTextEditor?.selection.active.line;
-      const at = typeof hunk === 'number' ? { index: hunk } : line === undefined ? {} : { line };
-      if (!resource || !(await decisions.rejectHunk(resource, at))) said(nothingHere);
+      if (!resource || !(await decisions.rejectHunk(resource, hunkTarget(hunk)))) said(nothingHere);
     }),
     vscode.commands.registerCommand('toolgate.review.rejectFile', async (uri?: unknown) => {
       const resource = targetOf(uri);
       if (!resource || !(await decisions.rejectFile(resource))) {
-        said('This file cannot be rejected on its own here (a new file: reject the review, or empty its proposal).');
+        said('This file cannot be rejected on its own here (a new file that is the review’s only file: reject the review).');
       }
+      changed.fire(); // leaving a new file out edits no document: the lenses are told
     }),
     vscode.commands.registerCommand('toolgate.review.restoreFile', async (uri?: unknown) => {
       const resource = targetOf(uri);
       if (resource) await decisions.restoreFile(resource);
+      changed.fire();
     }),
   );
 }

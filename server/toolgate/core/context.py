@@ -33,6 +33,7 @@ class ReviewedContent:
     proposed: str | None  # what the tool had proposed, so the tool can tell the model what the user changed
     user_modified: bool
     original: str | None = None  # the file as the proposal started from (None: a new file)
+    skipped: bool = False  # the person left this file as it is: not created, changed or deleted
 
 
 @dataclass(eq=False)

@@ -241,6 +241,10 @@ class ReviewedFile(BaseModel):
 
     path: str
     content: str | None  # the final text the human accepted (None: the deletion stands)
+    skipped: bool = Field(
+        default=False,
+        description="The person left this file as it is (a new file is not created); content is then ignored.",
+    )
 
 
 class ReviewNote(BaseModel):

@@ -354,6 +354,7 @@ class ToolRunner:
             )
         ctx.review_notes = notes
         final = {f.path: f.content for f in answer.files or []}
+        skipped = {f.path for f in answer.files or [] if f.skipped}
         ctx.reviewed = [
             ReviewedContent(
                 path=Path(p.path),
@@ -361,6 +362,7 @@ class ToolRunner:
                 proposed=p.proposed,
                 user_modified=p.path in final and final[p.path] != p.proposed,
                 original=p.original,
+                skipped=p.path in skipped,
             )
             for p in proposals
         ]

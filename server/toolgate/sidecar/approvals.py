@@ -99,7 +99,7 @@ class EditorApprover:
         erased = [
             f.path
             for f in answer.files or []
-            if f.content is None and f.path in proposed and proposed[f.path] is not None
+            if f.content is None and not f.skipped and f.path in proposed and proposed[f.path] is not None
         ]
         if erased and answer.decision == "accept":
             # null content means "delete"; for a file the tool meant to keep, that is a broken answer, not a wish.

@@ -57,6 +57,15 @@ def describe_review(original: str | None, proposed: str | None, final: str | Non
     return "\n".join(parts)
 
 
+def describe_skipped(original: str | None, proposed: str | None, shown: str) -> str:
+    """The note for a file the person left as it is while accepting the rest of a multi-file change."""
+    if original is None:
+        return f"The user chose not to create {shown}: it does not exist. The other files were applied."
+    if proposed is None:
+        return f"The user chose to keep {shown}: it was not deleted. The other files were applied."
+    return f"The user rejected your whole change to {shown}: the file was left as it was."
+
+
 def _holds(final: str, hunk: Hunk, *, reverse: bool) -> bool:
     """Whether `final` has the hunk's new lines (`reverse`: it was applied) or its old ones (it was rejected)."""
     try:

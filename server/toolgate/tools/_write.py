@@ -248,6 +248,8 @@ def final_text(ctx: ToolContext, path: Path, planned: str, shown: str) -> FinalT
             f"{shown} changed on disk while your change was being reviewed, so nothing was written. Read it "
             "again and redo the change."
         )
+    if reviewed.skipped:
+        raise StateError(f"The user chose to leave {shown} as it is, so nothing was written.")
     if reviewed.content is None:
         raise StateError(f"The review removed all of {shown}'s content instead of editing it; nothing was written.")
     final = reviewed.content.replace("\r\n", "\n")

@@ -35,7 +35,7 @@ from toolgate.text.patch_format import (
     apply_chunks,
     parse_patch,
 )
-from toolgate.text.review_outcome import describe_review
+from toolgate.text.review_outcome import describe_review, describe_skipped
 from toolgate.tools._write import (
     OnDisk,
     Staged,
@@ -71,6 +71,7 @@ class _Slot:
     fmt: TextFormat
     final: str | None = None  # None: absent after the patch
     touched: bool = False
+    moved_from: Path | None = None  # the patch moves that file here (and deletes it there)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +258,7 @@ def _plan(ops: list[FileOp], records: dict[Path, FileRecord | None], ctx: ToolCo
                 raise StateError(
                     f"The patch was not applied; nothing was changed. {shown(destination)} (move target): {exc.message}"
                 ) from None
-            target.final, target.touched = new_text, True
+            target.final, target.touched, target.moved_from = new_text, True, path
             if not target.disk.exists:
                 target.fmt = current.fmt  # the moved file keeps its encoding
             current.final, current.touched = None, True
@@ -274,6 +275,7 @@ def _apply(
     """Plan again (the final check), then write every file or none. No await anywhere in here."""
     plan = _plan(ops, records, ctx)
     notes: list[str] = []
+    skipped: set[str] = set()
     to_write: list[tuple[Path, _Slot, bytes, str]] = []
     to_delete: list[tuple[Path, _Slot]] = []
     for path, slot in plan.slots.items():
@@ -288,6 +290,11 @@ def _apply(
                     f"{shown} changed on disk while the patch was being reviewed, so nothing was changed. Read it "
                     "again and make a new patch."
                 )
+            if reviewed.skipped:
+                _require_source_kept(ctx, slot, shown)
+                skipped.add(shown)
+                notes.append(f"\n{describe_skipped(reviewed.original, _lf(slot.final), shown)}")
+                continue
             if reviewed.user_modified and reviewed.content is not None:
                 base = final if final is not None else ""
                 final = restore_line_endings(base, reviewed.content.replace("\r\n", "\n"), slot.fmt.newline)
@@ -341,7 +348,20 @@ def _apply(
             "so nothing was changed."
         ) from None
     originals = {str(path): (slot.disk.text if slot.disk.exists else None) for path, slot in plan.slots.items()}
-    return PatchDone(plan.changes, originals, notes), written
+    changes = [change for change in plan.changes if change.shown not in skipped]
+    return PatchDone(changes, originals, notes), written
+
+
+def _require_source_kept(ctx: ToolContext, slot: _Slot, shown: str) -> None:
+    """A move's target left out while its source is still deleted would lose the file: refused, nothing changes."""
+    source = slot.moved_from
+    kept = reviewed_for(ctx, source) if source is not None else None
+    if source is not None and (kept is None or not kept.skipped):
+        raise StateError(
+            f"The review left out {shown}, where the patch moves {display_path(source, ctx.workspace)} to, but not "
+            "the move's deletion of the original: that would lose the file, so nothing was changed. Ask the user "
+            "whether to move it, and patch again."
+        )
 
 
 def _roll_back(plan: _Plan, changed: list[Path]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from toolgate.core.permission import ReviewAnswer, ReviewedFile
 from toolgate.runtime import Runtime
 from toolgate.testing import AllowingApprover, run1
 from toolgate.text.patch_format import AddFile, DeleteFile, PatchSyntaxError, UpdateFile, parse_patch, seek_sequence
@@ -253,6 +254,21 @@ async def test_review_shows_every_file_and_applies_the_users_version(
     assert (workspace / "a.txt").read_text() == "ALPHA, as the user wants it\n"
     assert not (workspace / "old.txt").exists()
     assert "user edited your proposal" in result.text()
+
+
+async def test_a_moves_target_left_out_alone_changes_nothing(
+    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+) -> None:
+    (workspace / "old.txt").write_text("keep me\n")
+    await read_every_file(reviewed_rt, workspace)
+    target = str(workspace / "new.txt")
+    approver.reviewer = lambda request: ReviewAnswer(
+        decision="accept", files=[ReviewedFile(path=target, content=None, skipped=True)]
+    )
+    patch = "*** Begin Patch\n*** Update File: old.txt\n*** Move to: new.txt\n@@\n-keep me\n+kept\n*** End Patch"
+    result = await run1(reviewed_rt, "ApplyPatch", patch=patch)
+    assert result.is_error and "that would lose the file, so nothing was changed" in result.text()
+    assert tree(workspace) == {"old.txt": b"keep me\n"}
 
 
 async def test_a_failure_while_renaming_puts_back_what_was_already_replaced(

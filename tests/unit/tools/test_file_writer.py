@@ -12,7 +12,7 @@ from toolgate.core.context import ToolContext
 from toolgate.core.file_state import FileRecord
 from toolgate.core.messages import ToolUse
 from toolgate.core.paths import display_path
-from toolgate.core.permission import ReviewAnswer, ReviewRequest
+from toolgate.core.permission import ReviewAnswer, ReviewedFile, ReviewRequest
 from toolgate.core.tool import DescribeContext, ToolInput, ToolTraits
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import AllowingApprover
@@ -107,4 +107,17 @@ async def test_a_file_changed_during_the_review_is_not_overwritten(workspace: Pa
     failed, text = await run(rt, "Append", file_path=str(target), line="two")
     assert failed and "changed on disk" in text
     assert target.read_text() == "one\nfrom another program\n"
+    await rt.aclose()
+
+
+async def test_a_file_the_review_left_as_it_is_is_not_written(workspace: Path) -> None:
+    target = workspace / "new.txt"
+    approver = AllowingApprover()
+    approver.reviewer = lambda request: ReviewAnswer(
+        decision="accept", files=[ReviewedFile(path=str(target), content=None, skipped=True)]
+    )
+    rt = runtime(workspace, approver)
+    failed, text = await run(rt, "Write", file_path=str(target), content="hello\n")
+    assert failed and "The user chose to leave new.txt as it is, so nothing was written." in text
+    assert not target.exists()
     await rt.aclose()
