@@ -15,8 +15,9 @@ from typing import Literal
 import anyio
 from pydantic import Field
 
-from toolgate.core.code_intel import IntelAnswer, IntelQuery, Operation
+from toolgate.core.code_intel import IntelAnswer, IntelLocation, IntelQuery, Operation
 from toolgate.core.context import ToolContext
+from toolgate.core.errors import StateError, ToolError
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.pagination import page_notice, paginate
@@ -77,7 +78,11 @@ class LspInput(ToolInput):
     offset: int = Field(default=0, ge=0, description="Skip this many results (for the next page of a long list).")
 
 
-class LspTool(Tool[LspInput, tuple[LspInput, IntelAnswer]]):
+# What a call hands to `to_result`: the question, the answer, and (hover only) where the symbol is defined.
+_Answered = tuple[LspInput, IntelAnswer, list[IntelLocation] | None]
+
+
+class LspTool(Tool[LspInput, _Answered]):
     name = "LSP"
     traits = LOOKS_ONLY
     input_model = LspInput
@@ -123,7 +128,7 @@ class LspTool(Tool[LspInput, tuple[LspInput, IntelAnswer]]):
                 f"{tool_input.operation} needs symbol and line_text: the name, and the line it is on as Read shows it."
             )
 
-    async def call(self, tool_input: LspInput, ctx: ToolContext) -> tuple[LspInput, IntelAnswer]:
+    async def call(self, tool_input: LspInput, ctx: ToolContext) -> _Answered:
         editor_intel(ctx)
         operation = _OPERATIONS[tool_input.operation]
         query = IntelQuery(operation=operation, query=tool_input.query)
@@ -136,13 +141,14 @@ class LspTool(Tool[LspInput, tuple[LspInput, IntelAnswer]]):
                     tool_input.occurrence,
                 )  # fmt: skip
                 query.line, query.character = position.line, position.character
-        return tool_input, await ask_editor(ctx, query, tool_input.operation)
+        answer = await ask_editor(ctx, query, tool_input.operation)
+        return tool_input, answer, await _hover_sources(ctx, query) if operation == "hover" and answer.hover else []
 
-    def to_result(self, data: tuple[LspInput, IntelAnswer], ctx: ToolContext) -> str:
-        tool_input, answer = data
+    def to_result(self, data: _Answered, ctx: ToolContext) -> str:
+        tool_input, answer, sources = data
         operation = _OPERATIONS[tool_input.operation]
         if operation == "hover":
-            return _hover(tool_input, answer)
+            return _hover(tool_input, answer, sources, LocationText(ctx))
         shown = LocationText(ctx)
         locations = answer.locations
         page = paginate(len(locations), tool_input.offset, MAX_ITEMS)
@@ -176,10 +182,31 @@ class LspTool(Tool[LspInput, tuple[LspInput, IntelAnswer]]):
         return "\n".join([*lines, notice] if notice else lines)
 
 
-def _hover(tool_input: LspInput, answer: IntelAnswer) -> str:
+async def _hover_sources(ctx: ToolContext, query: IntelQuery) -> list[IntelLocation] | None:
+    """Where the hovered symbol is defined (None: the editor could not say). Hover quotes the definition's
+    documentation, so it is held to the rule its lines are: a guarded file's text is not quoted."""
+    try:
+        return (await ask_editor(ctx, query.model_copy(update={"operation": "definition"}), "goToDefinition")).locations
+    except (ToolError, StateError):
+        return None
+
+
+def _hover(tool_input: LspInput, answer: IntelAnswer, sources: list[IntelLocation] | None, shown: LocationText) -> str:
     text = "\n\n".join(part.strip() for part in answer.hover if part.strip())
     if not text:
         return f"The editor shows nothing when hovering {tool_input.symbol}."
+    if sources is None:
+        return (
+            f"The hover on {tool_input.symbol} is not shown: the editor could not say where {tool_input.symbol} is "
+            "defined, so toolgate cannot tell whether a permission rule guards the text it would quote. Use "
+            "goToDefinition and Read instead."
+        )
+    guarded = [location for location in sources if shown.guarded(Path(location.path))]
+    if guarded:
+        return (
+            f"The hover on {tool_input.symbol} is not shown: it quotes {shown.where(guarded[0])}, which a permission "
+            "rule or its credentials keep from being read freely."
+        )
     if len(text) > MAX_HOVER_CHARS:
         hidden = len(text) - MAX_HOVER_CHARS
         text = text[:MAX_HOVER_CHARS] + f"\n… ({hidden:,} more characters not shown; Read the definition instead)"

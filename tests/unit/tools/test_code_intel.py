@@ -500,3 +500,43 @@ async def test_a_location_in_a_file_a_read_rule_guards_is_named_but_not_quoted(
     assert result.text().endswith(
         "src/secret.ts:1 (not quoted: a permission rule or its credentials keep it from being read freely)"
     )
+
+
+async def test_a_hover_quoting_a_guarded_definition_is_withheld(
+    workspace: Path, editor: StandInEditor, approver: AllowingApprover, documents: Documents
+) -> None:
+    # Hover shows the definition's documentation: from a file a Read rule guards, that is its text under another name.
+    secret = workspace / "src" / "secret.ts"
+    secret.write_text("/** the vault code is hunter2 */\nexport const totalArea = 1;\n")
+    (workspace / ".toolgate").mkdir()
+    (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Read(src/secret.ts)"]}}')
+    editor.answer = IntelAnswer(
+        provided=True,
+        hover=["const totalArea: 1", "the vault code is hunter2"],
+        locations=[IntelLocation(path=str(secret), span=span(1, 13, 22))],
+    )
+    runtime = runtime_with(workspace, editor, approver, documents)
+    try:
+        result = await ask_at_call(runtime, "hover")
+    finally:
+        await runtime.aclose()
+    assert "hunter2" not in result.text()
+    assert result.text() == (
+        "The hover on totalArea is not shown: it quotes src/secret.ts:2, which a permission rule or its credentials "
+        "keep from being read freely."
+    )
+    assert [q.operation for q in editor.questions] == ["hover", "definition"]
+
+
+async def test_a_hover_whose_definition_the_editor_cannot_place_is_withheld(rt: Runtime, editor: StandInEditor) -> None:
+    # Unknown where the text comes from: fail closed, and say what to do instead.
+    editor.answer = IntelAnswer(provided=True, hover=["const totalArea: 1"])
+
+    async def no_definition(query: IntelQuery) -> IntelAnswer:
+        editor.questions.append(query)
+        return editor.answer if query.operation == "hover" else IntelAnswer(provided=False)
+
+    editor.ask = no_definition  # type: ignore[method-assign]
+    result = await ask_at_call(rt, "hover")
+    assert result.text().startswith("The hover on totalArea is not shown: the editor could not say where")
+    assert "goToDefinition and Read" in result.text()
