@@ -6,10 +6,11 @@ whose envelope is sound), a `Refusal` (the JSON-RPC error the spec gives for it,
 or a `BrokenResponse` (an answer to one of our requests that cannot be read; whoever waits for it must be told).
 
 Nesting is limited to MAX_DEPTH levels, far below what the interpreter can take (`json.loads` gives up near a
-thousand, minus the stack the reader already uses; pydantic and json.dumps recurse too). Depth is
-measured on the text before anything parses it. A message that is too deep is parsed anyway, by `json.loads` alone
-(its C parser checks the recursion limit and fails cleanly with RecursionError), so that it can be answered with its
-own id and the path to the part that is too deep; a RecursionError is the same refusal, without the id.
+thousand, minus the stack the reader already uses; pydantic and json.dumps recurse too). The message is parsed by
+`json.loads` alone (its C parser checks the recursion limit and fails cleanly with RecursionError; a RecursionError
+is the refusal, without the id) before its depth is checked, so that a message too deep is answered with its own id
+and the path to the part that is too deep. The depth is found by walking the parsed message when it has few
+containers (a big Write is one big string), and measured on the text in C when it has many.
 """
 
 from __future__ import annotations
@@ -82,17 +83,35 @@ def nesting_depth(body: bytes) -> int:
     return 1 + max(accumulate(map(_STEP.__getitem__, outer)), default=0)
 
 
+class _OverBudget:
+    """What `_walk` answers when it ran out of steps before it could tell."""
+
+
+_OVER_BUDGET = _OverBudget()
+
+
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> tuple[str | int, ...] | None:
     """The path to the first array or object nested deeper than `limit` levels in `value`, or None.
 
     Iterative (a stack of iterators, one per open container), so a value nested as deep as `json.loads` allows
     is walked without recursion; the path is only the keys of the containers open at the moment."""
+    found = _walk(value, limit, budget=None)
+    assert not isinstance(found, _OverBudget)
+    return found
+
+
+def _walk(value: Any, limit: int, budget: int | None) -> tuple[str | int, ...] | _OverBudget | None:
+    """`too_deep`, giving up with _OVER_BUDGET after `budget` members and elements stepped over (None: never)."""
     if not isinstance(value, dict | list):
         return None
     stack: list[Iterator[tuple[str | int, Any]]] = [_children(value)]
     path: list[str | int] = []
     while stack:
         for key, child in stack[-1]:
+            if budget is not None:
+                budget -= 1
+                if budget < 0:
+                    return _OVER_BUDGET
             if isinstance(child, dict | list):
                 if len(stack) >= limit:
                     return (*path, key)
@@ -143,9 +162,6 @@ def decode(body: bytes) -> Decoded:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         return Refusal(PARSE_ERROR, f"The message is not UTF-8 text (byte {exc.start}); send UTF-8 encoded JSON.")
-    # Counting brackets is cheap and bounds the depth from above: most messages need no closer look.
-    openers = body.count(b"[") + body.count(b"{")
-    depth = nesting_depth(body) if openers > MAX_DEPTH else 0
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
@@ -161,9 +177,24 @@ def decode(body: bytes) -> Decoded:
         )
     if not isinstance(data, dict):
         return Refusal(INVALID_REQUEST, f"A message must be a JSON object, not {_describe(data)}.")
-    deep = too_deep(data) if depth > MAX_DEPTH else None
+    deep = _deepest_path(body, data)
     decoded = _envelope(data)
     return decoded if deep is None else _refuse_deep(decoded, deep)
+
+
+# Members and elements of the parsed message walked before the text is measured instead: a big message is nearly
+# always a big string (a file's content) in a handful of containers, walked in microseconds, where measuring the
+# text costs passes over all of it (several times the parse, for code full of escapes and brackets).
+_WALK_BUDGET = 2048
+
+
+def _deepest_path(body: bytes, data: dict[str, Any]) -> tuple[str | int, ...] | None:
+    """The path to the part of `data` nested too deep, or None; `body` is the text it was parsed from."""
+    found = _walk(data, MAX_DEPTH, budget=_WALK_BUDGET)
+    if not isinstance(found, _OverBudget):
+        return found
+    # Mostly structure: the text is measured in C, and only a message that is too deep is walked in full.
+    return too_deep(data) if nesting_depth(body) > MAX_DEPTH else None
 
 
 def _refuse_deep(decoded: Decoded, deep: tuple[str | int, ...]) -> Decoded:

@@ -58,6 +58,19 @@ def test_a_deep_value_is_named_by_its_path() -> None:
     assert refusal.message.startswith("`a[0][0][0][0][0]…` nests")
 
 
+def test_depth_is_judged_the_same_for_few_and_for_many_containers() -> None:
+    # Few containers are walked after parsing; many (more than the walk's budget) are measured on the text first.
+    deep = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)  # under the message and its params: one level too many
+    shallow = "[" * (MAX_DEPTH - 2) + "]" * (MAX_DEPTH - 2)
+    for crowd in ("", ",".join(["{}"] * 5000) + ","):
+        for nested, refused in ((deep, True), (shallow, False)):
+            text = '{"jsonrpc":"2.0","id":4,"method":"m","params":[' + crowd + nested + "]}"
+            decoded = decode(text.encode())
+            assert isinstance(decoded, Refusal) == refused, (len(crowd), refused)
+            if refused:
+                assert isinstance(decoded, Refusal) and decoded.id == 4 and decoded.code == -32602
+
+
 @given(st.binary(max_size=200))
 def test_decode_never_raises(data: bytes) -> None:
     decode(data)
