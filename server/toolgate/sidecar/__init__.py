@@ -7,8 +7,8 @@ cancels on `$/cancelRequest` and sends our own requests (`send_request_async`). 
 
 transport.py         LSP base-protocol framing in place of pygls's io loop (resyncs after garbage, caps a message's
                      size, never stuck), and a locked writer (progress is written from worker threads)
-envelope.py          what a body must be before pygls reads it: UTF-8, nesting depth checked before parsing, one
-                     JSON-RPC 2.0 object, a usable id; every refusal answered as the spec says
+envelope.py          what a body must be before pygls reads it: UTF-8, nesting depth checked right after `json.loads`,
+                     one JSON-RPC 2.0 object, a usable id; every refusal answered as the spec says
 lsp_protocol.py      the protocol subclass and converter: refusals pygls would drop (duplicate in-flight id, after
                      shutdown, unserved method, unreadable params → -32602 naming fields), strict scalars, strict
                      JSON and no traceback out, `exit` sets the status, text sync into our one mirror
