@@ -1,6 +1,7 @@
 """Big files end to end through `toolgate run-tools` (a real process, JSON Lines over its stdin and stdout): a
 Write of 5 MB against decoding the same JSON line and a durable write of its content, and an Edit of one line in
-a 5 MB file against a read + replace + durable write of the same file, in turns, in the same run.
+a 5 MB file against a read + replace + durable write of the same file (and against the same with the atomic write's
+temp file, rename and directory fsync), in turns, in the same run.
 
 What the tool path adds beyond its baseline is the permission check, the staleness check, the atomic write
 (temporary file, fsync, rename, directory fsync), the record of the write, the result line and the pipe itself;
