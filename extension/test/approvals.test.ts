@@ -211,7 +211,9 @@ describe('ApprovalBroker', () => {
     const { store, broker, notifier } = setup(false);
     const subagent = { taskId: 'agent-1', agentType: 'explore', description: 'find the tests' };
     const answer = broker.request({ ...bash, subagent });
-    expect(notifier.shown[0]?.message).toMatch(/^toolgate's subagent explore: find the tests wants to run Bash: npm test\./);
+    expect(notifier.shown[0]?.message).toBe(
+      `toolgate wants to run Bash: npm test — asked by the subagent explore: find the tests. ${bash.reason}`,
+    );
     expect(card(store).card.subagent).toEqual(subagent);
     notifier.click('Allow once');
     await expect(answer).resolves.toEqual({ decision: 'allow' });

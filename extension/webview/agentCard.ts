@@ -8,7 +8,7 @@
 
 import type { ApprovalCard, Item } from '../src/shared/chatModel';
 import type { AgentRun, AgentStatus, ChildCall } from '../src/shared/agentCard';
-import { agentCardView, subagentName } from '../src/shared/agentCard';
+import { ASKED_BY_SUBAGENT, agentCardView, subagentName } from '../src/shared/agentCard';
 import type { RenderContext } from './components';
 import { h } from './dom';
 import { renderMarkdown } from './markdown';
@@ -115,5 +115,5 @@ function focusApproval(approvalId: string): void {
 export function askedByTitle(card: ApprovalCard): HTMLElement | null {
   const child = card.subagent;
   if (!child) return null;
-  return h('span', { class: 'card-subagent' }, ' — asked by the subagent ', h('strong', {}, subagentName(child)));
+  return h('span', { class: 'card-subagent' }, ASKED_BY_SUBAGENT, h('strong', {}, subagentName(child)));
 }

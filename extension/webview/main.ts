@@ -5,10 +5,9 @@
 
 import type { PermissionMode } from '../src/protocol';
 import { PERMISSION_MODE_TRAITS, allowsEveryCall } from '../src/protocol';
-import type { ChatState, SidecarAction } from '../src/shared/chatModel';
+import type { ChatState } from '../src/shared/chatModel';
 import { reduce } from '../src/shared/chatModel';
 import { escapeAction } from '../src/shared/keys';
-import { modelName } from '../src/shared/headerView';
 import { sessionEntries } from '../src/shared/sessions';
 import { todosFinished } from '../src/shared/toolResultView';
 import { transcriptEntries } from '../src/shared/transcript';
@@ -19,9 +18,10 @@ import { changesBarElement, drawChangesBar, focusChangesBar } from './changesBar
 import { renderItem } from './components';
 import { ComposerCompletion } from './composer';
 import type { RenderContext } from './components';
-import { append, clear, h } from './dom';
+import { clear, h } from './dom';
 import { KeyboardFocus, OPEN_PANELS } from './keyboard';
 import { drawMcpCards, mcpCardsElement } from './mcpCard';
+import { drawEmptyState, drawProviderStatus, drawSidecarStatus } from './connection';
 import { drawUsage, usageElement } from './contextUsage';
 import { drawSandbox, sandboxElement } from './sandboxState';
 import { drawSettingsProblems, settingsProblemsElement } from './settingsProblems';
@@ -38,17 +38,6 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-
-
-const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
-
-const ACTION_LABELS: Record<SidecarAction, string> = {
-  restartSidecar: 'Restart sidecar',
-  showLog: 'Show log',
-  openPythonSetting: 'Set Python path',
-  installToolgate: 'Install toolgate',
-  selectPython: 'Select Python',
-};
 
 function post(message: ViewMessage): void {
   vscode.postMessage(message);
@@ -182,65 +171,9 @@ const follower = new TranscriptFollower(transcript, jumpButton, () => composer.f
 const keyboard = new KeyboardFocus(app, composer);
 
 function drawHeader(current: ChatState): void {
-  const status = current.sidecar;
-  sidecarStatus.dataset.state = status.state;
-  clear(sidecarStatus);
-  const label = {
-    stopped: 'Sidecar stopped',
-    starting: status.state === 'starting' ? status.detail : '',
-    ready: 'Ready',
-    restarting: status.state === 'restarting' ? status.detail : '',
-    unavailable: status.state === 'unavailable' ? status.detail : '',
-  }[status.state];
-  // Ready: the versions are for the tooltip (and screen readers), not for the line.
-  const detail = status.state === 'ready' ? ` · ${status.detail}` : '';
-  const title = status.state === 'ready' ? `Sidecar ready${detail}` : label;
-  sidecarStatus.append(
-    h(
-      'div',
-      { class: 'status-line' },
-      h('span', { class: 'dot', 'aria-hidden': 'true' }),
-      h('span', { class: 'status-text', title }, label, detail ? h('span', { class: 'status-detail' }, detail) : null),
-    ),
-  );
-  if (status.state === 'unavailable') {
-    sidecarStatus.append(
-      h('div', { class: 'status-fix' }, status.fix),
-      h(
-        'div',
-        { class: 'card-actions' },
-        status.actions.map((action) =>
-          h('button', { class: 'secondary', onclick: () => post({ type: 'sidecarAction', action }) }, ACTION_LABELS[action]),
-        ),
-      ),
-    );
-  }
-
-  const provider = current.provider;
-  completion.showModel(provider.model);
-  clear(providerStatus);
-  providerStatus.title = [provider.provider, provider.model, provider.baseUrl, provider.message].filter(Boolean).join(' · ');
-  // The line names the model as a person would; the provider, its address and the key are for the tooltip (and
-  // screen readers), unless the key is missing: then the line says so, with the fix.
-  append(providerStatus, [
-    h('span', { class: 'model' }, provider.model ? modelName(provider.model) : provider.provider),
-    h(
-      'span',
-      { class: 'status-detail' },
-      h('span', { class: 'provider' }, ` · ${provider.provider}`),
-      provider.model ? ` · ${provider.model}` : null,
-      provider.baseUrl ? h('span', { class: 'base-url' }, ` · ${provider.baseUrl}`) : null,
-      provider.hasApiKey || !needsKey(current) ? h('span', { class: 'key-ok' }, provider.hasApiKey ? ' · API key set' : ' · no key needed') : null,
-    ),
-    provider.hasApiKey || !needsKey(current)
-      ? null
-      : h(
-          'span',
-          { class: 'key-missing' },
-          ' · no API key ',
-          h('button', { class: 'link', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
-        ),
-  ]);
+  drawSidecarStatus(sidecarStatus, current.sidecar, post);
+  completion.showModel(current.provider.model);
+  drawProviderStatus(providerStatus, current, post);
 
   clear(sessionSelect);
   const entries = sessionEntries(current.sessions, current.sessionId);
@@ -280,61 +213,11 @@ function drawTranscript(current: ChatState): void {
   for (const [key, entry] of drawn) if (!next.has(key)) entry.element.remove();
   drawn = next;
   if (current.items.length === 0) {
-    drawEmptyState(current);
+    drawEmptyState(emptyState, current, post);
     if (!emptyState.isConnected) transcript.appendChild(emptyState);
   } else {
     emptyState.remove();
   }
-}
-
-function drawEmptyState(current: ChatState): void {
-  clear(emptyState);
-  if (current.sidecar.state === 'unavailable') {
-    emptyState.append(h('p', {}, 'toolgate cannot work until its sidecar runs: see above for what to do.'));
-  } else if (needsKey(current)) {
-    const provider = PROVIDER_NAMES[current.provider.provider] ?? current.provider.provider;
-    const variable = current.provider.provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
-    emptyState.append(
-      h(
-        'div',
-        { class: 'setup' },
-        h('h2', {}, 'Connect a model to start'),
-        h('p', {}, `toolgate talks to ${provider} (the toolgate.provider setting) and has no API key for it yet. Any one of these will do:`),
-        h(
-          'ol',
-          {},
-          h(
-            'li',
-            {},
-            `Store your ${provider} API key. It is kept in the editor's secret storage and never written to a file.`,
-            h('br', {}),
-            h('button', { class: 'primary', onclick: () => post({ type: 'setApiKey' }) }, 'Set API Key'),
-          ),
-          h(
-            'li',
-            {},
-            'Choose another provider, model or base URL. A local OpenAI-compatible server (Ollama, vLLM, ' +
-              'LM Studio) needs no key: set the provider to openai and the base URL to its address, for example ' +
-              'http://localhost:11434/v1.',
-            h('br', {}),
-            h('button', { class: 'secondary', onclick: () => post({ type: 'openProviderSettings' }) }, 'Open Model Settings'),
-          ),
-          h('li', {}, `Start the editor with ${variable} set in its environment.`),
-        ),
-      ),
-    );
-  } else {
-    emptyState.append(
-      h('p', {}, 'Ask for a change, a fix or an explanation. Every tool call shows here as a card;'),
-      h('p', {}, 'calls that need your approval wait for it, and edits open as a diff you can change before accepting.'),
-    );
-  }
-}
-
-/** An OpenAI-compatible server at a base URL (Ollama, vLLM, the mock) may need no key at all. */
-function needsKey(current: ChatState): boolean {
-  const provider = current.provider;
-  return !provider.hasApiKey && !(provider.provider === 'openai' && provider.baseUrl);
 }
 
 function drawTodos(current: ChatState): void {

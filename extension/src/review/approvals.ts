@@ -19,7 +19,7 @@ import type { ChatPresence, ChatStore } from '../chat/chatStore';
 import type { CancellationLike, Disposable, Notifier, QuickPickItem } from '../host';
 import type { ApprovalAnswer, ApprovalRequestParams, PendingCall, RuleScope, RuleSuggestion } from '../protocol';
 import { RULE_SCOPES } from '../protocol';
-import { subagentName } from '../shared/agentCard';
+import { ASKED_BY_SUBAGENT, subagentName } from '../shared/agentCard';
 import { SCOPE_LABELS } from '../shared/scopes';
 import type { SidecarClient } from '../sidecar/sidecarClient';
 import { failureReason } from '../sidecar/sidecarClient';
@@ -255,8 +255,9 @@ export class ApprovalBroker implements Disposable {
       ...(params.offersAcceptEdits ? [ACCEPT_EDITS_ACTION] : []),
       'Deny…',
     ];
-    const asker = params.subagent ? `toolgate's subagent ${subagentName(params.subagent)}` : 'toolgate';
-    const message = `${asker} wants to run ${params.toolName}: ${params.summary}. ${params.reason}`;
+    // A child's question is named as its approval card's title names it.
+    const askedBy = params.subagent ? `${ASKED_BY_SUBAGENT}${subagentName(params.subagent)}` : '';
+    const message = `toolgate wants to run ${params.toolName}: ${params.summary}${askedBy}. ${params.reason}`;
     // Loop so that backing out of a follow-up picker brings the question back instead of dropping it.
     for (;;) {
       const picked = await this.notifier.show('warning', message, ...actions);

@@ -50,6 +50,9 @@ const STOP_REASONS: Record<string, string> = {
 };
 
 /** How a person is told which child is meant: "explore: find the tests". */
+/** How a child's question is attributed, after what it asks (the approval card's title, the notification). */
+export const ASKED_BY_SUBAGENT = ' — asked by the subagent ';
+
 export function subagentName(child: Pick<SubagentRef, 'agentType' | 'description'>): string {
   return child.description ? `${child.agentType}: ${child.description}` : child.agentType;
 }

@@ -11,14 +11,10 @@ tool_result, and an interrupt is written into the conversation so the model know
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-import anyio
-
-from toolgate.agent.call_summaries import call_summary, result_summary
 from toolgate.agent.chat_hooks import ChatHooks, context_note
 from toolgate.agent.compaction import ContextKeeper, request_tokens
 from toolgate.agent.conversation import ChatMessage, merge_into, stopped_result, unanswered_tool_uses, user_text
@@ -27,29 +23,19 @@ from toolgate.agent.events import (
     ErrorEvent,
     MessageAdded,
     RequestStarted,
-    Retrying,
     StopReason,
-    TextDelta,
     TodoUpdate,
-    ToolCallFinished,
     ToolCallProgress,
-    ToolCallStarted,
     TurnEnd,
     Usage,
 )
-from toolgate.agent.providers.base import (
-    ModelError,
-    ModelRequest,
-    Provider,
-    ReplyCompleted,
-    StreamEvent,
-    TextArrived,
-)
+from toolgate.agent.providers.base import ModelError, ModelRequest, Provider
+from toolgate.agent.reply_stream import ReplyStream
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.system_prompt import build_system_prompt, current_environment
+from toolgate.agent.tool_calls import run_tool_calls
 from toolgate.agent.transcript import ErrorEntry, InterruptEntry, MessageEntry, TodosEntry, Transcript
-from toolgate.core.errors import ErrorKind, format_error
-from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+from toolgate.core.messages import TextBlock, ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.todo_items import TodoItem
 from toolgate.core.tool import DescribeContext, ToolDefinition
@@ -118,7 +104,7 @@ class AgentChat:
         self._after_send = after_send
         self._listeners: list[ChatListener] = []
         self._cancel: CancelToken | None = None
-        self._streamed: list[str] = []
+        self._replies = ReplyStream(self.emit)
         self._definitions: tuple[DescribeContext, list[ToolDefinition]] | None = None
         self._running_calls: set[str] = set()
         self._totals: _Totals | None = None  # the turn being answered
@@ -307,7 +293,7 @@ class AgentChat:
             if self.context.due(request) and await self.context.compact("auto", token):
                 request = self._build_request()
             try:
-                reply = await self._request(request, token)
+                reply = await self._replies.request(self.provider, self.retry, request, token)
             except ModelError as exc:
                 if exc.kind == "context_too_long" and await self._make_room(totals, token):
                     continue
@@ -315,7 +301,7 @@ class AgentChat:
                 self.emit(ErrorEvent(kind=exc.kind, message=exc.message))
                 return "error"
             if reply is None:  # interrupted while streaming: keep what the user already saw
-                partial = "".join(self._streamed)
+                partial = "".join(self._replies.streamed)
                 if partial.strip():
                     self._add(ChatMessage(role="assistant", content=[TextBlock(text=partial)]))
                 self._record_interrupt("streaming")
@@ -328,7 +314,7 @@ class AgentChat:
             uses = [b for b in reply.content if isinstance(b, ToolUse)]
             if not uses:
                 return "max_tokens" if reply.stop_reason == "max_tokens" else "end_turn"
-            results = await self._run_tools(uses, reply.malformed, token)
+            results = await run_tool_calls(self.runtime, uses, reply.malformed, token, self.emit, self._running_calls)
             self._add(ChatMessage(role="user", content=list(results)))
             if token.cancelled:
                 self._record_interrupt("tools")
@@ -341,97 +327,6 @@ class AgentChat:
             messages=list(self.messages),
             max_tokens=self.max_tokens,
         )
-
-    async def _request(self, request: ModelRequest, token: CancelToken) -> ReplyCompleted | None:
-        """Stream one reply, retrying transient failures. None when interrupted first."""
-        reply: ReplyCompleted | None = None
-        failure: ModelError | None = None
-        with anyio.CancelScope() as scope:
-            async with anyio.create_task_group() as group:
-                group.start_soon(token.cancel_when_set, scope)
-                try:
-                    reply = await self._attempts(request)
-                except ModelError as exc:
-                    failure = exc
-                group.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
-        return reply
-
-    async def _attempts(self, request: ModelRequest) -> ReplyCompleted:
-        attempt = 0
-        while True:
-            attempt += 1
-            self._streamed = []
-            replies: list[ReplyCompleted] = []
-            try:
-                await self.provider.stream(request, functools.partial(self._on_stream, replies=replies))
-            except ModelError as exc:
-                if not exc.retryable or attempt >= self.retry.max_attempts:
-                    if exc.retryable:
-                        exc.message += f" Gave up after {attempt} attempts; try again later."
-                    raise
-                delay = self.retry.delay(attempt, exc.retry_after)
-                self.emit(
-                    Retrying(
-                        attempt=attempt,
-                        max_attempts=self.retry.max_attempts,
-                        delay_seconds=round(delay, 3),
-                        kind=exc.kind,
-                        message=exc.message,
-                        discard_partial=bool(self._streamed),
-                    )
-                )
-                self._streamed = []  # that reply is void: an interrupt now must not keep its text
-                await self.retry.sleep(delay)
-                continue
-            if not replies:
-                raise ModelError("server", "The model's reply ended without being complete (the stream was cut).")
-            return replies[-1]
-
-    def _on_stream(self, event: StreamEvent, replies: list[ReplyCompleted]) -> None:
-        if isinstance(event, TextArrived):
-            self._streamed.append(event.text)
-            self.emit(TextDelta(text=event.text))
-        elif isinstance(event, ReplyCompleted):
-            replies.append(event)
-
-    async def _run_tools(self, uses: list[ToolUse], malformed: dict[str, str], token: CancelToken) -> list[ToolResult]:
-        by_id = {use.id: use for use in uses}
-        answered: dict[str, ToolResult] = {}
-
-        def finished(result: ToolResult) -> None:
-            # Heard as each call ends (completion order): a quick call's card closes while a slow one runs.
-            if result.tool_use_id in answered or result.tool_use_id not in by_id:
-                return
-            answered[result.tool_use_id] = result
-            use = by_id[result.tool_use_id]
-            self.emit(
-                ToolCallFinished(
-                    tool_use_id=use.id,
-                    name=use.name,
-                    is_error=result.is_error,
-                    summary=result_summary(result),
-                    result=result,
-                )
-            )
-
-        for use in uses:
-            summary = call_summary(self.runtime, use)
-            self.emit(ToolCallStarted(tool_use_id=use.id, name=use.name, input=use.input, summary=summary))
-        for use_id, problem in malformed.items():
-            finished(
-                ToolResult(tool_use_id=use_id, content=format_error(ErrorKind.INVALID_INPUT, problem), is_error=True)
-            )
-        runnable = [u for u in uses if u.id not in answered]
-        if runnable:
-            self._running_calls = {u.id for u in runnable}
-            try:
-                for result in await self.runtime.orchestrator.run_turn(runnable, token, on_result=finished):
-                    finished(result)
-            finally:
-                self._running_calls = set()
-        return [answered[u.id] for u in uses]
 
     def _tool_definitions(self) -> list[ToolDefinition]:
         """The sorted definitions, rebuilt only when what they depend on changes (tools, mode, workspace).

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgate.bash.quoting import CODE, COMMENT, ESCAPED, Heredoc, Scan, braced_expansions, scan, word_value
+from toolgate.bash.quoting import CODE, COMMENT, ESCAPED, Heredoc, Scan, scan
+from toolgate.bash.word_values import braced_expansions, word_value
 
 # Redirection targets that are not files on disk: writing to them changes nothing.
 SAFE_WRITE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
@@ -435,7 +436,7 @@ class _Walker:
 
 
 def _has_parameter(n: Any) -> bool:
-    # bashlex reports $'…' and $"…" as a parameter without a name; quoting.word_value decodes those itself.
+    # bashlex reports $'…' and $"…" as a parameter without a name; word_values.word_value decodes those itself.
     return any(
         (part.kind == "parameter" and getattr(part, "value", None)) or _has_parameter(part)
         for part in getattr(n, "parts", None) or []

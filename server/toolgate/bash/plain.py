@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from toolgate.bash.parse import ParsedCommand, ParsedScript, Word
-from toolgate.bash.quoting import CODE, DOUBLE, QUOTE, SINGLE, Scan, word_value
+from toolgate.bash.quoting import CODE, DOUBLE, QUOTE, SINGLE, Scan
+from toolgate.bash.word_values import word_value
 
 # Unquoted characters a plain word may hold: none starts an expansion, escape, redirection, group or comment.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:,@%+=~*?[]-^")

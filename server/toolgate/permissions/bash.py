@@ -2,8 +2,7 @@
 may match for each, and the files each reads and writes (resolved against the session's working directory).
 
 The parsing and per-program knowledge live in `toolgate.bash.classify` (the classifier). This module only
-reads its answer, through the protocols below (any classifier with that shape will do). `Unclassified` is the
-answer of no classifier at all: every command "cannot be checked", so every command is asked about.
+reads its answer, through the protocols of `toolgate.permissions.shell_classification` (re-exported here).
 """
 
 from __future__ import annotations
@@ -11,96 +10,19 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
 
 from toolgate.bash.security import environment_exposure
 from toolgate.permissions.command_forms import allow_forms, crude_forms, deny_forms, program_name
 from toolgate.permissions.repo_config import configured_program
+from toolgate.permissions.shell_classification import Classifier as Classifier
+from toolgate.permissions.shell_classification import ShellClassification as ShellClassification
+from toolgate.permissions.shell_classification import ShellCommand
+from toolgate.permissions.shell_classification import Unclassified as Unclassified
+from toolgate.permissions.shell_classification import load_classifier as load_classifier
 from toolgate.text.braces import expand_braces
-
-# --- the classifier's answer, as this module reads it ------------------------------------------------------
-
-
-class ShellRedirect(Protocol):
-    @property
-    def op(self) -> str: ...
-    @property
-    def target(self) -> str: ...
-    @property
-    def writes(self) -> bool: ...
-
-
-class ShellCommand(Protocol):
-    @property
-    def argv(self) -> tuple[str, ...]: ...
-    @property
-    def effective_argv(self) -> tuple[str, ...]: ...
-    @property
-    def assignments(self) -> tuple[str, ...]: ...
-    @property
-    def redirects(self) -> Sequence[ShellRedirect]: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def read_only(self) -> bool: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def write_targets(self) -> tuple[str, ...]: ...
-    @property
-    def read_targets(self) -> tuple[str, ...]: ...
-
-    # Optional (read with getattr): whether it runs inside $(…) / `…` / <(…).
-
-
-class ShellClassification(Protocol):
-    @property
-    def command(self) -> str: ...
-    @property
-    def parsed(self) -> bool: ...
-    @property
-    def operators(self) -> tuple[str, ...]: ...
-    @property
-    def read_only(self) -> bool: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def commands(self) -> Sequence[ShellCommand]: ...
-    @property
-    def has_substitution(self) -> bool: ...
-    @property
-    def raw_check_failures(self) -> tuple[str, ...]: ...
-    @property
-    def write_targets(self) -> tuple[str, ...]: ...
-
-
-Classifier = Callable[[str], ShellClassification]
-
-
-@dataclass(frozen=True, slots=True)
-class Unclassified:
-    """A classifier that knows nothing (for tests of the fail-closed path): nothing is read-only."""
-
-    command: str
-    reason: str = "the shell command classifier is not part of this build, so no command can be checked"
-    parsed: bool = False
-    read_only: bool = False
-    commands: tuple[ShellCommand, ...] = ()
-    operators: tuple[str, ...] = ()
-    has_substitution: bool = False
-    raw_check_failures: tuple[str, ...] = ()
-    write_targets: tuple[str, ...] = ()
-
-
-def load_classifier() -> Classifier:
-    """The shell classifier (`toolgate.bash.classify`). Tests may pass another one, or `Unclassified`."""
-    from toolgate.bash.classify import classify
-
-    return classify
-
 
 # --- tables ------------------------------------------------------------------------------------------------
 

@@ -31,7 +31,6 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
-    JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
 from pygls.lsp.server import LanguageServer
@@ -42,6 +41,7 @@ from toolgate.session_files import SessionError, default_data_root
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.approvals import EditorApprover
 from toolgate.sidecar.changes_handlers import changes_handlers
+from toolgate.sidecar.chat_handlers import chat_handlers
 from toolgate.sidecar.checkpoints import checkpoint_handlers, forget_checkpoints
 from toolgate.sidecar.composer_handlers import composer_handlers
 from toolgate.sidecar.documents import EditorDocuments
@@ -60,13 +60,12 @@ from toolgate.text.uris import file_uri_to_path
 from toolgate.tools import builtin_tools, editor_tools
 
 if TYPE_CHECKING:
-    from toolgate.core.messages import TextBlock
     from toolgate.core.tool import AnyTool
     from toolgate.core.tool_session import ProgressEvent
     from toolgate.runtime import Runtime
     from toolgate.session_files import SessionMeta
     from toolgate.sidecar.chat import ChatHost
-    from toolgate.sidecar.editor_sessions import EditorSession, SessionManager
+    from toolgate.sidecar.editor_sessions import SessionManager
 
 logger = logging.getLogger("toolgate.sidecar")
 T = TypeVar("T")
@@ -161,12 +160,7 @@ class ToolgateServer(LanguageServer):
             p.SETTINGS_GET: self._settings_get,
             p.SETTINGS_SET_MODE: self._settings_set_mode,
             p.SETTINGS_SET_REVIEW_EDITS: self._settings_set_review_edits,
-            p.PROVIDER_CONFIGURE: self._provider_configure,
-            p.PROVIDER_STATUS: self._provider_status,
-            p.CHAT_SEND: self._chat_send,
-            p.CHAT_INTERRUPT: self._chat_interrupt,
-            p.CHAT_HISTORY: self._chat_history,
-            p.CHAT_COMPACT: self._chat_compact,
+            **chat_handlers(lambda: self.sessions, lambda: self.chats, self.documents, self._finish_despite_cancel),
             **checkpoint_handlers(lambda session_id: self.sessions.get(session_id), self.documents.is_dirty),
             **mcp_handlers(lambda session_id: self.sessions.get(session_id).runtime, self.protocol.notify),
             **hooks_handlers(lambda session_id: self.sessions.get(session_id).runtime),
@@ -333,57 +327,6 @@ class ToolgateServer(LanguageServer):
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
-
-    # --- chat ------------------------------------------------------------------------------------------------
-    async def _provider_configure(self, params: p.ProviderConfigureParams) -> p.ProviderStatus:
-        return self.chats.configure(params)
-
-    async def _provider_status(self, params: p.Empty) -> p.ProviderStatus:
-        return self.chats.status()
-
-    async def _chat_send(self, params: p.ChatSendParams) -> p.ChatSendResult:
-        from toolgate.agent.loop import ChatBusy
-
-        live = self.sessions.get(params.session_id)
-        chat = self.chats.chat_for(live)
-        try:
-            attach = functools.partial(self._attachment_blocks, live, params.attachments)
-            sending = live.chat_send(chat, params.text, attach)
-            stop = await self._finish_despite_cancel(sending, chat.interrupt, "chat/send")
-        except ChatBusy as exc:
-            raise JsonRpcInvalidRequest(message=str(exc)) from None
-        return p.ChatSendResult(stop_reason=stop)
-
-    async def _attachment_blocks(self, live: EditorSession, attachments: list[p.Attachment]) -> list[TextBlock]:
-        from toolgate.sidecar.attachments import attachment_blocks, attachment_path
-
-        session = live.runtime.session
-        refused: dict[str, str] = {}
-        for attachment in attachments:  # the person chose them (no asking), but what the rules deny stays unread
-            path = attachment_path(attachment, session.workspace)
-            check = None if path is None else await live.runtime.check("Read", {"file_path": str(path)})
-            if check is not None and check.decision == "deny":
-                refused[attachment.path or ""] = check.reason
-        return attachment_blocks(
-            attachments,
-            workspace=session.workspace,
-            documents=self.documents,
-            file_state=session.file_state,
-            refused=refused,
-        )
-
-    async def _chat_compact(self, params: p.ChatCompactParams) -> p.ChatCompactResult:
-        live = self.sessions.get(params.session_id)
-        chat = self.chats.chat_for(live)
-        async with live.between_turns():  # refused while a turn runs, like a rewind
-            return p.ChatCompactResult(compacted=await chat.compact(params.focus))
-
-    async def _chat_interrupt(self, params: p.SessionRef) -> p.ChatInterruptResult:
-        live = self.sessions.get(params.session_id)
-        return p.ChatInterruptResult(interrupted=live.chat.interrupt() if live.chat is not None else False)
-
-    async def _chat_history(self, params: p.SessionRef) -> p.ChatHistoryResult:
-        return self.chats.history(self.sessions.get(params.session_id))
 
     async def _session_new(self, params: p.SessionNewParams) -> p.SessionInfo:
         default = self.workspace_folders[0] if self.workspace_folders else None

@@ -12,11 +12,9 @@ from toolgate.bash.quoting import (
     DOUBLE,
     HEREDOC,
     SINGLE,
-    _scanned_word_value,
-    decode_ansi_c,
     scan,
-    word_value,
 )
+from toolgate.bash.word_values import _scanned_word_value, decode_ansi_c, word_value
 
 
 def test_contexts_per_character() -> None:
