@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +28,13 @@ DECLARATION = "export function totalArea(shapes: Shape[]): number {"
 
 
 @pytest.fixture
-def ts_workspace(code_server: CodeServer, workbench: Workbench) -> Path:
+def ts_workspace(code_server: CodeServer, workbench: Workbench) -> Iterator[Path]:
     target = code_server.workspace / "ts-workspace"
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(FIXTURE, target)
     typescript_ready(workbench)
-    return target
+    yield target
+    shutil.rmtree(target, ignore_errors=True)  # later tests in this editor see the demo workspace, not this copy
 
 
 def typescript_ready(workbench: Workbench, timeout: float = 120, folder: str = "ts-workspace") -> None:
@@ -44,11 +46,13 @@ def typescript_ready(workbench: Workbench, timeout: float = 120, folder: str = "
     page.keyboard.press("Control+P")
     box = page.locator(".quick-input-widget input.input")
     box.fill(f"{folder}/src/main.ts")
-    page.locator(".quick-input-widget .quick-input-list .monaco-list-row", has_text="main.ts").first.click()
+    # The row of this folder's main.ts ("ts/src" is not part of "ts-workspace/src"): another test's copy may be there.
+    rows = page.locator(".quick-input-widget .quick-input-list .monaco-list-row", has_text="main.ts")
+    rows.filter(has_text=f"{folder}/src").first.click()
     deadline = time.monotonic() + timeout
     active = page.locator(".tabs-container .tab.active")
     while True:
-        page.locator(".tabs-container .tab", has_text="main.ts").first.click()
+        page.locator(".tabs-container .tab.active").click()
         page.locator(".monaco-editor .view-line", has_text="= totalArea(").get_by_text("totalArea").click()
         page.keyboard.press("F12")
         try:

@@ -86,10 +86,21 @@ def test_approve_a_workspace_server_from_its_card_by_keyboard_and_the_model_call
     # Only the keyboard: the chat's keybinding, the pending-card key, Tab to Approve, Enter.
     page.keyboard.press("Control+Alt+G")  # toolgate: Open Chat
     expect(chat.locator(".composer-input")).to_be_focused()
-    page.keyboard.press("Alt+Shift+P")
-    expect(card).to_be_focused()
-    page.keyboard.press("Tab")
-    expect(card.get_by_role("button", name="Approve")).to_be_focused()
+    approve = card.get_by_role("button", name="Approve")
+
+    def approve_has_the_keyboard() -> bool:
+        # On a loaded machine the workbench can still be moving focus between its views (the MCP view refreshing)
+        # when the card is focused; the person would press the key again, and so does this.
+        page.keyboard.press("Alt+Shift+P")
+        try:
+            expect(card).to_be_focused(timeout=5_000)
+            page.keyboard.press("Tab")
+            expect(approve).to_be_focused(timeout=3_000)
+        except AssertionError:
+            return False
+        return True
+
+    wait_for(approve_has_the_keyboard, 60, "Alt+Shift+P and Tab to put the keyboard on Approve")
     page.keyboard.press("Enter")
     outcome = chat.locator(".mcp-card-approved", has_text='MCP server "edge"')
     expect(outcome).to_contain_text(re.compile(r"Approved: its \d+ tools are offered from the next message\."))

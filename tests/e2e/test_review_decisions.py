@@ -9,7 +9,7 @@ import json
 
 import pytest
 import test_real_flows
-from codeserver import CodeServer, wait_for
+from codeserver import REPO, CodeServer, wait_for
 from playwright.sync_api import expect
 from test_flows import wait_idle
 from test_real_flows import MockFactory, send
@@ -27,11 +27,14 @@ def test_an_accepted_hunk_and_a_new_file_left_out(
     greet = code_server.workspace / "src" / "greet.py"
     notes = code_server.workspace / "notes.txt"
     before = greet.read_text()
+    # The patch's context is the demo's own line; an earlier test in this editor may have changed it.
+    pristine = (REPO / "examples" / "demo-workspace" / "src" / "greet.py").read_text()
     patch = (
         '*** Begin Patch\n*** Update File: src/greet.py\n@@\n-    return f"Hello, {name}!"\n'
         '+    return f"Goodbye, {name}!"\n*** Add File: notes.txt\n+a note\n*** End Patch\n'
     )
     try:
+        greet.write_text(pristine)
         model = mock_model(
             [
                 {"text": "Reading it.", "tool_uses": [{"name": "Read", "input": {"file_path": str(greet)}}]},
@@ -56,7 +59,7 @@ def test_an_accepted_hunk_and_a_new_file_left_out(
         workbench.shot("330-review-decided")
         accept_review.click()
 
-        wait_for(lambda: greet.read_text() != before, 30, "greet.py to be patched")
+        wait_for(lambda: greet.read_text() != pristine, 30, "greet.py to be patched")
         assert "Goodbye" in greet.read_text() and not notes.exists()
         expect(chat.locator(".msg-assistant").last).to_contain_text("Patched.")
         wait_idle(chat)

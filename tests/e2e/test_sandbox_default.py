@@ -93,6 +93,9 @@ def test_commands_run_sandboxed_by_default_and_every_stand_in_is_marked(
         # away): point at it again until the tooltip is there.
         workbench.page.mouse.move(900, 450)
         try:
+            # The Explorer reveals the active editor's file and scrolls .envrc out of its virtual list: to the top.
+            tree.focus()
+            workbench.page.keyboard.press("Home")
             envrc_row.hover(timeout=5_000)
             expect(hover.first).to_be_visible(timeout=3_000)
         except (AssertionError, PlaywrightTimeoutError):
