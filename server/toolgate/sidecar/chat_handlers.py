@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pygls.exceptions import JsonRpcInvalidRequest
 
@@ -22,7 +22,13 @@ if TYPE_CHECKING:  # types only: the server imports this module before initializ
     from toolgate.sidecar.chat import ChatHost
     from toolgate.sidecar.editor_sessions import EditorSession, SessionManager
 
-FinishDespiteCancel = Callable[[Awaitable[Any], Callable[[], object], str], Awaitable[Any]]
+T = TypeVar("T")
+
+
+class FinishDespiteCancel(Protocol):
+    """The server's way to run a request's work to its end when the client cancels it (the work's result kept)."""
+
+    def __call__(self, work: Awaitable[T], interrupt: Callable[[], object], what: str) -> Awaitable[T]: ...
 
 
 def chat_handlers(
