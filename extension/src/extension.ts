@@ -42,6 +42,7 @@ import { RulesView } from './settings/rulesView';
 import { registerStandInDecorations } from './vscode/standInsVscode';
 import { ProblemsAnswerer, waitSecondsSetting } from './editor/problems';
 import { problemsHost } from './vscode/problemsVscode';
+import { onWorkspaceFileChanged } from './vscode/fileChangesVscode';
 import type { ToolgateSettings } from './settings/settings';
 import {
   apiKeySecretName,
@@ -220,7 +221,14 @@ export function activate(context: vscode.ExtensionContext): void {
     reloadSession: () => controller.sessions.reload(),
     log,
   });
-  const changesBar = new ChangesBarController({ store, client, changes: checkpointChanges, workspaceRoot: api.firstWorkspaceFolder, log });
+  const changesBar = new ChangesBarController({
+    store,
+    client,
+    changes: checkpointChanges,
+    workspaceRoot: api.firstWorkspaceFolder,
+    onFileChanged: (listener) => context.subscriptions.push(onWorkspaceFileChanged(listener)),
+    log,
+  });
   const composer = new ComposerHost({
     editor: composerEditor,
     client,

@@ -51,9 +51,19 @@ function setup(listings: ChangedFileInfo[][], undo: ChangesUndoResult = UNDONE) 
       diffs.push({ title, file: changed });
     },
   };
-  const bar = new ChangesBarController({ store, client, changes, workspaceRoot: () => '/ws', log: () => undefined });
+  let fileChanged: (fsPath: string) => void = () => undefined;
+  const bar = new ChangesBarController({
+    store,
+    client,
+    changes,
+    workspaceRoot: () => '/ws/',
+    onFileChanged: (listener) => {
+      fileChanged = listener;
+    },
+    log: () => undefined,
+  });
   store.dispatch({ type: 'sessionOpened', sessionId: 's1', mode: 'default', messages: [], todos: [], busy: false });
-  return { store, calls, diffs, bar };
+  return { store, calls, diffs, bar, changeOnDisk: (fsPath: string) => fileChanged(fsPath) };
 }
 
 describe('the changes bar model', () => {
@@ -99,6 +109,28 @@ describe('the changes bar controller', () => {
     context.store.dispatch({ type: 'event', event: { type: 'tool_call_finished', toolUseId: 't1', isError: false, content: '' } as never, at: 0 });
     await settle();
     expect(context.calls.filter((c) => c.method === 'list')).toHaveLength(2);
+  });
+
+  it('lists again when the person changes a listed file on disk between turns, and only then', async () => {
+    const context = setup([[file('src/a.py')], [file('src/a.py', { conflict: 'changed where the agent did' })]]);
+    await settle();
+    const listings = () => context.calls.filter((c) => c.method === 'list').length;
+    expect(listings()).toBe(1);
+    context.changeOnDisk('/ws/src/other.py'); // not in the bar
+    context.changeOnDisk('/elsewhere/src/a.py'); // same name, another folder
+    await settle();
+    expect(listings()).toBe(1);
+    context.store.dispatch({ type: 'busy', busy: true });
+    context.changeOnDisk('/ws/src/a.py'); // the agent's own write mid-turn: the call's end lists again
+    await settle();
+    expect(listings()).toBe(1);
+    context.store.dispatch({ type: 'busy', busy: false });
+    await settle();
+    expect(listings()).toBe(2);
+    context.changeOnDisk('/ws/src/a.py'); // the person's edit after the turn
+    await settle();
+    expect(listings()).toBe(3);
+    expect(context.store.state.changes.files[0]?.conflict).toBeTruthy();
   });
 
   it('lists once more after a burst of calls, not once per call', async () => {

@@ -1,7 +1,8 @@
 """The changes bar above the composer in a real VS Code (issue 30), with the real sidecar and the mock model: a
 turn changes two files with Bash; the bar says so, takes the keyboard from its keybinding, undoes one file and keeps
 the other by keyboard, and says what it did in the bar itself. An agent file the person edited on the agent's lines
-after the turn is a conflict, left as it is, with keep mine / take the undo / open merge.
+after the turn is shown as a conflict as soon as it is saved, left as it is by Undo all, with keep mine / take the
+undo / open merge.
 """
 
 from __future__ import annotations
@@ -98,11 +99,13 @@ def test_an_agent_file_the_person_edited_since_is_a_conflict_not_overwritten(
         mine = greet.read_bytes().replace(b"Goodbye", b"Farewell, said the person")
         greet.write_bytes(mine)  # the person, after the turn, on the agent's line
 
-        row.get_by_role("button", name="Undo", exact=True).click()
+        # The bar lists again when a file it shows changes on disk: the conflict shows before anyone clicks Undo.
+        expect(row.locator(".changes-counts")).to_have_text("conflict")
+        expect(row.get_by_role("button", name="Undo", exact=True)).to_have_count(0)
+        bar.get_by_role("button", name="Undo all").click()
         notice = bar.locator(".changes-notice")
         expect(notice).to_contain_text("because you changed them where the agent did")
         assert greet.read_bytes() == mine  # left as it is
-        expect(row.locator(".changes-counts")).to_have_text("conflict")
         expect(row.get_by_role("button", name="Keep mine")).to_be_visible()
         expect(row.get_by_role("button", name="Open merge")).to_be_visible()
         workbench.shot("302-changes-bar-conflict")

@@ -20,6 +20,8 @@ export interface ChangesBarDeps {
   changes: Pick<ChangesHost, 'showDiff'>;
   /** The workspace folder the sidecar's relative paths start from. */
   workspaceRoot: () => string | undefined;
+  /** Files changed on disk by anyone (absolute paths): a listed file the person edits may now be a conflict. */
+  onFileChanged?: (listener: (fsPath: string) => void) => void;
   log: (line: string) => void;
 }
 
@@ -42,6 +44,18 @@ export class ChangesBarController {
       const callEnded = action.type === 'event' && action.event.type === 'tool_call_finished';
       if (callEnded || (action.type === 'busy' && !action.busy) || action.type === 'sessionOpened') void this.refresh();
     });
+    deps.onFileChanged?.((fsPath) => {
+      // Between turns only: during one, every call that ends lists again anyway, and so does the turn's end. Listing
+      // again now shows a person's edit on the agent's lines as a conflict before they click Undo, instead of after.
+      if (!deps.store.state.busy && this.lists(fsPath)) void this.refresh();
+    });
+  }
+
+  /** Whether the bar lists this file (the sidecar names workspace files relative to the folder). */
+  private lists(fsPath: string): boolean {
+    const root = this.deps.workspaceRoot()?.replace(/\/+$/, '');
+    const relative = root && fsPath.startsWith(`${root}/`) ? fsPath.slice(root.length + 1) : fsPath;
+    return this.listed.some((file) => file.path === relative || file.path === fsPath);
   }
 
   /** List the changes again; while a listing runs, one more follows it (not one per call that ended). */
