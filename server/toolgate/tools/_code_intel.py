@@ -7,6 +7,7 @@ language servers read), the file on disk otherwise.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from toolgate.core.code_intel import CODE_INTEL, CodeIntel, IntelAnswer, IntelLocation, IntelQuery, IntelUnavailable
@@ -88,14 +89,26 @@ def place_symbol(
 
 class LocationText:
     """Shows locations as `path:line` with the line's text, reading each file at most once. A file outside
-    the session's working directories is named but not read: reading it is a Read, which the ladder judges. So is
-    a file a Read rule guards, or a credential file (as Grep leaves them out)."""
+    the session's working directories is named but not read: reading it is a Read, which the ladder judges. A file a
+    Read rule guards, or a credential file, is left out altogether (`readable`), as Grep leaves it out: the names it
+    defines and the lines where it uses a name are its content."""
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
         self._lines: dict[Path, list[str] | None] = {}
-        # Files a Read rule guards, and credential files, are named but not quoted, as Grep leaves them out.
         self._guard = ReadDenyFilter.for_session(ctx, credentials=True)
+
+    def readable(self, locations: Sequence[IntelLocation]) -> tuple[list[IntelLocation], str]:
+        """The locations in files that may be read freely, and a note saying how many were left out (or "")."""
+        kept = [location for location in locations if not self.guarded(Path(location.path))]
+        left_out = len(locations) - len(kept)
+        if not left_out:
+            return kept, ""
+        are = "location is" if left_out == 1 else "locations are"
+        return kept, (
+            f"{left_out:,} {are} left out: their files are guarded by a permission rule or hold credentials (.env "
+            "files, keys), and what such a file holds, its names included, is shown only through Read, which asks."
+        )
 
     def where(self, location: IntelLocation) -> str:
         # No column: the line's text says where, and a column in UTF-16 units would mislead more than help.
@@ -128,7 +141,5 @@ class LocationText:
         where = self.where(location)
         if self.outside(location):
             return f"{where} (outside the working directories; reading it is a Read that may ask)"
-        if self.guarded(Path(location.path)):
-            return f"{where} (not quoted: a permission rule or its credentials keep it from being read freely)"
         text = self.line(location)
         return f"{where}: {text}" if text else where

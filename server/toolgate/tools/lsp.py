@@ -22,6 +22,7 @@ from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.pagination import page_notice, paginate
 from toolgate.tools._code_intel import IntelInputError, LocationText, ask_editor, editor_intel, place_symbol
+from toolgate.tools._search import join_notes
 
 MAX_ITEMS = 100
 MAX_HOVER_CHARS = 8_000
@@ -101,7 +102,8 @@ class LspTool(Tool[LspInput, _Answered]):
             "give columns.\n"
             "- documentSymbol: the outline of file_path. workspaceSymbol: symbols whose name matches query.\n"
             f"- Lists show at most {MAX_ITEMS} results; offset pages on. Locations outside the working directories "
-            "are listed but not quoted.\n"
+            "are listed but not quoted; those in files a permission rule guards, and in credential files, are left "
+            "out (counted).\n"
             "- Prefer it to Grep for where a name is defined or used: it knows scopes, imports and overloads."
             f"{languages_clause(self._languages())}"
         )
@@ -150,7 +152,9 @@ class LspTool(Tool[LspInput, _Answered]):
         if operation == "hover":
             return _hover(tool_input, answer, sources, LocationText(ctx))
         shown = LocationText(ctx)
-        locations = answer.locations
+        locations, left_out = (
+            (answer.locations, "") if operation == "document_symbols" else shown.readable(answer.locations)
+        )
         page = paginate(len(locations), tool_input.offset, MAX_ITEMS)
         if operation == "document_symbols":
             head = f"Symbols of {display_path(ctx.resolve_path(tool_input.file_path or ''), ctx.workspace)}"
@@ -176,10 +180,10 @@ class LspTool(Tool[LspInput, _Answered]):
                 for loc in locations[page.start : page.stop]
             ]
         if not locations:
-            return f"{head}: none found."
+            return join_notes(f"{head}: none found.", [left_out])
         lines = [f"{head} ({len(locations)} {noun if len(locations) != 1 else noun.rstrip('s')}):", *body]
         notice = page_notice(page, noun, narrow="narrow the question")
-        return "\n".join([*lines, notice] if notice else lines)
+        return join_notes("\n".join([*lines, notice] if notice else lines), [left_out])
 
 
 async def _hover_sources(ctx: ToolContext, query: IntelQuery) -> list[IntelLocation] | None:

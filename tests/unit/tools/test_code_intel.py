@@ -483,23 +483,39 @@ async def test_a_rename_that_changes_nothing_is_said_to(rt: Runtime, editor: Sta
     assert (workspace / "src" / "main.ts").read_text() == MAIN
 
 
-async def test_a_location_in_a_file_a_read_rule_guards_is_named_but_not_quoted(
+async def test_locations_in_guarded_and_credential_files_are_left_out_and_counted(
     workspace: Path, editor: StandInEditor, approver: AllowingApprover, documents: Documents
 ) -> None:
+    # As Grep leaves such files out: the lines that use a name, and the names a file defines, are its content.
     secret = workspace / "src" / "secret.ts"
     secret.write_text("const key = totalArea; // hunter2\n")
+    env = workspace / ".env"
+    env.write_text("export const hunter2Token = totalArea;\n")
+    main = workspace / "src" / "main.ts"
     (workspace / ".toolgate").mkdir()
     (workspace / ".toolgate" / "settings.json").write_text('{"permissions": {"deny": ["Read(src/secret.ts)"]}}')
-    editor.answer = IntelAnswer(provided=True, locations=[IntelLocation(path=str(secret), span=span(0, 12, 21))])
+    editor.answer = IntelAnswer(
+        provided=True,
+        locations=[
+            IntelLocation(path=str(secret), span=span(0, 12, 21)),
+            IntelLocation(path=str(main), span=span(2, 12, 21)),
+            IntelLocation(path=str(env), span=span(0, 13, 25), name="hunter2Token", kind="Variable"),
+        ],
+    )
     runtime = runtime_with(workspace, editor, approver, documents)
     try:
-        result = await ask_at_call(runtime, "findReferences")
+        references = (await ask_at_call(runtime, "findReferences")).text()
+        symbols = (await run1(runtime, "LSP", operation="workspaceSymbol", query="Token")).text()
+        editor.answer = IntelAnswer(provided=True, locations=editor.answer.locations[:1])
+        only_guarded = (await ask_at_call(runtime, "findReferences")).text()
     finally:
         await runtime.aclose()
-    assert "hunter2" not in result.text()
-    assert result.text().endswith(
-        "src/secret.ts:1 (not quoted: a permission rule or its credentials keep it from being read freely)"
-    )
+    note = "locations are left out: their files are guarded by a permission rule or hold credentials (.env files, keys)"
+    assert "hunter2" not in references + symbols + only_guarded
+    assert "secret.ts" not in references + symbols + only_guarded and ".env" not in references.split("[")[0]
+    assert references.startswith("References to totalArea (1 reference):\nsrc/main.ts:3: console.log(totalArea([]));")
+    assert f"[2 {note}" in references and f"[2 {note}" in symbols
+    assert only_guarded.startswith("References to totalArea: none found.\n\n[1 location is left out: their files")
 
 
 async def test_a_hover_quoting_a_guarded_definition_is_withheld(
