@@ -7,6 +7,7 @@ person would look at goes to test-results/e2e/.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -72,6 +73,62 @@ def workbench(code_server: CodeServer, browser: BrowserContext) -> Iterator[Work
     bench.open()
     yield bench
     page.close()
+
+
+@pytest.fixture(autouse=True)
+def workspace_as_found(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test leaves the shared editor's workspace as it found it: files it changed or removed are put back, files
+    it added are removed. Tests share one editor (starting one costs most of a minute), and a test that leaned on what
+    an earlier one left was a flake in waiting; what a test left is printed, so the test can be mended."""
+    if "code_server" not in request.fixturenames:
+        yield
+        return
+    root = request.getfixturevalue("code_server").workspace
+    before = _tree(root)
+    yield
+    put_back = _restore(root, before)
+    if put_back:
+        print(f"the workspace was put back as the test found it: {', '.join(put_back)}")
+
+
+def _tree(root: Path) -> dict[str, bytes | str]:
+    """Every file under `root` by relative path: a file's bytes, a symbolic link's target (as text)."""
+    tree: dict[str, bytes | str] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, root)
+            tree[relative] = os.readlink(path) if os.path.islink(path) else Path(path).read_bytes()
+    return tree
+
+
+def _restore(root: Path, before: dict[str, bytes | str]) -> list[str]:
+    now = _tree(root)
+    touched: list[str] = []
+    for relative in sorted(now.keys() - before.keys()):
+        (root / relative).unlink()
+        touched.append(f"{relative} (removed)")
+    for relative, content in sorted(before.items()):
+        if now.get(relative) == content:
+            continue
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink() or (isinstance(content, str) and path.exists()):
+            path.unlink()
+        if isinstance(content, str):
+            path.symlink_to(content)
+        else:
+            path.write_bytes(content)
+        touched.append(relative)
+    # Folders the test made and left empty go too (deepest first).
+    for folder, _dirs, _files in sorted(os.walk(root, topdown=False), key=lambda walked: -len(walked[0])):
+        if Path(folder) != root and not os.listdir(folder) and os.path.relpath(folder, root) not in _folders(before):
+            os.rmdir(folder)
+    return touched
+
+
+def _folders(tree: dict[str, bytes | str]) -> set[str]:
+    return {str(parent) for relative in tree for parent in Path(relative).parents if str(parent) != "."}
 
 
 @pytest.fixture(autouse=True)
