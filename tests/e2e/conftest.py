@@ -88,7 +88,7 @@ def workspace_as_found(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     put_back = _restore(root, before)
     if put_back:
-        print(f"the workspace was put back as the test found it: {', '.join(put_back)}")
+        print(f"{request.node.nodeid} left the workspace changed; put back: {', '.join(put_back)}")
 
 
 def _tree(root: Path) -> dict[str, bytes | str]:
