@@ -1,6 +1,7 @@
 """What the problems step costs an Edit on the sidecar's side: the same Edit of a 2,000-line file with 50 problems,
 through the real runtime, with the step (against a scripted editor that answers at once, in process) and without it
-(a headless session), median and p95 in the same run.
+(a headless session), median and p95 in the same run. And what the composer's `@problems` mention costs the sidecar
+against the Problems tool it answers like (same editor answer, same listing, plus its own permission check).
 
 What this does not measure: the language server's own time, which the editor waits for (bounded by
 `toolgate.problems.waitSeconds`): after a change it reports, the wait is its reporting time plus 0.3 s of quiet; after
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import statistics
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from bench.report import Figure, Report
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.core.tool import AnyTool
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
+from toolgate.sidecar.attached_problems import attached_problems_text
 from toolgate.sidecar.problems import problems_dependencies
 from toolgate.sidecar.protocol_problems import (
     EditorProblem,
@@ -31,18 +34,27 @@ from toolgate.sidecar.protocol_problems import (
 from toolgate.sidecar.wire_model import WireModel
 from toolgate.testing import run1
 from toolgate.tools.edit import EditTool
+from toolgate.tools.problems import ProblemsTool
 from toolgate.tools.read import ReadTool
 
 EDITS = 200
 WARM_UP = 10
 LINES = 2000
+MENTIONS = 100
+MENTIONED_FILES = 200  # each with 5 problems, and a rule-guarded folder and a .env file among them
 
 
 class InstantEditor:
-    """Answers like the extension, with no language server to wait for: an error on each line containing BAD."""
+    """Answers like the extension, with no language server to wait for: an error on each line containing BAD; asked
+    about the whole workspace, `known`."""
+
+    def __init__(self, known: Sequence[FileProblemsAnswer] = ()) -> None:
+        self.known = list(known)
 
     async def request(self, method: str, params: WireModel, result: type[Any]) -> Any:
         assert isinstance(params, EditorProblemsParams)
+        if params.files is None:
+            return EditorProblemsResult(files=self.known, waited_seconds=0)
         files = []
         for wanted in params.files or []:
             text = await anyio.Path(wanted.path).read_text(encoding="utf-8")
@@ -58,6 +70,7 @@ class InstantEditor:
 
 def run(report: Report, workdir: Path) -> None:
     anyio.run(_run, report, workdir)
+    anyio.run(_mention, report, workdir)
 
 
 class _Editing:
@@ -123,3 +136,57 @@ async def _run(report: Report, workdir: Path) -> None:
 
 def _p95(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=20)[-1]
+
+
+async def _mention(report: Report, workdir: Path) -> None:
+    workspace = workdir / "mention"
+    (workspace / "private").mkdir(parents=True)
+    names = [f"src{n % 10}/f{n}.ts" for n in range(MENTIONED_FILES)] + ["private/key.ts", ".env"]
+    known = []
+    for name in names:
+        path = workspace / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("".join(f"const v{i} = BAD\n" for i in range(5)), encoding="utf-8")
+        problems = [
+            EditorProblem(line=i, character=10, severity="warning" if i % 2 else "error", message="no BAD")
+            for i in range(5)
+        ]
+        known.append(FileProblemsAnswer(path=str(path), covered=True, settled=True, problems=problems))
+    options = RuntimeOptions(
+        mode=PermissionMode.DEFAULT,
+        tools=[ProblemsTool()],
+        dependencies=problems_dependencies(InstantEditor(known)),
+        rules={"deny": ["Read(private/**)"]},
+        read_settings=False,
+    )
+    runtime = build_runtime(workspace, NonInteractiveApprover(), options)
+
+    async def tool() -> None:
+        assert not (await run1(runtime, "Problems")).is_error
+
+    async def mention() -> None:
+        assert (await attached_problems_text(runtime, None)).startswith("The person attached the editor's problems:")
+
+    samples: dict[str, list[float]] = {"tool": [], "mention": []}
+    runs: dict[str, Callable[[], Awaitable[None]]] = {"tool": tool, "mention": mention}
+    try:
+        for round_ in range(WARM_UP + MENTIONS):
+            for name, once in runs.items():  # alternating: the machine's load changes under both alike
+                start = time.perf_counter()
+                await once()
+                if round_ >= WARM_UP:
+                    samples[name].append(time.perf_counter() - start)
+    finally:
+        await runtime.aclose()
+    note = f"{MENTIONED_FILES + 2} files with 5 problems each (2 left out by the filter); scripted editor"
+    report.add(
+        Figure(
+            "problems",
+            "@problems mention of the workspace, median",
+            statistics.median(samples["mention"]) * 1000,
+            "ms",
+            "the Problems tool on the same workspace",
+            statistics.median(samples["tool"]) * 1000,
+            note=note,
+        )
+    )

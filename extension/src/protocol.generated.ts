@@ -40,27 +40,14 @@ export interface ApprovalResult {
   feedback?: string | null;
 }
 
-/** One of the editor's problems (a diagnostic), as the extension read it. */
-export interface AttachedProblem {
-  /** The file's absolute path. */
-  path: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based. */
-  column: number;
-  severity: "error" | "warning" | "information" | "hint";
-  /** Which tool reported it (ts, eslint, ...). */
-  source?: string | null;
-  message: string;
-}
-
 /**
- * Context the person attached to a message. The sidecar reads files and folders itself (the live buffer for
- * a file with unsaved changes, else the disk); problems come from the editor, which alone knows them.
+ * Context the person attached to a message, named, never carried: the sidecar reads files and folders itself
+ * (the live buffer for a file with unsaved changes, else the disk), and asks the editor for the problems the way
+ * the Problems tool does (`toolgate/editor/problems`).
  */
 export interface Attachment {
   kind: "file" | "selection" | "folder" | "problems";
-  /** Absolute path; required except for problems. */
+  /** Absolute path; required except for problems (none: the whole workspace's). */
   path?: string | null;
   /** A selection's first line, 1-based. */
   startLine?: number | null;
@@ -68,10 +55,6 @@ export interface Attachment {
   endLine?: number | null;
   /** What the person picked (a symbol's name). */
   label?: string | null;
-  /** For kind problems. */
-  problems?: AttachedProblem[];
-  /** How many problems the editor had, when it sent fewer (its own cap). */
-  problemsTotal?: number | null;
 }
 
 export interface CallSummary {

@@ -11,7 +11,6 @@ import type * as generated from './protocol.generated';
 export { Methods } from './protocol.generated';
 import { PERMISSION_MODE_TRAITS as MODE_TRAITS } from './protocol.generated';
 export type {
-  AttachedProblem,
   Attachment,
   ModelsListResult,
   ModelsSelectResult,

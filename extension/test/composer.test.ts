@@ -96,7 +96,8 @@ describe('attachments from the webview', () => {
   it('accepts well-formed ones and carries them with the message', () => {
     const attachments = [
       { kind: 'selection', path: '/w/a.ts', startLine: 2, endLine: 4, label: null },
-      { kind: 'problems', problems: [{ path: '/w/a.ts', line: 1, column: 2, severity: 'error', source: 'ts', message: 'x' }], problemsTotal: 1 },
+      { kind: 'problems' },
+      { kind: 'problems', path: '/w/src' },
     ];
     expect(parseViewMessage({ type: 'send', text: 'hi', attachments })).toEqual({ type: 'send', text: 'hi', attachments });
   });
@@ -106,7 +107,7 @@ describe('attachments from the webview', () => {
       [{ kind: 'file' }],
       [{ kind: 'selection', path: '/w/a.ts', startLine: 4, endLine: 2 }],
       [{ kind: 'disk', path: '/' }],
-      [{ kind: 'problems', problems: [{ path: '/a', line: 0, column: 1, severity: 'error', message: 'x' }] }],
+      [{ kind: 'problems', path: 42 }],
       Array.from({ length: 51 }, () => ({ kind: 'file', path: '/w/a.ts' })),
       'not a list',
     ]) {
@@ -118,6 +119,7 @@ describe('attachments from the webview', () => {
   it('labels chips by path and lines', () => {
     expect(attachmentLabel({ kind: 'selection', path: '/w/a.ts', startLine: 3, endLine: 9 }, 'a.ts')).toBe('a.ts:3-9');
     expect(attachmentLabel({ kind: 'selection', path: '/w/a.ts', startLine: 3, endLine: 3, label: 'main' }, 'a.ts')).toBe('main:3');
-    expect(attachmentLabel({ kind: 'problems', problems: [], problemsTotal: 12 }, '')).toBe('Problems (12)');
+    expect(attachmentLabel({ kind: 'problems' }, '')).toBe('Problems');
+    expect(attachmentLabel({ kind: 'problems', path: '/w/src' }, 'src')).toBe('Problems in src');
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { ComposerEditor, EditorSelection, Manifest } from '../src/chat/composerHost';
 import { ComposerHost } from '../src/chat/composerHost';
-import type { AttachedProblem } from '../src/protocol';
+import type { EditorProblem } from '../src/protocol.generated';
 import type { HostMessage } from '../src/shared/messages';
 import { FakeNotifier, newStore } from './fakes';
 
@@ -15,7 +15,7 @@ const MANIFEST = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../package.js
 
 class FakeComposerEditor implements ComposerEditor {
   files = ['/w/src/app.ts', '/w/src/lib/util.ts', '/w/README.md'];
-  problemList: AttachedProblem[] = [];
+  problemList: EditorProblem[] = [];
   selection: EditorSelection | undefined;
   async workspaceFiles(): Promise<string[]> {
     return this.files;
@@ -23,7 +23,7 @@ class FakeComposerEditor implements ComposerEditor {
   async workspaceSymbols(query: string) {
     return [{ name: `${query}Thing`, kind: 'Function', container: '', path: '/w/src/app.ts', startLine: 3, endLine: 7 }];
   }
-  problems(): AttachedProblem[] {
+  problems(): EditorProblem[] {
     return this.problemList;
   }
   activeSelection(): EditorSelection | undefined {
@@ -67,7 +67,7 @@ function setup() {
 describe('the composer host', () => {
   it('offers problems, files, folders and symbols for @, best matches first', async () => {
     const { host, editor, posted } = setup();
-    editor.problemList = [{ path: '/w/src/app.ts', line: 1, column: 1, severity: 'error', source: 'ts', message: 'x' }];
+    editor.problemList = [{ line: 0, character: 0, severity: 'error', source: 'ts', code: null, message: 'x' }];
     await host.viewMessage({ type: 'complete', requestId: 4, query: 'ap' });
     const [answer] = posted;
     expect(answer?.type).toBe('completions');
@@ -80,6 +80,22 @@ describe('the composer host', () => {
     await host.viewMessage({ type: 'complete', requestId: 5, query: '' });
     const labels = posted[0]?.type === 'completions' ? posted[0].items.map((item) => item.label) : [];
     expect(labels).toEqual(['problems', 'src/app.ts', 'src/lib/util.ts', 'README.md', 'src/', 'src/lib/']);
+  });
+
+  it('offers the problems as a mention of the workspace, counting the errors and warnings the sidecar will list', async () => {
+    const { host, editor, posted } = setup();
+    const problem = (severity: EditorProblem['severity']): EditorProblem => ({ line: 0, character: 0, severity, message: severity });
+    editor.problemList = [problem('warning'), problem('hint'), problem('error'), problem('information'), problem('warning')];
+    await host.viewMessage({ type: 'complete', requestId: 1, query: 'prob' });
+    const items = posted[0]?.type === 'completions' ? posted[0].items : [];
+    // Only the mention is sent: the sidecar asks the editor for the problems when the message goes out.
+    expect(items[0]).toEqual({ kind: 'problems', label: 'problems', detail: '3 in the workspace, 1 errors', chip: 'Problems (3)', attachment: { kind: 'problems' } });
+
+    posted.length = 0;
+    editor.problemList = [problem('hint')];
+    await host.viewMessage({ type: 'complete', requestId: 2, query: 'prob' });
+    const none = posted[0]?.type === 'completions' ? posted[0].items[0] : undefined;
+    expect([none?.detail, none?.chip]).toEqual(['none right now', 'Problems (0)']);
   });
 
   it('attaches the selection with its lines, or the whole file when nothing is selected', async () => {

@@ -200,7 +200,7 @@ export class ComposerCompletion {
     this.input.setSelectionRange(next.caret, next.caret);
     if (item.attachment) {
       const named = item.kind === 'file' || item.kind === 'folder';
-      this.attach({ attachment: item.attachment, chip: named ? item.label : attachmentLabel(item.attachment, item.label) });
+      this.attach({ attachment: item.attachment, chip: item.chip ?? (named ? item.label : attachmentLabel(item.attachment, item.label)) });
     }
     this.trigger = undefined;
     this.close();

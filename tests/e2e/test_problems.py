@@ -1,10 +1,12 @@
 """Problems after an edit, in a real VS Code with its built-in TypeScript language features: the mock model edits a
 .ts file of examples/ts-workspace so that it no longer type-checks, and the tool_result it reads next ends with the
-type error; it edits it back, and that result has no problem in it."""
+type error; it edits it back, and that result has no problem in it. The composer's `@problems` mention reaches the
+model through the same request, as the Problems tool lists the problems."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -12,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codeserver import REPO, CodeServer
+from codeserver import REPO, CodeServer, wait_for
 from playwright.sync_api import expect
 from test_code_intel import typescript_ready
-from test_real_flows import MockModel, send
+from test_real_flows import MockFactory, MockModel, mock_model, send
 from workbench import Workbench
 
 pytestmark = pytest.mark.e2e
+__all__ = ["mock_model"]  # the fixture, used by name
 
 TS_WORKSPACE = REPO / "examples" / "ts-workspace"
 # Edits under ts/ run without a review (the review is not what this test is about); the TypeScript server loads the
@@ -96,3 +99,39 @@ def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_ge
     assert broke.endswith(f"New problems the editor reports after this change:\n{TYPE_ERROR}"), broke
     assert fixed.startswith("Edited ts/src/main.ts") and "problem" not in fixed.lower(), fixed
     assert main.read_text() == (TS_WORKSPACE / "src" / "main.ts").read_text()
+
+
+def test_a_problems_mention_reaches_the_model_as_the_problems_tool_lists_them(
+    ts_project: Path, mock_model: MockFactory, workbench: Workbench
+) -> None:
+    main = ts_project / "src" / "main.ts"
+    main.write_text(main.read_text().replace("const total: number", "const total: string"))
+    typescript_ready(workbench, folder="ts")
+    model = mock_model([{"text": "I see the type error."}])
+    # TypeScript reports on the files shown in tabs: main.ts is shown again, until its error is drawn.
+    page = workbench.page
+    page.keyboard.press("Control+P")
+    page.locator(".quick-input-widget input.input").fill("ts/src/main.ts")
+    rows = page.locator(".quick-input-widget .quick-input-list .monaco-list-row", has_text="main.ts")
+    rows.filter(has_text="ts/src").first.click()
+    expect(page.locator(".monaco-editor .squiggly-error").first).to_be_visible(timeout=WAIT_SECONDS * 4000)
+
+    chat = workbench.open_chat()
+    composer = chat.locator(".composer-input")
+    composer.click()
+    composer.press_sequentially("Fix @prob")
+    option = chat.get_by_role("listbox", name="Suggestions").get_by_role("option").first
+    expect(option).to_contain_text(re.compile(r"problems\s*\d+ in the workspace, [1-9]\d* errors"))
+    composer.press("Enter")
+    expect(chat.locator(".composer-chips .chip", has_text=re.compile(r"^Problems \(\d+\)"))).to_be_visible()
+    workbench.shot("61-problems-mention")
+    composer.press("Enter")
+    expect(chat.locator(".msg-assistant").last).to_contain_text("I see the type error.")
+    wait_for(lambda: len(model.requests()) == 1, 30, "the request to reach the mock model")
+    prompt = json.dumps(model.requests()[0]["body"]["messages"][-1])
+    # The sidecar asked the editor and listed them as Problems does (the mention carried no problem).
+    assert json.dumps("The person attached the editor's problems:\n")[1:-1] in prompt, prompt
+    assert json.dumps(TYPE_ERROR)[1:-1] in prompt, prompt
+    page.locator(".tabs-container .tab.active").click()
+    page.keyboard.press("Control+K")
+    page.keyboard.press("W")  # the editors closed again: the next test starts from a clean editor area

@@ -1,6 +1,7 @@
 """The editor's problems over real JSON-RPC: a sidecar whose editor says it answers `toolgate/editor/problems` offers
 the Problems tool and ends an Edit's result with the problems it introduced; one whose editor does not say so asks
-nothing. The test client plays the editor (a toy language server: an error on each line containing BAD)."""
+nothing. The composer's `@problems` mention is answered through the same request. The test client plays the editor (a
+toy language server: an error on each line containing BAD)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,24 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from tests.integration.sidecar_client import DEADLINE, TEST_SERVER, SidecarClient, start_client, stop_client, use
+from tests.integration.test_sidecar_chat import configure, mock_model, start_mock
 
+from toolgate.mockmodel import MockModelServer
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.protocol_problems import EDITOR_PROBLEMS
 
+__all__ = ["mock_model"]  # the fixture, used by name
 
-def answer_like_an_editor(asked: list[dict[str, Any]]) -> Any:
+# The files the editor has problems for, when it is asked about the whole workspace.
+KNOWN_FILES = ("main.ts",)
+
+
+def answer_like_an_editor(asked: list[dict[str, Any]], workspace: Path) -> Any:
     async def respond(params: dict[str, Any]) -> dict[str, Any]:
         asked.append(params)
         files = []
-        for wanted in params["files"] or []:
+        known = [{"path": str(workspace / name), "contentSha256": None} for name in KNOWN_FILES]
+        for wanted in params["files"] if params["files"] is not None else known:
             text = Path(wanted["path"]).read_text(encoding="utf-8")
             settled = wanted["contentSha256"] in (None, hashlib.sha256(text.encode()).hexdigest())
             problems = [
@@ -40,7 +49,7 @@ async def started(
     storage: Path, workspace: Path, options: dict[str, Any], asked: list[dict[str, Any]]
 ) -> SidecarClient:
     client = await start_client(TEST_SERVER)
-    client.feature(EDITOR_PROBLEMS)(answer_like_an_editor(asked))
+    client.feature(EDITOR_PROBLEMS)(answer_like_an_editor(asked, workspace))
     params = types.InitializeParams(
         capabilities=types.ClientCapabilities(),
         initialization_options={"storageDir": str(storage), **options},
@@ -109,3 +118,35 @@ async def test_without_the_editor_saying_so_nothing_is_asked_and_no_tool_offered
         assert asked == []
     finally:
         await stop_client(client)
+
+
+async def test_a_problems_mention_reaches_the_model_as_the_problems_tool_lists_them(
+    editor_sidecar: SidecarClient, workspace: Path, asked: list[dict[str, Any]], mock_model: list[MockModelServer]
+) -> None:
+    (workspace / "main.ts").write_text("const a = 1\nconst b = BAD\n", encoding="utf-8")
+    mock = start_mock(mock_model, [{"text": "I see it."}])
+    await configure(editor_sidecar, mock)
+    session_id = await editor_sidecar.new_session(workspace)
+    sent = {"sessionId": session_id, "text": "fix @problems", "attachments": [{"kind": "problems"}]}
+    assert (await editor_sidecar.call(p.CHAT_SEND, sent))["stopReason"] == "end_turn"
+    prompt = mock.requests[0].json["messages"][-1]["content"]
+    listed = "1 problem in the workspace:\nmain.ts:2:11 error (toy): no BAD"
+    assert [block["text"] for block in prompt] == [
+        "fix @problems",
+        f"The person attached the editor's problems:\n{listed}",
+    ]
+    assert asked == [{"files": None, "wait": False, "patient": True}]  # the sidecar asked; the mention carried none
+    [tool] = await editor_sidecar.run(session_id, use("Problems"))
+    assert tool["content"] == listed
+
+
+async def test_a_problems_mention_without_the_editor_says_they_need_it(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    mock = start_mock(mock_model, [{"text": "Then I will run the checks."}])
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+    sent = {"sessionId": session_id, "text": "fix @problems", "attachments": [{"kind": "problems"}]}
+    await sidecar.call(p.CHAT_SEND, sent)
+    [_, block] = mock.requests[0].json["messages"][-1]["content"]
+    assert block["text"].startswith("The person attached the editor's problems, but this session has no editor to ask")

@@ -10,9 +10,8 @@ import type { Notifier } from '../host';
 import type { ChatStore } from './chatStore';
 import type { Attachment, CompletionItem, SlashName } from '../shared/composer';
 import { SLASH_COMMANDS, attachmentLabel, parseSlash, rankCandidates } from '../shared/composer';
-import { MAX_SENT_PROBLEMS } from '../shared/composerMessages';
 import type { AttachmentChip, HostMessage, ViewMessage } from '../shared/messages';
-import type { AttachedProblem } from '../protocol';
+import type { EditorProblem } from '../protocol.generated';
 import type { SidecarClient } from '../sidecar/sidecarClient';
 import { failureReason } from '../sidecar/sidecarClient';
 
@@ -36,7 +35,8 @@ export interface EditorSelection {
 export interface ComposerEditor {
   workspaceFiles(max: number): Promise<string[]>;
   workspaceSymbols(query: string): Promise<EditorSymbol[]>;
-  problems(): AttachedProblem[];
+  /** What the editor's language servers report now, in every file (only counted here: the sidecar lists them). */
+  problems(): EditorProblem[];
   activeSelection(): EditorSelection | undefined;
   workspaceRoot(): string | undefined;
 }
@@ -160,13 +160,13 @@ export class ComposerHost {
     ];
   }
 
+  /** The mention names the workspace only: the sidecar asks the editor when the message is sent (as its Problems tool
+   * does). The counts are the errors and warnings, the severities it lists. */
   private problemItems(): CompletionItem[] {
-    const all = this.deps.editor.problems();
-    const errors = all.filter((problem) => problem.severity === 'error').length;
-    const order = { error: 0, warning: 1, information: 2, hint: 3 } as const;
-    const sent = [...all].sort((a, b) => order[a.severity] - order[b.severity]).slice(0, MAX_SENT_PROBLEMS);
-    const detail = all.length === 0 ? 'none right now' : `${all.length} in the workspace, ${errors} errors`;
-    return [{ kind: 'problems', label: 'problems', detail, attachment: { kind: 'problems', problems: sent, problemsTotal: all.length } }];
+    const listed = this.deps.editor.problems().filter((problem) => problem.severity === 'error' || problem.severity === 'warning');
+    const errors = listed.filter((problem) => problem.severity === 'error').length;
+    const detail = listed.length === 0 ? 'none right now' : `${listed.length} in the workspace, ${errors} errors`;
+    return [{ kind: 'problems', label: 'problems', detail, chip: `Problems (${listed.length})`, attachment: { kind: 'problems' } }];
   }
 
   private async symbolItems(query: string): Promise<CompletionItem[]> {

@@ -18,6 +18,8 @@ export interface CompletionItem {
   detail: string;
   /** What choosing it attaches (none for a slash command). */
   attachment?: Attachment;
+  /** The chip's text once chosen, when the attachment cannot say it alone (how many problems the editor has). */
+  chip?: string;
 }
 
 export interface Trigger {
@@ -143,7 +145,7 @@ export function parseSlash(text: string): { name: SlashName; argument: string } 
 export function attachmentLabel(attachment: Attachment, shownPath: string): string {
   switch (attachment.kind) {
     case 'problems':
-      return `Problems (${attachment.problemsTotal ?? attachment.problems?.length ?? 0})`;
+      return attachment.path ? `Problems in ${shownPath}` : 'Problems';
     case 'folder':
       return `${shownPath}/`;
     case 'selection': {

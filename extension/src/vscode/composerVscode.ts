@@ -6,14 +6,7 @@
 import * as vscode from 'vscode';
 
 import type { ComposerEditor, EditorSymbol } from '../chat/composerHost';
-import type { AttachedProblem } from '../protocol';
-
-const SEVERITIES: Record<vscode.DiagnosticSeverity, AttachedProblem['severity']> = {
-  [vscode.DiagnosticSeverity.Error]: 'error',
-  [vscode.DiagnosticSeverity.Warning]: 'warning',
-  [vscode.DiagnosticSeverity.Information]: 'information',
-  [vscode.DiagnosticSeverity.Hint]: 'hint',
-};
+import { problemsHost } from './problemsVscode';
 
 export const composerEditor: ComposerEditor = {
   async workspaceFiles(max) {
@@ -40,18 +33,10 @@ export const composerEditor: ComposerEditor = {
       );
   },
   problems() {
-    return vscode.languages.getDiagnostics().flatMap(([uri, diagnostics]) =>
-      uri.scheme !== 'file'
-        ? []
-        : diagnostics.map((diagnostic) => ({
-            path: uri.fsPath,
-            line: diagnostic.range.start.line + 1,
-            column: diagnostic.range.start.character + 1,
-            severity: SEVERITIES[diagnostic.severity],
-            source: diagnostic.source ?? null,
-            message: diagnostic.message,
-          })),
-    );
+    // The one reader of the editor's problems, the one that answers the sidecar's toolgate/editor/problems.
+    return problemsHost()
+      .allDiagnostics()
+      .flatMap(([, problems]) => problems);
   },
   activeSelection() {
     const editor = vscode.window.activeTextEditor;

@@ -1,5 +1,6 @@
 """What the person attached to a message (a file, a selection, a folder, the editor's problems), turned into the
-text blocks the model reads beside the prompt, each naming its path and line range.
+text blocks the model reads beside the prompt, each naming its path and line range. The problems are listed by the
+caller, which asks the editor (sidecar/attached_problems.py); here they only take their place among the blocks.
 
 Where the text comes from: the file on disk, unless the editor holds unsaved changes to it, in which case the
 live buffer the sidecar mirrors. The buffer is what the person is looking at and what their selection's line
@@ -26,7 +27,7 @@ from toolgate.core.documents import OpenDocuments
 from toolgate.core.file_state import FileRecord, ReadFileState
 from toolgate.core.messages import TextBlock
 from toolgate.core.paths import display_path
-from toolgate.sidecar.protocol_composer import AttachedProblem, Attachment
+from toolgate.sidecar.protocol_composer import Attachment
 from toolgate.text.encoding import UndecodableError, decode
 from toolgate.text.lines import number_lines, split_lines
 from toolgate.text.redact import redact
@@ -35,7 +36,6 @@ MAX_ATTACHED_FILE_BYTES = 256 * 1024  # Read's whole-file cap: beyond it only th
 MAX_ATTACHED_LINES = 2000
 MAX_READ_BYTES = 16 * 2**20  # a bigger file is not read into memory to attach its first lines
 MAX_FOLDER_ENTRIES = 200
-MAX_PROBLEMS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +54,11 @@ def attachment_blocks(
     documents: OpenDocuments,
     file_state: ReadFileState,
     refused: Mapping[str, str] | None = None,
+    problems: Mapping[str, str] | None = None,
 ) -> list[TextBlock]:
     """One text block per attachment, in the order attached; clean file text is recorded in `file_state`.
-    `refused` maps an attachment's path to why the rules deny reading it: such a one is named, never shown."""
+    `refused` maps an attachment's path to why the rules deny reading it: such a one is named, never shown.
+    `problems` maps each problems attachment's path ('' for the workspace) to its text, as the caller listed it."""
     known = own_secret_values()
     blocks = []
     for attachment in attachments:
@@ -65,7 +67,7 @@ def attachment_blocks(
             shown = display_path(_absolute(attachment.path or "", workspace), workspace)
             text = f"The person attached {shown}, but it is not shown: the rules deny reading it ({why_not})."
         elif attachment.kind == "problems":
-            text = problems_text(attachment.problems, attachment.problems_total, workspace)
+            text = (problems or {})[attachment.path or ""]
         elif attachment.kind == "folder":
             text = _folder_text(Path(attachment.path or ""), workspace)
         else:
@@ -172,22 +174,6 @@ def _folder_text(path: Path, workspace: Path) -> str:
         else ""
     )
     return f"The person attached the folder {shown}; its entries{cap}:\n" + "\n".join(shown_names)
-
-
-def problems_text(problems: Sequence[AttachedProblem], total: int | None, workspace: Path) -> str:
-    """The editor's problems, errors first, one per line as path:line:column, capped with the cap announced."""
-    count = max(total or 0, len(problems))
-    if count == 0:
-        return "The person attached the editor's problems: there are none right now."
-    order = {"error": 0, "warning": 1, "information": 2, "hint": 3}
-    ranked = sorted(problems, key=lambda p: (order[p.severity], p.path, p.line, p.column))[:MAX_PROBLEMS]
-    lines = [
-        f"{display_path(Path(p.path), workspace)}:{p.line}:{p.column}: {p.severity}"
-        f"{f' [{p.source}]' if p.source else ''} {p.message}"
-        for p in ranked
-    ]
-    cap = f" (showing {len(ranked)} of {count}, errors first)" if count > len(ranked) else ""
-    return f"The person attached the editor's problems{cap}:\n" + "\n".join(lines)
 
 
 def _absolute(path: str, workspace: Path) -> Path:

@@ -60,10 +60,15 @@ def chat_handlers(
 
     async def attachment_blocks(live: EditorSession, attachments: list[p.Attachment]) -> list[TextBlock]:
         from toolgate.sidecar import attachments as read
+        from toolgate.sidecar.attached_problems import attached_problems_text
 
         session = live.runtime.session
         refused: dict[str, str] = {}
+        problems: dict[str, str] = {}
         for attachment in attachments:  # the person chose them (no asking), but what the rules deny stays unread
+            if attachment.kind == "problems":
+                problems[attachment.path or ""] = await attached_problems_text(live.runtime, attachment.path)
+                continue
             path = read.attachment_path(attachment, session.workspace)
             check = None if path is None else await live.runtime.check("Read", {"file_path": str(path)})
             if check is not None and check.decision == "deny":
@@ -74,6 +79,7 @@ def chat_handlers(
             documents=documents,
             file_state=session.file_state,
             refused=refused,
+            problems=problems,
         )
 
     async def compact(params: p.ChatCompactParams) -> p.ChatCompactResult:

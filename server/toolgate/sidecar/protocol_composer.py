@@ -13,30 +13,18 @@ MODELS_LIST = "toolgate/models/list"
 MODELS_SELECT = "toolgate/models/select"
 
 
-class AttachedProblem(WireModel):
-    """One of the editor's problems (a diagnostic), as the extension read it."""
-
-    path: str = Field(description="The file's absolute path.")
-    line: int = Field(ge=1, description="1-based.")
-    column: int = Field(ge=1, description="1-based.")
-    severity: Literal["error", "warning", "information", "hint"]
-    source: str | None = Field(default=None, description="Which tool reported it (ts, eslint, ...).")
-    message: str
-
-
 class Attachment(WireModel):
-    """Context the person attached to a message. The sidecar reads files and folders itself (the live buffer for
-    a file with unsaved changes, else the disk); problems come from the editor, which alone knows them."""
+    """Context the person attached to a message, named, never carried: the sidecar reads files and folders itself
+    (the live buffer for a file with unsaved changes, else the disk), and asks the editor for the problems the way
+    the Problems tool does (`toolgate/editor/problems`)."""
 
     kind: Literal["file", "selection", "folder", "problems"]
-    path: str | None = Field(default=None, description="Absolute path; required except for problems.")
+    path: str | None = Field(
+        default=None, description="Absolute path; required except for problems (none: the whole workspace's)."
+    )
     start_line: int | None = Field(default=None, ge=1, description="A selection's first line, 1-based.")
     end_line: int | None = Field(default=None, ge=1, description="A selection's last line, inclusive.")
     label: str | None = Field(default=None, max_length=200, description="What the person picked (a symbol's name).")
-    problems: list[AttachedProblem] = Field(default_factory=list, description="For kind problems.")
-    problems_total: int | None = Field(
-        default=None, ge=0, description="How many problems the editor had, when it sent fewer (its own cap)."
-    )
 
     @model_validator(mode="after")
     def _complete(self) -> Self:

@@ -10,7 +10,7 @@ import pytest
 from toolgate.core.file_state import ReadFileState
 from toolgate.sidecar import attachments
 from toolgate.sidecar.attachments import attachment_blocks
-from toolgate.sidecar.protocol_composer import AttachedProblem, Attachment
+from toolgate.sidecar.protocol_composer import Attachment
 
 
 class Buffers:
@@ -122,21 +122,18 @@ def test_a_folder_attaches_its_listing_capped(tmp_path: Path, monkeypatch: pytes
     assert text == f"{header}\na.py\nb.py"
 
 
-def test_problems_come_errors_first_capped_and_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(attachments, "MAX_PROBLEMS", 2)
-    path = str(tmp_path / "x.ts")
-    problems = [
-        AttachedProblem(path=path, line=9, column=1, severity="warning", message="unused"),
-        AttachedProblem(path=path, line=3, column=5, severity="error", source="ts", message="bad type"),
-        AttachedProblem(path=path, line=1, column=1, severity="hint", message="style"),
-    ]
-    [text], _ = attach(tmp_path, Attachment(kind="problems", problems=problems, problems_total=7))
-    assert text == (
-        "The person attached the editor's problems (showing 2 of 7, errors first):\n"
-        "x.ts:3:5: error [ts] bad type\nx.ts:9:1: warning unused"
+def test_the_problems_the_caller_listed_take_their_place_and_are_redacted(tmp_path: Path) -> None:
+    # The listing is the sidecar's own (attached_problems.py); a message may still quote a secret from the code.
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (tmp_path / "a.txt").write_text("a\n")
+    listed = {"": f"The person attached the editor's problems:\n1 problem in the workspace:\nx.ts:1:1 error: {key}"}
+    items = [file(tmp_path / "a.txt"), Attachment(kind="problems")]
+    blocks = attachment_blocks(
+        items, workspace=tmp_path, documents=Buffers(), file_state=ReadFileState(), problems=listed
     )
-    [none], _ = attach(tmp_path, Attachment(kind="problems"))
-    assert none == "The person attached the editor's problems: there are none right now."
+    assert blocks[0].text.startswith("The person attached a.txt")
+    assert blocks[1].text.startswith("The person attached the editor's problems:\n1 problem in the workspace:\n")
+    assert key not in blocks[1].text and "toolgate redacted 1 secret value" in blocks[1].text
 
 
 def test_an_attachment_without_what_it_needs_is_refused() -> None:
