@@ -69,8 +69,9 @@ function setup(listings: ChangedFileInfo[][], undo: ChangesUndoResult = UNDONE) 
 describe('the changes bar model', () => {
   it('counts files and lines, and names what a file without line counts is', () => {
     const files = barFiles([file('a.py'), file('b.bin', { hunks: [], added: 0, removed: 0 }), file('c.py', { conflict: 'edited since', hunks: [] })]);
-    expect(changesSummary(files)).toBe('3 files changed +6 −2 · 1 conflict');
+    expect(changesSummary(files)).toBe('3 files changed +3 −1 · 1 conflict'); // a conflict's lines are not counted
     expect(changesSummary(files.slice(0, 1))).toBe('1 file changed +3 −1');
+    expect(changesSummary(files.slice(2))).toBe('1 file changed · 1 conflict'); // not "+0 −0"
     expect(files[0]?.hunks).toEqual([
       { line: 2, added: 1, removed: 1, preview: 'B' },
       { line: 6, added: 2, removed: 0, preview: 'added one' },

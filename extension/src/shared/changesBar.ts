@@ -89,10 +89,14 @@ export function barFiles(listed: readonly ChangedFileInfo[]): BarFile[] {
 
 /** "2 files changed +12 −3", and how many are conflicts (their lines are not counted: they have no hunks). */
 export function changesSummary(files: readonly BarFile[]): string {
-  const added = files.reduce((sum, file) => sum + file.added, 0);
-  const removed = files.reduce((sum, file) => sum + file.removed, 0);
+  // Lines are counted where a file's row shows them: a conflict, a binary, created or removed file shows none, and a
+  // bar of only such files says no "+0 −0" it does not mean.
+  const counted = files.filter((file) => file.conflict === null && file.hunks.length > 0);
+  const added = counted.reduce((sum, file) => sum + file.added, 0);
+  const removed = counted.reduce((sum, file) => sum + file.removed, 0);
   const conflicts = files.filter((file) => file.conflict !== null).length;
-  const summary = `${files.length} ${files.length === 1 ? 'file' : 'files'} changed +${added} −${removed}`;
+  const lines = counted.length > 0 ? ` +${added} −${removed}` : '';
+  const summary = `${files.length} ${files.length === 1 ? 'file' : 'files'} changed${lines}`;
   return conflicts > 0 ? `${summary} · ${conflicts} ${conflicts === 1 ? 'conflict' : 'conflicts'}` : summary;
 }
 
