@@ -17,7 +17,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -126,6 +126,7 @@ Entry = Annotated[
     Field(discriminator="type"),
 ]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry, config=ConfigDict(defer_build=True))
+_KINDS = frozenset(kind.model_fields["type"].default for kind in get_args(get_args(Entry)[0]))
 
 
 class Transcript:
@@ -298,16 +299,4 @@ def _is_unknown_kind(line: bytes) -> bool:
         value = json.loads(line)
     except ValueError:
         return False
-    known = {
-        "message",
-        "interrupt",
-        "todos",
-        "repair",
-        "cleared",
-        "compacted",
-        "error",
-        "decision",
-        "subagent",
-        "subagent_progress",
-    }
-    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in _KINDS

@@ -7,10 +7,12 @@ import datetime as dt
 from pathlib import Path
 
 from toolgate.agent.conversation import ChatMessage, user_text
+from toolgate.agent.events import TurnEnd, Usage
 from toolgate.agent.subagent_record import (
     CallFinished,
     CallStarted,
     RunEnded,
+    RunRecorder,
     RunStarted,
     SubagentProgress,
     SubagentRun,
@@ -86,3 +88,17 @@ def test_markdown_says_a_run_had_not_ended_and_which_calls_got_no_result(tmp_pat
         f"    The `explore` subagent {not_ended} (1 call).\n\n"
         "    - **Bash** `sleep 30` — no result was recorded\n"
     )
+
+
+def test_a_child_whose_turn_end_was_not_heard_ends_with_the_reason_its_parent_saw() -> None:
+    """A child whose send raised (or was stopped before it began) emitted no turn end: its record still ends."""
+    kept: list[SubagentProgress] = []
+    failed = RunRecorder("agent-1", "explore", "d", kept.append)
+    failed.end("error")
+    assert failed.run().stop_reason == "error"
+    assert [p.step for p in kept] == [RunStarted(agent_type="explore", description="d")]
+
+    answered = RunRecorder("agent-2", "explore", "d")
+    answered.apply(TurnEnd(stop_reason="end_turn", requests=1, usage=Usage()))
+    answered.end("interrupted")  # the turn end it heard is how it ended
+    assert answered.run().stop_reason == "end_turn"
