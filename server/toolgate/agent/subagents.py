@@ -113,18 +113,18 @@ class Subagents:
             self.chat.publish(SubagentEvent(task_id=task_id, agent_type=agent_type.name, event=payload))
 
         stop_forwarding = child.subscribe(forward)
-        ended_by: StopReason = "error"  # what the record says of a child whose send raised
+        stop: StopReason = "error"  # what the record says of a child whose send raised
         try:
-            stop = ended_by = await send_interruptibly(child, tool_input.prompt)
+            stop = await send_interruptibly(child, tool_input.prompt)
         except anyio.get_cancelled_exc_class():
-            ended_by = "interrupted"
+            stop = "interrupted"
             raise
         finally:
             stop_forwarding()
             child.release_listeners()
             # A reopened session draws the Agent card from this (a child's chat keeps no transcript: a grandchild's
             # run is recorded inside its parent child's).
-            recorder.end(ended_by)
+            recorder.end(stop)
             transcript.record_subagent(recorder.run())
         last = child.messages[-1] if child.messages else None
         text = last.text() if last is not None and last.role == "assistant" else ""
