@@ -6,6 +6,7 @@ requests from its parent's by the marker in the child's system prompt (its lanes
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from tests.integration.test_sidecar_chat import configure, events_of
 from toolgate.mockmodel import MockModelServer
 from toolgate.session_files import SessionFiles
 from toolgate.sidecar import protocol as p
+from toolgate.sidecar import protocol_sessions as ps
 
 # The chat tests' fixture, found by pytest under this name: the mock models a test starts, stopped at its end.
 mock_model = chat_tests.mock_model
@@ -228,6 +230,12 @@ async def test_chat_history_draws_a_child_running_as_running_and_one_that_never_
     reopened = await sidecar.call(p.CHAT_HISTORY, {"sessionId": crashed})
     assert reopened["busy"] is False
     assert reopened["subagents"]["agent-1"] == {**running, "stop_reason": "interrupted"}
+    # Its exports tell what it did too, nested under the Agent call that started it.
+    markdown = (await sidecar.call(ps.SESSION_EXPORT, {"sessionId": crashed, "format": "markdown"}))["content"]
+    assert "- **Agent** `open the gate` — no result was recorded\n\n  The `general` subagent had not ended" in markdown
+    assert f"  - **Gate** `{running['calls'][0]['summary']}` — no result was recorded\n" in markdown
+    exported = await sidecar.call(ps.SESSION_EXPORT, {"sessionId": crashed, "format": "json"})
+    assert json.loads(exported["content"])["subagents"] == {"agent-1": running}  # as recorded: it never ended
 
     assert (await sidecar.call(p.CHAT_INTERRUPT, {"sessionId": session_id})) == {"interrupted": True}
     assert (await sending)["stopReason"] == "interrupted"
