@@ -157,7 +157,7 @@ export interface ChatHistoryResult {
   calls: Record<string, CallSummary>;
   /** Where the conversation was summarised, in `messages`' terms, oldest first. */
   compactions: CompactionMark[];
-  /** By Agent tool_use id: what its child agent did, to draw its card again. */
+  /** By Agent tool_use id: what its child agent did, to draw its card again. A run that never ended comes as interrupted unless it runs right now (its stop_reason is then null). */
   subagents: Record<string, SubagentRun>;
 }
 

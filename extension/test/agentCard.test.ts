@@ -223,6 +223,61 @@ describe('the Agent card', () => {
     });
   });
 
+  it('redraws a child that never ended (the session crashed mid-child) as interrupted, and nothing in it as running', () => {
+    // What the sidecar sends for such a run: its steps so far, read back as interrupted (a grandchild's too).
+    const stored: SubagentRun = {
+      task_id: 'agent-1',
+      agent_type: 'explore',
+      description: 'find the tests',
+      calls: [
+        { id: 'c1', name: 'Glob', summary: 'tests/**', result_summary: '2 files', is_error: false, subagent: null },
+        {
+          id: 'c2',
+          name: 'Agent',
+          summary: 'explore: look deeper',
+          result_summary: null,
+          is_error: false,
+          subagent: {
+            task_id: 'c2',
+            agent_type: 'explore',
+            description: 'look deeper',
+            calls: [{ id: 'g1', name: 'Bash', summary: 'sleep 30', result_summary: null, is_error: false, subagent: null }],
+            stop_reason: 'interrupted',
+            answer: '',
+          },
+        },
+      ],
+      stop_reason: 'interrupted',
+      answer: 'Looking at the tests first.',
+    };
+    const state = run([
+      {
+        type: 'sessionOpened',
+        sessionId: 's1',
+        mode: 'default',
+        todos: [],
+        busy: false,
+        // The crash left the Agent call without a result.
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'where are the tests?' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'agent-1', name: 'Agent', input: agentInput }] },
+        ],
+        subagents: { 'agent-1': stored },
+      },
+    ]);
+    const card = view(state);
+    expect(card).toMatchObject({ status: 'stopped', statusLabel: 'stopped: interrupted', text: 'Looking at the tests first.' });
+    expect(card.calls.map((call) => [call.id, call.status, call.resultSummary])).toEqual([
+      ['c1', 'done', '2 files'],
+      ['c2', 'error', ''],
+    ]);
+    expect(card.calls[1]?.agent).toMatchObject({
+      status: 'stopped',
+      stopReason: 'interrupted',
+      calls: [{ id: 'g1', toolName: 'Bash', status: 'error', waiting: false }],
+    });
+  });
+
   it("puts a child's approval card right under its Agent card, after the child's earlier ones, and links the waiting call to it", () => {
     const ask = (id: string, toolUseId: string): ChatAction => ({
       type: 'approvalRequested',

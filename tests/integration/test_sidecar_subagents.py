@@ -6,6 +6,7 @@ requests from its parent's by the marker in the child's system prompt (its lanes
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from tests.integration.sidecar_client import SidecarClient
 from tests.integration.test_sidecar_chat import configure, events_of
 
 from toolgate.mockmodel import MockModelServer
+from toolgate.session_files import SessionFiles
 from toolgate.sidecar import protocol as p
+from toolgate.sidecar import protocol_sessions as ps
 
 # The chat tests' fixture, found by pytest under this name: the mock models a test starts, stopped at its end.
 mock_model = chat_tests.mock_model
@@ -192,3 +195,47 @@ async def test_chat_history_returns_what_the_child_did_for_its_agent_card(
             "answer": "gate x opened",
         }
     }
+
+
+async def test_chat_history_draws_a_child_running_as_running_and_one_that_never_ended_as_interrupted(
+    sidecar: SidecarClient, workspace: Path, storage: Path, mock_model: list[MockModelServer]
+) -> None:
+    script = {
+        "steps": [{"tool_uses": [AGENT]}, {"text": "Stopped."}],
+        "lanes": {GENERAL: [{"tool_uses": [CHILD_GATE]}]},
+    }
+    mock = start(mock_model, script)
+    await configure(sidecar, mock)
+    session_id = await sidecar.new_session(workspace)
+
+    async def never(params: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    sidecar.answer_approval = never
+    sending = asyncio.ensure_future(sidecar.call(p.CHAT_SEND, {"sessionId": session_id, "text": "open it"}))
+    await sidecar.wait_for(lambda: len(sidecar.approvals) == 1)
+
+    # While the child waits for the person, its record is on disk already, and it runs.
+    history = await sidecar.call(p.CHAT_HISTORY, {"sessionId": session_id})
+    assert history["busy"] is True
+    running = history["subagents"]["agent-1"]
+    assert (running["stop_reason"], [c["id"] for c in running["calls"]]) == (None, ["child-gate"])
+    assert running["calls"][0]["result_summary"] is None
+
+    # The same transcript in a session that runs nothing (what a crash leaves): the child was interrupted.
+    files = SessionFiles(storage)
+    crashed = await sidecar.new_session(workspace)
+    files.transcript_path(crashed).write_bytes(files.transcript_path(session_id).read_bytes())
+    reopened = await sidecar.call(p.CHAT_HISTORY, {"sessionId": crashed})
+    assert reopened["busy"] is False
+    assert reopened["subagents"]["agent-1"] == {**running, "stop_reason": "interrupted"}
+    # Its exports tell what it did too, nested under the Agent call that started it.
+    markdown = (await sidecar.call(ps.SESSION_EXPORT, {"sessionId": crashed, "format": "markdown"}))["content"]
+    assert "- **Agent** `open the gate` — no result was recorded\n\n  The `general` subagent had not ended" in markdown
+    assert f"  - **Gate** `{running['calls'][0]['summary']}` — no result was recorded\n" in markdown
+    exported = await sidecar.call(ps.SESSION_EXPORT, {"sessionId": crashed, "format": "json"})
+    assert json.loads(exported["content"])["subagents"] == {"agent-1": running}  # as recorded: it never ended
+
+    assert (await sidecar.call(p.CHAT_INTERRUPT, {"sessionId": session_id})) == {"interrupted": True}
+    assert (await sending)["stopReason"] == "interrupted"

@@ -133,21 +133,24 @@ function updateTask(run: AgentRun, ownTaskId: string, taskId: string, update: (r
 
 /**
  * A run as a stored session recorded it (`toolgate/chat/history`'s `subagents`): what its card showed when the child
- * ended. A run whose end was never recorded stays running, and takes its Agent call's outcome (`finishRun`).
+ * ended, or what it did so far while it runs (the sidecar sends a run that never ended and no longer runs as
+ * interrupted). A run whose end was not recorded stays running, and takes its Agent call's outcome (`finishRun`).
  */
 export function restoredRun(record: SubagentRun): AgentRun {
   const status: AgentStatus = record.stop_reason === null ? 'running' : record.stop_reason === 'end_turn' ? 'done' : 'stopped';
   const stopReason = status === 'stopped' && record.stop_reason ? (STOP_REASONS[record.stop_reason] ?? `stopped (${record.stop_reason})`) : '';
-  return { agentType: record.agent_type, description: record.description, calls: record.calls.map(restoredCall), text: record.answer, status, stopReason };
+  const calls = record.calls.map((call) => restoredCall(call, status !== 'running'));
+  return { agentType: record.agent_type, description: record.description, calls, text: record.answer, status, stopReason };
 }
 
-function restoredCall(call: SubagentCall): ChildCall {
+function restoredCall(call: SubagentCall, runEnded: boolean): ChildCall {
   const restored: ChildCall = {
     id: call.id,
     toolName: call.name,
     summary: call.summary,
-    // No result recorded: the child ended without one (the card shows such a call as failed once its Agent call ended).
-    status: call.result_summary === null ? 'running' : call.is_error ? 'error' : 'done',
+    // No result recorded: it runs while its run does; a run that ended (interrupted, say) left it without one, and
+    // a grandchild's stopped run keeps its calls as they are when its Agent card ends (`endedCall`), so say it here.
+    status: call.result_summary === null ? (runEnded ? 'error' : 'running') : call.is_error ? 'error' : 'done',
     resultSummary: call.result_summary ?? '',
     waiting: false,
   };

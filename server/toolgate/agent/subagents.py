@@ -6,8 +6,9 @@ checkpoint guard, so its changes are checkpointed inside the parent's turn), the
 decisions record and the approval flow (each request carries the child's identity, `SubagentRef`: the editor
 names it, "explore: find the tests", and marks the waiting call in the Agent call's card). Its events reach the
 parent's listeners wrapped in a SubagentEvent carrying the task id (the parent's Agent tool_use id), and its
-usage is counted into the parent's turn and into the session's usage meter. When it ends, what it did is recorded
-in the parent's transcript (agent/subagent_record.py), for a reopened session's Agent card.
+usage is counted into the parent's turn and into the session's usage meter. What it does is recorded in the parent's
+transcript as it goes, and once more whole when it ends (agent/subagent_record.py), for a reopened session's Agent
+card and for exports.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class Subagents:
         task_id = ctx.tool_use_id
         identity = SubagentRef(task_id=task_id, agent_type=agent_type.name, description=tool_input.description)
         child = self._child_chat(agent_type, identity, tool_input.model or agent_type.model)
-        recorder = RunRecorder(task_id, agent_type.name, tool_input.description)
+        transcript = self.chat.transcript
+        recorder = RunRecorder(task_id, agent_type.name, tool_input.description, transcript.record_subagent_progress)
 
         def forward(event: ChatEvent) -> None:
             recorder.apply(event)
@@ -111,14 +113,19 @@ class Subagents:
             self.chat.publish(SubagentEvent(task_id=task_id, agent_type=agent_type.name, event=payload))
 
         stop_forwarding = child.subscribe(forward)
+        stop: StopReason = "error"  # what the record says of a child whose send raised
         try:
             stop = await send_interruptibly(child, tool_input.prompt)
+        except anyio.get_cancelled_exc_class():
+            stop = "interrupted"
+            raise
         finally:
             stop_forwarding()
             child.release_listeners()
             # A reopened session draws the Agent card from this (a child's chat keeps no transcript: a grandchild's
             # run is recorded inside its parent child's).
-            self.chat.transcript.record_subagent(recorder.run())
+            recorder.end(stop)
+            transcript.record_subagent(recorder.run())
         last = child.messages[-1] if child.messages else None
         text = last.text() if last is not None and last.role == "assistant" else ""
         return SubagentAnswer(agent_type=agent_type.name, text=text, stop_reason=stop)

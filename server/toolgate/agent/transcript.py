@@ -2,7 +2,8 @@
 
 Each line is one entry: a message that joined the conversation, an interrupt, a todo-list change, a repair
 made on resume, an API error, what a person decided about a call (an approval or a diff review, so a
-reopened session shows the same answered cards it showed live), or what a child agent did (its Agent card).
+reopened session shows the same answered cards it showed live), or what a child agent did (its Agent card: each
+step as it is taken, then the whole run when it ends).
 Loading replays the messages, skips (and reports) lines it cannot read — a crash can cut the last line short — and
 repairs the tool_use/tool_result pairing so the conversation can be sent again. The file itself is only ever appended
 to: no data is lost to a bad line.
@@ -16,14 +17,14 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from toolgate.agent.context_relief import clear_results, cleared_note
 from toolgate.agent.conversation import ChatMessage, Repair, merge_into, repair
 from toolgate.agent.events import ErrorKindName
-from toolgate.agent.subagent_record import SubagentRun
+from toolgate.agent.subagent_record import RunStarted, SubagentProgress, SubagentRun, apply_step
 from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
 
@@ -97,10 +98,18 @@ class DecisionEntry(_Entry):
 
 
 class SubagentEntry(_Entry):
-    """What the child agent of an Agent call did, written when it ended (agent/subagent_record.py)."""
+    """What the child agent of an Agent call did, written when it ended (agent/subagent_record.py): the whole run,
+    which replaces what its progress entries said."""
 
     type: Literal["subagent"] = "subagent"
     run: SubagentRun
+
+
+class SubagentProgressEntry(_Entry):
+    """One step of a child agent's run, written as it was taken (agent/subagent_record.py)."""
+
+    type: Literal["subagent_progress"] = "subagent_progress"
+    progress: SubagentProgress
 
 
 Entry = Annotated[
@@ -112,10 +121,12 @@ Entry = Annotated[
     | CompactedEntry
     | ErrorEntry
     | DecisionEntry
-    | SubagentEntry,
+    | SubagentEntry
+    | SubagentProgressEntry,
     Field(discriminator="type"),
 ]
 ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry, config=ConfigDict(defer_build=True))
+_KINDS = frozenset(kind.model_fields["type"].default for kind in get_args(get_args(Entry)[0]))
 
 
 class Transcript:
@@ -160,6 +171,13 @@ class Transcript:
         except OSError:
             log.exception("%s: could not record the subagent of %s", self.path, run.task_id)
 
+    def record_subagent_progress(self, progress: SubagentProgress) -> None:
+        """For the Agent tool, as its child goes: keeping the record must never break the child."""
+        try:
+            self.append(SubagentProgressEntry(progress=progress))
+        except OSError:
+            log.exception("%s: could not record a step of the subagent of %s", self.path, progress.path[0])
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
@@ -187,7 +205,9 @@ class LoadedTranscript:
     compactions: list[CompactionMark] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     decisions: list[ApprovalRecord | ReviewRecord] = field(default_factory=list)  # in the order answered
-    subagents: dict[str, SubagentRun] = field(default_factory=dict)  # by the parent's Agent tool_use id
+    # By the parent's Agent tool_use id. A run that never ended (stop_reason None) was running when the transcript
+    # was last written to: `subagent_record.as_interrupted` says so once nothing runs any more.
+    subagents: dict[str, SubagentRun] = field(default_factory=dict)
     repair: Repair = field(default_factory=lambda: Repair(messages=[]))
     unreadable_lines: list[int] = field(default_factory=list)
 
@@ -229,6 +249,8 @@ def load_transcript(path: Path) -> LoadedTranscript:
             decisions.append(entry.decision)
         elif isinstance(entry, SubagentEntry):
             subagents[entry.run.task_id] = entry.run
+        elif isinstance(entry, SubagentProgressEntry):
+            _apply_progress(subagents, entry.progress)
     if cleared:  # a resumed session starts as small as the one that was saved
         raw = clear_results(raw, cleared)
     if unreadable:
@@ -263,10 +285,18 @@ def _mark(history: list[ChatMessage], entry: CompactedEntry) -> CompactionMark:
     )
 
 
+def _apply_progress(runs: dict[str, SubagentRun], progress: SubagentProgress) -> None:
+    task_id, *inner = progress.path
+    step = progress.step
+    if not inner and isinstance(step, RunStarted):
+        runs[task_id] = SubagentRun(task_id=task_id, agent_type=step.agent_type, description=step.description)
+    elif task_id in runs:
+        apply_step(runs[task_id], inner, step)
+
+
 def _is_unknown_kind(line: bytes) -> bool:
     try:
         value = json.loads(line)
     except ValueError:
         return False
-    known = {"message", "interrupt", "todos", "repair", "cleared", "compacted", "error", "decision", "subagent"}
-    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in known
+    return isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] not in _KINDS

@@ -3,7 +3,9 @@
 Pure: it is given the full history (`LoadedTranscript.history`, summarised messages included) and the session's
 description; reading and writing files is the caller's. The Markdown keeps every prompt and answer verbatim and
 summarises each tool call in one line (the tool, what it was given, the first line of what it gave back), so a
-long session reads as the conversation it was rather than as the outputs the model read.
+long session reads as the conversation it was rather than as the outputs the model read. An Agent call's child run
+(agent/subagent_record.py) is nested under its call: the child's calls the same way, a grandchild's under the child's
+call, and the child's answer. Exports hold what the transcript holds, and results reach it redacted (core/runner.py).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolgate.agent.conversation import ChatMessage
+from toolgate.agent.events import StopReason
+from toolgate.agent.subagent_record import SubagentCall, SubagentRun
 from toolgate.agent.transcript import CompactionMark
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 
@@ -26,6 +30,16 @@ SNIPPET_BEFORE = 40
 SNIPPET_AFTER = 80
 # The inputs that say best what a call was about, in the order they are looked for (the panel's cards agree).
 _SALIENT_INPUTS = ("command", "file_path", "path", "notebook_path", "pattern", "url", "query", "description")
+# How a child run ended, after "The `explore` subagent" (the panel's Agent card says the same).
+_RUN_ENDS: dict[StopReason | None, str] = {
+    "end_turn": "answered",
+    "interrupted": "was interrupted",
+    "max_turns": "stopped at its request limit",
+    "max_tokens": "was cut off at the token limit",
+    "error": "stopped on an error",
+    "prompt_blocked": "stopped: a hook blocked its task",
+    None: "had not ended (it was interrupted, or still ran when this was exported)",
+}
 
 
 class ExportedSession(BaseModel):
@@ -41,7 +55,8 @@ class ExportedSession(BaseModel):
 
 
 class SessionExport(BaseModel):
-    """The JSON export: the session, every message (Anthropic shapes) and where it was summarised."""
+    """The JSON export: the session, every message (Anthropic shapes), where it was summarised, and what each Agent
+    call's child agent did."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -50,16 +65,31 @@ class SessionExport(BaseModel):
     session: ExportedSession
     messages: list[ChatMessage]
     compactions: list[CompactionMark]
+    subagents: dict[str, SubagentRun] = Field(
+        default_factory=dict,
+        description="By Agent tool_use id: its child agent's calls (a grandchild's inside the "
+        "call that started it), how it ended and its answer.",
+    )
 
 
-def export_json(session: ExportedSession, history: list[ChatMessage], compactions: list[CompactionMark]) -> str:
-    document = SessionExport(session=session, messages=history, compactions=compactions)
+def export_json(
+    session: ExportedSession,
+    history: list[ChatMessage],
+    compactions: list[CompactionMark],
+    subagents: Mapping[str, SubagentRun] | None = None,
+) -> str:
+    runs = dict(subagents or {})
+    document = SessionExport(session=session, messages=history, compactions=compactions, subagents=runs)
     return document.model_dump_json(indent=2) + "\n"
 
 
 def export_markdown(
-    session: ExportedSession, history: Sequence[ChatMessage], compactions: Sequence[CompactionMark]
+    session: ExportedSession,
+    history: Sequence[ChatMessage],
+    compactions: Sequence[CompactionMark],
+    subagents: Mapping[str, SubagentRun] | None = None,
 ) -> str:
+    runs = subagents or {}
     results = {r.tool_use_id: r for message in history for r in message.tool_results()}
     notes: dict[int, list[CompactionMark]] = {}
     for mark in compactions:
@@ -91,7 +121,11 @@ def export_markdown(
             if isinstance(block, TextBlock) and block.text.strip():
                 lines.extend([block.text.strip(), ""])
             elif isinstance(block, ToolUse):
-                lines.extend([_call_line(block, results.get(block.id)), ""])
+                result = results.get(block.id)
+                lines.extend([_call_line(block.name, _salient_input(block.input), _result_line(result)), ""])
+                run = runs.get(block.id)
+                if run is not None:
+                    lines.extend(_run_lines(run, indent="  "))
     for mark in notes.get(len(history), []):
         lines.extend(_compaction_note(mark))
     return "\n".join(lines).rstrip() + "\n"
@@ -134,13 +168,38 @@ def _is_prompt(message: ChatMessage) -> bool:
     return message.role == "user" and any(isinstance(b, TextBlock) and b.text.strip() for b in message.content)
 
 
-def _call_line(use: ToolUse, result: ToolResult | None) -> str:
-    subject = _salient_input(use.input)
-    call = f"- **{use.name}**" + (f" {_code(subject)}" if subject else "")
+def _call_line(name: str, subject: str, result: tuple[str, bool] | None) -> str:
+    """`result`: its first line, and whether the call failed; None: no result was recorded."""
+    call = f"- **{name}**" + (f" {_code(subject)}" if subject else "")
     if result is None:
         return f"{call} — no result was recorded"
-    first = _first_line(result.text())
-    return f"{call} — {'failed: ' if result.is_error else ''}{first}" if first else call
+    first, failed = result
+    return f"{call} — {'failed: ' if failed else ''}{first}" if first else call
+
+
+def _result_line(result: ToolResult | None) -> tuple[str, bool] | None:
+    return None if result is None else (_first_line(result.text()), result.is_error)
+
+
+def _run_lines(run: SubagentRun, indent: str) -> list[str]:
+    """A child's run, nested under its Agent call's line: what it is, its calls, its answer (a quote)."""
+    count = f"{len(run.calls)} call{'' if len(run.calls) == 1 else 's'}"
+    lines = [f"{indent}The {_code(run.agent_type)} subagent {_RUN_ENDS[run.stop_reason]} ({count}).", ""]
+    for call in run.calls:
+        lines.extend([f"{indent}{_child_call_line(call)}", ""])
+        if call.subagent is not None:
+            lines.extend(_run_lines(call.subagent, indent + "  "))
+    if run.answer.strip():
+        said = "Its answer:" if run.stop_reason == "end_turn" else "Its last reply:"
+        quoted = [f"{indent}> {line}" if line else f"{indent}>" for line in run.answer.strip().splitlines()]
+        lines.extend([f"{indent}{said}", "", *quoted, ""])
+    return lines
+
+
+def _child_call_line(call: SubagentCall) -> str:
+    # The record keeps the card's lines (a summary of the input, the result's first line), not the call's input.
+    result = None if call.result_summary is None else (_one_line(call.result_summary), call.is_error)
+    return _call_line(call.name, _one_line(call.summary), result)
 
 
 def _salient_input(value: dict[str, Any]) -> str:

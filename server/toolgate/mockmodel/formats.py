@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from toolgate.mockmodel.script import ANTHROPIC_ERROR_TYPES, OPENAI_ERROR_TYPES, ErrorSpec, Step
 
@@ -53,6 +53,16 @@ def openai_error_body(error: ErrorSpec) -> dict[str, Any]:
     if kind == "context_length_exceeded":  # OpenAI's own shape: the type is generic, the code says which
         return {"error": {"message": error.message, "type": "invalid_request_error", "code": kind, "param": "messages"}}
     return {"error": {"message": error.message, "type": kind, "code": kind, "param": None}}
+
+
+def unknown_parameter_refusal(status: Literal[400, 422], name: str, value: Any) -> dict[str, Any]:
+    """The body a compatible server answers a request parameter it does not know with: at 400 an OpenAI-shaped
+    error naming it, at 422 a pydantic validation error (FastAPI servers) listing it as an extra input."""
+    if status == 400:
+        message = f"Unrecognized request argument supplied: {name}"
+        return {"error": {"message": message, "type": "invalid_request_error", "param": name, "code": None}}
+    extra = {"type": "extra_forbidden", "loc": ["body", name], "msg": "Extra inputs are not permitted", "input": value}
+    return {"detail": [extra]}
 
 
 def anthropic_frames(step: Step, ids: list[str], model: str, usage: Usage) -> list[Frame]:

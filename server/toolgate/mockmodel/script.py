@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -90,6 +90,10 @@ class Script(BaseModel):
     lanes: dict[str, list[Step]] = Field(default_factory=dict)
     # False: like an OpenAI-compatible server that streams no usage even when asked (`stream_options`).
     reports_usage: bool = True
+    # Like an OpenAI-compatible server that does not know `stream_options`: a request that carries it is refused,
+    # consuming no step, with 400 (an OpenAI-shaped error naming the parameter) or 422 (a validation error listing
+    # it as an extra field). None: it is accepted.
+    refuses_stream_options: Literal[400, 422] | None = None
     # What GET /v1/models lists (either API's shape), so a model picker has something to offer.
     models: list[str] = Field(default_factory=lambda: ["mock-model", "mock-model-large"])
 

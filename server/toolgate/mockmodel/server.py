@@ -10,7 +10,8 @@ Each accepted request consumes the next scripted step, whichever API it came in 
 `after_last` step, if it has one, answers every further request). A request that breaks the pairing rules (see
 `pairing.py`) gets a 400 like the real APIs give, and consumes nothing. So does a request over the script's
 `context_window`: its size is estimated as one token per 4 characters of the request body (the estimate the
-agent loop uses too), and the error has the API's real shape (`window_error`).
+agent loop uses too), and the error has the API's real shape (`window_error`), and so does an OpenAI request that
+carries `stream_options` when the script refuses it (`refuses_stream_options`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from toolgate.mockmodel.formats import (
     anthropic_frames,
     openai_error_body,
     openai_frames,
+    unknown_parameter_refusal,
 )
 from toolgate.mockmodel.pairing import check_anthropic, check_openai
 from toolgate.mockmodel.script import ErrorSpec, Script, Step, load_script
@@ -217,6 +219,11 @@ class _Handler(BaseHTTPRequestHandler):
             problem = (check_anthropic if api == "anthropic" else check_openai)(parsed)
             if problem is None and not (isinstance(parsed, dict) and parsed.get("stream") is True):
                 problem = "this mock only answers streaming requests (stream: true)"
+            refusal = state.script.refuses_stream_options
+            if problem is None and refusal is not None and api == "openai" and "stream_options" in parsed:
+                problem = f"stream_options refused with HTTP {refusal}, as the script asks"
+            else:
+                refusal = None
             step: Step | None = None
             over = window_error(api, body, state.script.context_window) if problem is None else None
             lane = _lane_of(state, parsed) if problem is None and over is None else None
@@ -242,7 +249,10 @@ class _Handler(BaseHTTPRequestHandler):
                     problem = f"the mock's script has no step left for request {record.index}"
             state.lock.notify_all()
         try:
-            if over is not None:
+            if refusal is not None:
+                record.rejection, record.status = problem, refusal
+                self._send_json(refusal, unknown_parameter_refusal(refusal, "stream_options", parsed["stream_options"]))
+            elif over is not None:
                 record.rejection = problem
                 self._reject(api, record, 400, over.message, over)
             elif step is None:

@@ -15,11 +15,13 @@ from typing import Any
 from pydantic import SecretStr
 
 from toolgate.agent.call_summaries import call_summaries
+from toolgate.agent.conversation import unanswered_tool_uses
 from toolgate.agent.events import ChatEvent
 from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers import ModelConfig, make_provider, warm_up
 from toolgate.agent.providers.base import DEFAULT_MODELS
 from toolgate.agent.stored_chat import attach_chat
+from toolgate.agent.subagent_record import read_back
 from toolgate.agent.transcript import load_transcript
 from toolgate.sidecar import protocol as p
 from toolgate.sidecar.editor_sessions import EditorSession, SessionManager
@@ -103,12 +105,14 @@ class ChatHost:
         # summarised ones too: a person reads the whole conversation back (the open chat holds what the model sees).
         loaded = load_transcript(self._sessions().store.transcript_path(live.id))
         chat = live.chat
+        busy = chat.busy if chat is not None else False
+        running = {use.id for use in unanswered_tool_uses(loaded.history)} if busy else set()
         return p.ChatHistoryResult(
             messages=loaded.history,
             todos=chat.todos if chat is not None else loaded.todos,
-            busy=chat.busy if chat is not None else False,
+            busy=busy,
             decisions=loaded.decisions,
             calls=call_summaries(live.runtime, loaded.history),
             compactions=loaded.compactions,
-            subagents=loaded.subagents,
+            subagents=read_back(loaded.subagents, running),
         )

@@ -341,7 +341,9 @@ class ChatHistoryResult(WireModel):
         default_factory=list, description="Where the conversation was summarised, in `messages`' terms, oldest first."
     )
     subagents: dict[str, SubagentRun] = Field(
-        default_factory=dict, description="By Agent tool_use id: what its child agent did, to draw its card again."
+        default_factory=dict,
+        description="By Agent tool_use id: what its child agent did, to draw its card again. A run that never ended "
+        "comes as interrupted unless it runs right now (its stop_reason is then null).",
     )
 
 

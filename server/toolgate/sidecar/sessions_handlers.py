@@ -67,9 +67,9 @@ def export_session(store: SessionFiles, session_id: str, format: p.ExportFormat)
         id=meta.id, title=meta.title, workspace=meta.workspace, created=meta.created, updated=meta.updated
     )
     if format == "json":
-        content = export_json(session, loaded.history, loaded.compactions)
+        content = export_json(session, loaded.history, loaded.compactions, loaded.subagents)
     else:
-        content = export_markdown(session, loaded.history, loaded.compactions)
+        content = export_markdown(session, loaded.history, loaded.compactions, loaded.subagents)
     return p.SessionExportResult(
         content=content, file_name=export_file_name(meta.title, "json" if format == "json" else "md")
     )

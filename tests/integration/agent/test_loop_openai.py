@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from tests.integration.agent.helpers import PNG, ChatFactory, Events, PictureToo
 
 from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallStarted, UsageReport
 from toolgate.agent.loop import INTERRUPT_NOTE
+from toolgate.agent.providers.base import ModelRequest
 
 
 @pytest.fixture(autouse=True)
@@ -180,3 +182,43 @@ async def test_a_server_that_reports_no_usage_gets_an_estimate_said_to_be_one(
     body_tokens = len(mock.requests[0].body) // 4
     assert report.context_estimated and body_tokens // 2 <= report.context_tokens <= 2 * body_tokens
     assert report.cost_usd is None and report.total_cost_usd is None  # not zero: unknown
+
+
+@pytest.mark.parametrize("refusal", [400, 422])
+async def test_a_server_that_refuses_stream_options_is_asked_again_without_them_and_never_again_with_them(
+    mock_model: Any, make_chat: ChatFactory, refusal: int
+) -> None:
+    steps = [{"tool_uses": [{"name": "Read", "input": {"file_path": "a.txt"}}]}, {"text": "Read it."}]
+    mock = mock_model({"steps": steps, "refuses_stream_options": refusal})
+    chat = make_chat(mock, "openai")
+    events = Events(chat)
+
+    assert await chat.send("read a.txt") == "end_turn"
+
+    refused, asked_again, next_request = mock.requests
+    assert (refused.status, refused.json["stream_options"]) == (refusal, {"include_usage": True})
+    assert (asked_again.status, next_request.status) == (200, 200)
+    assert "stream_options" not in asked_again.json and "stream_options" not in next_request.json
+    assert asked_again.json == {k: v for k, v in refused.json.items() if k != "stream_options"}  # the same request
+    assert events.of(Retrying) == [] and events.of(ErrorEvent) == []
+    # No usage came: the context line shows the estimate, as for a server that sends none.
+    assert [(r.usage.input_tokens, r.context_estimated) for r in events.of(UsageReport)] == [(0, True), (0, True)]
+    # A subagent's copy of the provider (another model, the same server) knows it too.
+    request = ModelRequest(system="s", tools=[], messages=[], max_tokens=10)
+    assert "stream_options" not in copy.copy(chat.provider).build_params(request)
+
+
+async def test_a_400_for_another_reason_is_the_usual_error_and_is_not_sent_again(
+    mock_model: Any, make_chat: ChatFactory
+) -> None:
+    refusal = {"status": 400, "message": "Unrecognized request argument supplied: parallel_tool_calls"}
+    mock = mock_model({"steps": [{"error": refusal}]})
+    chat = make_chat(mock, "openai")
+    events = Events(chat)
+
+    assert await chat.send("hi") == "error"
+
+    [request] = mock.requests
+    assert request.json["stream_options"] == {"include_usage": True}
+    [error] = events.of(ErrorEvent)
+    assert error.kind == "bad_request" and "parallel_tool_calls" in error.message

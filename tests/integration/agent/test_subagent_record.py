@@ -1,9 +1,12 @@
-"""A child agent's run is recorded in its parent's transcript when it ends, so a reopened session can draw its
-Agent card again: its calls with their summaries and results' first lines, how it stopped, its answer, and a
-grandchild's run inside the call that started it. Real chats against the mock model (parent and children in lanes)."""
+"""A child agent's run is recorded in its parent's transcript as it goes and once more when it ends, so a reopened
+session can draw its Agent card again and an export can tell it: its calls with their summaries and results' first
+lines, how it stopped, its answer, and a grandchild's run inside the call that started it. Real chats against the mock
+model (parent and children in lanes)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -14,6 +17,7 @@ from toolgate.agent.subagent_record import SubagentRun
 from toolgate.agent.subagent_scope import SubagentSettings
 from toolgate.agent.subagents import attach_subagents
 from toolgate.agent.transcript import Transcript, load_transcript
+from toolgate.agent.transcript_export import ExportedSession, export_json, export_markdown
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.mockmodel import MockModelServer
 from toolgate.runtime import RuntimeOptions, build_runtime
@@ -95,3 +99,77 @@ def test_an_unfinished_childs_record_says_it_never_ended(tmp_path: Path) -> None
     transcript.close()
     [run] = load_transcript(path).subagents.values()
     assert run.stop_reason is None and run.calls == [] and run.answer == ""
+
+
+SECRET = "sk-ant-" + "k" * 30
+
+
+async def _delegated_with_a_grandchild(tmp_path: Path, workspace: Path) -> Path:
+    """A transcript where a child reads a secret (its result is redacted) and starts a grandchild."""
+    (workspace / "config.txt").write_text(f"token={SECRET}\n")
+    script = {
+        "steps": [{"tool_uses": [_agent("agent-1", "general", "look around")]}, {"text": "Looked."}],
+        "lanes": {
+            GENERAL: [
+                {"tool_uses": [{"id": "c-cat", "name": "Bash", "input": {"command": "cat config.txt"}}]},
+                {"tool_uses": [_agent("c-agent", "explore", "read it again")]},
+                {"text": "config.txt holds a token\n\nand nothing else"},
+            ],
+            EXPLORE: [
+                {"tool_uses": [{"id": "g-glob", "name": "Glob", "input": {"pattern": "*.txt"}}]},
+                {"text": "one text file"},
+            ],
+        },
+    }
+    path = tmp_path / "transcript.jsonl"
+    await _delegate(script, workspace, path, max_depth=2)
+    return path
+
+
+async def test_the_steps_recorded_as_the_child_went_read_back_as_the_run_recorded_at_its_end(
+    tmp_path: Path, workspace: Path
+) -> None:
+    path = await _delegated_with_a_grandchild(tmp_path, workspace)
+    lines = path.read_bytes().splitlines(keepends=True)
+    whole = [line for line in lines if json.loads(line)["type"] == "subagent"]
+    assert len(whole) == 1  # the end record: one, for the child (its grandchild's run is inside it)
+    steps_only = tmp_path / "steps-only.jsonl"
+    steps_only.write_bytes(b"".join(line for line in lines if line not in whole))
+
+    recorded = load_transcript(path).subagents["agent-1"]
+    assert load_transcript(steps_only).subagents == {"agent-1": recorded}
+    grandchild = recorded.calls[1].subagent
+    assert grandchild is not None and (grandchild.stop_reason, grandchild.answer) == ("end_turn", "one text file")
+
+
+async def test_exports_nest_each_childs_run_under_its_agent_call_with_secrets_redacted(
+    tmp_path: Path, workspace: Path
+) -> None:
+    loaded = load_transcript(await _delegated_with_a_grandchild(tmp_path, workspace))
+    when = dt.datetime(2026, 12, 4, 20, 0, tzinfo=dt.UTC)
+    session = ExportedSession(id="s1", title="t", workspace=str(workspace), created=when, updated=when)
+
+    markdown = export_markdown(session, loaded.history, loaded.compactions, loaded.subagents)
+    nested = (
+        "- **Agent** `look around` — config.txt holds a token\n\n"
+        "  The `general` subagent answered (2 calls).\n\n"
+        "  - **Bash** `cat config.txt` — token=[REDACTED Anthropic API key]\n\n"
+        "  - **Agent** `explore: read it again` — one text file\n\n"
+        "    The `explore` subagent answered (1 call).\n\n"
+        "    - **Glob** `*.txt` — config.txt\n\n"
+        "    Its answer:\n\n"
+        "    > one text file\n\n"
+        "  Its answer:\n\n"
+        "  > config.txt holds a token\n"
+        "  >\n"
+        "  > and nothing else\n\n"
+        "Looked.\n"
+    )
+    assert markdown.endswith(nested)
+
+    document = json.loads(export_json(session, loaded.history, loaded.compactions, loaded.subagents))
+    assert document["subagents"] == {"agent-1": loaded.subagents["agent-1"].model_dump(mode="json")}
+    [child_cat, child_agent] = document["subagents"]["agent-1"]["calls"]
+    assert child_cat["result_summary"] == "token=[REDACTED Anthropic API key]"
+    assert child_agent["subagent"]["calls"][0]["name"] == "Glob"
+    assert SECRET not in markdown and SECRET not in json.dumps(document)

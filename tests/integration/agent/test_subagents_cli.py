@@ -11,7 +11,10 @@ from typing import Any
 from tests.integration.agent import test_chat_cli as cli
 from tests.integration.agent.test_chat_cli import Chat, anthropic_env
 
+from toolgate.agent.subagent_record import read_back
+from toolgate.agent.transcript import load_transcript
 from toolgate.mockmodel import MockModelServer
+from toolgate.session_files import SessionFiles
 
 # The CLI tests' fixtures, found by pytest under these names: a clean environment, the data dir, the chat
 # processes (each killed at the end), and a.txt in the workspace.
@@ -160,6 +163,50 @@ def test_an_interrupt_mid_child_answers_every_tool_use(
     last = mock.requests[-1]
     assert last.status == 200 and last.rejection is None and last.lane is None
     assert _tool_result(last.json, "agent-1")["is_error"] is True
+
+
+def test_a_child_killed_mid_run_leaves_its_record_up_to_its_last_step_and_reads_back_interrupted(
+    env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat]
+) -> None:
+    """SIGKILL: nothing of the process runs after it, so the record is what was written as the child went."""
+    script = {
+        "steps": [{"tool_uses": [_agent("agent-1", "explore")]}],
+        "lanes": {
+            EXPLORE: [
+                {
+                    "text": "Reading first.",
+                    "tool_uses": [{"id": "c-read", "name": "Read", "input": {"file_path": "a.txt"}}],
+                },
+                {"tool_uses": [{"id": "c-wait", "name": "Bash", "input": {"command": "sleep 30"}}]},
+            ]
+        },
+    }
+    with MockModelServer(script) as mock:
+        args = ["--output-format", "stream-json", "--workspace", str(workspace), "--data-dir", str(data_dir)]
+        chat = Chat(["explore", *args], anthropic_env(env, mock))
+        chats.append(chat)
+        session_id = ""
+        for line in chat.lines():
+            session_id = session_id or line.get("session_id", "")
+            event = line.get("event", {})
+            if (
+                line["type"] == "subagent"
+                and event.get("type") == "tool_call_started"
+                and event["tool_use_id"] == "c-wait"
+            ):
+                chat.kill()  # SIGKILL, while the child's sleep runs
+                break
+        chat.finish()
+
+    loaded = load_transcript(SessionFiles(data_dir).transcript_path(session_id))
+    run = loaded.subagents["agent-1"]
+    assert (run.agent_type, run.description, run.stop_reason, run.answer) == ("explore", "look around", None, "")
+    read, wait = run.calls
+    assert (read.id, read.is_error) == ("c-read", False) and read.result_summary is not None
+    assert (wait.id, wait.name, wait.result_summary) == ("c-wait", "Bash", None)  # it never got a result
+    # Read back once nothing runs, the child was interrupted; its calls are kept as they were.
+    [interrupted] = read_back(loaded.subagents).values()
+    assert interrupted.stop_reason == "interrupted" and interrupted.calls == run.calls
 
 
 def test_two_explore_children_in_one_batch_run_at_the_same_time(

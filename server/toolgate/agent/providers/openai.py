@@ -4,11 +4,17 @@ Ollama, vLLM, LM Studio and others speak this API at their own base URL. The con
 from the neutral (Anthropic-shaped) blocks: tool_uses become `tool_calls`, each tool_result becomes a
 `tool` message, and images from tool results (which `tool` messages cannot carry) follow in a user message.
 Tool-call arguments arrive as JSON fragments keyed by call index and are reassembled here.
+
+A streamed reply carries its usage only when the request asks with `stream_options`; a compatible server that does
+not know the parameter refuses the whole request (a 400 or 422 naming it). That refusal is answered by sending the
+same request again without it, once, and the provider remembers not to ask that server again: the context line then
+shows the loop's estimate, as for a server that sends no usage.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from dataclasses import dataclass
 from typing import Any, cast
@@ -40,6 +46,9 @@ from toolgate.core.tool import ToolDefinition
 OFFICIAL_HOST = "api.openai.com"
 # A local server needs no key, but the SDK refuses to start without one.
 LOCAL_PLACEHOLDER_KEY = "not-needed"
+# How a server that does not know `stream_options` names it when it refuses a request: the parameter or its field.
+_STREAM_OPTION_NAMES = ("stream_options", "include_usage")
+log = logging.getLogger("toolgate.agent")
 
 
 def _image_part(image: ImageBlock) -> dict[str, Any]:
@@ -106,6 +115,22 @@ def _split_result(result: ToolResult) -> tuple[str, list[ImageBlock]]:
     return text or "(no output)", images
 
 
+def refuses_stream_options(exc: openai.APIStatusError) -> bool:
+    """Whether `exc` is a server refusing the request because it does not know `stream_options`: a 400 (an
+    OpenAI-shaped error) or 422 (a validation error) whose error names it. Any other refusal is not this one."""
+    if exc.status_code not in (400, 422):
+        return False
+    said = f"{json.dumps(exc.body, default=str)} {exc.message}".lower()
+    return any(name in said for name in _STREAM_OPTION_NAMES)
+
+
+@dataclass
+class _ServerTraits:
+    """What a provider learned about its server. Shared with its copies (a subagent's other model): same server."""
+
+    streams_usage_options: bool = True  # False: it refused `stream_options`; requests no longer carry it
+
+
 @dataclass
 class _Call:
     id: str
@@ -133,6 +158,7 @@ class OpenAIProvider:
         self.max_tokens = config.max_tokens
         self.info = model_info(self.model, context_window=config.context_window, prices=config.prices)
         self._official = OFFICIAL_HOST in self.base_url
+        self._server = _ServerTraits()
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -147,7 +173,8 @@ class OpenAIProvider:
             params["tools"] = [tool_param(d) for d in request.tools]
         # A streamed reply carries its usage only when asked for, from the official API and compatible servers
         # alike (vLLM, Ollama, LM Studio, llama.cpp); without it the context line and the cost read zero.
-        params["stream_options"] = {"include_usage": True}
+        if self._server.streams_usage_options:
+            params["stream_options"] = {"include_usage": True}
         if self._official:
             # The official API wants the newer name; compatible servers know the older one.
             params["max_completion_tokens"] = request.max_tokens
@@ -158,7 +185,7 @@ class OpenAIProvider:
     async def stream(self, request: ModelRequest, sink: StreamSink) -> None:
         params = self.build_params(request)
         try:
-            await self._stream(params, sink)
+            await self._stream_asking_for_usage(params, sink)
         except openai.APIStatusError as exc:
             body = exc.body if isinstance(exc.body, dict) else {}
             error = describe_status(
@@ -181,6 +208,22 @@ class OpenAIProvider:
             raise describe_status("openai", None, kind, exc.message, self.base_url, self.model) from exc
         except openai.OpenAIError as exc:
             raise ModelError("bad_request", f"The openai API call failed: {exc}") from exc
+
+    async def _stream_asking_for_usage(self, params: dict[str, Any], sink: StreamSink) -> None:
+        """`_stream`; a server that refuses `stream_options` is asked again without it (nothing has streamed: the
+        refusal is the response to the request), and never asked with it again."""
+        try:
+            await self._stream(params, sink)
+        except openai.APIStatusError as exc:
+            if "stream_options" not in params or not refuses_stream_options(exc):
+                raise
+            self._server.streams_usage_options = False
+            log.info(
+                "%s refuses stream_options (HTTP %s): asking without it, usage is estimated",
+                self.base_url,
+                exc.status_code,
+            )
+            await self._stream({k: v for k, v in params.items() if k != "stream_options"}, sink)
 
     async def _stream(self, params: dict[str, Any], sink: StreamSink) -> None:
         text: list[str] = []
