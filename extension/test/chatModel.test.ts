@@ -209,6 +209,26 @@ describe('chat state', () => {
     expect(state.items[3]).toMatchObject({ toolName: 'Read', summary: 'a.py', status: 'error' });
   });
 
+  it('reopened while its turn runs, draws the running reply\'s calls as running and older lost ones as lost', () => {
+    const reply = (id: string) => ({ role: 'assistant' as const, content: [{ type: 'tool_use' as const, id, name: 'Read', input: { file_path: `${id}.py` } }] });
+    const messages = [
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'look' }] },
+      reply('lost'), // a crash long ago left it without a result
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'look again' }] },
+      reply('now'), // the turn that is running is running it
+    ];
+    const opened = (busy: boolean) => run([{ type: 'sessionOpened', sessionId: 's2', mode: 'default', busy, todos: [], messages }]);
+    const status = (state: ChatState) => state.items.filter((item) => item.kind === 'tool').map((item) => item.status);
+    expect(status(opened(true))).toEqual(['error', 'running']);
+    expect(status(opened(false))).toEqual(['error', 'error']);
+    const finished = reduce(opened(true), {
+      type: 'event',
+      at: 5,
+      event: { type: 'tool_call_finished', tool_use_id: 'now', name: 'Read', is_error: false, summary: 'Read 3 lines', result: { type: 'tool_result', tool_use_id: 'now', content: 'x', is_error: false } },
+    });
+    expect(status(finished)).toEqual(['error', 'done']);
+  });
+
   it('shows an error event as an error notice and ends streaming', () => {
     const state = run([
       { type: 'event', at: 1, event: { type: 'text_delta', text: 'partial' } },

@@ -74,7 +74,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         compactions: action.compactions ?? [],
         subagents: action.subagents ?? {},
       };
-      const drawn = itemsFromHistory(opened, action.messages, history);
+      const drawn = itemsFromHistory(opened, action.messages, history, action.busy);
       return { ...drawn, todos: action.todos, busy: action.busy, thinking: false };
     }
     case 'sessionSearch':
@@ -277,14 +277,16 @@ function applyEvent(state: ChatState, event: ChatEvent, at: number): ChatState {
 /**
  * A saved conversation drawn the way it was drawn live: it is replayed as the actions the live turn dispatched
  * (text, tool_call_started, the approval or review and its answer, tool_call_finished), through `reduce`. A call
- * without a recorded result is shown as such. Tool results travel in user messages.
+ * without a recorded result is shown as such, unless `busy` says the session's turn is running it now. Tool results
+ * travel in user messages.
  */
 export function itemsFromHistory(
   state: ChatState,
   messages: readonly ChatMessage[],
   records: HistoryRecords = { decisions: [], calls: {}, compactions: [], subagents: {} },
+  busy = false,
 ): ChatState {
-  const { actions, summarisedActions } = historyActions(state, messages, records);
+  const { actions, summarisedActions } = historyActions(state, messages, records, busy);
   const summarised = actions.slice(0, summarisedActions).reduce(reduce, state);
   const drawn = actions.slice(summarisedActions).reduce(reduce, { ...summarised, summarised: summarised.items.length });
   return finishStreaming(drawn);

@@ -50,6 +50,7 @@ export function historyActions(
   state: ChatState,
   messages: readonly ChatMessage[],
   records: HistoryRecords,
+  busy = false,
 ): HistoryActions {
   const workspace = state.sessions.find((session) => session.sessionId === state.sessionId)?.workspace;
   const actions: ChatAction[] = [];
@@ -110,7 +111,11 @@ export function historyActions(
   }
   if (summarisedMessages >= messages.length) summarisedActions = actions.length;
   for (const mark of records.compactions) if (mark.after_messages >= messages.length) actions.push(compactionNotice(mark));
-  return { actions: [...actions, ...unansweredCalls(messages, answered)], summarisedActions };
+  // A turn that is running now is running its last reply's calls: those are in flight, not lost (their live end
+  // arrives as events).
+  const lastReply = busy ? messages.map((message) => message.role).lastIndexOf('assistant') : -1;
+  const lost = unansweredCalls(lastReply < 0 ? messages : messages.slice(0, lastReply), answered);
+  return { actions: [...actions, ...lost], summarisedActions };
 }
 
 /** Where the model's view of the conversation was replaced by a summary: said, with the summary to unfold. */
@@ -189,7 +194,7 @@ function decisionActions(
   ];
 }
 
-/** A call whose result was never recorded (a crash mid-call) ends as such. */
+/** A call whose result was never recorded (a crash mid-call, a turn stopped mid-call) ends as such. */
 function unansweredCalls(messages: readonly ChatMessage[], answered: ReadonlySet<string>): ChatAction[] {
   const actions: ChatAction[] = [];
   for (const message of messages) {
