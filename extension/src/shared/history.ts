@@ -169,12 +169,14 @@ function decisionActions(
     ];
   }
   const state = !byPerson ? 'cancelled' : decision.decision === 'accept' ? 'accepted' : 'rejected';
+  const skipped = decision.files.filter((file) => decision.skipped.includes(file.path));
+  const accepted = acceptedOutcome(decision.edited, skipped);
   const outcome = !byPerson
     ? unanswered
     : decision.decision === 'accept'
       ? decision.accepted_edits
-        ? `${acceptedOutcome(decision.edited)} ${ACCEPT_EDITS_ON}`
-        : acceptedOutcome(decision.edited)
+        ? `${accepted} ${ACCEPT_EDITS_ON}`
+        : accepted
       : rejectedOutcome(decision.feedback ?? '');
   return [
     {
