@@ -29,6 +29,8 @@ def describe_review(original: str | None, proposed: str | None, final: str | Non
         return ""
     if final is None:
         return f"The user chose to delete {shown} instead of changing it."
+    if original is None and final == "":
+        return f"The user rejected every line of the new file {shown}: it was created empty."
     if final == (original or "") and proposed is not None:
         return f"The user rejected your whole change to {shown}: the file was left as it was."
     hunks = hunks_between(original or "", proposed or "")
