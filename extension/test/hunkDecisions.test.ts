@@ -133,6 +133,18 @@ describe('per-hunk decisions in a review', () => {
     expect(await decisions.nextFile(a)).toBe(false);
   });
 
+  it('names the first three undecided files and counts the rest', () => {
+    const others = ['b', 'c', 'd', 'e', 'f'].map((name) => ({ ...B, path: `/ws/${name}.py` }));
+    const { decisions } = setup([A, ...others]);
+    decisions.acceptHunk(RIGHT, { index: 0 });
+    decisions.acceptHunk(RIGHT, { index: 1 });
+    expect(decisions.lenses(RIGHT)[1]).toEqual({
+      line: 0,
+      title: 'Decided here; still undecided: b.py, c.py, d.py and 2 more. Open b.py',
+      command: 'toolgate.review.nextFile',
+    });
+  });
+
   it('a deletion is accepted whole or its file kept; its read-only side is never edited', async () => {
     const deleted: FakeFile = { path: '/ws/old.py', original: 'o\nl\nd\n', proposed: null };
     const { decisions, texts, skips, rights } = setup([A, deleted]);

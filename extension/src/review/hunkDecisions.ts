@@ -181,6 +181,9 @@ function fileLens(state: FileState): ReviewLens {
   return { line: 0, title: `Reject this file (${keep})`, command: 'toolgate.review.rejectFile' };
 }
 
+/** How many undecided files the "still undecided" lens names. */
+const NAMED_FILES = 3;
+
 /** What comes after deciding this file: the next undecided file, or (every file decided) the review's answer. */
 function nextLens(files: readonly FileState[], state: FileState): ReviewLens[] {
   if (files.length === 1) {
@@ -190,7 +193,10 @@ function nextLens(files: readonly FileState[], state: FileState): ReviewLens[] {
   const undecided = undecidedAfter(files, state);
   const first = undecided[0];
   if (first) {
-    const names = undecided.map((file) => basename(file.path)).join(', ');
+    // A rename may touch dozens of files: a lens is one line, so the first few are named and the rest counted.
+    const named = undecided.slice(0, NAMED_FILES).map((file) => basename(file.path));
+    const more = undecided.length - named.length;
+    const names = more > 0 ? `${named.join(', ')} and ${more} more` : named.join(', ');
     return [{ line: 0, title: `Decided here; still undecided: ${names}. Open ${basename(first.path)}`, command: 'toolgate.review.nextFile' }];
   }
   return [{ line: 0, title: `Every file is decided: Accept the review (${reviewCounts(files)})`, command: 'toolgate.review.accept' }];
