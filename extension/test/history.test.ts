@@ -147,6 +147,11 @@ describe('a reopened session', () => {
     expect(state.items.find((item) => item.kind === 'review')).toMatchObject({
       state: 'accepted',
       outcome: 'Accepted, without new.py (not created), old.py (kept, not deleted).',
+      files: [
+        { path: '/ws/a.py', label: 'a.py', change: 'modify' },
+        { path: '/ws/new.py', label: 'new.py', change: 'create', leftOut: true },
+        { path: '/ws/old.py', label: 'old.py', change: 'delete', leftOut: true },
+      ],
     });
   });
 

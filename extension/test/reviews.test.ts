@@ -214,6 +214,7 @@ describe('ReviewController', () => {
       ],
     });
     expect(reviewCard(store).outcome).toBe('Accepted, without old.txt (kept, not deleted).');
+    expect(reviewCard(store).files.map((file) => file.leftOut === true)).toEqual([false, false, true]);
     // A deletion that is the whole review is not left out: that is rejecting the review.
     void reviews.review({ ...edit, files: [{ path: '/ws/only.txt', original: 'x\n', proposed: null }] });
     expect(await decisions.rejectFile({ scheme: ORIGINAL_SCHEME, path: '/r2-0-deleted/ws/only.txt' })).toBe(false);

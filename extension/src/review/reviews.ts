@@ -286,6 +286,7 @@ export class ReviewController implements Disposable {
         id,
         state: outcome,
         outcome: describeOutcome(outcome, edited, skipped, feedback, acceptedEdits),
+        ...(skipped.length > 0 ? { leftOut: skipped.map((file) => file.path) } : {}),
         at: Date.now(),
       });
       this.onPendingChanged();

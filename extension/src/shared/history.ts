@@ -187,7 +187,7 @@ function decisionActions(
       reason: decision.reason,
       files: decision.files.map((file) => ({ ...file, label: displayPath(file.path, workspace) })),
     },
-    { type: 'reviewResolved', id, state, outcome },
+    { type: 'reviewResolved', id, state, outcome, ...(state === 'accepted' && skipped.length > 0 ? { leftOut: decision.skipped } : {}) },
   ];
 }
 
