@@ -55,11 +55,14 @@ def test_an_accepted_hunk_and_a_new_file_and_a_deletion_left_out(
         )
         chat = workbench.open_chat()
         send(workbench, "Say goodbye, leave a note and remove the obsolete file.")
-        expect(chat.locator(".review-pending").last).to_contain_text("obsolete.txt")
+        card = chat.locator(".review-pending").last
+        expect(card).to_contain_text("obsolete.txt")
         lens = page.locator(".monaco-diff-editor .editor.modified .codelens-decoration a")
         tab = page.locator(".tabs-container .tab.active")
 
-        page.locator(".tabs-container .tab", has_text="greet.py ↔ toolgate proposal").click()
+        # The card's file link brings its diff forward (three tabs and the title's buttons may not all fit).
+        card.get_by_role("button", name="src/greet.py").click()
+        expect(tab).to_contain_text("greet.py ↔ toolgate proposal")
         lens.filter(has_text="Accept this change").click()
         expect(lens.filter(has_text="Reject this change")).to_have_count(0)
         expect(lens.filter(has_text="Accept the review")).to_have_count(0)  # the other files are undecided
