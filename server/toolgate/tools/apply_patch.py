@@ -162,6 +162,8 @@ class ApplyPatchTool(Tool[ApplyPatchInput, PatchDone]):
         return done
 
     def to_result(self, data: PatchDone, ctx: ToolContext) -> str:
+        if not data.changes:  # the person left every file out while accepting the review
+            return "Nothing was applied: the user left every file of the patch as it was." + "".join(data.user_notes)
         lines = [f"Applied the patch ({len(data.changes)} file{'s' if len(data.changes) != 1 else ''}):"]
         for change in data.changes:
             moved = f" (moved from {change.moved_from})" if change.moved_from else ""
