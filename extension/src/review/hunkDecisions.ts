@@ -62,6 +62,14 @@ interface FileState extends FileUnderReview {
 export class HunkDecisions {
   /** The hunks the person accepted, by proposal document (`scheme:path`), named by `hunkKeys`. */
   private readonly accepted = new Map<string, Set<string>>();
+  /**
+   * The hunks of each file of the review last looked at, by proposal document, with the text they are of. Every lens
+   * needs every file's hunks (is the file decided?), and a keystroke changes one file: the others are not diffed again.
+   */
+  private hunkCache: { review: string; files: Map<string, { text: string; hunks: ProposalHunk[]; keys: string[] }> } = {
+    review: '',
+    files: new Map(),
+  };
 
   constructor(
     private readonly reviews: Pick<ReviewController, 'reviewAt' | 'skipFile' | 'show'>,
@@ -150,6 +158,7 @@ export class HunkDecisions {
       this.accepted.delete(keyOf(resource)); // the review is over
       return undefined;
     }
+    if (this.hunkCache.review !== found.id) this.hunkCache = { review: found.id, files: new Map() };
     const files = found.files.map((file) => this.fileState(file));
     const state = files[found.at];
     return state && { id: found.id, files, state };
@@ -157,13 +166,21 @@ export class HunkDecisions {
 
   private fileState(file: FileUnderReview): FileState {
     const current = file.text ?? '';
-    const hunks = proposalHunks(file.original ?? '', current);
-    const keys = hunkKeys(current, hunks);
+    const { hunks, keys } = this.hunksOf(file, current);
     const acceptedKeys = this.accepted.get(keyOf(file.right));
     const accepted = keys.map((key) => acceptedKeys?.has(key) === true);
     const rejected = file.original !== null && file.proposed !== null && current === file.original;
     const decided = file.skipped || rejected || accepted.every(Boolean);
     return { ...file, current, hunks, keys, accepted, rejected, decided };
+  }
+
+  private hunksOf(file: FileUnderReview, current: string): { hunks: ProposalHunk[]; keys: string[] } {
+    const cached = this.hunkCache.files.get(keyOf(file.right));
+    if (cached?.text === current) return cached;
+    const hunks = proposalHunks(file.original ?? '', current);
+    const computed = { text: current, hunks, keys: hunkKeys(current, hunks) };
+    this.hunkCache.files.set(keyOf(file.right), computed);
+    return computed;
   }
 }
 
