@@ -736,6 +736,7 @@ export interface ReviewRecord {
   files: ReviewedPath[];
   decision: "accept" | "reject";
   edited: string[];
+  skipped: string[];
 }
 
 export interface ReviewedFile {

@@ -73,7 +73,7 @@ const approval: ApprovalRecord = {
 };
 const review: ReviewRecord = {
   kind: 'review', tool_use_id: 'e1', tool_name: 'Edit', title: 'Edit a.py', reason: 'Edits need approval.',
-  files: [{ path: '/ws/a.py', change: 'modify' }], answered_by: 'user', decision: 'accept', feedback: null, edited: ['/ws/a.py'], accepted_edits: false,
+  files: [{ path: '/ws/a.py', change: 'modify' }], answered_by: 'user', decision: 'accept', feedback: null, edited: ['/ws/a.py'], skipped: [], accepted_edits: false,
 };
 const calls = {
   w1: { summary: 'Update 1 todo', result_summary: 'Todos updated' },
@@ -133,6 +133,25 @@ describe('a reopened session', () => {
     expect(state.items.find((item) => item.kind === 'review')).toMatchObject({
       state: 'accepted',
       outcome: `Accepted with your edits to a.py. ${ACCEPT_EDITS_ON}`,
+    });
+  });
+
+  it('says which files of an accepted review were left as they were, and does not call them edited', () => {
+    const files = [
+      { path: '/ws/a.py', change: 'modify' as const },
+      { path: '/ws/new.py', change: 'create' as const },
+      { path: '/ws/old.py', change: 'delete' as const },
+    ];
+    const patched = { ...review, tool_name: 'ApplyPatch', files, edited: [], skipped: ['/ws/new.py', '/ws/old.py'] };
+    const state = reopen({ decisions: [approval, patched], calls });
+    expect(state.items.find((item) => item.kind === 'review')).toMatchObject({
+      state: 'accepted',
+      outcome: 'Accepted, without new.py (not created), old.py (kept, not deleted).',
+      files: [
+        { path: '/ws/a.py', label: 'a.py', change: 'modify' },
+        { path: '/ws/new.py', label: 'new.py', change: 'create', leftOut: true },
+        { path: '/ws/old.py', label: 'old.py', change: 'delete', leftOut: true },
+      ],
     });
   });
 

@@ -7,24 +7,46 @@ const RIGHT: ResourceRef = { scheme: 'toolgate-proposed', path: '/r1-0/a.py' };
 const ORIGINAL = 'a\nb\nc\nd\ne\nf\n';
 const PROPOSED = 'a\nB\nc\nd\ne\nF\n';
 
-function setup(files = 1, original: string | null = ORIGINAL) {
+interface FakeFile {
+  path: string;
+  original: string | null;
+  proposed: string | null;
+}
+
+const A: FakeFile = { path: '/ws/a.py', original: ORIGINAL, proposed: PROPOSED };
+const B: FakeFile = { path: '/ws/b.py', original: 'x\ny\n', proposed: 'x\nY\nz\n' };
+
+/** A review of `files` (the first one's proposal is RIGHT); `texts`: the proposals as the person edited them. */
+function setup(files: FakeFile[] = [A]) {
   const texts = new Map<string, string>();
   const skips: boolean[] = [];
+  const shown: string[] = [];
+  const under = files.map((file, index) => ({
+    ...file,
+    right: index === 0 ? RIGHT : { scheme: 'toolgate-proposed', path: `/r1-${index}${file.path}` },
+    skipped: false,
+  }));
   const reviews = {
-    proposalAt: (resource: ResourceRef) =>
-      resource.path === RIGHT.path ? { original, proposed: PROPOSED, right: RIGHT, files, skipped: false } : undefined,
+    reviewAt: (resource: ResourceRef) => {
+      const at = under.findIndex((file) => file.right.path === resource.path);
+      if (at < 0) return undefined;
+      const text = (file: (typeof under)[number]) => (file.proposed === null ? null : (texts.get(file.right.path) ?? file.proposed));
+      return { id: 'r1', at, files: under.map((file) => ({ ...file, text: text(file) })) };
+    },
     skipFile: (resource: ResourceRef, skipped: boolean) => {
       skips.push(skipped);
+      const file = under.find((candidate) => candidate.right.path === resource.path);
+      if (file) file.skipped = skipped;
       return true;
     },
+    show: async (id: string, path: string | null) => void shown.push(`${id} ${path}`),
   };
   const editor = {
-    documentText: (resource: ResourceRef) => texts.get(resource.path),
     async replaceText(resource: ResourceRef, text: string) {
       texts.set(resource.path, text);
     },
   };
-  return { decisions: new HunkDecisions(reviews, editor), texts, skips };
+  return { decisions: new HunkDecisions(reviews, editor), texts, skips, shown, rights: under.map((file) => file.right) };
 }
 
 describe('per-hunk decisions in a review', () => {
@@ -72,18 +94,74 @@ describe('per-hunk decisions in a review', () => {
   });
 
   it('offers a file of a multi-file review to be rejected whole, and its proposal back', async () => {
-    const { decisions, texts } = setup(2);
+    const { decisions, texts } = setup([A, B]);
     expect(decisions.lenses(RIGHT)[0]).toMatchObject({ line: 0, command: 'toolgate.review.rejectFile' });
     await decisions.rejectFile(RIGHT);
     expect(texts.get(RIGHT.path)).toBe(ORIGINAL);
     expect(decisions.lenses(RIGHT)).toEqual([
       { line: 0, title: 'This file is rejected: Restore the proposal', command: 'toolgate.review.restoreFile' },
+      { line: 0, title: 'Decided here; still undecided: b.py. Open b.py', command: 'toolgate.review.nextFile' },
     ]);
     await decisions.restoreFile(RIGHT);
     expect(texts.get(RIGHT.path)).toBe(PROPOSED);
     // A new file is left out of the answer by the review (reviews.test.ts), not emptied.
-    const created = setup(2, null);
+    const created = setup([{ ...A, original: null }, B]);
     expect(await created.decisions.rejectFile(RIGHT)).toBe(true);
     expect([created.skips, created.texts.size]).toEqual([[true], 0]);
+  });
+
+  it('never accepts the review from a file while another file is undecided: it opens that file instead', async () => {
+    const { decisions, shown, rights } = setup([A, B, { path: '/ws/new.py', original: null, proposed: 'n\n' }]);
+    const [a = RIGHT, b = RIGHT, created = RIGHT] = rights;
+    decisions.acceptHunk(a, { index: 0 });
+    decisions.acceptHunk(a, { index: 1 });
+    expect(decisions.lenses(a)).toEqual([
+      { line: 0, title: 'Reject this file (keep it as it is)', command: 'toolgate.review.rejectFile' },
+      { line: 0, title: 'Decided here; still undecided: b.py, new.py. Open b.py', command: 'toolgate.review.nextFile' },
+    ]);
+    expect(await decisions.nextFile(a)).toBe(true);
+    expect(shown).toEqual(['r1 /ws/b.py']);
+    // b.py's one change is rejected (decided), and new.py left out: now every file is decided.
+    await decisions.rejectHunk(b, { index: 0 });
+    expect(decisions.lenses(b).map((lens) => lens.title)).toEqual([
+      'This file is rejected: Restore the proposal',
+      'Decided here; still undecided: new.py. Open new.py',
+    ]);
+    await decisions.rejectFile(created);
+    const accept = { line: 0, title: 'Every file is decided: Accept the review (1 file changes +2 −2, 2 stay as they are)', command: 'toolgate.review.accept' };
+    for (const file of [a, b, created]) expect(decisions.lenses(file)).toContainEqual(accept);
+    expect(await decisions.nextFile(a)).toBe(false);
+  });
+
+  it('names the first three undecided files and counts the rest', () => {
+    const others = ['b', 'c', 'd', 'e', 'f'].map((name) => ({ ...B, path: `/ws/${name}.py` }));
+    const { decisions } = setup([A, ...others]);
+    decisions.acceptHunk(RIGHT, { index: 0 });
+    decisions.acceptHunk(RIGHT, { index: 1 });
+    expect(decisions.lenses(RIGHT)[1]).toEqual({
+      line: 0,
+      title: 'Decided here; still undecided: b.py, c.py, d.py and 2 more. Open b.py',
+      command: 'toolgate.review.nextFile',
+    });
+  });
+
+  it('a deletion is accepted whole or its file kept; its read-only side is never edited', async () => {
+    const deleted: FakeFile = { path: '/ws/old.py', original: 'o\nl\nd\n', proposed: null };
+    const { decisions, texts, skips, rights } = setup([A, deleted]);
+    const gone = rights[1] ?? RIGHT;
+    expect(decisions.lenses(gone)).toEqual([
+      { line: 0, title: 'Reject this file (keep it, do not delete it)', command: 'toolgate.review.rejectFile' },
+      { line: 0, title: 'Accept this deletion (+0 −3)', command: 'toolgate.review.acceptHunk', hunk: 0 },
+    ]);
+    expect(await decisions.rejectHunk(gone, { index: 0 })).toBe(false);
+    expect(await decisions.rejectFile(gone)).toBe(true);
+    expect([skips, texts.size]).toEqual([[true], 0]);
+    expect(decisions.lenses(gone)).toEqual([
+      { line: 0, title: 'This file will not be deleted: Restore the proposal', command: 'toolgate.review.restoreFile' },
+      { line: 0, title: 'Decided here; still undecided: a.py. Open a.py', command: 'toolgate.review.nextFile' },
+    ]);
+    expect(await decisions.restoreFile(gone)).toBe(true);
+    expect(decisions.acceptHunk(gone, { line: 0 })).toBe(true);
+    expect(decisions.lenses(gone).map((lens) => lens.command)).toEqual(['toolgate.review.rejectFile', 'toolgate.review.nextFile']);
   });
 });

@@ -167,7 +167,7 @@ describe('ReviewController', () => {
 
   it('leaves a new file of a multi-file review out when the person rejects that file, and can put it back', async () => {
     const { reviews, editor, store } = setup();
-    const decisions = new HunkDecisions(reviews, { documentText: (resource) => editor.documentText(resource), replaceText: async () => undefined });
+    const decisions = new HunkDecisions(reviews, { replaceText: async () => undefined });
     const answer = reviews.review(patch);
     await settle();
     const created = { scheme: PROPOSED_SCHEME, path: '/r1-1/ws/new.txt' };
@@ -175,6 +175,7 @@ describe('ReviewController', () => {
     expect(await decisions.rejectFile(created)).toBe(true);
     expect(decisions.lenses(created)).toEqual([
       { line: 0, title: 'This new file will not be created: Restore the proposal', command: 'toolgate.review.restoreFile' },
+      { line: 0, title: 'Decided here; still undecided: old.txt, a.txt. Open old.txt', command: 'toolgate.review.nextFile' },
     ]);
     expect(await decisions.restoreFile(created)).toBe(true);
     expect(decisions.lenses(created).map((lens) => lens.command)).toContain('toolgate.review.acceptHunk');
@@ -192,6 +193,31 @@ describe('ReviewController', () => {
     // A new file that is the whole review is not left out: that is rejecting the review.
     void reviews.review({ ...edit, files: [{ path: '/ws/only.txt', original: null, proposed: 'x\n' }] });
     expect(await decisions.rejectFile({ scheme: PROPOSED_SCHEME, path: '/r2-0/ws/only.txt' })).toBe(false);
+  });
+
+  it('keeps a file a multi-file review would delete when the person rejects that file, and says so', async () => {
+    const { reviews, editor, store } = setup();
+    const decisions = new HunkDecisions(reviews, { replaceText: async () => undefined });
+    const answer = reviews.review(patch);
+    await settle();
+    const deletion = { scheme: ORIGINAL_SCHEME, path: '/r1-2-deleted/ws/old.txt' };
+    expect(editor.opened[2]?.right).toBe(`${deletion.scheme}:${deletion.path}`); // the lenses sit on the deletion's side of its diff
+    expect(decisions.lenses(deletion)[0]).toEqual({ line: 0, title: 'Reject this file (keep it, do not delete it)', command: 'toolgate.review.rejectFile' });
+    expect(await decisions.rejectFile(deletion)).toBe(true);
+    await reviews.accept('r1');
+    expect(await answer).toEqual({
+      decision: 'accept',
+      files: [
+        { path: '/ws/a.txt', content: 'A\n' },
+        { path: '/ws/new.txt', content: 'brand new\n' },
+        { path: '/ws/old.txt', content: null, skipped: true },
+      ],
+    });
+    expect(reviewCard(store).outcome).toBe('Accepted, without old.txt (kept, not deleted).');
+    expect(reviewCard(store).files.map((file) => file.leftOut === true)).toEqual([false, false, true]);
+    // A deletion that is the whole review is not left out: that is rejecting the review.
+    void reviews.review({ ...edit, files: [{ path: '/ws/only.txt', original: 'x\n', proposed: null }] });
+    expect(await decisions.rejectFile({ scheme: ORIGINAL_SCHEME, path: '/r2-0-deleted/ws/only.txt' })).toBe(false);
   });
 
   it('rejects with feedback and leaves nothing behind', async () => {

@@ -330,6 +330,8 @@ const KEYS = /Mac/.test(navigator.platform)
   : { accept: 'Ctrl+Alt+Enter', reject: 'Ctrl+Alt+R' };
 
 const CHANGE_LABELS: Record<ReviewFileView['change'], string> = { create: 'new', modify: 'modified', delete: 'deleted' };
+/** A file left as it is: what did not happen to it. */
+const LEFT_OUT_LABELS: Record<ReviewFileView['change'], string> = { create: 'not created', modify: 'unchanged', delete: 'kept' };
 
 function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContext): HTMLElement {
   const titleId = `${item.id}-title`;
@@ -351,7 +353,9 @@ function renderReview(item: Extract<Item, { kind: 'review' }>, ctx: RenderContex
               file.label,
             )
           : h('span', { title: file.path }, file.label),
-        h('span', { class: `change change-${file.change}` }, CHANGE_LABELS[file.change]),
+        file.leftOut
+          ? h('span', { class: 'change change-left-out' }, LEFT_OUT_LABELS[file.change])
+          : h('span', { class: `change change-${file.change}` }, CHANGE_LABELS[file.change]),
       ),
     ),
   );

@@ -12,6 +12,7 @@ from pygls.exceptions import JsonRpcException
 from tests.integration.sidecar_client import SidecarClient, use
 
 from toolgate.sidecar import protocol as p
+from toolgate.sidecar import protocol_changes as c
 
 
 def answer(reply: dict[str, Any]) -> Any:
@@ -162,8 +163,40 @@ async def test_a_new_file_of_a_multi_file_review_can_be_skipped(sidecar: Sidecar
     assert result["content"].splitlines() == [
         "Applied the patch (1 file):",
         "M a.txt",
-        "The user chose not to create new.txt: it does not exist. The other files were applied.",
+        "The user chose not to create new.txt: it does not exist.",
     ]
+
+
+async def test_a_deletion_of_a_multi_file_review_can_be_rejected(sidecar: SidecarClient, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    (workspace / "old.txt").write_text("keep me\n")
+    (workspace / "src.txt").write_text("moved?\n")
+    session_id = await sidecar.new_session(workspace)
+
+    async def keep_what_would_be_deleted(params: dict[str, Any]) -> dict[str, Any]:
+        gone = [f for f in params["files"] if f["proposed"] is None]
+        return {"decision": "accept", "files": [{"path": f["path"], "content": None, "skipped": True} for f in gone]}
+
+    sidecar.answer_review = keep_what_would_be_deleted
+    await sidecar.run(session_id, *(use("Read", file_path=name) for name in ("a.txt", "old.txt", "src.txt")))
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** Delete File: old.txt\n"
+        "*** Update File: src.txt\n*** Move to: dst.txt\n@@\n-moved?\n+moved!\n*** End Patch"
+    )
+    [result] = await sidecar.run(session_id, use("ApplyPatch", patch=patch))
+    assert result["is_error"] is False, result["content"]
+    assert (workspace / "a.txt").read_text() == "ALPHA\n" and (workspace / "old.txt").read_text() == "keep me\n"
+    assert (workspace / "src.txt").read_text() == "moved?\n" and (workspace / "dst.txt").read_text() == "moved!\n"
+    assert result["content"].splitlines() == [
+        "Applied the patch (2 files):",
+        "M a.txt",
+        "A dst.txt (a copy of src.txt, which was kept)",
+        "The user rejected the deletion of old.txt: it was kept, unchanged.",
+        "The user rejected the deletion of src.txt: it was kept, unchanged.",
+    ]
+    # The changes bar lists what the call changed on disk: the kept files are not in it.
+    listing = await sidecar.call(c.CHANGES_LIST, {"sessionId": session_id})
+    assert {f["path"]: f["status"] for f in listing["files"]} == {"a.txt": "modified", "dst.txt": "created"}
 
 
 async def test_review_edits_always_reviews_allowed_edits(sidecar: SidecarClient, workspace: Path) -> None:

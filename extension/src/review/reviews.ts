@@ -12,6 +12,7 @@ import type { DiffReviewAnswer, DiffReviewParams, ReviewedFile } from '../protoc
 import type { ProposalStore, ResourceRef } from './proposals';
 import { reviewIdOf, reviewPath } from './proposals';
 import type { ReviewFileView } from '../shared/chatModel';
+import type { LeftOut } from '../shared/outcomes';
 import { ACCEPT_EDITS_ON, WITHDRAWN, acceptedOutcome, basename, displayPath, rejectedOutcome } from '../shared/outcomes';
 import { failureReason } from '../sidecar/sidecarClient';
 
@@ -23,8 +24,18 @@ interface ReviewFile {
   proposed: string | null;
   left: ResourceRef;
   right: ResourceRef;
-  /** A new file the person chose not to create (the other files still apply on Accept). */
+  /** A file the person left as it is: a new file not created, a deletion not made (the others still apply). */
   skipped: boolean;
+}
+
+/** One file of a review as its lenses see it; `text`: the proposal as the person has it now (null: a deletion). */
+export interface FileUnderReview {
+  path: string;
+  original: string | null;
+  proposed: string | null;
+  right: ResourceRef;
+  skipped: boolean;
+  text: string | null;
 }
 
 interface PendingReview {
@@ -154,23 +165,26 @@ export class ReviewController implements Disposable {
     return id && this.reviews.has(id) ? id : undefined;
   }
 
-  /** The file under review whose proposal is this document (its original, the model's proposal, how many files). */
-  proposalAt(
-    resource: ResourceRef,
-  ): { original: string | null; proposed: string; right: ResourceRef; files: number; skipped: boolean } | undefined {
+  /** The review whose proposal (or deletion) is this document: its files, which one this is (`at`), its id. */
+  reviewAt(resource: ResourceRef): { id: string; at: number; files: FileUnderReview[] } | undefined {
     const found = this.fileAt(resource);
-    if (!found || found.file.proposed === null) return undefined;
-    const { original, proposed, right, skipped } = found.file;
-    return { original, proposed, right, files: found.review.files.length, skipped };
+    if (!found) return undefined;
+    const files = found.review.files.map((file) => {
+      const { path, original, proposed, right, skipped } = file;
+      return { path, original, proposed, right, skipped, text: this.finalText(file) };
+    });
+    return { id: found.review.id, at: found.review.files.indexOf(found.file), files };
   }
 
   /**
-   * Leave a new file of a multi-file review out (`skipped`), or put it back. An existing file is rejected by taking
-   * its proposal back to the original instead, so this is false for it, for a one-file review, and for no review.
+   * Leave a new file or a deletion of a multi-file review out (`skipped`: the file stays as it is), or put it back.
+   * A file that exists and stays is rejected by taking its proposal back to the original instead, so this is false
+   * for it, for a one-file review, and for no review.
    */
   skipFile(resource: ResourceRef, skipped: boolean): boolean {
     const found = this.fileAt(resource);
-    if (!found || found.file.original !== null || found.review.files.length < 2) return false;
+    const whole = found && (found.file.original === null || found.file.proposed === null);
+    if (!found || !whole || found.review.files.length < 2) return false;
     found.file.skipped = skipped;
     return true;
   }
@@ -240,7 +254,7 @@ export class ReviewController implements Disposable {
     for (const subscription of review.subscriptions) subscription.dispose();
     let answer: DiffReviewAnswer;
     let edited: string[] = [];
-    let skipped: string[] = [];
+    let skipped: LeftOut[] = [];
     const notes = this.notes.get(id) ?? [];
     this.notes.delete(id);
     if (outcome === 'accepted') {
@@ -251,7 +265,7 @@ export class ReviewController implements Disposable {
         (file): ReviewedFile => (file.skipped ? { path: file.path, content: null, skipped: true } : { path: file.path, content: this.finalText(file) }),
       );
       edited = review.files.filter((file, index) => !file.skipped && file.proposed !== files[index]?.content).map((file) => file.path);
-      skipped = review.files.filter((file) => file.skipped).map((file) => file.path);
+      skipped = review.files.filter((file) => file.skipped).map((file) => ({ path: file.path, change: changeOf(file) }));
       answer = { decision: 'accept', files };
     } else {
       const trimmed = feedback.trim();
@@ -272,6 +286,7 @@ export class ReviewController implements Disposable {
         id,
         state: outcome,
         outcome: describeOutcome(outcome, edited, skipped, feedback, acceptedEdits),
+        ...(skipped.length > 0 ? { leftOut: skipped.map((file) => file.path) } : {}),
         at: Date.now(),
       });
       this.onPendingChanged();
@@ -323,7 +338,7 @@ function parentOf(path: string): string {
 function describeOutcome(
   outcome: 'accepted' | 'rejected' | 'cancelled',
   edited: string[],
-  skipped: string[],
+  skipped: LeftOut[],
   feedback: string,
   acceptedEdits: boolean,
 ): string {

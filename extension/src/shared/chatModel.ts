@@ -150,7 +150,15 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return updateItem(state, action.id, 'review', (card) => (card.state === 'pending' ? { ...card, error: action.error } : card));
     case 'reviewResolved':
       return updateItem(stopWaiting(state, cardToolUseId(state, action.id, 'review'), action.at), action.id, 'review', (card) =>
-        card.state === 'pending' ? { ...card, state: action.state, outcome: action.outcome, error: '' } : card,
+        card.state === 'pending'
+          ? {
+              ...card,
+              state: action.state,
+              outcome: action.outcome,
+              error: '',
+              files: card.files.map((file) => (action.leftOut?.includes(file.path) ? { ...file, leftOut: true } : file)),
+            }
+          : card,
       );
     case 'checkpoints':
       return { ...state, items: markPrompts(state.items, action.turns, isPrompt) };

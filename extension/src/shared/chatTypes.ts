@@ -77,6 +77,8 @@ export interface ReviewFileView {
   /** The path as shown: relative to the workspace when inside it. */
   label: string;
   change: 'create' | 'modify' | 'delete';
+  /** Accepted with this file left as it is (a new file not created, a deletion not made). */
+  leftOut?: boolean;
 }
 
 export type Item =
@@ -235,7 +237,8 @@ export type ChatAction =
       at?: number;
     }
   | { type: 'reviewFailed'; id: string; error: string }
-  | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; at?: number }
+  /** `leftOut`: the paths of files the person left as they are while accepting the rest. */
+  | { type: 'reviewResolved'; id: string; state: Exclude<ReviewState, 'pending'>; outcome: string; leftOut?: string[]; at?: number }
   /** The open session's turns and their checkpoints (`toolgate/checkpoints/list`): Restore… and "files changed". */
   | { type: 'checkpoints'; turns: TurnInfo[] }
   /** `summary`: a compaction's summary, folded under the notice. */

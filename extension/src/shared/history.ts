@@ -174,12 +174,14 @@ function decisionActions(
     ];
   }
   const state = !byPerson ? 'cancelled' : decision.decision === 'accept' ? 'accepted' : 'rejected';
+  const skipped = decision.files.filter((file) => decision.skipped.includes(file.path));
+  const accepted = acceptedOutcome(decision.edited, skipped);
   const outcome = !byPerson
     ? unanswered
     : decision.decision === 'accept'
       ? decision.accepted_edits
-        ? `${acceptedOutcome(decision.edited)} ${ACCEPT_EDITS_ON}`
-        : acceptedOutcome(decision.edited)
+        ? `${accepted} ${ACCEPT_EDITS_ON}`
+        : accepted
       : rejectedOutcome(decision.feedback ?? '');
   return [
     {
@@ -190,7 +192,7 @@ function decisionActions(
       reason: decision.reason,
       files: decision.files.map((file) => ({ ...file, label: displayPath(file.path, workspace) })),
     },
-    { type: 'reviewResolved', id, state, outcome },
+    { type: 'reviewResolved', id, state, outcome, ...(state === 'accepted' && skipped.length > 0 ? { leftOut: decision.skipped } : {}) },
   ];
 }
 

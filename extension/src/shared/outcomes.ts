@@ -44,8 +44,16 @@ export function deniedOutcome(feedback: string): string {
   return trimmed ? `Denied, with feedback: ${trimmed}` : 'Denied.';
 }
 
-export function acceptedOutcome(editedPaths: readonly string[], skippedPaths: readonly string[] = []): string {
-  const without = skippedPaths.length > 0 ? `, without ${skippedPaths.map(basename).join(', ')} (not created)` : '';
+/** A file of an accepted review that the person left as it was: a new file not created, a deletion not made. */
+export interface LeftOut {
+  path: string;
+  change: 'create' | 'modify' | 'delete';
+}
+
+const LEFT_OUT: Record<LeftOut['change'], string> = { create: 'not created', delete: 'kept, not deleted', modify: 'left as it was' };
+
+export function acceptedOutcome(editedPaths: readonly string[], skipped: readonly LeftOut[] = []): string {
+  const without = skipped.length > 0 ? `, without ${skipped.map((file) => `${basename(file.path)} (${LEFT_OUT[file.change]})`).join(', ')}` : '';
   if (editedPaths.length > 0) return `Accepted with your edits to ${editedPaths.map(basename).join(', ')}${without}.`;
   return without ? `Accepted${without}.` : 'Accepted as proposed.';
 }

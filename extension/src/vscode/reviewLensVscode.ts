@@ -8,11 +8,10 @@ import * as vscode from 'vscode';
 
 import type { ResourceRef } from '../host';
 import type { HunkDecisions, HunkTarget, ProposalEditor } from '../review/hunkDecisions';
-import { PROPOSED_SCHEME } from '../review/proposals';
-import { activeEditorResource, diffEditor, resourceOf, uriOf } from './vscodeApi';
+import { ORIGINAL_SCHEME, PROPOSED_SCHEME } from '../review/proposals';
+import { activeEditorResource, resourceOf, uriOf } from './vscodeApi';
 
 export const proposalEditor: ProposalEditor = {
-  documentText: (resource) => diffEditor.documentText(resource),
   async replaceText(resource, text) {
     const document = await vscode.workspace.openTextDocument(uriOf(resource));
     const edit = new vscode.WorkspaceEdit();
@@ -34,8 +33,9 @@ function hunkTarget(hunk: unknown): HunkTarget {
 
 export function registerReviewLenses(decisions: HunkDecisions, said: (text: string) => void): vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
+  // A deletion's side of the diff is an empty read-only document of the originals' scheme: its lenses go there.
   const lenses = vscode.languages.registerCodeLensProvider(
-    { scheme: PROPOSED_SCHEME },
+    [{ scheme: PROPOSED_SCHEME }, { scheme: ORIGINAL_SCHEME }],
     {
       onDidChangeCodeLenses: changed.event,
       provideCodeLenses: (document) => {
@@ -71,9 +71,13 @@ export function registerReviewLenses(decisions: HunkDecisions, said: (text: stri
     vscode.commands.registerCommand('toolgate.review.rejectFile', async (uri?: unknown) => {
       const resource = targetOf(uri);
       if (!resource || !(await decisions.rejectFile(resource))) {
-        said('This file cannot be rejected on its own here (a new file that is the review’s only file: reject the review).');
+        said('This file cannot be rejected on its own here (a new file or a deletion that is the review’s only file: reject the review).');
       }
       changed.fire(); // leaving a new file out edits no document: the lenses are told
+    }),
+    vscode.commands.registerCommand('toolgate.review.nextFile', async (uri?: unknown) => {
+      const resource = targetOf(uri);
+      if (!resource || !(await decisions.nextFile(resource))) said('Every file of this review is decided: accept or reject the review.');
     }),
     vscode.commands.registerCommand('toolgate.review.restoreFile', async (uri?: unknown) => {
       const resource = targetOf(uri);

@@ -78,6 +78,8 @@ class ReviewRecord(_Record):
     files: list[ReviewedPath]
     decision: Literal["accept", "reject"]
     edited: list[str] = Field(default_factory=list)  # paths the person changed before accepting
+    # Paths the person left as they were while accepting the rest: a new file not created, a deletion not made.
+    skipped: list[str] = Field(default_factory=list)
 
 
 Decision = Annotated[ApprovalRecord | ReviewRecord, Field(discriminator="kind")]
@@ -129,14 +131,19 @@ def review_record(request: ReviewRequest, answer: ReviewAnswer | None, notes: No
     if answer is None:
         return ReviewRecord(**base, answered_by="withdrawn", decision="reject")
     proposed = {f.path: f.proposed for f in request.files}
-    edited = [f.path for f in answer.files or [] if f.path in proposed and f.content != proposed[f.path]]
+    answered = [f for f in answer.files or [] if f.path in proposed]
+    # A skipped file's content is ignored (it is not written), so it is neither edited nor accepted as proposed.
+    edited = [f.path for f in answered if not f.skipped and f.content != proposed[f.path]]
+    skipped = [f.path for f in answered if f.skipped]
+    accepted = answer.decision == "accept"
     return ReviewRecord(
         **base,
         answered_by=answer.reason,
         decision=answer.decision,
         feedback=(answer.feedback or "").strip() or None,
-        edited=edited if answer.decision == "accept" else [],
-        accepted_edits=answer.decision == "accept" and notes.accepted_edits,
+        edited=edited if accepted else [],
+        skipped=skipped if accepted else [],
+        accepted_edits=accepted and notes.accepted_edits,
     )
 
 

@@ -29,6 +29,8 @@ def describe_review(original: str | None, proposed: str | None, final: str | Non
         return ""
     if final is None:
         return f"The user chose to delete {shown} instead of changing it."
+    if original is None and final == "":
+        return f"The user rejected every line of the new file {shown}: it was created empty."
     if final == (original or "") and proposed is not None:
         return f"The user rejected your whole change to {shown}: the file was left as it was."
     hunks = hunks_between(original or "", proposed or "")
@@ -58,11 +60,12 @@ def describe_review(original: str | None, proposed: str | None, final: str | Non
 
 
 def describe_skipped(original: str | None, proposed: str | None, shown: str) -> str:
-    """The note for a file the person left as it is while accepting the rest of a multi-file change."""
+    """The note for a file the person left as it is while accepting the rest of a multi-file change (the result's
+    list of changed files says which were applied)."""
     if original is None:
-        return f"The user chose not to create {shown}: it does not exist. The other files were applied."
+        return f"The user chose not to create {shown}: it does not exist."
     if proposed is None:
-        return f"The user chose to keep {shown}: it was not deleted. The other files were applied."
+        return f"The user rejected the deletion of {shown}: it was kept, unchanged."
     return f"The user rejected your whole change to {shown}: the file was left as it was."
 
 

@@ -79,6 +79,7 @@ class Change:
     letter: Literal["A", "M", "D"]
     shown: str
     moved_from: str | None = None
+    copied_from: str | None = None  # a move whose original the person kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +162,13 @@ class ApplyPatchTool(Tool[ApplyPatchInput, PatchDone]):
         return done
 
     def to_result(self, data: PatchDone, ctx: ToolContext) -> str:
+        if not data.changes:  # the person left every file out while accepting the review
+            return "Nothing was applied: the user left every file of the patch as it was." + "".join(data.user_notes)
         lines = [f"Applied the patch ({len(data.changes)} file{'s' if len(data.changes) != 1 else ''}):"]
         for change in data.changes:
             moved = f" (moved from {change.moved_from})" if change.moved_from else ""
-            lines.append(f"{change.letter} {change.shown}{moved}")
+            copied = f" (a copy of {change.copied_from}, which was kept)" if change.copied_from else ""
+            lines.append(f"{change.letter} {change.shown}{moved}{copied}")
         return "\n".join(lines) + "".join(data.user_notes)
 
 
@@ -348,8 +352,15 @@ def _apply(
             "so nothing was changed."
         ) from None
     originals = {str(path): (slot.disk.text if slot.disk.exists else None) for path, slot in plan.slots.items()}
-    changes = [change for change in plan.changes if change.shown not in skipped]
+    changes = [_as_done(change, skipped) for change in plan.changes if change.shown not in skipped]
     return PatchDone(changes, originals, notes), written
+
+
+def _as_done(change: Change, skipped: set[str]) -> Change:
+    """A move whose deletion of the original the person rejected made a copy: it is told as one."""
+    if change.moved_from is not None and change.moved_from in skipped:
+        return Change("A", change.shown, copied_from=change.moved_from)
+    return change
 
 
 def _require_source_kept(ctx: ToolContext, slot: _Slot, shown: str) -> None:

@@ -93,6 +93,26 @@ async def test_answers_are_recorded_and_read_back_in_order(tmp_path: Path) -> No
     assert loaded.unreadable_lines == []
 
 
+async def test_a_file_left_out_of_an_accepted_review_is_recorded_as_skipped_not_edited(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.jsonl"
+    patch = REVIEW.model_copy(
+        update={"files": [*REVIEW.files, FileProposal(path="/w/old.py", original="o\n", proposed=None)]}
+    )
+    answered = [
+        ReviewedFile(path="/w/a.py", content="b\n"),
+        ReviewedFile(path="/w/new.py", content=None, skipped=True),
+        ReviewedFile(path="/w/old.py", content=None, skipped=True),
+    ]
+    inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept", files=answered))
+    transcript, decisions = recorder(path)
+    await decisions.review(inner, patch, CTX)
+    transcript.close()
+    [review] = load_transcript(path).decisions
+    assert isinstance(review, ReviewRecord)
+    # new.py was not created and old.py was not deleted: neither was written, edited or not.
+    assert (review.edited, review.skipped) == ([], ["/w/new.py", "/w/old.py"])
+
+
 async def test_a_question_withdrawn_by_cancelling_the_turn_is_recorded_as_withdrawn(tmp_path: Path) -> None:
     path = tmp_path / "transcript.jsonl"
     inner = Answers(ApprovalAnswer(decision="allow"), ReviewAnswer(decision="accept"), block=True)

@@ -38,6 +38,13 @@ def test_a_file_rejected_whole_and_a_deletion_chosen_instead() -> None:
     assert describe_review(ORIGINAL, PROPOSED, None, "x.py") == "The user chose to delete x.py instead of changing it."
 
 
+def test_a_new_file_with_every_line_rejected_is_created_empty_and_told_so() -> None:
+    # Only leaving a new file out (skipped) keeps it from being created; rejecting all its lines empties it.
+    assert describe_review(None, "n\n", "", "new.py") == (
+        "The user rejected every line of the new file new.py: it was created empty."
+    )
+
+
 def test_an_edit_without_rejections_is_the_diff_alone() -> None:
     said = describe_review(ORIGINAL, PROPOSED, PROPOSED.replace("added", "added by hand"), "x.py")
     assert said.startswith("The user edited your proposal before accepting it")

@@ -271,6 +271,25 @@ async def test_a_moves_target_left_out_alone_changes_nothing(
     assert tree(workspace) == {"old.txt": b"keep me\n"}
 
 
+async def test_a_review_that_leaves_every_file_out_says_nothing_was_applied(
+    reviewed_rt: Runtime, approver: AllowingApprover, workspace: Path
+) -> None:
+    (workspace / "old.txt").write_text("keep me\n")
+    await read_every_file(reviewed_rt, workspace)
+    approver.reviewer = lambda request: ReviewAnswer(
+        decision="accept", files=[ReviewedFile(path=f.path, content=None, skipped=True) for f in request.files]
+    )
+    patch = "*** Begin Patch\n*** Add File: new.txt\n+n\n*** Delete File: old.txt\n*** End Patch"
+    result = await run1(reviewed_rt, "ApplyPatch", patch=patch)
+    assert not result.is_error, result.text()
+    assert tree(workspace) == {"old.txt": b"keep me\n"}
+    assert result.text().splitlines() == [
+        "Nothing was applied: the user left every file of the patch as it was.",
+        "The user chose not to create new.txt: it does not exist.",
+        "The user rejected the deletion of old.txt: it was kept, unchanged.",
+    ]
+
+
 async def test_a_failure_while_renaming_puts_back_what_was_already_replaced(
     rt: Runtime, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
