@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from toolgate.agent.context_relief import clear_results, cleared_note
 from toolgate.agent.conversation import ChatMessage, Repair, merge_into, repair
 from toolgate.agent.events import ErrorKindName
+from toolgate.agent.prompt_index import is_prompt, read_count, write_count
 from toolgate.agent.subagent_record import SubagentRun
 from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
@@ -119,32 +120,49 @@ ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry, config=ConfigDict(defer_build=Tru
 
 
 class Transcript:
-    """The append side. `path` None keeps nothing (an in-memory session)."""
+    """The append side. `path` None keeps nothing (an in-memory session). Its prompt index (agent.prompt_index)
+    is kept up to date while the prompt count is known."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._fd: int | None = None
+        self._prompts: int | None = None  # in the file as it was left (`_left`), when known
+        self._left: tuple[int, int] | None = None  # the file's size and time after this writer's last append
 
     def append(self, entry: Entry) -> None:
         if self.path is None:
             return
         if self._fd is None:
             self._fd = self._open(self.path)
+        found = os.fstat(self._fd)
+        if (found.st_size, found.st_mtime_ns) != self._left:  # first append, or written by someone else since
+            found = self._end_last_line(self.path, self._fd)
+            known = 0 if found.st_size == 0 else read_count(self.path, found.st_size, found.st_mtime_ns)
+            self._prompts = known
         # One write per line: a crash leaves at most the last line incomplete.
         os.write(self._fd, entry.model_dump_json().encode("utf-8") + b"\n")
+        left = os.fstat(self._fd)
+        self._left = (left.st_size, left.st_mtime_ns)
+        if self._prompts is not None:
+            self._prompts += isinstance(entry, MessageEntry) and is_prompt(entry.message)
+            write_count(self.path, left.st_size, left.st_mtime_ns, self._prompts)
 
     @staticmethod
     def _open(path: Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        # A line cut short by a crash must not swallow the next entry: end it first.
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    @staticmethod
+    def _end_last_line(path: Path, fd: int) -> os.stat_result:
+        """A line cut short by a crash (or left open by another writer) must not swallow the next entry: end it
+        first. Returns the file's state after."""
         size = os.fstat(fd).st_size
         if size:
             with open(path, "rb") as handle:
                 handle.seek(size - 1)
                 if handle.read(1) != b"\n":
                     os.write(fd, b"\n")
-        return fd
+        return os.fstat(fd)
 
     def record_decision(self, decision: ApprovalRecord | ReviewRecord) -> None:
         """For the session's Decisions: keeping the record must never break the call it is about."""
@@ -164,6 +182,7 @@ class Transcript:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+            self._left = None  # the file may be replaced before it is opened again
 
 
 class CompactionMark(BaseModel):
