@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from toolgate.agent.context_relief import clear_results, cleared_note
 from toolgate.agent.conversation import ChatMessage, Repair, merge_into, repair
 from toolgate.agent.events import ErrorKindName
-from toolgate.agent.prompt_index import is_prompt, read_count, write_count
+from toolgate.agent.prompt_index import is_prompt, open_index, read_count, record_count
 from toolgate.agent.subagent_record import SubagentRun
 from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
@@ -128,6 +128,7 @@ class Transcript:
         self._fd: int | None = None
         self._prompts: int | None = None  # in the file as it was left (`_left`), when known
         self._left: tuple[int, int] | None = None  # the file's size and time after this writer's last append
+        self._index_fd: int | None = None
 
     def append(self, entry: Entry) -> None:
         if self.path is None:
@@ -145,7 +146,10 @@ class Transcript:
         self._left = (left.st_size, left.st_mtime_ns)
         if self._prompts is not None:
             self._prompts += isinstance(entry, MessageEntry) and is_prompt(entry.message)
-            write_count(self.path, left.st_size, left.st_mtime_ns, self._prompts)
+            if self._index_fd is None:
+                self._index_fd = open_index(self.path)
+            if self._index_fd is not None:
+                record_count(self._index_fd, left.st_size, left.st_mtime_ns, self._prompts)
 
     @staticmethod
     def _open(path: Path) -> int:
@@ -183,6 +187,9 @@ class Transcript:
             os.close(self._fd)
             self._fd = None
             self._left = None  # the file may be replaced before it is opened again
+        if self._index_fd is not None:
+            os.close(self._index_fd)
+            self._index_fd = None
 
 
 class CompactionMark(BaseModel):
