@@ -1,6 +1,7 @@
 """Undoing the agent's changes to 100 files (a 3-way merge each, the person's lines kept) against a whole-tree
 restore of the same 100 files, in the same run on the same store; and listing the changes bar (the same merges,
-then each file's hunks) against a whole-tree restore's dry run (its diff)."""
+then each file's hunks) against a whole-tree restore's dry run (its diff): with the person's lines apart from the
+agent's (merged in-process), and on the agent's lines (conflicts: git's answers, remembered after the first)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,28 @@ def run(report: Report, workdir: Path) -> None:
             "ms",
             f"whole-tree restore's dry run (diff) of the {CHANGED} files",
             median_us(previewed) / 1000,
-            "a git merge-file per file, then its hunks",
+            "each file's merge (in-process: the edits are apart), then its hunks",
         )
     )
+
+    for path, text in agent_text.items():  # the person rewords the agent's line: a conflict in every file
+        path.write_text(text.replace("# agent's module", "# the person's module", 1))
+    first = time_sync(lambda: list_changes(store, "bench", ChangesReview()), 1, warmup=0)
+    again: list[float] = []
+    previewed = []
+    for _ in range(REPEAT):
+        previewed += time_sync(lambda: restore(store, "bench", start.id, turn=1, dry_run=True), 1, warmup=0)
+        again += time_sync(lambda: list_changes(store, "bench", ChangesReview()), 1, warmup=0)
+    assert all(entry.conflict for entry in list_changes(store, "bench", ChangesReview()).files)
+    for name, samples in (("first time", first), ("again", again)):
+        report.add(
+            Figure(
+                "checkpoints",
+                f"list the changes bar: {CHANGED} files in conflict, {name}",
+                median_us(samples) / 1000,
+                "ms",
+                f"whole-tree restore's dry run (diff) of the {CHANGED} files",
+                median_us(previewed) / 1000,
+                "git merge-file per file the first time; its answers remembered after",
+            )
+        )

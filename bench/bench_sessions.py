@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 from bench.report import Figure, Report, median_ms, time_sync
+from toolgate.agent import stored_chat
 from toolgate.agent.conversation import ChatMessage, user_text
+from toolgate.agent.prompt_index import index_path
 from toolgate.agent.stored_chat import prompt_count
 from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
@@ -63,6 +65,15 @@ def run(report: Report, workdir: Path) -> None:
         time_sync(lambda: [prompt_count(store.transcript_path(m.id)) for m in store.list()], repeat=10, warmup=1)
     )
     report.add(Figure("sessions", "list with prompt counts, unchanged files", listed, "ms", baseline, raw, note))
+
+    for meta in store.list():  # transcripts written by an older version: no prompt index beside them
+        index_path(store.transcript_path(meta.id)).unlink()
+    stored_chat._prompt_count.cache_clear()  # and a sidecar that has not counted them yet
+    started = time.perf_counter()
+    assert [prompt_count(store.transcript_path(meta.id)) for meta in store.list()] == [PROMPTS] * SESSIONS
+    unindexed = (time.perf_counter() - started) * 1000
+    name = "list with prompt counts, first time after an upgrade"
+    report.add(Figure("sessions", name, unindexed, "ms", baseline, raw, note + "; no index yet: parsed, then indexed"))
 
     absent = median_ms(time_sync(lambda: search_sessions(store, "okapi"), repeat=5, warmup=1))
     report.add(Figure("sessions", "search, text in no transcript", absent, "ms", baseline, raw, note))

@@ -15,11 +15,12 @@ from pydantic import ValidationError
 from toolgate.agent.conversation import ChatMessage, merge_into
 from toolgate.agent.events import StopReason
 from toolgate.agent.loop import DEFAULT_MAX_TURNS, AgentChat
+from toolgate.agent.prompt_index import is_prompt, read_count, write_count
 from toolgate.agent.providers.base import Provider
 from toolgate.agent.retry import RetryPolicy
 from toolgate.agent.subagents import attach_subagents
 from toolgate.agent.transcript import ENTRY, MessageEntry, RepairEntry, Transcript, load_transcript
-from toolgate.core.messages import TextBlock, ToolResult
+from toolgate.core.messages import ToolResult
 from toolgate.core.permission import Approver, PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import SessionFiles, SessionMeta
@@ -146,15 +147,15 @@ def prompt_offsets(transcript: bytes) -> list[int]:
             entry = ENTRY.validate_json(line)
         except ValidationError:
             continue
-        message = entry.message if isinstance(entry, MessageEntry) else None
-        if message is not None and message.role == "user" and any(isinstance(b, TextBlock) for b in message.content):
+        if isinstance(entry, MessageEntry) and is_prompt(entry.message):
             offsets.append(start)
     return offsets
 
 
 def prompt_count(path: Path) -> int:
     """How many prompts the transcript at `path` holds (0 when there is none). Counted again only when the file
-    changed: a list of many sessions reads only the transcripts written since it was last drawn."""
+    changed: a list of many sessions reads each one's prompt index (agent.prompt_index), and parses only the
+    transcripts it does not describe (then writes it for them)."""
     try:
         stat = path.stat()
     except OSError:
@@ -164,10 +165,18 @@ def prompt_count(path: Path) -> int:
 
 @functools.lru_cache(maxsize=1024)
 def _prompt_count(path: Path, size: int, mtime_ns: int) -> int:
+    indexed = read_count(path, size, mtime_ns)
+    if indexed is not None:
+        return indexed
     try:
-        return len(prompt_offsets(path.read_bytes()))
+        data = path.read_bytes()
+        now = path.stat()
     except OSError:
         return 0
+    count = len(prompt_offsets(data))
+    if (len(data), now.st_size, now.st_mtime_ns) == (size, size, mtime_ns):  # what was counted is what was asked
+        write_count(path, size, mtime_ns, count)
+    return count
 
 
 def _only_repaired_results(message: ChatMessage, answered: list[str]) -> bool:

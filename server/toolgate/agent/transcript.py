@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from toolgate.agent.context_relief import clear_results, cleared_note
 from toolgate.agent.conversation import ChatMessage, Repair, merge_into, repair
 from toolgate.agent.events import ErrorKindName
+from toolgate.agent.prompt_index import is_prompt, open_index, read_count, record_count
 from toolgate.agent.subagent_record import RunStarted, SubagentProgress, SubagentRun, apply_step
 from toolgate.core.decisions import ApprovalRecord, Decision, ReviewRecord
 from toolgate.core.todo_items import TodoItem
@@ -130,32 +131,53 @@ _KINDS = frozenset(kind.model_fields["type"].default for kind in get_args(get_ar
 
 
 class Transcript:
-    """The append side. `path` None keeps nothing (an in-memory session)."""
+    """The append side. `path` None keeps nothing (an in-memory session). Its prompt index (agent.prompt_index)
+    is kept up to date while the prompt count is known."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._fd: int | None = None
+        self._prompts: int | None = None  # in the file as it was left (`_left`), when known
+        self._left: tuple[int, int] | None = None  # the file's size and time after this writer's last append
+        self._index_fd: int | None = None
 
     def append(self, entry: Entry) -> None:
         if self.path is None:
             return
         if self._fd is None:
             self._fd = self._open(self.path)
+        found = os.fstat(self._fd)
+        if (found.st_size, found.st_mtime_ns) != self._left:  # first append, or written by someone else since
+            found = self._end_last_line(self.path, self._fd)
+            known = 0 if found.st_size == 0 else read_count(self.path, found.st_size, found.st_mtime_ns)
+            self._prompts = known
         # One write per line: a crash leaves at most the last line incomplete.
         os.write(self._fd, entry.model_dump_json().encode("utf-8") + b"\n")
+        left = os.fstat(self._fd)
+        self._left = (left.st_size, left.st_mtime_ns)
+        if self._prompts is not None:
+            self._prompts += isinstance(entry, MessageEntry) and is_prompt(entry.message)
+            if self._index_fd is None:
+                self._index_fd = open_index(self.path)
+            if self._index_fd is not None:
+                record_count(self._index_fd, left.st_size, left.st_mtime_ns, self._prompts)
 
     @staticmethod
     def _open(path: Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        # A line cut short by a crash must not swallow the next entry: end it first.
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    @staticmethod
+    def _end_last_line(path: Path, fd: int) -> os.stat_result:
+        """A line cut short by a crash (or left open by another writer) must not swallow the next entry: end it
+        first. Returns the file's state after."""
         size = os.fstat(fd).st_size
         if size:
             with open(path, "rb") as handle:
                 handle.seek(size - 1)
                 if handle.read(1) != b"\n":
                     os.write(fd, b"\n")
-        return fd
+        return os.fstat(fd)
 
     def record_decision(self, decision: ApprovalRecord | ReviewRecord) -> None:
         """For the session's Decisions: keeping the record must never break the call it is about."""
@@ -182,6 +204,10 @@ class Transcript:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+            self._left = None  # the file may be replaced before it is opened again
+        if self._index_fd is not None:
+            os.close(self._index_fd)
+            self._index_fd = None
 
 
 class CompactionMark(BaseModel):

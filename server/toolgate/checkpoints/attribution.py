@@ -1,10 +1,11 @@
 """Undo the agent's changes, and only those: what each tool call changed (the checkpoint right before it to the
 one right after it, see `Checkpoint.agent_since`) is reversed on top of the files as they are now.
 
-Each file's agent changes are undone newest first, each as a 3-way merge (`git merge-file`): base = the file
-after the call, ours = the file now, theirs = the file before the call. The person's edits made between calls
-(or since) survive; where they touch the same lines as an agent change, the file is a conflict and is left as
-it is, never overwritten. A whole-tree restore (checkpoints.restore) stays the way to take everything back.
+Each file's agent changes are undone newest first, each as a 3-way merge (`git merge-file`'s answer, see
+checkpoints.merges): base = the file after the call, ours = the file now, theirs = the file before the call.
+The person's edits made between calls (or since) survive; where they touch the same lines as an agent change,
+the file is a conflict and is left as it is, never overwritten. A whole-tree restore (checkpoints.restore) stays
+the way to take everything back.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolgate.checkpoints.git import ShadowGit, read_blobs, split_z
+from toolgate.checkpoints.merges import merge_file
 from toolgate.checkpoints.models import (
     Checkpoint,
     CheckpointError,
@@ -86,18 +87,10 @@ def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange, *, t
 
 
 def _merge(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes, take_undo: bool = False) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="toolgate-undo-") as scratch:
-        names = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            (Path(scratch) / name).write_bytes(data)
-            names.append(os.path.join(scratch, name))
-        favour = ["--theirs"] if take_undo else []
-        done = git.run(["merge-file", "-p", *favour, *names], check=False)
-    if done.returncode == 0:
-        return done.stdout
-    if done.returncode > 0:
-        raise ChangeConflict(f"the same lines were edited since the agent changed them ({done.returncode} place(s))")
-    raise CheckpointError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+    merged = merge_file(git, base=base, ours=ours, theirs=theirs, take_undo=take_undo)
+    if merged.conflicts:
+        raise ChangeConflict(f"the same lines were edited since the agent changed them ({merged.conflicts} place(s))")
+    return merged.content
 
 
 def undo_file(

@@ -4,11 +4,15 @@ lines only, stops at lines the person changed since, and can be taken back."""
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from toolgate.checkpoints.changes import ChangesReview, keep, list_changes, undo_files, undo_hunk
+from toolgate.checkpoints.changes import ChangesReview, FileEntry, keep, list_changes, undo_files, undo_hunk
+from toolgate.checkpoints.git import ShadowGit
 from toolgate.checkpoints.session import SessionCheckpoints
 from toolgate.text.hunks import HunkConflict
 
@@ -114,3 +118,45 @@ async def test_a_kept_file_shows_again_when_the_agent_changes_it_later(tmp_path:
     await _agent_call(checkpoints, "t3", {workspace / "new.py": "n\nsecond\n"})
     entry = next(e for e in list_changes(store, "s1", review).files if e.path == "new.py")
     assert [(h.old, h.new) for h in entry.hunks] == [((), ("second\n",))]
+
+
+async def test_listing_asks_git_to_merge_only_what_it_cannot_merge_apart_and_each_question_once(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Lines no other test writes: git's answers are remembered for the whole process, by the files' contents.
+    code = workspace / "counted.py"
+    code.write_text("one\ntwo\nthree\nfour\nfive\n")
+    checkpoints = SessionCheckpoints(tmp_path / "data", workspace, "s1")
+    await checkpoints.begin_turn()
+    await _agent_call(checkpoints, "t1", {code: "one\nTWO\nthree\nfour\nfive\n"})
+    await _agent_call(checkpoints, "t2", {code: "one\nTWO\nthree\nFOUR\nfive\n"})
+    await checkpoints.end_turn()
+    store, review = checkpoints.store(), ChangesReview()
+    merges: list[list[str]] = []
+    run = ShadowGit.run
+
+    def counting(git: ShadowGit, args: Sequence[str], **options: Any) -> subprocess.CompletedProcess[bytes]:
+        if args[0] == "merge-file":
+            merges.append(list(args))
+        return run(git, args, **options)
+
+    monkeypatch.setattr(ShadowGit, "run", counting)
+
+    def listed() -> FileEntry:
+        return next(e for e in list_changes(store, "s1", review).files if e.path == "counted.py")
+
+    # The person's line at the end is apart from the agent's lines: both calls undone with no git process.
+    code.write_text("one\nTWO\nthree\nFOUR\nfive\nsix, the person's\n")
+    assert [(h.old, h.new) for h in listed().hunks] == [(("two\n",), ("TWO\n",)), (("four\n",), ("FOUR\n",))]
+    assert merges == []
+
+    # A line the agent changed, reworded by the person: git decides (a conflict), once for this version of the file.
+    code.write_text("one\nTWO\nthree\nFOUR, in the person's words\nfive\nsix, the person's\n")
+    for _ in range(2):
+        conflict = listed().conflict
+        assert conflict is not None and "1 place(s)" in conflict
+    assert len(merges) == 1
+
+    # Edited again after that listing: a new version of the file, merged again.
+    code.write_text("one\nTWO\nthree\nFOUR, in the person's other words\nfive\nsix, the person's\n")
+    assert listed().conflict is not None and len(merges) == 2
