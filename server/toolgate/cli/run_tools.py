@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
+import functools
 import json
+import os
 import signal
+import stat
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
@@ -130,15 +134,57 @@ def run_tools_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# One read of stdin takes up to this much: a 5 MB Write's line comes in a few reads, where the text layer's
+# 8 KiB chunks made it hundreds of reads and decodes.
+_READ_BYTES = 1 << 20
+# What a pipe to stdin is widened to (the most an unprivileged process may ask for, /proc/sys/fs/pipe-max-size):
+# the client then hands a big line over in a few writes instead of one per 64 KiB, each waiting for our read.
+_PIPE_BYTES = 1 << 20
+
+
+def read_lines(read: Callable[[int], bytes]) -> Iterator[bytes]:
+    """The lines that `read(n)` gives until it gives b"" (end of input), each with its b"\\n" (the last one may
+    have none). A line that spans several reads is joined once; one within a read is sliced out of it."""
+    pending: list[bytes] = []
+    while block := read(_READ_BYTES):
+        start = 0
+        while (end := block.find(b"\n", start)) != -1:
+            pending.append(block[start : end + 1])
+            yield b"".join(pending)
+            pending.clear()
+            start = end + 1
+        if start < len(block):
+            pending.append(block[start:])
+    if pending:
+        yield b"".join(pending)
+
+
+def widen_pipe(fd: int) -> None:
+    """Make a pipe at `fd` hold `_PIPE_BYTES` if it holds less (Linux; anything else, or a refusal, leaves it)."""
+    get_size, set_size = getattr(fcntl, "F_GETPIPE_SZ", None), getattr(fcntl, "F_SETPIPE_SZ", None)
+    if get_size is None or set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, get_size) < _PIPE_BYTES:
+            fcntl.fcntl(fd, set_size, _PIPE_BYTES)
+
+
 async def stdin_lines() -> AsyncIterator[str]:
-    """stdin lines, read by a daemon thread so that waiting for input can be cancelled (by a signal)."""
+    """stdin lines, read by a daemon thread so that waiting for input can be cancelled (by a signal).
+
+    JSON Lines are UTF-8 whatever the locale; a byte that is not UTF-8 becomes a lone surrogate (as the C.UTF-8
+    locale's stdin made it), so that it reaches the tool as the path or text it was instead of ending the session."""
     send, receive = anyio.create_memory_object_stream[str | None](max_buffer_size=16)
     token = anyio.lowlevel.current_token()
 
     def pump() -> None:
+        # The file descriptor, not sys.stdin.buffer: a daemon thread blocked inside a buffered reader holds its
+        # lock, and the interpreter aborts when it cannot take that lock at exit (a signal while idle).
+        fd = sys.stdin.fileno()
+        widen_pipe(fd)
         try:
-            for line in sys.stdin:
-                anyio.from_thread.run(send.send, line, token=token)
+            for line in read_lines(functools.partial(os.read, fd)):
+                anyio.from_thread.run(send.send, line.decode("utf-8", "surrogateescape"), token=token)
         except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             return  # the session ended while we waited for input
         with contextlib.suppress(anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
