@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
-import functools
 import json
 import os
 import signal
@@ -134,29 +133,50 @@ def run_tools_command(args: argparse.Namespace) -> int:
     return 0
 
 
-# One read of stdin takes up to this much: a 5 MB Write's line comes in a few reads, where the text layer's
-# 8 KiB chunks made it hundreds of reads and decodes.
+# The buffer stdin is read into starts this big and grows to the longest line; a line that grew it past
+# `_KEEP_BYTES` is not kept in memory for the rest of the session.
 _READ_BYTES = 1 << 20
+_KEEP_BYTES = 16 << 20
 # What a pipe to stdin is widened to (the most an unprivileged process may ask for, /proc/sys/fs/pipe-max-size):
 # the client then hands a big line over in a few writes instead of one per 64 KiB, each waiting for our read.
 _PIPE_BYTES = 1 << 20
 
 
-def read_lines(read: Callable[[int], bytes]) -> Iterator[bytes]:
-    """The lines that `read(n)` gives until it gives b"" (end of input), each with its b"\\n" (the last one may
-    have none). A line that spans several reads is joined once; one within a read is sliced out of it."""
-    pending: list[bytes] = []
-    while block := read(_READ_BYTES):
-        start = 0
-        while (end := block.find(b"\n", start)) != -1:
-            pending.append(block[start : end + 1])
-            yield b"".join(pending)
-            pending.clear()
-            start = end + 1
-        if start < len(block):
-            pending.append(block[start:])
-    if pending:
-        yield b"".join(pending)
+def read_lines(readinto: Callable[[memoryview], int]) -> Iterator[str]:
+    """The lines that `readinto` puts into a buffer until it gives 0 (end of input), each with its "\\n" (the
+    last one may have none), decoded as UTF-8 (a byte that is not UTF-8 becomes a lone surrogate).
+
+    One buffer serves every line, and a line is decoded straight out of it: a 5 MB line costs one read into
+    memory that is already there and one decode, where reading it in blocks and joining them cost a fresh
+    block per read, a join and the page faults of both (the text layer of sys.stdin took 8 KiB a time)."""
+    buffer = bytearray(_READ_BYTES)
+    start = end = scanned = 0  # the line being read is buffer[start:end]; buffer[start:scanned] holds no "\n"
+    while True:
+        newline = buffer.find(b"\n", scanned, end)
+        if newline != -1:
+            yield _decoded(buffer, start, newline + 1)
+            start = scanned = newline + 1
+            continue
+        if start == end and len(buffer) > _KEEP_BYTES:
+            buffer = bytearray(_READ_BYTES)
+        if start:  # the start of the next line moves to the front, where the buffer has room after it
+            buffer[: end - start] = buffer[start:end]
+            start, end = 0, end - start
+        scanned = end
+        if end == len(buffer):
+            buffer.extend(bytes(len(buffer)))
+        with memoryview(buffer) as view:
+            count = readinto(view[end:])
+        if not count:
+            break
+        end += count
+    if start < end:
+        yield _decoded(buffer, start, end)
+
+
+def _decoded(buffer: bytearray, start: int, stop: int) -> str:
+    with memoryview(buffer) as view, view[start:stop] as line:
+        return str(line, "utf-8", "surrogateescape")
 
 
 def widen_pipe(fd: int) -> None:
@@ -183,8 +203,8 @@ async def stdin_lines() -> AsyncIterator[str]:
         fd = sys.stdin.fileno()
         widen_pipe(fd)
         try:
-            for line in read_lines(functools.partial(os.read, fd)):
-                anyio.from_thread.run(send.send, line.decode("utf-8", "surrogateescape"), token=token)
+            for line in read_lines(lambda view: os.readv(fd, [view])):
+                anyio.from_thread.run(send.send, line, token=token)
         except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             return  # the session ended while we waited for input
         with contextlib.suppress(anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
