@@ -31,7 +31,8 @@ from typing import IO
 from bench.bench_files import _make_text
 from bench.report import Figure, Report, median_us
 
-REPEAT = 15
+# Enough turns that the median holds still on a machine others share (a 5 MB write's fsyncs vary a lot).
+REPEAT = 30
 
 
 class RunTools:
