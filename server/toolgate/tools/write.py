@@ -34,7 +34,6 @@ class WriteDone:
     shown: str
     created: bool
     line_count: int
-    original: str | None
     notes: tuple[str, ...] = ()
     user_modified: bool = False
     user_changes: str = ""
@@ -115,12 +114,10 @@ class WriteTool(SingleFileWriter[WriteInput, WritePlan, WriteDone]):
         self, tool_input: WriteInput, plan: WritePlan, chosen: FinalText, encoded: Encoded, shown: str
     ) -> WriteDone:
         # The model is told the line count, not a diff: diffing 5 MB against 5 MB was a seventh of a big Write.
-        disk = plan.disk
         return WriteDone(
             shown=shown,
-            created=not disk.exists,
+            created=not plan.disk.exists,
             line_count=count_lines(encoded.text),
-            original=disk.text if disk.exists else None,
             notes=encoded.notes,
             user_modified=chosen.user_modified,
             user_changes=chosen.user_changes,
