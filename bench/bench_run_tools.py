@@ -4,9 +4,10 @@ a 5 MB file against a read + replace + durable write of the same file (and again
 temp file, rename and directory fsync), in turns, in the same run.
 
 What the tool path adds beyond its baseline is the pipe (the line into run-tools' stdin, its result line back),
-the permission check, the staleness check, the atomic write (temporary file, fsync, rename, directory fsync), the
-record of the write, the line count its result reports and the result line; every pass over the 5 MB beyond the
-one decode and the one write shows here. No checkpoints: a run without --session-id or --data-dir keeps none.
+the permission check, the staleness check, the record of the write (readFileState keeps the text written, so each
+line is parsed while the last one's text is still held, into memory the baseline would have reused), the line
+count its result reports and the result line; every pass over the 5 MB beyond the one decode and the one write
+shows here. No checkpoints: a run without --session-id or --data-dir keeps none.
 
 The Write's goal figure is against a baseline as durable as the tool: the same temp file beside the target,
 fsync, rename over it and directory fsync (`_atomic_durable_write`), which a crash leaves old or new. Writing
