@@ -100,6 +100,30 @@ def test_bad_usage_is_reported_at_start(workspace: Path) -> None:
     assert code == 2 and "invalid choice" in stderr
 
 
+def test_lines_of_megabytes_arrive_whole_and_as_utf_8_whatever_the_locale(workspace: Path) -> None:
+    """stdin is read in big blocks, not through the locale's text layer: a line of megabytes is one line, and
+    JSON Lines are UTF-8 even where Python's stdin would decode another way (here Latin-1)."""
+    content = "naïve café, ünïcode on every line\n" * 150_000  # 5 MB, so the line spans many reads
+    lines = [
+        tool_use("w", "Write", file_path="big.txt", content=content),
+        tool_use("s", "Write", file_path="small.txt", content="déjà vu\n"),
+    ]
+    payload = b"".join(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n" for line in lines)
+    proc = subprocess.run(
+        [*TOOLGATE, "run-tools", "--workspace", str(workspace), "--permission-mode", "acceptEdits"],
+        input=payload,
+        capture_output=True,
+        timeout=60,
+        start_new_session=True,
+        env={**os.environ, "PYTHONIOENCODING": "latin-1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [o["tool_use_id"] for o in out] == ["w", "s"] and not any(o["is_error"] for o in out)
+    assert (workspace / "big.txt").read_bytes() == content.encode("utf-8")
+    assert (workspace / "small.txt").read_bytes() == "déjà vu\n".encode()
+
+
 @pytest.fixture
 def live_session(workspace: Path) -> Iterator[subprocess.Popen[str]]:
     proc = subprocess.Popen(

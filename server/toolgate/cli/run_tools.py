@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import json
+import os
 import signal
+import stat
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
@@ -130,14 +133,77 @@ def run_tools_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# The buffer stdin is read into starts this big and grows to the longest line; a line that grew it past
+# `_KEEP_BYTES` is not kept in memory for the rest of the session.
+_READ_BYTES = 1 << 20
+_KEEP_BYTES = 16 << 20
+# What a pipe to stdin is widened to (the most an unprivileged process may ask for, /proc/sys/fs/pipe-max-size):
+# the client then hands a big line over in a few writes instead of one per 64 KiB, each waiting for our read.
+_PIPE_BYTES = 1 << 20
+
+
+def read_lines(readinto: Callable[[memoryview], int]) -> Iterator[str]:
+    """The lines that `readinto` puts into a buffer until it gives 0 (end of input), each with its "\\n" (the
+    last one may have none), decoded as UTF-8 (a byte that is not UTF-8 becomes a lone surrogate).
+
+    One buffer serves every line, and a line is decoded straight out of it: a 5 MB line costs one read into
+    memory that is already there and one decode, where reading it in blocks and joining them cost a fresh
+    block per read, a join and the page faults of both (the text layer of sys.stdin took 8 KiB a time)."""
+    buffer = bytearray(_READ_BYTES)
+    start = end = scanned = 0  # the line being read is buffer[start:end]; buffer[start:scanned] holds no "\n"
+    while True:
+        newline = buffer.find(b"\n", scanned, end)
+        if newline != -1:
+            yield _decoded(buffer, start, newline + 1)
+            start = scanned = newline + 1
+            continue
+        if start == end and len(buffer) > _KEEP_BYTES:
+            buffer = bytearray(_READ_BYTES)
+        if start:  # the start of the next line moves to the front, where the buffer has room after it
+            buffer[: end - start] = buffer[start:end]
+            start, end = 0, end - start
+        scanned = end
+        if end == len(buffer):
+            buffer.extend(bytes(len(buffer)))
+        with memoryview(buffer) as view:
+            count = readinto(view[end:])
+        if not count:
+            break
+        end += count
+    if start < end:
+        yield _decoded(buffer, start, end)
+
+
+def _decoded(buffer: bytearray, start: int, stop: int) -> str:
+    with memoryview(buffer) as view, view[start:stop] as line:
+        return str(line, "utf-8", "surrogateescape")
+
+
+def widen_pipe(fd: int) -> None:
+    """Make a pipe at `fd` hold `_PIPE_BYTES` if it holds less (Linux; anything else, or a refusal, leaves it)."""
+    get_size, set_size = getattr(fcntl, "F_GETPIPE_SZ", None), getattr(fcntl, "F_SETPIPE_SZ", None)
+    if get_size is None or set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, get_size) < _PIPE_BYTES:
+            fcntl.fcntl(fd, set_size, _PIPE_BYTES)
+
+
 async def stdin_lines() -> AsyncIterator[str]:
-    """stdin lines, read by a daemon thread so that waiting for input can be cancelled (by a signal)."""
+    """stdin lines, read by a daemon thread so that waiting for input can be cancelled (by a signal).
+
+    JSON Lines are UTF-8 whatever the locale; a byte that is not UTF-8 becomes a lone surrogate (as the C.UTF-8
+    locale's stdin made it), so that it reaches the tool as the path or text it was instead of ending the session."""
     send, receive = anyio.create_memory_object_stream[str | None](max_buffer_size=16)
     token = anyio.lowlevel.current_token()
 
     def pump() -> None:
+        # The file descriptor, not sys.stdin.buffer: a daemon thread blocked inside a buffered reader holds its
+        # lock, and the interpreter aborts when it cannot take that lock at exit (a signal while idle).
+        fd = sys.stdin.fileno()
+        widen_pipe(fd)
         try:
-            for line in sys.stdin:
+            for line in read_lines(lambda view: os.readv(fd, [view])):
                 anyio.from_thread.run(send.send, line, token=token)
         except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             return  # the session ended while we waited for input

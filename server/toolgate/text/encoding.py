@@ -110,9 +110,10 @@ def decode(data: bytes) -> Decoded:
     return Decoded(text=raw.replace("\r\n", "\n"), format=fmt, raw=raw if has_mixed_endings(raw) else None)
 
 
-def decoded_as_written(text: str, fmt: TextFormat) -> Decoded | None:
+def decoded_as_written(text: str, fmt: TextFormat, *, carriage_returns: bool | None = None) -> Decoded | None:
     """What `decode` gives back for the bytes `encode_raw(text, fmt)` wrote, when that is certain without
-    decoding them; None when only decoding them can tell.
+    decoding them; None when only decoding them can tell. `carriage_returns`: whether `text` holds a "\\r", when
+    the caller has looked already (a look is a pass over all of it); None: it is looked for here.
 
     A writer that knows this can remember the file it just wrote, so that its next change of the same, unchanged
     file need not read and decode megabytes again. Certain for text without a carriage return (so line-ending
@@ -120,7 +121,7 @@ def decoded_as_written(text: str, fmt: TextFormat) -> Decoded | None:
     UTF-8 that does not itself start with one. An 8-bit file is left to decoding: new text that happens to be
     valid UTF-8 reads back as UTF-8.
     """
-    if "\r" in text:
+    if carriage_returns if carriage_returns is not None else "\r" in text:
         return None
     if not fmt.bom and (fmt.encoding != "utf-8" or text.startswith("\ufeff")):
         return None

@@ -85,3 +85,13 @@ async def test_a_header_cut_across_reads_is_found() -> None:
         reader.feed_data(data[i : i + 1])
     reader.feed_eof()
     assert [item async for item in read_messages(reader)] == [b"{}"]
+
+
+async def test_a_body_of_megabytes_across_many_reads_is_delivered_whole() -> None:
+    big = b'{"content": "' + bytes(range(32, 127)) * 60_000 + b'"}'  # 5.7 MB
+    data = frame(big) + frame(b"{}")
+    reader = asyncio.StreamReader(limit=64 * 1024)
+    for start in range(0, len(data), 100_000):  # the next message starts inside the big one's last read
+        reader.feed_data(data[start : start + 100_000])
+    reader.feed_eof()
+    assert [item async for item in read_messages(reader, max_bytes=8 << 20)] == [big, b"{}"]

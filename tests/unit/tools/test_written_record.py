@@ -48,6 +48,22 @@ async def test_a_crlf_file_is_read_back_rather_than_remembered(rt: Runtime, work
     assert target.read_bytes() == b"one\r\ntwo\r\n3\r\n"
 
 
+async def test_content_sent_with_carriage_returns_is_read_back_rather_than_remembered(
+    rt: Runtime, workspace: Path
+) -> None:
+    # Whether the content holds a "\r" is looked for once, in the plan; what the write records rests on that look.
+    for name, content, lf_form in [("crlf.txt", "a\r\nb\r\n", "a\nb\n"), ("cr.txt", "a\rb\n", "a\rb\n")]:
+        target = workspace / name
+        result = await run1(rt, "Write", file_path=str(target), content=content)
+        assert not result.is_error, result.text()
+        assert target.read_bytes() == content.encode()
+        record = rt.session.file_state.get(target)
+        assert record is not None and record.content == lf_form and record.identity is None
+        edited = await run1(rt, "Edit", file_path=str(target), old_string="b", new_string="B")
+        assert not edited.is_error, edited.text()
+        assert target.read_bytes() == content.replace("b", "B").encode()
+
+
 async def test_a_change_that_keeps_size_and_timestamp_is_still_seen(rt: Runtime, workspace: Path) -> None:
     # Another program rewrites the file in place with as many bytes and puts the timestamp back (as `cp -p` or
     # rsync would): only the inode's change time tells. The Edit must work on what is on disk, not the record.
