@@ -164,3 +164,27 @@ def test_sigint_when_idle_ends_the_session(live_session: subprocess.Popen[str], 
     assert json.loads(live_session.stdout.readline())["tool_use_id"] == "t"  # the handler is installed by now
     live_session.send_signal(signal.SIGINT)
     assert live_session.wait(timeout=30) == 130
+
+
+@pytest.mark.parametrize("stdin", ["write-only", "closed"])
+def test_a_stdin_that_cannot_be_read_ends_the_session_with_a_reason_instead_of_waiting(
+    workspace: Path, stdin: str
+) -> None:
+    # A read that fails (stdin the write end of a pipe) or no stdin at all: the reader used to die quietly and
+    # leave the session waiting forever for lines that could not come.
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.run(
+            [*TOOLGATE, "run-tools", "--workspace", str(workspace)],
+            stdin=write_end if stdin == "write-only" else None,
+            preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            start_new_session=True,
+        )
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert "toolgate run-tools: stdin could not be read" in proc.stderr
+    assert proc.stdout == ""

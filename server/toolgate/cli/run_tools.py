@@ -198,15 +198,19 @@ async def stdin_lines() -> AsyncIterator[str]:
     token = anyio.lowlevel.current_token()
 
     def pump() -> None:
-        # The file descriptor, not sys.stdin.buffer: a daemon thread blocked inside a buffered reader holds its
-        # lock, and the interpreter aborts when it cannot take that lock at exit (a signal while idle).
-        fd = sys.stdin.fileno()
-        widen_pipe(fd)
         try:
+            # The file descriptor, not sys.stdin.buffer: a daemon thread blocked inside a buffered reader holds its
+            # lock, and the interpreter aborts when it cannot take that lock at exit (a signal while idle).
+            fd = sys.stdin.fileno()
+            widen_pipe(fd)
             for line in read_lines(lambda view: os.readv(fd, [view])):
                 anyio.from_thread.run(send.send, line, token=token)
         except (anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             return  # the session ended while we waited for input
+        except (OSError, ValueError, AttributeError) as exc:
+            # No stdin (closed, or none at all) or a failed read: the input ends here, said so, instead of the
+            # reader dying quietly and the session waiting for lines that cannot come.
+            sys.stderr.write(f"toolgate run-tools: stdin could not be read ({exc}); no more calls are taken.\n")
         with contextlib.suppress(anyio.RunFinishedError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             anyio.from_thread.run(send.send, None, token=token)
 
