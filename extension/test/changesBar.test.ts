@@ -88,7 +88,7 @@ describe('the changes bar model', () => {
     expect(settled.notice?.conflicts).toEqual([]);
     expect(undoNotice({ undone: false, reason: 'a turn is running', redo: null, files: [], conflicts: [] }, 'x')).toEqual({
       level: 'error',
-      text: 'Nothing was undone: a turn is running',
+      text: 'Nothing was undone: a turn is running.',
     });
   });
 

@@ -113,7 +113,7 @@ export function undoNotice(result: ChangesUndoResult, what: string): BarNotice {
   if (!result.undone) {
     return {
       level: conflicts.length > 0 ? 'warning' : 'error',
-      text: `Nothing was undone: ${result.reason ?? 'the sidecar gave no reason'}`,
+      text: sentence(`Nothing was undone: ${result.reason ?? 'the sidecar gave no reason'}`),
       ...(conflicts.length > 0 ? { conflicts } : {}),
     };
   }
@@ -125,6 +125,11 @@ export function undoNotice(result: ChangesUndoResult, what: string): BarNotice {
     ...(result.redo ? { redo: result.redo } : {}),
     ...(conflicts.length > 0 ? { conflicts } : {}),
   };
+}
+
+/** The sidecar's reasons are clauses: the bar shows each as a sentence. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 function shorten(line: string): string {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,7 +89,8 @@ def undo_change(git: ShadowGit, current: bytes | None, change: AgentChange, *, t
 def _merge(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes, take_undo: bool = False) -> bytes:
     merged = merge_file(git, base=base, ours=ours, theirs=theirs, take_undo=take_undo)
     if merged.conflicts:
-        raise ChangeConflict(f"the same lines were edited since the agent changed them ({merged.conflicts} place(s))")
+        places = "1 place" if merged.conflicts == 1 else f"{merged.conflicts} places"
+        raise ChangeConflict(f"the same lines were edited since the agent changed them ({places})")
     return merged.content
 
 
@@ -206,12 +207,20 @@ def agent_history(
 def conflict_message(report: RestoreReport, whole_tree: str) -> str:
     """What the person is told when an undo left files as they are, and what to do about them. `whole_tree`:
     how to restore every file to the checkpoint where they are (a CLI option, a command)."""
-    lines = [f"{c.path}: {c.reason}" for c in report.conflicts]
     return (
-        f"{len(report.conflicts)} file(s) were left as they are, because you changed them where the agent did: "
-        + "; ".join(lines)
-        + f". Undo the agent's change to those by hand, or restore the whole tree to checkpoint {report.target} "
+        left_as_they_are(report.conflicts)
+        + f". Undo the agent's change there by hand, or restore the whole tree to checkpoint {report.target} "
         f"with {whole_tree} (that also takes back your own edits made since)"
+    )
+
+
+def left_as_they_are(conflicts: Sequence[UndoConflict]) -> str:
+    """Which files an undo left as they are, and why: the person changed them where the agent did."""
+    if len(conflicts) == 1:
+        only = conflicts[0]
+        return f"{only.path} was left as it is, because you changed it where the agent did: {only.reason}"
+    return f"{len(conflicts)} files were left as they are, because you changed them where the agent did: " + "; ".join(
+        f"{c.path}: {c.reason}" for c in conflicts
     )
 
 

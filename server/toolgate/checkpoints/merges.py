@@ -88,6 +88,7 @@ def _ask_git(git: ShadowGit, *, base: bytes, ours: bytes, theirs: bytes, take_un
             names.append(os.path.join(scratch, name))
         favour = ["--theirs"] if take_undo else []
         done = git.run(["merge-file", "-p", *favour, *names], check=False)
-    if done.returncode < 0:
+    # The number of conflicts, 127 at most; a negative status (255 as an exit code) or a signal is a failure.
+    if not 0 <= done.returncode <= 127:
         raise CheckpointError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
     return Merged(done.returncode, done.stdout)

@@ -161,6 +161,7 @@ def _undo(
     params: p.ChangesUndoParams,
     is_dirty: Callable[[Path], bool],
 ) -> p.ChangesUndoResult:
+    from toolgate.checkpoints.attribution import left_as_they_are
     from toolgate.checkpoints.changes import undo_files, undo_hunk
     from toolgate.checkpoints.models import CheckpointError
     from toolgate.text.hunks import HunkConflict
@@ -185,11 +186,7 @@ def _undo(
         return p.ChangesUndoResult(undone=False, reason=str(exc))
     reason = None
     if outcome.conflicts:
-        reason = (
-            f"{len(outcome.conflicts)} file(s) were left as they are, because you changed them where the agent did: "
-            + "; ".join(f"{c.path}: {c.reason}" for c in outcome.conflicts)
-            + ". Keep yours, take the undo, or open the merge"
-        )
+        reason = left_as_they_are(outcome.conflicts) + ". Keep yours, take the undo, or open the merge"
     elif not outcome.undone:
         reason = "there was nothing left to undo: the bar was out of date"
     return p.ChangesUndoResult(

@@ -80,10 +80,10 @@ async def test_the_same_lines_changed_since_are_a_conflict_left_as_they_are(tmp_
     assert (workspace / "other.txt").read_text() == "x\n"  # the rest is undone
     assert sorted((c.path, c.reason) for c in report.conflicts) == [
         ("gen.txt", "the agent created it, and it was edited since"),
-        ("shared.txt", "the same lines were edited since the agent changed them (1 place(s))"),
+        ("shared.txt", "the same lines were edited since the agent changed them (1 place)"),
     ]
     message = conflict_message(report, "--whole-tree")
-    assert message.startswith("2 file(s) were left as they are, because you changed them where the agent did: ")
+    assert message.startswith("2 files were left as they are, because you changed them where the agent did: ")
     assert "shared.txt: the same lines" in message and f"to checkpoint {start} with --whole-tree" in message
 
     whole, _ = checkpoints.restore(start, whole_tree=True)  # the explicit way to take everything back

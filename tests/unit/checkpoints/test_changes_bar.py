@@ -154,7 +154,7 @@ async def test_listing_asks_git_to_merge_only_what_it_cannot_merge_apart_and_eac
     code.write_text("one\nTWO\nthree\nFOUR, in the person's words\nfive\nsix, the person's\n")
     for _ in range(2):
         conflict = listed().conflict
-        assert conflict is not None and "1 place(s)" in conflict
+        assert conflict is not None and "(1 place)" in conflict
     assert len(merges) == 1
 
     # Edited again after that listing: a new version of the file, merged again.

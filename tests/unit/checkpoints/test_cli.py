@@ -168,5 +168,6 @@ async def test_rewind_code_leaves_a_conflicting_file_as_it_is_and_says_what_to_d
     assert (workspace / "f.txt").read_text() == "the person's\n" and not (workspace / "g.txt").exists()
     assert "undid the agent's changes since checkpoint 000001 in 1 file(s)\n  remove g.txt\n" in done.stdout
     assert "  kept   f.txt (conflict: the same lines were edited since the agent changed them" in done.stdout
-    assert done.stderr.startswith("toolgate rewind: 1 file(s) were left as they are")
+    assert done.stderr.startswith("toolgate rewind: ")
+    assert " was left as it is, because you changed it where the agent did: " in done.stderr
     assert "with --whole-tree (that also takes back your own edits made since)" in done.stderr
