@@ -124,6 +124,23 @@ def test_lines_of_megabytes_arrive_whole_and_as_utf_8_whatever_the_locale(worksp
     assert (workspace / "small.txt").read_bytes() == "déjà vu\n".encode()
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_results_go_out_as_utf_8_whatever_the_locale(workspace: Path, encoding: str) -> None:
+    # A result quoting text the locale's encoding cannot hold ended the session with a UnicodeEncodeError.
+    (workspace / "marks.txt").write_text("done ✓ 日本 café\n", encoding="utf-8")
+    proc = subprocess.run(
+        [*TOOLGATE, "run-tools", "--workspace", str(workspace)],
+        input=(json.dumps(tool_use("r", "Read", file_path="marks.txt")) + "\n").encode(),
+        capture_output=True,
+        timeout=60,
+        start_new_session=True,
+        env={**os.environ, "PYTHONIOENCODING": encoding},
+    )
+    assert proc.returncode == 0, proc.stderr
+    (result,) = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
+    assert not result["is_error"] and "done ✓ 日本 café" in result["content"]
+
+
 @pytest.fixture
 def live_session(workspace: Path) -> Iterator[subprocess.Popen[str]]:
     proc = subprocess.Popen(
