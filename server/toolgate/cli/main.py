@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import sys
 from collections.abc import Sequence
@@ -216,11 +217,23 @@ def _add_mcp_parser(
     return actions
 
 
+def _printable_streams(*, json_lines: bool) -> None:
+    """Nothing toolgate prints ends a command with a UnicodeEncodeError: a character the locale's encoding cannot
+    show is escaped. JSON Lines go out as UTF-8 whatever the locale, as they come in (a lone surrogate, from a byte
+    that was not UTF-8, as its JSON escape, which every reader parses)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    if json_lines and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     # Only a command line that names `chat` can reach the chat parser's options.
     parser = build_parser(chat_options="chat" in arguments)
     args = parser.parse_args(arguments)
+    _printable_streams(json_lines=args.command == "run-tools" or getattr(args, "output_format", None) == "stream-json")
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level.upper(), format="toolgate %(levelname)s %(name)s: %(message)s"
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
-import io
 import json
 import os
 import signal
@@ -114,11 +113,6 @@ async def _begin_turn(runtime: Runtime) -> None:
 
 
 def run_tools_command(args: argparse.Namespace) -> int:
-    # JSON Lines go out as UTF-8 whatever the locale, as they come in: a Latin-1 or ASCII stdout could not encode a
-    # result that quotes "✓" and ended the session. A lone surrogate (a byte that was not UTF-8 in a line read) goes
-    # out as its JSON escape, which every reader parses.
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")
     runtime = runtime_from_args(args, NonInteractiveApprover())
 
     async def main() -> None:

@@ -260,3 +260,25 @@ def test_while_a_chat_runs_its_session_cannot_be_resumed_or_rewound_elsewhere(
         chats.append(third)
         code, _, err = third.finish()
         assert code == 0, err
+
+
+@pytest.mark.parametrize("output_format", ["text", "stream-json"])
+def test_an_answer_the_locale_cannot_encode_is_printed_not_a_crash(
+    env: dict[str, str], data_dir: Path, workspace: Path, chats: list[Chat], output_format: str
+) -> None:
+    # Under an ASCII stdout, printing "café ✓" ended the chat with a UnicodeEncodeError.
+    steps = [{"text": "It says café ✓."}]
+    with MockModelServer(steps) as mock:
+        args = ["What is in a.txt?", "--output-format", output_format]
+        chat = Chat(
+            [*args, "--workspace", str(workspace), "--data-dir", str(data_dir)],
+            anthropic_env({**env, "PYTHONIOENCODING": "ascii"}, mock),
+        )
+        chats.append(chat)
+        code, out, err = chat.finish()
+    assert code == 0, err
+    if output_format == "text":
+        assert out == "It says caf\\xe9 \\u2713.\n"  # escaped where ASCII cannot show it
+    else:
+        lines = [json.loads(line) for line in out.splitlines()]  # UTF-8 JSON Lines whatever the locale
+        assert "It says café ✓." in "".join(line.get("text", "") for line in lines if line["type"] == "text_delta")
