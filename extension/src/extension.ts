@@ -40,7 +40,7 @@ import { RestartPolicy } from './sidecar/restartPolicy';
 import { ReviewController } from './review/reviews';
 import { RulesView } from './settings/rulesView';
 import { registerStandInDecorations } from './vscode/standInsVscode';
-import { ProblemsAnswerer, waitSecondsSetting } from './editor/problems';
+import { openFilesSetting, ProblemsAnswerer, waitSecondsSetting } from './editor/problems';
 import { problemsHost } from './vscode/problemsVscode';
 import { onWorkspaceFileChanged } from './vscode/fileChangesVscode';
 import type { ToolgateSettings } from './settings/settings';
@@ -156,7 +156,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const standIns = registerStandInDecorations();
   context.subscriptions.push(standIns);
   client.onStandIns((params) => standIns.update(params.paths));
-  const problems = new ProblemsAnswerer(problemsHost(), () => waitSecondsSetting(api.readToolgateSetting('problems.waitSeconds')));
+  const problems = new ProblemsAnswerer(problemsHost(), {
+    waitSeconds: () => waitSecondsSetting(api.readToolgateSetting('problems.waitSeconds')),
+    openFiles: () => openFilesSetting(api.readToolgateSetting('problems.openFiles')),
+  });
   context.subscriptions.push(problems);
   client.onEditorProblems((params, token) => problems.answer(params, token));
   serveCodeIntel(sidecar, languageFeatures);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Disposable } from '../src/host';
 import type { EditorProblem, EditorProblemsResult } from '../src/protocol.generated';
-import { FIRST_REPORT_MS, ProblemsAnswerer, QUIET_MS, textDigest, waitSecondsSetting } from '../src/editor/problems';
+import { FIRST_REPORT_MS, openFilesSetting, ProblemsAnswerer, QUIET_MS, textDigest, waitSecondsSetting } from '../src/editor/problems';
 import type { ProblemsHost } from '../src/editor/problems';
 import { FakeCancellation } from './fakes';
 
@@ -43,6 +43,8 @@ class FakeEditorHost implements ProblemsHost {
   readonly withExtension = new Set(['typescript']);
   readonly diagnosticsChanged = new Listeners<readonly string[]>();
   readonly documentChanged = new Listeners<string>();
+  /** Each openDocument call: the path, and whether it was to be shown in a tab. */
+  readonly openCalls: Array<[string, boolean]> = [];
 
   diagnostics(path: string): EditorProblem[] {
     return this.problems.get(path) ?? [];
@@ -53,7 +55,8 @@ class FakeEditorHost implements ProblemsHost {
   onDiagnosticsChanged(listener: (paths: readonly string[]) => void): Disposable {
     return this.diagnosticsChanged.add(listener);
   }
-  async openDocument(path: string): Promise<{ languageId: string; wasOpen: boolean } | undefined> {
+  async openDocument(path: string, showInTab: boolean): Promise<{ languageId: string; wasOpen: boolean } | undefined> {
+    this.openCalls.push([path, showInTab]);
     const text = this.disk.get(path);
     if (text === undefined) return undefined;
     const wasOpen = this.open.has(path);
@@ -89,12 +92,14 @@ describe('answering toolgate/editor/problems', () => {
   let host: FakeEditorHost;
   let answerer: ProblemsAnswerer;
   let waitSeconds: number;
+  let openFiles: boolean;
 
   beforeEach(() => {
     vi.useFakeTimers();
     host = new FakeEditorHost();
     waitSeconds = 1.5;
-    answerer = new ProblemsAnswerer(host, () => waitSeconds);
+    openFiles = true;
+    answerer = new ProblemsAnswerer(host, { waitSeconds: () => waitSeconds, openFiles: () => openFiles });
     host.disk.set(TS, 'const x: number = 1\n');
     host.disk.set(TXT, 'hello\n');
   });
@@ -131,7 +136,7 @@ describe('answering toolgate/editor/problems', () => {
     expect(pending.answer()).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
     expect(pending.answer()).toEqual({
-      files: [{ path: TS, covered: true, settled: true, problems: [error(0), error(0, 'another')] }],
+      files: [{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0), error(0, 'another')] }],
       waitedSeconds: 1.5,
     });
     expect(pending.at()).toBe(150 + 200 + 200 + QUIET_MS);
@@ -143,7 +148,7 @@ describe('answering toolgate/editor/problems', () => {
     host.publish('/ws/src/other.ts', []); // the TypeScript server is up: it reported (nothing) for another file
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [] }]);
     expect(pending.at()).toBe(FIRST_REPORT_MS);
   });
 
@@ -153,26 +158,45 @@ describe('answering toolgate/editor/problems', () => {
     expect(pending.answer()).toBeUndefined();
     host.publish(TS, [error(0)]);
     await vi.advanceTimersByTimeAsync(QUIET_MS);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('asked for a baseline (not patiently), gives a server not heard from only FIRST_REPORT_MS', async () => {
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: false }));
     await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: false, problems: [] }]);
   });
 
-  it('takes silence until the end of the wait as settled: nothing new to say', async () => {
+  it('takes silence until the end of the wait as settled, and says no language server was heard from', async () => {
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1500);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: false, problems: [] }]);
     expect(pending.at()).toBe(1500);
+  });
+
+  it('counts a report on another file of the language during the wait as hearing from its server', async () => {
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(1200); // the server was loading its project …
+    host.open.set('/ws/src/other.ts', '');
+    host.publish('/ws/src/other.ts', []); // … and is up now, with nothing to say about this file
+    await vi.advanceTimersByTimeAsync(300);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [] }]);
+  });
+
+  it('with the openFiles setting off, asks the editor to load a file without showing it in a tab', async () => {
+    openFiles = false;
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(400);
+    host.publish(TS, [error(0)]);
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(host.openCalls).toEqual([[TS, false]]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('says it did not settle when the buffer never holds the content within the wait', async () => {
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('something else') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1500);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, heardFromServer: false, problems: [] }]);
     expect(pending.at()).toBe(1500);
   });
 
@@ -190,7 +214,7 @@ describe('answering toolgate/editor/problems', () => {
 
   it('does not wait for a file no diagnostics source is known for', async () => {
     const answer = await answerer.answer({ files: [{ path: TXT, contentSha256: textDigest('hello\n') }], wait: true, patient: true });
-    expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, problems: [] }]);
+    expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, heardFromServer: false, problems: [] }]);
   });
 
   it('learns that a language is covered once a file of it had problems', async () => {
@@ -206,7 +230,7 @@ describe('answering toolgate/editor/problems', () => {
     host.open.set(TS, host.disk.get(TS)!);
     host.problems.set(TS, [error(0)]);
     const answer = await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true });
-    expect(answer.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+    expect(answer.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('opens a document it did not have open and lets its language server look first', async () => {
@@ -215,12 +239,13 @@ describe('answering toolgate/editor/problems', () => {
     host.publish(TS, [error(0)]);
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(host.open.has(TS)).toBe(true);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, problems: [error(0)] }]);
+    expect(host.openCalls).toEqual([[TS, true]]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('answers a file that cannot be opened as not covered', async () => {
     const answer = await answerer.answer({ files: [{ path: '/ws/gone.ts', contentSha256: 'x' }], wait: true, patient: true });
-    expect(answer.files).toEqual([{ path: '/ws/gone.ts', covered: false, settled: true, problems: [] }]);
+    expect(answer.files).toEqual([{ path: '/ws/gone.ts', covered: false, settled: true, heardFromServer: false, problems: [] }]);
   });
 
   it('stops waiting when the sidecar withdraws the question', async () => {
@@ -237,7 +262,10 @@ describe('answering toolgate/editor/problems', () => {
     host.problems.set(TS, [error(2)]);
     host.problems.set('/ws/clean.ts', []);
     const answer = await answerer.answer({ files: null, wait: false, patient: false });
-    expect(answer).toEqual({ files: [{ path: TS, covered: true, settled: true, problems: [error(2)] }], waitedSeconds: 0 });
+    expect(answer).toEqual({
+      files: [{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(2)] }],
+      waitedSeconds: 0,
+    });
   });
 });
 
@@ -250,6 +278,13 @@ describe('the waitSeconds setting and the content digest', () => {
     expect(waitSecondsSetting(-1)).toBe(1.5);
     expect(waitSecondsSetting('2')).toBe(1.5);
     expect(waitSecondsSetting(undefined)).toBe(1.5);
+  });
+
+  it('opens files unless openFiles is set to false', () => {
+    expect(openFilesSetting(undefined)).toBe(true);
+    expect(openFilesSetting(true)).toBe(true);
+    expect(openFilesSetting(false)).toBe(false);
+    expect(openFilesSetting('false')).toBe(true);
   });
 
   it('digests text the way the sidecar does: UTF-8 with LF line endings (values from core/editor_problems.py)', () => {

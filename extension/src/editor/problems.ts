@@ -5,7 +5,8 @@
  *
  * Language servers push their problems and never say "done", so settling is read from the outside, for each file:
  *   1. the file is opened, in a preview tab that does not take the focus (TypeScript's server checks only files
- *      shown in tabs), so that a language server covers it;
+ *      shown in tabs), so that a language server covers it; with `toolgate.problems.openFiles` off it is only
+ *      loaded, never shown (no tab opens, and some servers will not report on it);
  *   2. when the sidecar names a content (after it wrote the file), the document's text must become that content
  *      first (the editor reloads a clean buffer when the file changes on disk);
  *   3. then the problems must stop changing: QUIET_MS after the last change, or FIRST_REPORT_MS when none comes (a
@@ -15,7 +16,8 @@
  * All of it within the `toolgate.problems.waitSeconds` setting. Silence until the end of the wait counts as settled
  * (nothing new to say); a buffer that never held the content, or problems still changing, do not. A file whose
  * language no diagnostics source is known for (none reported for it or its language, and no active extension
- * activates on its language) is not waited for.
+ * activates on its language) is not waited for. Each answer says whether a language server has been heard from for
+ * the file's language at all (`heardFromServer`): a cold server silent for the whole wait is not "no problems".
  */
 
 import { createHash } from 'node:crypto';
@@ -38,8 +40,11 @@ export interface ProblemsHost {
   /** Every file the editor has problems for now. */
   allDiagnostics(): Array<[string, EditorProblem[]]>;
   onDiagnosticsChanged(listener: (paths: readonly string[]) => void): Disposable;
-  /** Opens the file in a tab unless it is in one (wasOpen); undefined when it cannot be opened (binary, too large, gone). */
-  openDocument(path: string): Promise<{ languageId: string; wasOpen: boolean } | undefined>;
+  /**
+   * Opens the file unless it is in a tab (wasOpen): shown in a tab when `showInTab`, else only loaded. Undefined when it
+   * cannot be opened (binary, too large, gone).
+   */
+  openDocument(path: string, showInTab: boolean): Promise<{ languageId: string; wasOpen: boolean } | undefined>;
   /** The text of an open document; undefined when it is not open. */
   documentText(path: string): string | undefined;
   /** The language of an open document; undefined when it is not open. */
@@ -56,10 +61,22 @@ export function textDigest(text: string): string {
 
 export const MIN_WAIT_SECONDS = 0.1;
 
+/** The settings the answerer reads at each question. */
+export interface ProblemsSettings {
+  waitSeconds(): number;
+  /** Show a file in a preview tab to get it checked (toolgate.problems.openFiles). */
+  openFiles(): boolean;
+}
+
 /** The setting, checked: seconds from MIN_WAIT_SECONDS to MAX_WAIT_SECONDS; anything else is the default. */
 export function waitSecondsSetting(raw: unknown): number {
   if (typeof raw !== 'number' || !Number.isFinite(raw) || raw <= 0) return DEFAULT_WAIT_SECONDS;
   return Math.min(Math.max(raw, MIN_WAIT_SECONDS), MAX_WAIT_SECONDS);
+}
+
+/** The setting, checked: only an explicit false turns opening files off. */
+export function openFilesSetting(raw: unknown): boolean {
+  return raw !== false;
 }
 
 type Step = 'done' | number;
@@ -73,7 +90,7 @@ export class ProblemsAnswerer implements Disposable {
 
   constructor(
     private readonly host: ProblemsHost,
-    private readonly waitSeconds: () => number,
+    private readonly settings: ProblemsSettings,
     private readonly now: () => number = Date.now,
   ) {
     this.subscription = host.onDiagnosticsChanged((paths) => {
@@ -83,9 +100,11 @@ export class ProblemsAnswerer implements Disposable {
   }
 
   async answer(params: EditorProblemsParams, token?: CancellationLike): Promise<EditorProblemsResult> {
-    const waitedSeconds = params.wait ? this.waitSeconds() : 0;
+    const waitedSeconds = params.wait ? this.settings.waitSeconds() : 0;
     if (params.files === null) {
-      const files = this.host.allDiagnostics().map(([path, problems]) => ({ path, covered: true, settled: true, problems }));
+      const files = this.host
+        .allDiagnostics()
+        .map(([path, problems]) => ({ path, covered: true, settled: true, heardFromServer: true, problems }));
       return { files, waitedSeconds };
     }
     const deadline = this.now() + waitedSeconds * 1000;
@@ -111,8 +130,13 @@ export class ProblemsAnswerer implements Disposable {
     token?: CancellationLike,
   ): Promise<FileProblemsAnswer> {
     const { path } = file;
-    const opened = await this.host.openDocument(path);
-    const answer = (covered: boolean, settled: boolean): FileProblemsAnswer => ({ path, covered, settled, problems: this.host.diagnostics(path) });
+    const opened = await this.host.openDocument(path, this.settings.openFiles());
+    // Read when answering, after any wait: a report during the wait (for this file or another of its language) counts.
+    const answer = (covered: boolean, settled: boolean): FileProblemsAnswer => {
+      const problems = this.host.diagnostics(path);
+      const heardFromServer = opened !== undefined && (problems.length > 0 || this.heardFrom.has(opened.languageId));
+      return { path, covered, settled, heardFromServer, problems };
+    };
     if (opened === undefined) return answer(false, true);
     const covered =
       this.reportingLanguages.has(opened.languageId) ||

@@ -52,7 +52,7 @@ export function problemsHost(): ProblemsHost {
       vscode.languages.onDidChangeDiagnostics((event) =>
         listener(event.uris.filter((uri) => uri.scheme === 'file').map((uri) => uri.fsPath)),
       ),
-    async openDocument(path) {
+    async openDocument(path, showInTab) {
       if (path.endsWith('.ipynb')) return undefined; // a notebook's problems are per cell; never shown as JSON text
       const uri = vscode.Uri.file(path);
       if (inTab(uri)) {
@@ -62,8 +62,8 @@ export function problemsHost(): ProblemsHost {
       try {
         const document = await vscode.workspace.openTextDocument(uri);
         // In a tab, not just loaded: some language servers (TypeScript's) check only the files shown in tabs. A
-        // preview tab that leaves the focus where it was.
-        await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true });
+        // preview tab that leaves the focus where it was; none when the person turned that off.
+        if (showInTab) await vscode.window.showTextDocument(document, { preview: true, preserveFocus: true });
         return { languageId: document.languageId, wasOpen: false };
       } catch {
         return undefined; // binary, too large, or gone: no language server looks at it

@@ -26,6 +26,7 @@ class FileReport:
     covered: bool  # some language server reports on files like this one; False: the editor waited for nothing
     settled: bool  # the editor had the requested content and its problems stopped changing within the wait
     problems: tuple[Problem, ...]
+    heard: bool = True  # a language server has reported on this file's language; False: none yet (maybe starting)
 
 
 @dataclass(frozen=True, slots=True)

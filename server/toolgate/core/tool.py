@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
@@ -155,6 +155,10 @@ class Tool(ABC, Generic[InputT, DataT]):
     def paths(self, tool_input: InputT, ctx: ToolContext) -> Sequence[Path]:
         """The absolute paths this call reads or writes, for permission checks. Tools with paths must say."""
         return ()
+
+    def moved_from(self, tool_input: InputT, ctx: ToolContext) -> Mapping[Path, Path]:
+        """The files this call moves, as new absolute path -> old absolute path (both among `paths`); most move none."""
+        return {}
 
     def summary(self, tool_input: InputT, workspace: Path) -> str:
         """What this call does, in one line a person can read; the UI shows it after the tool's name, so it does

@@ -12,7 +12,7 @@ cannot answer costs the result nothing: no note, and the call's own result stand
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,7 +40,15 @@ from toolgate.sidecar.protocol_problems import (
     ProblemsFileRequest,
 )
 from toolgate.text.encoding import UndecodableError, decode
-from toolgate.text.problems import FileProblems, Problem, new_problems, render_new_problems, reported
+from toolgate.text.problems import (
+    Baseline,
+    FileProblems,
+    Problem,
+    baselines_after_moves,
+    new_problems,
+    render_new_problems,
+    reported,
+)
 
 if TYPE_CHECKING:
     from toolgate.core.context import ToolContext
@@ -88,6 +96,7 @@ def _report(answer: EditorProblemsResult) -> ProblemsReport:
             path=Path(f.path),
             covered=f.covered,
             settled=f.settled,
+            heard=f.heard_from_server,
             problems=tuple(Problem(p.line, p.character, p.severity, p.message, p.source, p.code) for p in f.problems),
         )
         for f in answer.files
@@ -115,12 +124,14 @@ async def _read_texts(paths: Sequence[Path]) -> dict[Path, str | None]:
 
 @dataclass(slots=True)
 class _Before:
-    """What the step saw before a call: each file's text, and the problems the editor reported for it."""
+    """What the step saw before a call: each file's text, the problems the editor reported for it, and which files
+    the call moves (new path -> old path)."""
 
     source: ProblemsSource
     workspace: Path
     texts: dict[Path, str | None]
     report: ProblemsReport
+    moved_from: Mapping[Path, Path]
 
     async def after(self, result: ToolResult) -> str | None:
         if result.is_error:
@@ -134,7 +145,7 @@ class _Before:
         except ProblemsUnavailable as exc:
             logger.warning("no problems after the edit: %s", exc)
             return None
-        return after_edit_note(self.workspace, self.texts, now, self.report, report)
+        return after_edit_note(self.workspace, self.texts, now, self.report, report, self.moved_from)
 
 
 def after_edit_note(
@@ -143,32 +154,41 @@ def after_edit_note(
     new_texts: dict[Path, str | None],
     before: ProblemsReport,
     after: ProblemsReport,
+    moved_from: Mapping[Path, Path] | None = None,
 ) -> str | None:
-    """What the result ends with: the new problems of each changed file its language server covers, and which files
-    it did not finish checking in time. None: nothing to say (no language server, or no new problem)."""
+    """What the result ends with: the new problems of each changed file its language server covers (a moved file's
+    compared with its old path's), which files it did not finish checking in time, and which it had not reported on
+    at all. None: nothing to say (no language server, or no new problem)."""
+    earlier = {
+        path: Baseline(text or "", seen.problems if (seen := before.of(path)) is not None else ())
+        for path, text in old_texts.items()
+    }
+    baselines = baselines_after_moves(earlier, moved_from or {})
     found: list[FileProblems] = []
     unsettled: list[str] = []
+    unheard: list[str] = []
     for report in after.files:
         text = new_texts.get(report.path)
         if text is None or not report.covered:
             continue
         label = display_path(report.path, workspace)
-        earlier = before.of(report.path)
-        fresh = new_problems(
-            earlier.problems if earlier is not None else (),
-            report.problems,
-            old_texts.get(report.path) or "",
-            text,
-        )
-        if fresh := reported(fresh):
+        baseline = baselines.get(report.path, Baseline("", ()))
+        if fresh := reported(new_problems(baseline.problems, report.problems, baseline.text, text)):
             found.append(FileProblems(label, text, fresh))
         if not report.settled:
             unsettled.append(label)
+        elif not report.heard:
+            unheard.append(label)
     parts = [block] if (block := render_new_problems(found)) is not None else []
     if unsettled:
         parts.append(
             f"The language server had not finished checking {', '.join(unsettled)} within "
             f"{after.waited_seconds:g} s, so problems may be missing here; the Problems tool shows them later."
+        )
+    if unheard:
+        parts.append(
+            f"The language server had not reported on {', '.join(unheard)} yet (it may still be starting), so no "
+            "problems here does not mean none; run the Problems tool on it in a moment."
         )
     return "\n".join(parts) if parts else None
 
@@ -195,7 +215,7 @@ class ProblemsFollower:
         except ProblemsUnavailable as exc:
             logger.warning("%s not followed for problems: %s", tool.name, exc)
             return None
-        return _Before(self._source, ctx.workspace, texts, report)
+        return _Before(self._source, ctx.workspace, texts, report, tool.moved_from(tool_input, ctx))
 
 
 def problems_dependencies(channel: ClientChannel) -> dict[Dep[Any], Any]:

@@ -55,6 +55,12 @@ class FileProblemsAnswer(WireModel):
     settled: bool = Field(
         description="The editor had the requested content and its problems stopped changing within the wait."
     )
+    heard_from_server: bool = Field(
+        default=True,
+        description="A language server has reported in this window on this file or another file of its language "
+        "(the server is up). False: none has, not even during the wait, so an empty list may only mean it is still "
+        "starting. Absent: the editor does not tell (taken as heard).",
+    )
     problems: list[EditorProblem]
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 Severity = Literal["error", "warning", "information", "hint"]
 
@@ -20,6 +20,7 @@ Severity = Literal["error", "warning", "information", "hint"]
 REPORTED_SEVERITIES: frozenset[Severity] = frozenset({"error", "warning"})
 # More new problems than this in one call are summarised by their count (the Problems tool lists them all).
 NEW_PROBLEMS_CAP = 20
+_ERRORS_FIRST: Mapping[Severity, int] = {"error": 0, "warning": 1}
 # Past this many changed lines on either side, lines are not matched one by one (difflib is quadratic there): the
 # whole changed middle counts as changed, and its problems as new.
 _MATCHED_LINES_LIMIT = 4000
@@ -47,6 +48,28 @@ class FileProblems:
     label: str
     text: str  # the file's text now, to turn UTF-16 columns into characters
     problems: Sequence[Problem]
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """A file's text and problems before a call: what its problems after the call are compared with."""
+
+    text: str
+    problems: Sequence[Problem]
+
+
+PathT = TypeVar("PathT", bound=Hashable)
+
+
+def baselines_after_moves(before: Mapping[PathT, Baseline], moved_from: Mapping[PathT, PathT]) -> dict[PathT, Baseline]:
+    """Each path's baseline once the call has moved files (`moved_from`: new path -> old path). A moved file brought
+    its text and problems along, so its baseline is its old path's; without that, every problem it had would count
+    as new at its new path. The old path keeps its own (it matters only if the file is still there: a kept copy)."""
+    found = dict(before)
+    for new_path, old_path in moved_from.items():
+        if (origin := before.get(old_path)) is not None:
+            found[new_path] = origin
+    return found
 
 
 def _lines(text: str) -> list[str]:
@@ -103,9 +126,8 @@ def new_problems(before: Iterable[Problem], after: Iterable[Problem], old_text: 
 
 def reported(problems: Iterable[Problem]) -> list[Problem]:
     """The problems worth telling the model about (errors and warnings), errors first, then by place."""
-    order = {"error": 0, "warning": 1}
     chosen = [p for p in problems if p.severity in REPORTED_SEVERITIES]
-    return sorted(chosen, key=lambda p: (order.get(p.severity, 2), p.line, p.column))
+    return sorted(chosen, key=lambda p: (_ERRORS_FIRST.get(p.severity, 2), p.line, p.column))
 
 
 def utf16_to_column(line_text: str, units: int) -> int:
@@ -134,14 +156,49 @@ def problem_line(label: str, text: str, problem: Problem) -> str:
     return f"{label}:{problem.line + 1}:{column} {kind}: {_message(problem)}"
 
 
+def fair_shares(sizes: Sequence[int], cap: int) -> list[int]:
+    """How many of each list to take so that at most `cap` are taken in all, dealt one at a time to each list that has
+    more left (round-robin): a list gets fewer than another only when it has no more."""
+    shares = [0] * len(sizes)
+    left = cap
+    while left > 0:
+        open_lists = [index for index, size in enumerate(sizes) if shares[index] < size][:left]
+        if not open_lists:
+            break
+        for index in open_lists:
+            shares[index] += 1
+        left -= len(open_lists)
+    return shares
+
+
+def _shown(files: Sequence[FileProblems], cap: int) -> list[list[Problem]]:
+    """Each file's problems that fit under `cap`: errors dealt round-robin across the files first, then warnings
+    with what is left, so one file with many problems cannot hide every other file's (nor an error a warning)."""
+    ranks = sorted({_ERRORS_FIRST.get(p.severity, 2) for f in files for p in f.problems})
+    shown: list[list[Problem]] = [[] for _ in files]
+    left = cap
+    for rank in ranks:
+        of_rank = [[p for p in f.problems if _ERRORS_FIRST.get(p.severity, 2) == rank] for f in files]
+        shares = fair_shares([len(problems) for problems in of_rank], left)
+        for taken, problems, share in zip(shown, of_rank, shares, strict=True):
+            taken.extend(problems[:share])
+        left -= sum(shares)
+    return shown
+
+
 def render_new_problems(files: Sequence[FileProblems], cap: int = NEW_PROBLEMS_CAP) -> str | None:
-    """The block a result ends with, or None when no file has a new problem. At most `cap` problems are listed, and
-    the cap is announced with the total."""
-    every = [(f.label, f.text, p) for f in files for p in f.problems]
-    if not every:
+    """The block a result ends with, or None when no file has a new problem. At most `cap` problems are listed,
+    shared fairly between the files (`_shown`); the cap is announced with the total, and each file that has problems
+    left out says how many."""
+    total = sum(len(f.problems) for f in files)
+    if not total:
         return None
-    shown = every[:cap]
     head = "New problems the editor reports after this change"
-    if len(every) > cap:
-        head += f" (showing {cap} of {len(every)}; the Problems tool lists every one)"
-    return head + ":\n" + "\n".join(problem_line(label, text, p) for label, text, p in shown)
+    if total > cap:
+        head += f" (showing {cap} of {total}; the Problems tool lists every one)"
+    lines = [head + ":"]
+    for file, shown in zip(files, _shown(files, cap), strict=True):
+        lines.extend(problem_line(file.label, file.text, p) for p in shown)
+        if left_out := len(file.problems) - len(shown):
+            lines.append(f"({left_out} more in {file.label} not shown)")
+    return "\n".join(lines)

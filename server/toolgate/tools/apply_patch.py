@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -127,6 +127,18 @@ class ApplyPatchTool(Tool[ApplyPatchInput, PatchDone]):
             if isinstance(op, UpdateFile) and op.move_path:
                 found.append(ctx.resolve_path(op.move_path))
         return list(dict.fromkeys(found))
+
+    def moved_from(self, tool_input: ApplyPatchInput, ctx: ToolContext) -> Mapping[Path, Path]:
+        try:
+            ops = parse_patch(tool_input.patch)
+        except PatchSyntaxError:
+            return {}
+        moves = (
+            (ctx.resolve_path(op.move_path), ctx.resolve_path(op.path))
+            for op in ops
+            if isinstance(op, UpdateFile) and op.move_path
+        )
+        return {new: old for new, old in moves if new != old}
 
     def summary(self, tool_input: ApplyPatchInput, workspace: Path) -> str:
         try:

@@ -53,6 +53,7 @@ class ScriptedEditor:
         self.gone = False
         self.silent = False
         self.unsettled = False
+        self.unheard = False  # no language server has reported yet (a cold one, still starting)
 
     async def request(self, method: str, params: WireModel, result: type[Any]) -> Any:
         assert method == EDITOR_PROBLEMS and isinstance(params, EditorProblemsParams)
@@ -69,7 +70,12 @@ class ScriptedEditor:
             covered = path.suffix == ".ts"
             settled = covered and not self.unsettled and wanted.content_sha256 in (None, digest)
             problems = toy_problems(text) if covered else []
-            answers.append(FileProblemsAnswer(path=str(path), covered=covered, settled=settled, problems=problems))
+            heard = not self.unheard
+            answers.append(
+                FileProblemsAnswer(
+                    path=str(path), covered=covered, settled=settled, heard_from_server=heard, problems=problems
+                )
+            )
         return EditorProblemsResult(files=answers, waited_seconds=WAIT_SECONDS)
 
 
@@ -139,6 +145,19 @@ async def test_a_language_server_that_did_not_settle_is_named_with_the_wait(
     )
 
 
+async def test_a_language_server_not_heard_from_is_named_with_what_to_do(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
+    path = workspace / "main.ts"
+    path.write_text("const a = 1\n", encoding="utf-8")
+    editor.unheard = True
+    text = await edit(rt, path, "1", "2")
+    assert text == (
+        "Edited main.ts (line 1).\n\nThe language server had not reported on main.ts yet (it may still be starting), "
+        "so no problems here does not mean none; run the Problems tool on it in a moment."
+    )
+
+
 async def test_a_write_that_creates_a_file_reports_all_its_problems(rt: Runtime, workspace: Path) -> None:
     result = await run1(rt, "Write", file_path=str(workspace / "new.ts"), content="ok\nBAD\n")
     assert result.text().endswith("new.ts:2:1 error (toy): BAD is not allowed")
@@ -157,6 +176,24 @@ async def test_an_apply_patch_reports_per_file(rt: Runtime, workspace: Path) -> 
         "a.ts:1:1 error (toy): BAD is not allowed",
         "b.ts:1:5 error (toy): BAD is not allowed",
     ]
+
+
+async def test_an_apply_patch_that_moves_a_file_compares_it_with_its_old_path(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
+    (workspace / "old.ts").write_text("one BAD\ntwo\n", encoding="utf-8")
+    await run1(rt, "Read", file_path=str(workspace / "old.ts"))
+    patch = "*** Begin Patch\n*** Update File: old.ts\n*** Move to: new.ts\n one BAD\n-two\n+BAD two\n*** End Patch"
+    result = await run1(rt, "ApplyPatch", patch=patch)
+    assert not result.is_error, result.text()
+    # The problem the file had at its old path came along; only the one the patch added is new.
+    assert result.text().splitlines()[-2:] == [
+        "New problems the editor reports after this change:",
+        "new.ts:2:1 error (toy): BAD is not allowed",
+    ]
+    before, after = editor.asked
+    assert before.files is not None and [f.path for f in before.files] == [str(workspace / "old.ts")]
+    assert after.files is not None and [f.path for f in after.files] == [str(workspace / "new.ts")]
 
 
 async def test_a_notebook_edit_asks_nothing(rt: Runtime, workspace: Path, editor: ScriptedEditor) -> None:

@@ -7,8 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolgate.text.problems import (
+    Baseline,
     FileProblems,
     Problem,
+    baselines_after_moves,
+    fair_shares,
     line_map,
     new_problems,
     problem_line,
@@ -135,8 +138,71 @@ def test_the_cap_is_announced_with_the_total() -> None:
     assert out is not None
     lines = out.splitlines()
     assert "showing 20 of 25" in lines[0]
-    assert len(lines) == 21
-    assert lines[-1].startswith("a.ts:20:1 error")
+    assert len(lines) == 22
+    assert lines[-2].startswith("a.ts:20:1 error")
+    assert lines[-1] == "(5 more in a.ts not shown)"
+
+
+def warn(line: int) -> Problem:
+    return Problem(line, 0, "warning", "'y' is declared but its value is never read.", "ts", "6133")
+
+
+def test_the_cap_is_shared_between_files_so_one_file_cannot_hide_the_others() -> None:
+    text = "".join(f"line {i}\n" for i in range(40))
+    files = [
+        FileProblems("big.ts", text, [err(i, column=0) for i in range(30)]),
+        FileProblems("small.ts", text, [err(i, column=0) for i in range(3)]),
+        FileProblems("mid.ts", text, [err(i, column=0) for i in range(12)]),
+    ]
+    out = render_new_problems(files, cap=20)
+    assert out is not None
+    lines = out.splitlines()
+    assert "showing 20 of 45" in lines[0]
+    shown = [line.split(":", 1)[0] for line in lines[1:] if not line.startswith("(")]
+    # small.ts has 3, the rest is split evenly between the two that have more.
+    assert [shown.count(label) for label in ("big.ts", "small.ts", "mid.ts")] == [9, 3, 8]
+    assert "(21 more in big.ts not shown)" in lines
+    assert "(4 more in mid.ts not shown)" in lines
+    assert not any("small.ts not shown" in line for line in lines)
+    # Each file's lines stay together, its left-out count right after them.
+    assert lines.index("(21 more in big.ts not shown)") == 1 + 9
+
+
+def test_errors_take_the_cap_before_warnings_and_a_file_with_none_shown_still_says_what_it_left_out() -> None:
+    text = "".join(f"line {i}\n" for i in range(10))
+    files = [
+        FileProblems("warned.ts", text, [warn(i) for i in range(5)]),
+        FileProblems("broken.ts", text, [err(i, column=0) for i in range(5)]),
+    ]
+    out = render_new_problems(files, cap=4)
+    assert out is not None
+    assert out.splitlines()[1:] == [
+        "(5 more in warned.ts not shown)",
+        *(f"broken.ts:{i + 1}:1 error (ts 2322): Type 'string' is not assignable to type 'number'." for i in range(4)),
+        "(1 more in broken.ts not shown)",
+    ]
+
+
+def test_fair_shares_deals_one_at_a_time_to_each_list_with_more() -> None:
+    assert fair_shares([30, 3, 12], 20) == [9, 3, 8]
+    assert fair_shares([1, 1, 1], 2) == [1, 1, 0]
+    assert fair_shares([2, 5], 20) == [2, 5]
+    assert fair_shares([], 20) == []
+    assert fair_shares([4, 4], 0) == [0, 0]
+
+
+def test_a_moved_file_is_compared_with_its_old_path() -> None:
+    before = {"old.ts": Baseline(OLD, [err(1)]), "kept.ts": Baseline("x\n", [])}
+    baselines = baselines_after_moves(before, {"new.ts": "old.ts"})
+    assert baselines == {"old.ts": before["old.ts"], "kept.ts": before["kept.ts"], "new.ts": before["old.ts"]}
+    moved = baselines["new.ts"]
+    # The old problem, at its place in the moved file, is not new; one added with the move is.
+    new_text = OLD + "const y: number = 'no'\n"
+    assert new_problems(moved.problems, [err(1), err(3)], moved.text, new_text) == [err(3)]
+
+
+def test_a_move_from_a_path_with_no_baseline_gives_none() -> None:
+    assert baselines_after_moves({}, {"new.ts": "gone.ts"}) == {}
 
 
 def test_under_the_cap_every_problem_is_listed_without_a_cap_notice() -> None:
