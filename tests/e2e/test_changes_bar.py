@@ -104,7 +104,7 @@ def test_an_agent_file_the_person_edited_since_is_a_conflict_not_overwritten(
         expect(row.get_by_role("button", name="Undo", exact=True)).to_have_count(0)
         bar.get_by_role("button", name="Undo all").click()
         notice = bar.locator(".changes-notice")
-        expect(notice).to_contain_text("because you changed them where the agent did")
+        expect(notice).to_contain_text("src/greet.py was left as it is, because you changed it where the agent did")
         assert greet.read_bytes() == mine  # left as it is
         expect(row.get_by_role("button", name="Keep mine")).to_be_visible()
         expect(row.get_by_role("button", name="Open merge")).to_be_visible()
