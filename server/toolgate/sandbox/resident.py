@@ -161,10 +161,10 @@ class ResidentProcess:
             self._refused = True
             self._exit(-signal.SIGKILL, str(message.get("reason", "")))
         elif "exit" in message:
-            status = message["status"]
-            if not isinstance(status, int):
-                raise TypeError("the exit status is not a number")
-            self._exit(os.waitstatus_to_exitcode(status))
+            code = message["code"]
+            if not isinstance(code, int):
+                raise TypeError("the exit code is not a number")
+            self._exit(code)
         else:
             raise KeyError("not a report the runner sends")
 

@@ -7,16 +7,18 @@ Messages are JSON, one per SOCK_SEQPACKET packet. From the session, on the contr
 stderr, and its stdin (else it reads /dev/null). Back on the control socket: `{"ready": 1}` once. On the command's
 channel: `{"started": 1}` once it has been exec'd, with a pidfd of it attached (the session reads its pid, in the
 session's own numbering, from the pidfd), or `{"failed": 1, "reason"}` if it could not be started; then the
-session's acknowledgement (any packet: it has the pid), after which `{"exit": 1, "status": wait-status}` once it
-ended, and the channel is closed. The runner reaps a command only once the session has its pid: a pidfd of a
-reaped process no longer tells it, and the session needs it to stop what the command left in its group.
+session's acknowledgement (any packet: it has the pid), after which `{"exit": 1, "code": returncode}` once it
+ended (negative: the signal that ended it), and the channel is closed. The runner reaps a command only once the
+session has its pid: a pidfd of a reaped process no longer tells it, and the session needs it to stop what the
+command left in its group.
 
-Each command is started with posix_spawn (a vfork and an exec: no copy of this interpreter runs in between), as a
+Each command is started as an unsandboxed one is, by `subprocess.Popen` (a vfork and an exec in C: no copy of
+this interpreter runs in between), with what a plain exec has (default signals, no descriptor but 0-2), as a
 session and process group of its own, so the session stops it with its whole group as it stops an unsandboxed
-one; the runner waits on its pidfd, not on SIGCHLD. Every descriptor the runner holds is close-on-exec, so
-nothing of the runner's reaches a command. When the control socket closes (the session retired the sandbox, or
-died), this process exits, and bubblewrap's init ends everything else in the sandbox (the channels close with it:
-the session reads that as the sandbox's end).
+one. (Not os.posix_spawn: glibc's leaves its two internal signals ignored in every command.) The runner waits on
+its pidfd, not on SIGCHLD, and every descriptor it holds is close-on-exec besides. When the control socket closes
+(the session retired the sandbox, or died), this process exits, and bubblewrap's init ends everything else in the
+sandbox (the channels close with it: the session reads that as the sandbox's end).
 
 Standard library only, and no toolgate import: it runs under whichever python3 the sandbox can see, in isolated
 mode. `resident.py` passes this file's text with `-c`.
@@ -31,20 +33,19 @@ import os
 import select
 import signal
 import socket
+import subprocess
 import sys
 
 _MAX_MESSAGE = 1 << 20
 _PR_SET_DUMPABLE = 4
-# Back to their defaults in a command, as a plain exec from a shell has them: Python ignores SIGPIPE and SIGXFSZ,
-# the runner SIGINT, and an ignored signal stays ignored across an exec.
-_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT)
 
 
 class _Command:
-    __slots__ = ("channel", "pid", "pidfd")  # (no dataclass: importing dataclasses would slow every start)
+    __slots__ = ("channel", "pidfd", "process")  # (no dataclass: importing dataclasses would slow every start)
 
-    def __init__(self, pid: int, pidfd: int, channel: socket.socket) -> None:
-        self.pid = pid  # in the sandbox's numbering
+    def __init__(self, process: subprocess.Popen[bytes], pidfd: int, channel: socket.socket) -> None:
+        # Held until reaped by its `wait`: a Popen dropped unwaited is polled (and reaped) by the next one's start.
+        self.process = process
         self.pidfd = pidfd
         self.channel = channel  # its report channel
 
@@ -62,25 +63,26 @@ def _start(request: object, fds: list[int], devnull: int) -> _Command:
     if not isinstance(cwd, str) or not isinstance(argv, list) or not argv or not isinstance(env, dict):
         raise OSError("the request is not one toolgate sends")
     try:
-        os.chdir(cwd)  # the runner's own: posix_spawn has no portable way to change it in the child alone
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=fds[3] if len(fds) > 3 else devnull,
+            stdout=fds[1],
+            stderr=fds[2],
+            start_new_session=True,  # and the defaults: SIGPIPE and SIGXFSZ restored, descriptors from 3 closed
+        )
     except OSError as exc:
-        raise OSError(f"it could not enter {cwd} inside the sandbox: {exc.strerror}") from None
-    actions = [
-        (os.POSIX_SPAWN_DUP2, fds[1], 1),
-        (os.POSIX_SPAWN_DUP2, fds[2], 2),
-        (os.POSIX_SPAWN_DUP2, fds[3] if len(fds) > 3 else devnull, 0),
-    ]
-    try:
-        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True, setsigdef=_DEFAULT_SIGNALS)
-    except OSError as exc:
+        if exc.filename == cwd:
+            raise OSError(f"it could not enter {cwd} inside the sandbox: {exc.strerror}") from None
         raise OSError(f"it could not run {argv[0]} inside the sandbox: {exc.strerror or exc}") from None
     try:
-        pidfd = os.pidfd_open(pid)  # our unreaped child: the pid cannot name another process yet
+        pidfd = os.pidfd_open(process.pid)  # our unreaped child: the pid cannot name another process yet
     except OSError as exc:
-        os.killpg(pid, signal.SIGKILL)  # it could not be watched, so it does not run on
-        os.waitpid(pid, 0)
+        os.killpg(process.pid, signal.SIGKILL)  # it could not be watched, so it does not run on
+        process.wait()
         raise OSError(f"it could not be watched inside the sandbox: {exc.strerror}") from None
-    return _Command(pid, pidfd, socket.socket(fileno=fds[0]))
+    return _Command(process, pidfd, socket.socket(fileno=fds[0]))
 
 
 def _undumpable() -> None:
@@ -145,16 +147,31 @@ def _serve(control: socket.socket) -> None:
                 # could read the status (an error here: the session's end is gone, and wants no status).
                 with contextlib.suppress(OSError):
                     command.channel.recv(16, socket.MSG_DONTWAIT)
-                _, status = os.waitpid(command.pid, 0)
-                _report(command.channel, {"exit": 1, "status": status})
+                _report(command.channel, {"exit": 1, "code": command.process.wait()})
                 command.channel.close()
 
 
+def _unable() -> str | None:
+    """Why commands cannot be started and watched here (None: they can)."""
+    if not hasattr(os, "pidfd_open"):
+        return f"its python3 ({sys.version.split()[0]}) has no os.pidfd_open (Python 3.9 has it)"
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError as exc:
+        return f"this kernel has no pidfds ({exc.strerror}; Linux 5.3 has them)"
+    return None
+
+
 def main(argv: list[str]) -> None:
+    why = _unable()
+    if why is not None:  # the session reads this (bubblewrap's stderr) as the reason the sandbox did not start
+        sys.stderr.write(f"toolgate's sandbox cannot start commands: {why}\n")
+        sys.exit(1)
     _undumpable()
     control = socket.socket(fileno=int(argv[0]))
     os.set_inheritable(control.fileno(), False)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Handled, not ignored: a command would inherit an ignored SIGINT (a handled one is reset by the exec).
+    signal.signal(signal.SIGINT, lambda *_: None)
     _serve(control)
 
 

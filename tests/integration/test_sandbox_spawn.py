@@ -1,0 +1,152 @@
+"""How the in-sandbox runner starts a command (posix_spawn, waited on through its pidfd), with real bwrap: what the
+command inherits (signal dispositions, descriptors), what the session learns (its pid and how it ended, even for a
+command that ended before the session looked), and what it says when it cannot start one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+import anyio
+import pytest
+from tests.integration.test_sandbox_escapes import _processes_with
+from tests.integration.test_sandbox_resident import resident, until
+from tests.integration.test_sandbox_runtime import on, run_in, start_in
+
+from toolgate.core.errors import StateError
+from toolgate.sandbox.resident import Resident, open_process
+
+ENV = {"PATH": "/usr/bin:/bin"}
+
+
+def plain(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["/bin/bash", "-c", script], cwd=cwd, env=ENV, capture_output=True, text=True, check=False)
+
+
+def test_a_command_gets_the_signal_dispositions_a_plain_one_has(workspace: Path, tmp_path: Path) -> None:
+    """Python (and so the runner) ignores SIGPIPE and SIGXFSZ, and the runner SIGINT; an ignored signal stays
+    ignored across an exec, and a command that ignores SIGPIPE complains about every closed pipe."""
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        ignored = "grep SigIgn /proc/self/status"
+        inside = run_in(launch, ignored, workspace, ENV).stdout
+        assert inside == plain(ignored, workspace).stdout
+        assert int(inside.split()[1], 16) & (1 << (signal.SIGPIPE - 1)) == 0, inside
+        piped = run_in(launch, "yes | head -n 1", workspace, ENV)
+        assert (piped.returncode, piped.stdout, piped.stderr) == (0, "y\n", ""), piped
+    finally:
+        sandbox.close()
+
+
+def test_nothing_the_runner_holds_reaches_a_command(workspace: Path, tmp_path: Path) -> None:
+    """Not the control socket, nor another command's report channel, pidfd or output (one runs meanwhile), nor
+    this command's own channel: a command sees the descriptors a plain one does."""
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        other = start_in(launch, "until [ -e stop ]; do sleep 0.05; done", workspace, ENV)
+        listing = "ls /proc/self/fd"
+        assert run_in(launch, listing, workspace, ENV).stdout == plain(listing, workspace).stdout
+        (workspace / "stop").touch()
+        assert other.wait(15) == 0
+    finally:
+        sandbox.close()
+
+
+def test_a_command_ended_by_a_signal_reports_that_signal(workspace: Path, tmp_path: Path) -> None:
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        assert run_in(launch, "kill -TERM $$", workspace, ENV).returncode == -signal.SIGTERM
+        assert run_in(launch, "exit 7", workspace, ENV).returncode == 7
+    finally:
+        sandbox.close()
+
+
+def test_the_pid_arrives_for_a_command_that_ended_before_the_session_looked(workspace: Path, tmp_path: Path) -> None:
+    """The runner reaps a command only once the session has its pid: the session needs it (the process group) to
+    stop what the command left running, and a reaped process's pidfd no longer tells it."""
+    marker = f"toolgate-spawn-{uuid.uuid4().hex[:8]}"
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        assert launch.lease is not None
+        with open(os.devnull, "wb") as null:
+            script = f"(exec -a {marker} sleep 60) & exit 0"
+            process = resident(launch).send(
+                ["/bin/bash", "-c", script], cwd=workspace, env=ENV, output=null.fileno(), lease=launch.lease
+            )
+        until(lambda: bool(_processes_with(marker)), "what it left behind runs")
+        [left] = _processes_with(marker)
+        group = os.getpgid(left)
+        until(lambda: _state(group) == "Z", "the command itself ended (and waits to be reaped)")
+        process._await_start()  # only now does the session read the report
+        assert process.pid == group
+        reader = threading.Thread(target=process._watch)
+        reader.start()
+        assert process.wait(15) == 0
+        reader.join()
+        assert _state(group) is None  # reaped, once acknowledged
+        os.killpg(process.pid, signal.SIGKILL)  # the group is reachable by that pid
+        until(lambda: not _processes_with(marker), "what it left behind is stopped with its group")
+    finally:
+        sandbox.close()
+
+
+def _state(pid: int) -> str | None:
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat_line[stat_line.rfind(")") + 2]
+
+
+@pytest.mark.parametrize(
+    ("argv", "where", "reason"),
+    [
+        (["/nonexistent/tool"], "ws", "it could not run /nonexistent/tool inside the sandbox: No such file"),
+        (["/bin/true"], "elsewhere", "could not enter {cwd} inside the sandbox: No such file"),
+    ],
+)
+def test_a_command_the_runner_cannot_start_is_refused_with_the_reason_and_the_sandbox_goes_on(
+    workspace: Path, tmp_path: Path, argv: list[str], where: str, reason: str
+) -> None:
+    """A program, or a directory, the sandbox does not show (this directory exists outside, but /tmp inside is a
+    private one): calling again would fail the same way, so the error says what to do instead."""
+    cwd = tmp_path / where
+    cwd.mkdir(exist_ok=True)
+    sandbox = on()
+
+    async def attempt() -> None:
+        assert launch.lease is not None
+        await open_process(launch.lease, argv, cwd, ENV)
+
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        with pytest.raises(StateError) as refused:
+            anyio.run(attempt)
+        message = str(refused.value)
+        assert reason.format(cwd=cwd) in message and "outside_sandbox: true" in message, message
+        assert not resident(launch).retired
+        assert run_in(launch, "echo still here", workspace, ENV).stdout == "still here\n"
+    finally:
+        sandbox.close()
+
+
+def test_a_python_without_pidfds_fails_closed_with_the_reason(tmp_path: Path) -> None:
+    """The runner cannot start and watch commands without os.pidfd_open: the sandbox does not start, and says
+    why (the session's launch turns that into "The sandbox could not be set up (...)", and runs nothing)."""
+    python = tmp_path / "python3"
+    shim = "import os, sys; del os.pidfd_open; exec(sys.argv.pop(1))"
+    # Called as `python3 -I -S -c RUNNER FD`: run RUNNER with FD, in a python that lacks os.pidfd_open.
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S -c "{shim}" "$4" "$5"\n')
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    with pytest.raises(OSError, match=r"cannot start commands: its python3 \(.*\) has no os.pidfd_open"):
+        Resident((), str(python))
