@@ -150,3 +150,22 @@ def test_a_python_without_pidfds_fails_closed_with_the_reason(tmp_path: Path) ->
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(OSError, match=r"cannot start commands: its python3 \(.*\) has no os.pidfd_open"):
         Resident((), str(python))
+
+
+def test_the_runner_reaps_its_commands_even_when_it_inherited_an_ignored_sigchld(workspace: Path) -> None:
+    """An ignored SIGCHLD is inherited across an exec (a host may start the session so): the kernel would reap
+    each command at its end, before the session had its pid, and its exit code would be lost."""
+    script = f"""
+import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+from toolgate.sandbox.resident import Resident
+resident = Resident((), sys.executable)  # its runner inherits the ignored SIGCHLD (no bwrap needed to show it)
+lease = resident.lease()
+with open(os.devnull, "wb") as null:
+    process = resident.spawn(["/bin/bash", "-c", "exit 3"], cwd={str(workspace)!r}, env={{}}, output=null.fileno(),
+                             lease=lease)
+print(process.wait(15))
+resident.retire()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (0, "3\n"), done

@@ -123,7 +123,7 @@ def _serve(control: socket.socket) -> None:
                     return  # the session is done with this sandbox
                 try:
                     command = _start(json.loads(message), fds, devnull)
-                except (OSError, ValueError) as exc:
+                except (OSError, ValueError, TypeError) as exc:  # not started; the next request is served
                     if fds:
                         with socket.socket(fileno=fds[0]) as channel:
                             _report(channel, {"failed": 1, "reason": str(exc)})
@@ -172,6 +172,8 @@ def main(argv: list[str]) -> None:
     os.set_inheritable(control.fileno(), False)
     # Handled, not ignored: a command would inherit an ignored SIGINT (a handled one is reset by the exec).
     signal.signal(signal.SIGINT, lambda *_: None)
+    # Whatever it inherited: an ignored SIGCHLD would reap each command at its end, before the session had its pid.
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _serve(control)
 
 
