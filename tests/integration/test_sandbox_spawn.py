@@ -4,13 +4,16 @@ command that ended before the session looked), and what it says when it cannot s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
 import subprocess
 import sys
 import threading
+import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -20,9 +23,27 @@ from tests.integration.test_sandbox_resident import resident, until
 from tests.integration.test_sandbox_runtime import on, run_in, start_in
 
 from toolgate.core.errors import StateError
+from toolgate.core.permission import NonInteractiveApprover, PermissionMode
+from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.sandbox.resident import Resident, open_process
+from toolgate.sandbox.settings import SandboxRequest
+from toolgate.testing import run1
 
 ENV = {"PATH": "/usr/bin:/bin"}
+
+
+def sandboxed(workspace: Path) -> Runtime:
+    """A runtime whose Bash commands run in the sandbox, and nothing asks."""
+    options = RuntimeOptions(mode=PermissionMode.BYPASS, read_settings=False, sandbox=SandboxRequest("on"))
+    return build_runtime(workspace, NonInteractiveApprover(), options)
+
+
+async def running(marker: str, count: int, present: bool = True) -> None:
+    """Until `count` processes carry `marker` (present), or none does (not present)."""
+    deadline = time.monotonic() + 15
+    while (len(_processes_with(marker)) >= count) != present:
+        assert time.monotonic() < deadline, f"{count} with {marker} running: {not present}"
+        await anyio.sleep(0.02)
 
 
 def plain(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -169,3 +190,58 @@ resident.retire()
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert (done.returncode, done.stdout) == (0, "3\n"), done
+
+
+@contextlib.contextmanager
+def stopped_by_the_session(marker: str) -> Iterator[None]:
+    """Fails the test if processes carrying `marker` still run 20 s on; it then ends them itself, so that a session
+    waiting for them (a wrong process group stopped, the right one waited for) returns."""
+    overdue = threading.Event()
+
+    def end_them() -> None:
+        overdue.set()
+        for pid in _processes_with(marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+    timer = threading.Timer(20, end_them)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+    assert not overdue.is_set(), f"what carries {marker} was not stopped by the session"
+
+
+async def test_an_interrupted_command_is_stopped_with_its_whole_group(workspace: Path) -> None:
+    """Its process group is the one in the session's numbering (the pid came through the pidfd): stopping it
+    reaches what the command started too."""
+    marker = f"toolgate-spawn-{uuid.uuid4().hex[:8]}"
+    runtime = sandboxed(workspace)
+    try:
+        with stopped_by_the_session(marker):
+            async with anyio.create_task_group() as group:
+                command = f"(exec -a {marker} sleep 300) & exec -a {marker} sleep 300"
+                group.start_soon(lambda: run1(runtime, "Bash", command=command))
+                await running(marker, 2)
+                group.cancel_scope.cancel()  # what an interrupt does
+            await running(marker, 1, present=False)
+    finally:
+        await runtime.aclose()
+
+
+async def test_kill_shell_stops_a_sandboxed_background_command_with_its_group(workspace: Path) -> None:
+    marker = f"toolgate-spawn-{uuid.uuid4().hex[:8]}"
+    runtime = sandboxed(workspace)
+    try:
+        with stopped_by_the_session(marker):
+            command = f"(exec -a {marker} sleep 300) & exec -a {marker} sleep 300"
+            started = await run1(runtime, "Bash", command=command, run_in_background=True)
+            assert isinstance(started.content, str) and "Started in the background as " in started.content, started
+            task_id = started.content.split(" as ", 1)[1].split(".", 1)[0]
+            await running(marker, 2)
+            killed = await run1(runtime, "KillShell", id=task_id)
+            assert not killed.is_error, killed
+            await running(marker, 1, present=False)
+    finally:
+        await runtime.aclose()
