@@ -51,7 +51,7 @@ class ResidentProcess:
 
     The runner reports on it over a socket of its own (`channel`): `{"started"}` with a pidfd of the command (its
     pid, in this process's numbering, is read from it), or `{"failed"}`; then, once this side acknowledged the pid,
-    `{"exit", "status"}`; the channel closing before that means the sandbox stopped. A foreground command's
+    `{"exit", "code"}`; the channel closing before that means the sandbox stopped. A foreground command's
     channel is read by the event loop itself, a background one's by a thread of its own: no hop through a shared
     reader thread and a worker thread on the way, which cost about as much as the command.
     """

@@ -144,7 +144,7 @@ def _serve(control: socket.socket) -> None:
                 command = ended.pop(fd)
                 poller.unregister(fd)
                 # Taken off the channel: one closed with a packet unread resets the session's end before it
-                # could read the status (an error here: the session's end is gone, and wants no status).
+                # could read the exit code (an error here: the session's end is gone, and wants none).
                 with contextlib.suppress(OSError):
                     command.channel.recv(16, socket.MSG_DONTWAIT)
                 _report(command.channel, {"exit": 1, "code": command.process.wait()})
