@@ -134,21 +134,37 @@ def _serve(control: socket.socket) -> None:
                 finally:
                     for stream in fds[1:]:
                         os.close(stream)
-            elif fd in running:  # it ended: reaped once the session has its pid (the packet may be there already)
+            elif fd in running:  # it ended: reaped once the session has its pid (usually read while it ran)
                 command = running.pop(fd)
                 poller.unregister(fd)
                 os.close(command.pidfd)
-                ended[command.channel.fileno()] = command
-                poller.register(command.channel, select.POLLIN)
+                if _acknowledged(command.channel):
+                    _finish(command)
+                else:
+                    ended[command.channel.fileno()] = command
+                    poller.register(command.channel, select.POLLIN)
             elif fd in ended:  # the session's acknowledgement, or its end
                 command = ended.pop(fd)
                 poller.unregister(fd)
-                # Taken off the channel: one closed with a packet unread resets the session's end before it
-                # could read the exit code (an error here: the session's end is gone, and wants none).
-                with contextlib.suppress(OSError):
-                    command.channel.recv(16, socket.MSG_DONTWAIT)
-                _report(command.channel, {"exit": 1, "code": command.process.wait()})
-                command.channel.close()
+                _acknowledged(command.channel)
+                _finish(command)
+
+
+def _acknowledged(channel: socket.socket) -> bool:
+    """Whether the session has the command's pid (or is gone), taking its acknowledgement off the channel: one
+    closed with a packet unread resets the session's end before it could read the exit code."""
+    try:
+        channel.recv(16, socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass  # the session's end is gone, and wants no exit code
+    return True
+
+
+def _finish(command: _Command) -> None:
+    _report(command.channel, {"exit": 1, "code": command.process.wait()})
+    command.channel.close()
 
 
 def _unable() -> str | None:
