@@ -75,12 +75,15 @@ def loader_spellings(name: str) -> tuple[str, ...]:
     return LOADER_SPELLINGS.get(name, (name,))
 
 
+_PROTECTED_NAMES = PROTECTED_DIRS | PROTECTED_FILES
+# Every spelling a loader opens a protected name by (asked at every sandboxed command's launch: computed once).
+_LOADER_SPELLED = frozenset(spelling for name in _PROTECTED_NAMES for spelling in loader_spellings(name))
+
+
 def case_variants(entries: Iterable[str]) -> list[str]:
     """Of the names in a directory, those that are a protected name in another spelling than a loader's
     (`.VSCode`, `Agents.MD`): on a case-insensitive file system they are the protected file itself."""
-    spelled = {spelling for name in (*PROTECTED_DIRS, *PROTECTED_FILES) for spelling in loader_spellings(name)}
-    protected = PROTECTED_DIRS | PROTECTED_FILES
-    return [e for e in entries if e not in spelled and _fold(e) in protected]
+    return [e for e in entries if e not in _LOADER_SPELLED and _fold(e) in _PROTECTED_NAMES]
 
 
 # Directories (relative to anywhere) whose files configure tools that run code: git's and fish's configs, CI,

@@ -24,7 +24,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from toolgate.sandbox import ledger
@@ -139,11 +139,12 @@ def flush(idle_for: float = 0.0) -> None:
         _changed()
 
 
-def intact(paths: Iterable[Path]) -> bool:
+def intact(paths: Iterable[Path], existing: Collection[Path]) -> bool:
     """Whether every one of `paths` made here is still the very directory made (one removed from outside, even if
-    made again, no longer carries the sandbox's mount on it)."""
+    made again, no longer carries the sandbox's mount on it). `existing`: what `in_use` answered within the
+    caller's hold of `LOCK` (each of them was looked at there: a launch looks at each once)."""
     with LOCK:
-        return all(_is_ours(p) for p in paths if p in _IDENTITY)
+        return all(p in existing for p in paths if p in _IDENTITY)
 
 
 def in_use() -> list[Path]:

@@ -6,11 +6,11 @@ file system facts the plan depends on change) and starts each command inside thr
 (runner.py) over a socket: a fork and an exec, as outside.
 
 The session still owns each command as it owns an unsandboxed one: the command is a process group of its own
-(its pid in the session's numbering comes with its first message, from the kernel), so the executor's timeout,
-cancellation, leftover stop and the watchdog work on it unchanged; its output goes to a pipe or file the session
-made. What is lost is only what a command left running in a session of its own (setsid): it lives until the
-sandbox retires (idle for IDLE_S, replaced, or the session ended), and dies with it, as bubblewrap's init ends
-everything inside when the runner exits.
+(its pid in the session's numbering is read from the pidfd that comes with its first message), so the
+executor's timeout, cancellation, leftover stop and the watchdog work on it unchanged; its output goes to a pipe
+or file the session made. What is lost is only what a command left running in a session of its own (setsid): it
+lives until the sandbox retires (idle for IDLE_S, replaced, or the session ended), and dies with it, as
+bubblewrap's init ends everything inside when the runner exits.
 """
 
 from __future__ import annotations
@@ -36,24 +36,31 @@ from toolgate.shell.watchdog import WATCHDOG
 _RUNNER = Path(__file__).with_name("runner.py")
 _READY_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 5.0
-_CREDENTIALS = struct.Struct("iII")  # struct ucred: pid, uid, gid
+_FD = struct.Struct("i")
+_ACKNOWLEDGE = b"1"  # to the runner: the pid is read, the command may be reaped once it ended
+
+
+class Refused(OSError):
+    """The runner could not start the command in a sandbox that still runs (a directory or program it does not
+    show, no pidfd): calling again in the same sandbox fails the same way."""
 
 
 class ResidentProcess:
     """A command running in a resident sandbox: the parts of `subprocess.Popen` the shell host uses, and (through
     `AsyncResidentProcess`) those of an anyio process the executor uses.
 
-    The runner reports on it over a socket of its own (`channel`): the command's own `{"started"}` (the kernel
-    attaches its pid, in this process's numbering), then the runner's `{"exit", "status"}` or `{"failed"}`; the
-    channel closing before that means the sandbox stopped. A foreground command's channel is read by the event
-    loop itself, a background one's by a thread of its own: no hop through a shared reader thread and a worker
-    thread on the way, which cost about as much as the command.
+    The runner reports on it over a socket of its own (`channel`): `{"started"}` with a pidfd of the command (its
+    pid, in this process's numbering, is read from it), or `{"failed"}`; then, once this side acknowledged the pid,
+    `{"exit", "code"}`; the channel closing before that means the sandbox stopped. A foreground command's
+    channel is read by the event loop itself, a background one's by a thread of its own: no hop through a shared
+    reader thread and a worker thread on the way, which cost about as much as the command.
     """
 
     def __init__(self, lease: Lease, channel: socket.socket) -> None:
         self._pid: int | None = None
         self.returncode: int | None = None
         self.failure: str | None = None
+        self._refused = False  # the failure is the runner's answer, not the sandbox's end
         self._exited = threading.Event()
         self._lease = lease
         self._channel: socket.socket | None = channel
@@ -80,7 +87,7 @@ class ResidentProcess:
     # --- the runner's reports, read by one reader at a time: the caller, the event loop, or `_watch` -----------
     def _started_or_raise(self) -> None:
         if self._pid is None:
-            raise OSError(self.failure or "the sandbox could not start the command")
+            raise (Refused if self._refused else OSError)(self.failure or "the sandbox could not start the command")
 
     def _await_start(self) -> None:
         while self._pid is None and not self._exited.is_set():
@@ -110,44 +117,54 @@ class ResidentProcess:
         """Take the next report; False if the channel is non-blocking and none is there yet."""
         assert self._channel is not None
         try:
-            data, ancillary, _, _ = self._channel.recvmsg(4096, socket.CMSG_SPACE(_CREDENTIALS.size))
+            data, ancillary, _, _ = self._channel.recvmsg(4096, socket.CMSG_SPACE(_FD.size), socket.MSG_CMSG_CLOEXEC)
         except BlockingIOError:
             return False
         except OSError:
-            data = b""
+            data, ancillary = b"", []
+        pidfds = [
+            fd
+            for level, kind, d in ancillary
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+            for (fd,) in _FD.iter_unpack(d[: len(d) - len(d) % _FD.size])
+        ]
         if not data:  # the runner is gone, and every command inside with it
             self._exit(-signal.SIGKILL, "the sandbox stopped")
             return True
-        pid = next(
-            (
-                _CREDENTIALS.unpack(d[: _CREDENTIALS.size])[0]
-                for level, kind, d in ancillary
-                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS
-            ),
-            None,
-        )
         try:
-            self._take(json.loads(data), pid)
+            self._take(json.loads(data), pidfds[0] if pidfds else None)
         except (ValueError, TypeError, KeyError, AttributeError):
             # Not what the runner sends: whatever sent it, this sandbox is no longer trusted to run more.
             self._lease.resident.retired = True
             self.kill()
             self._exit(-signal.SIGKILL, "the sandbox sent something unexpected")
+        finally:
+            for fd in pidfds:
+                os.close(fd)
         return True
 
-    def _take(self, message: dict[str, object], pid: int | None) -> None:
+    def _take(self, message: dict[str, object], pidfd: int | None) -> None:
         if "started" in message and self._pid is None:
-            if pid is None:
-                self._exit(-signal.SIGKILL, "its process id did not arrive")
-            else:
-                self._pid = pid
+            pid = None if pidfd is None else pid_of(pidfd)
+            if pid is None:  # unwatchable: it must not run on (it could have started others: the sandbox ends)
+                if pidfd is not None:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                self._lease.resident.retired = True
+                self._refused = True
+                self._exit(-signal.SIGKILL, "its process id could not be read from /proc")
+                return
+            self._pid = pid
+            assert self._channel is not None
+            with contextlib.suppress(OSError):  # the runner gone: its end shows up as the channel's end
+                self._channel.send(_ACKNOWLEDGE)
         elif "failed" in message:
+            self._refused = True
             self._exit(-signal.SIGKILL, str(message.get("reason", "")))
         elif "exit" in message:
-            status = message["status"]
-            if not isinstance(status, int):
-                raise TypeError("the exit status is not a number")
-            self._exit(os.waitstatus_to_exitcode(status))
+            code = message["code"]
+            if not isinstance(code, int):
+                raise TypeError("the exit code is not a number")
+            self._exit(code)
         else:
             raise KeyError("not a report the runner sends")
 
@@ -300,7 +317,6 @@ class Resident:
         The process has started once its `_await_start` returned. OSError when the sandbox is gone."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
             request = json.dumps({"argv": list(argv), "cwd": str(cwd), "env": dict(env)})
             if self.retired:
                 raise OSError("the sandbox has stopped")
@@ -375,7 +391,31 @@ async def open_process(lease: Lease, argv: Sequence[str], cwd: Path, env: Mappin
     return AsyncResidentProcess(process, PipeReader(read))
 
 
+def pid_of(pidfd: int) -> int | None:
+    """The pid of the process a pidfd refers to, in this process's numbering (None if it was reaped already)."""
+    try:
+        fd = os.open(f"/proc/self/fdinfo/{pidfd}", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    for line in info.splitlines():
+        if line.startswith(b"Pid:"):
+            pid = int(line[4:])
+            return pid if pid > 0 else None
+    return None
+
+
 def _not_started(exc: OSError) -> StateError:
+    if isinstance(exc, Refused):
+        return StateError(
+            f"The sandbox could not start the command: {exc}. It did not run. If the sandbox is what keeps it "
+            "from running, call it again with outside_sandbox: true and the user will be asked."
+        )
     return StateError(
         f"The sandbox could not start the command ({exc}), so it did not run. Call it again: the next call "
         "starts a new sandbox if this one stopped."

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -130,7 +130,8 @@ class _Current:
     def read_only(self) -> bool:
         return self.policy.read_only
 
-    def holds(self, policy: SandboxPolicy, made: frozenset[Path]) -> bool:
+    def holds(self, policy: SandboxPolicy, made: frozenset[Path], existing: Collection[Path]) -> bool:
+        """`existing`: the placeholders that exist (`placeholders.in_use`, in the same hold of its LOCK)."""
         if policy != self.policy or self.resident.retired:
             return False
         for path, found in self.probes.items():
@@ -138,7 +139,7 @@ class _Current:
                 return False
         if any(path_kind(p) != "absent" for p in self.made - made):
             return False
-        return placeholders.intact(self.stand_ins)
+        return placeholders.intact(self.stand_ins, existing)
 
 
 @dataclass(eq=False)
@@ -303,7 +304,7 @@ class Sandbox:
                 fixed=profile.fixed,
             )
             current = self._current.get(profile.read_only)
-            if current is not None and current.holds(policy, made):
+            if current is not None and current.holds(policy, made, others):
                 lease = current.resident.lease()
                 if lease is not None:
                     return lease
