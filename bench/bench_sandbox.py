@@ -155,16 +155,23 @@ async def _calls(report: Report, tree: Path, boxed_tree: Path) -> None:
     writable = _runtime(tree.parent / "writable-ws", True)
     writable_call = _caller(writable)
 
-    # Interleaved, so a change in the machine's load hits both alike.
+    # Interleaved call by call, so a change in the machine's load hits each kind alike (in batches of ten, a burst
+    # of load from elsewhere fell on one batch and moved the ratio by ±0.5 between runs).
     true_plain: list[float] = []
     true_boxed: list[float] = []
     true_writable: list[float] = []
     rg_plain: list[float] = []
     rg_boxed: list[float] = []
-    for _ in range(10):
-        true_plain += await time_async(plain_call("true"), 10, warmup=1)
-        true_boxed += await time_async(boxed_call("true"), 10, warmup=1)
-        true_writable += await time_async(writable_call("true", writes=True), 10, warmup=1)
+    calls = (
+        (plain_call("true"), true_plain),
+        (boxed_call("true"), true_boxed),
+        (writable_call("true", writes=True), true_writable),
+    )
+    for once, _samples in calls:
+        await time_async(once, 0, warmup=3)
+    for _ in range(100):
+        for once, samples in calls:
+            samples += await time_async(once, 1, warmup=0)
     for _ in range(5):
         rg_plain += await time_async(plain_call("rg -c needle ."), 2, warmup=1)
         rg_boxed += await time_async(boxed_call("rg -c needle ."), 2, warmup=1)
