@@ -7,9 +7,15 @@ user's repository holds (its index, refs, stash, config) is read as ours or writ
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
 import re
 import shutil
 import subprocess
+import tempfile
+import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +48,7 @@ _IDENTITY = {
 }
 # Variables that would point git somewhere else than we say, or change what it does.
 _DROPPED_PREFIXES = ("GIT_",)
+_LOOSE_COMPRESSION = 1  # git's own default for loose objects (core.looseCompression): speed over size
 
 
 def git_version(binary: str = "git") -> tuple[int, ...] | str:
@@ -173,3 +180,51 @@ def read_blobs(git: ShadowGit, shas: list[str]) -> dict[str, bytes]:
         found[sha] = out[start : start + int(size)]
         at = start + int(size) + 1
     return found
+
+
+def object_id(kind: str, data: bytes) -> str:
+    """The id git gives `data` as an object of `kind` ("blob", "commit"): the SHA-1 of its header and bytes, as
+    `git hash-object` computes it for bytes no filter changes (info/attributes turns every conversion off)."""
+    digest = hashlib.sha1(b"%s %d\0" % (kind.encode("ascii"), len(data)), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def write_object(git: ShadowGit, kind: str, data: bytes, known_id: str | None = None) -> str:
+    """Store `data` as a loose object the way git does (zlib-compressed header and bytes in a temp file, linked
+    into place, read-only), without starting a git process; an object already there is left as it is. Returns
+    its id. `known_id`: the id when the caller already hashed `data` (one pass over a big file, not two)."""
+    oid = known_id or object_id(kind, data)
+    directory = git.git_dir / "objects" / oid[:2]
+    final = directory / oid[2:]
+    if final.exists():
+        return oid
+    directory.mkdir(exist_ok=True)
+    compressor = zlib.compressobj(_LOOSE_COMPRESSION)
+    handle, temp = tempfile.mkstemp(prefix="tmp_obj_", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(compressor.compress(b"%s %d\0" % (kind.encode("ascii"), len(data))))
+            out.write(compressor.compress(data))
+            out.write(compressor.flush())
+        os.chmod(temp, 0o444)
+        try:
+            os.link(temp, final)
+        except FileExistsError:
+            pass  # another session stored the same bytes meanwhile
+        except OSError:
+            os.replace(temp, final)  # a file system without hard links: git falls back to a rename too
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    return oid
+
+
+def write_commit(git: ShadowGit, tree: str, parents: Sequence[str], message: str) -> str:
+    """A commit of `tree` (its parents, its message) written in-process: what `git commit-tree` writes, without
+    a process per checkpoint. The identity is the store's own; the checkpoint's time is in its message."""
+    stamp = f"{int(time.time())} +0000"
+    person = f"{_IDENTITY['GIT_COMMITTER_NAME']} <{_IDENTITY['GIT_COMMITTER_EMAIL']}> {stamp}"
+    lines = [f"tree {tree}", *(f"parent {parent}" for parent in parents), f"author {person}", f"committer {person}"]
+    body = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
+    return write_object(git, "commit", body.encode("utf-8", "surrogateescape"))

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from toolgate.checkpoints.capture import Captured, capture
-from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z
+from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z, write_commit, write_object
 from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind, ConversationMark
 from toolgate.checkpoints.roots import capture_roots, root_changes, root_commits, root_skipped
 from toolgate.checkpoints.settings import CheckpointSettings
@@ -267,8 +267,8 @@ class CheckpointStore:
             )
             message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
             # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.
-            parents = [arg for commit in root_commits(self.git, trees) for arg in ("-p", commit)]
-            commit = self.git.output(["commit-tree", captured.tree, *parents], stdin=message.encode()).decode().strip()
+            parents = root_commits(self.git, trees)
+            commit = write_commit(self.git, captured.tree, parents, message)
             # One transaction: the new ref, and the one that falls out of retention (when it still exists).
             commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
             if conversation is not None and conversation.blob is not None:
@@ -294,7 +294,7 @@ class CheckpointStore:
     # --- the conversation -------------------------------------------------------------------------------
     def keep_transcript(self, data: bytes) -> str:
         """Write a transcript into the store as a blob; `create(conversation=...)` with it keeps it alive."""
-        return self.git.output(["hash-object", "-w", "--stdin"], stdin=data).decode().strip()
+        return write_object(self.git, "blob", data)
 
     def kept_transcripts(self, session: str) -> list[bytes]:
         """The transcripts the session's redo checkpoints keep, newest first."""
