@@ -138,6 +138,7 @@ class ShadowGit:
         """Create the shadow repository (bare: it has no work tree of its own; each call names one)."""
         env = self.environment(None)
         del env["GIT_DIR"], env["GIT_WORK_TREE"]
+        env["GIT_DEFAULT_HASH"] = "sha1"  # the object ids write_object computes (a git that knows no other ignores it)
         self.git_dir.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             [self.binary, "init", "-q", "--bare", str(self.git_dir)],
@@ -152,6 +153,15 @@ class ShadowGit:
             )
         self.run(["config", "core.bare", "false"])
         self.run(["config", "core.logAllRefUpdates", "false"])
+
+    def check_object_format(self) -> None:
+        """Objects are written in-process with SHA-1 ids (see write_object): a store of another format is refused."""
+        config = (self.git_dir / "config").read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^\s*objectformat\s*=\s*(?!sha1\s*$)", config, re.IGNORECASE | re.MULTILINE):
+            raise CheckpointError(
+                f"the checkpoint store {self.git_dir} does not use SHA-1 object ids, which toolgate writes; "
+                "delete that directory (its checkpoints go with it) and the next checkpoint makes it afresh"
+            )
 
     def output(self, args: Sequence[str], *, index: Path | None = None, stdin: bytes | None = None) -> bytes:
         return self.run(args, index=index, stdin=stdin).stdout

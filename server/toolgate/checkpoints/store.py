@@ -116,6 +116,7 @@ class CheckpointStore:
     def _initialise(self) -> None:
         if not (self.git.git_dir / "HEAD").is_file():
             self.git.initialise()
+        self.git.check_object_format()
         self.private.mkdir(exist_ok=True)
         exclude = self.git.git_dir / "info" / "exclude"
         exclude.parent.mkdir(exist_ok=True)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from toolgate.checkpoints.git import ShadowGit, object_id, read_blobs, write_object
+from toolgate.checkpoints.models import CheckpointError
 from toolgate.checkpoints.staging import RACY_NS
 from toolgate.checkpoints.store import CheckpointStore
 
@@ -137,3 +138,20 @@ def test_a_new_link_is_stored_as_a_link_never_followed(tmp_path: Path, workspace
     checkpoint = store.create("s1", turn=1, tool_use_id="t1")
     entry = _git_in(store, "ls-tree", checkpoint.tree, "f").decode()
     assert entry.startswith("120000 blob ") and object_id("blob", os.fsencode(secret)) in entry
+
+
+def test_a_store_made_with_other_object_ids_is_refused_with_what_to_do(tmp_path: Path, workspace: Path) -> None:
+    store = CheckpointStore(tmp_path / "data", workspace)
+    assert (
+        subprocess.run(
+            ["git", "rev-parse", "--show-object-format"],
+            capture_output=True,
+            text=True,
+            env=store.git.environment(None),
+        ).stdout.strip()
+        == "sha1"
+    )
+    with open(store.git.git_dir / "config", "a", encoding="utf-8") as config:
+        config.write("[extensions]\n\tobjectFormat = sha256\n")
+    with pytest.raises(CheckpointError, match=r"does not use SHA-1 object ids.*delete that directory"):
+        CheckpointStore(tmp_path / "data", workspace)
