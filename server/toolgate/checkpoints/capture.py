@@ -105,18 +105,14 @@ def capture(
     and no tree is written."""
     # The two passes `git status` makes: untracked files, then the stat cache of tracked ones (with the blob
     # each had, so that what really changed is known without comparing trees afterwards).
-    others = git.run(["ls-files", "-z", "--others", "--exclude-standard"], index=index, check=False)
-    if others.returncode != 0:
-        detail = others.stderr.decode("utf-8", "replace").strip()
-        raise CheckpointError(f"the files of {git.work_tree} could not be listed: {detail}")
-    skipped = [
-        SkippedFile(path=_display(m.group(1)).rstrip("/"), reason="unreadable")
-        for m in _UNREADABLE_DIR.finditer(others.stderr)
-    ]
-    untracked: list[bytes] = []
-    for path in split_z(others.stdout):
-        untracked += _nested_repository_files(git, index, path) if path.endswith(b"/") else [path]
-    was = _stat_changed(git.output(["diff-files", "-z", "--raw", "--no-renames"], index=index))
+    # They run side by side: neither changes the index.
+    tracked = git.start(["diff-files", "-z", "--raw", "--no-renames"], index=index)
+    try:
+        skipped, untracked = _untracked(git, index)
+    except BaseException:
+        tracked.stop()
+        raise
+    was = _stat_changed(tracked.finish().stdout)
     changed_tracked = set(was)
 
     keep: list[bytes] = []
@@ -161,6 +157,23 @@ def capture(
     skipped += _special_files(git, index, _directories(git, index_tree, base, added))
     changed = sorted({*found, *drop})
     return Captured(tree=index_tree, skipped=skipped, base=base, changed=changed if base is not None else None)
+
+
+def _untracked(git: ShadowGit, index: Path) -> tuple[list[SkippedFile], list[bytes]]:
+    """The files the index does not hold (a nested repository's one by one), and the directories git could not
+    read, which are recorded as skipped."""
+    others = git.run(["ls-files", "-z", "--others", "--exclude-standard"], index=index, check=False)
+    if others.returncode != 0:
+        detail = others.stderr.decode("utf-8", "replace").strip()
+        raise CheckpointError(f"the files of {git.work_tree} could not be listed: {detail}")
+    skipped = [
+        SkippedFile(path=_display(m.group(1)).rstrip("/"), reason="unreadable")
+        for m in _UNREADABLE_DIR.finditer(others.stderr)
+    ]
+    untracked: list[bytes] = []
+    for path in split_z(others.stdout):
+        untracked += _nested_repository_files(git, index, path) if path.endswith(b"/") else [path]
+    return skipped, untracked
 
 
 def _stat_changed(raw: bytes) -> dict[bytes, tuple[str, str]]:

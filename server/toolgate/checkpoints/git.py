@@ -107,32 +107,37 @@ class ShadowGit:
         timeout: float | None = None,
         check: bool = True,
     ) -> subprocess.CompletedProcess[bytes]:
+        return self.start(args, index=index, stdin=stdin, timeout=timeout, check=check).finish()
+
+    def start(
+        self,
+        args: Sequence[str],
+        *,
+        index: Path | None = None,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+    ) -> RunningGit:
+        """Start git with `args` and return at once: what it answers is `finish()`'s (so that two listings that
+        do not depend on each other run side by side)."""
         config: list[str] = []
         for item in _SAFE_CONFIG:
             config += ["-c", item]
         if self.excludes_file is not None:
             config += ["-c", f"core.excludesFile={self.excludes_file}"]
-        limit = self.timeout if timeout is None else timeout
         try:
-            done = subprocess.run(
+            process = subprocess.Popen(
                 [self.binary, *config, *args],
-                input=stdin if stdin is not None else b"",
-                capture_output=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=self.environment(index),
                 cwd=self.work_tree,
-                timeout=limit,
             )
-        except subprocess.TimeoutExpired:
-            raise CheckpointError(
-                f"git {args[0]} took longer than {limit:g} s (the checkpoint time cap); "
-                "add large generated folders to the checkpoint ignore list or raise the cap"
-            ) from None
         except OSError as exc:
             raise CheckpointError(f"git could not be started ({exc}); checkpoints need a working git") from None
-        if check and done.returncode != 0:
-            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise CheckpointError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
-        return done
+        limit = self.timeout if timeout is None else timeout
+        return RunningGit(process, stdin if stdin is not None else b"", args[0], limit, check)
 
     def initialise(self) -> None:
         """Create the shadow repository (bare: it has no work tree of its own; each call names one)."""
@@ -165,6 +170,40 @@ class ShadowGit:
 
     def output(self, args: Sequence[str], *, index: Path | None = None, stdin: bytes | None = None) -> bytes:
         return self.run(args, index=index, stdin=stdin).stdout
+
+
+@dataclass(slots=True)
+class RunningGit:
+    """A git process `ShadowGit.start` started; `finish()` waits for its answer within the time cap."""
+
+    process: subprocess.Popen[bytes]
+    stdin: bytes
+    command: str
+    limit: float
+    check: bool
+
+    def finish(self) -> subprocess.CompletedProcess[bytes]:
+        try:
+            out, err = self.process.communicate(self.stdin, timeout=self.limit)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise CheckpointError(
+                f"git {self.command} took longer than {self.limit:g} s (the checkpoint time cap); "
+                "add large generated folders to the checkpoint ignore list or raise the cap"
+            ) from None
+        except BaseException:
+            self.stop()
+            raise
+        done = subprocess.CompletedProcess(self.process.args, self.process.returncode, out, err)
+        if self.check and done.returncode != 0:
+            detail = err.decode("utf-8", "replace").strip().splitlines()
+            raise CheckpointError(f"git {self.command} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
+        return done
+
+    def stop(self) -> None:
+        """Kill it and reap it (its answer is no longer wanted)."""
+        self.process.kill()
+        self.process.communicate()
 
 
 def split_z(data: bytes) -> list[bytes]:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from toolgate.checkpoints.git import ShadowGit, object_id, read_blobs, write_object
+from toolgate.checkpoints import capture as capture_module
+from toolgate.checkpoints.git import RunningGit, ShadowGit, object_id, read_blobs, write_object
 from toolgate.checkpoints.models import CheckpointError
 from toolgate.checkpoints.staging import RACY_NS
 from toolgate.checkpoints.store import CheckpointStore
@@ -62,13 +63,13 @@ def test_objects_written_here_are_read_by_git_and_pass_fsck(tmp_path: Path, work
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     runs: list[list[str]] = []
-    run = ShadowGit.run
+    start = ShadowGit.start
 
-    def counting(git: ShadowGit, args: Sequence[str], **options: Any) -> subprocess.CompletedProcess[bytes]:
+    def counting(git: ShadowGit, args: Sequence[str], **options: Any) -> RunningGit:
         runs.append(list(args))
-        return run(git, args, **options)
+        return start(git, args, **options)
 
-    monkeypatch.setattr(ShadowGit, "run", counting)
+    monkeypatch.setattr(ShadowGit, "start", counting)
     return runs
 
 
@@ -84,7 +85,8 @@ def test_a_tool_calls_change_costs_no_git_hashing_and_no_commit_process(
     checkpoint = store.create("s1", turn=1, tool_use_id="t1")
     assert sorted(checkpoint.changed) == ["a.txt", "new.txt"]
     # Two listings, the entries given to the index (git reads no file), the tree, the ref: five processes.
-    assert [args[0] for args in runs] == ["ls-files", "diff-files", "update-index", "write-tree", "update-ref"]
+    assert sorted(args[0] for args in runs[:2]) == ["diff-files", "ls-files"]  # started side by side
+    assert [args[0] for args in runs[2:]] == ["update-index", "write-tree", "update-ref"]
     assert "--index-info" in runs[2]
     tree = _git_in(store, "ls-tree", "-r", checkpoint.tree).decode()
     assert object_id("blob", b"changed\n") in tree and object_id("blob", b"new\n") in tree
@@ -155,3 +157,25 @@ def test_a_store_made_with_other_object_ids_is_refused_with_what_to_do(tmp_path:
         config.write("[extensions]\n\tobjectFormat = sha256\n")
     with pytest.raises(CheckpointError, match=r"does not use SHA-1 object ids.*delete that directory"):
         CheckpointStore(tmp_path / "data", workspace)
+
+
+def test_the_listing_started_beside_another_is_reaped_when_the_other_fails(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = CheckpointStore(tmp_path / "data", workspace)
+    started: list[RunningGit] = []
+    start = ShadowGit.start
+
+    def keeping(git: ShadowGit, args: Sequence[str], **options: Any) -> RunningGit:
+        started.append(start(git, args, **options))
+        return started[-1]
+
+    def failing(_git: ShadowGit, _index: Path) -> tuple[list[object], list[bytes]]:
+        raise CheckpointError("listing failed")
+
+    monkeypatch.setattr(ShadowGit, "start", keeping)
+    monkeypatch.setattr(capture_module, "_untracked", failing)
+    with pytest.raises(CheckpointError, match="listing failed"):
+        capture_module.capture(store.git, store.index("s1"))
+    assert [running.command for running in started] == ["diff-files"]
+    assert started[0].process.returncode is not None  # killed and waited for: no process left behind
