@@ -117,6 +117,7 @@ class ShadowGit:
         stdin: bytes | None = None,
         timeout: float | None = None,
         check: bool = True,
+        own_group: bool = False,
     ) -> RunningGit:
         """Start git with `args` and return at once: what it answers is `finish()`'s (so that two listings that
         do not depend on each other run side by side)."""
@@ -133,6 +134,7 @@ class ShadowGit:
                 stderr=subprocess.PIPE,
                 env=self.environment(index),
                 cwd=self.work_tree,
+                start_new_session=own_group,  # a process that outlives the call is ended with its group
             )
         except OSError as exc:
             raise CheckpointError(f"git could not be started ({exc}); checkpoints need a working git") from None
