@@ -17,6 +17,7 @@ from pathlib import Path
 from toolgate.checkpoints.git import ShadowGit, split_z
 from toolgate.checkpoints.models import CheckpointError, SkippedFile
 from toolgate.checkpoints.staging import RACY_NS, WorkFile, read_work_file, stage
+from toolgate.checkpoints.tree_edit import edited_tree
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 # More changed paths than this (a first capture, a checkout, a generator's output): git reads and hashes them
@@ -140,6 +141,7 @@ def capture(
             *(lost & changed_tracked),
         }
         index_changed = bool(keep)
+        made = None
     else:
         staged = stage(git, index, keep, was, max_file_bytes)
         skipped += staged.skipped
@@ -151,8 +153,12 @@ def capture(
         added = [p for p in keep if p not in unstaged]
         found = set(staged.changed)
         index_changed = bool(found)
+        # The index is the last tree plus these entries: the new tree is made from that one, in-process.
+        made = edited_tree(git, index_tree, staged.entries) if found and not drop else None
     base = index_tree
-    if index_changed or drop or index_tree is None:
+    if made is not None:
+        index_tree = made
+    elif index_changed or drop or index_tree is None:
         index_tree = git.output(["write-tree"], index=index).decode().strip()
     skipped += _special_files(git, index, _directories(git, index_tree, base, added))
     changed = sorted({*found, *drop})

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from toolgate.checkpoints.git import ShadowGit, object_id, write_object
 from toolgate.checkpoints.models import SkippedFile
+from toolgate.checkpoints.tree_edit import Entry
 
 _REMOVED = b"0 " + b"0" * 40  # --index-info's way of saying "no such entry"
 # An mtime this recent may share its second with the index written next; git would then read the file again at
@@ -73,6 +74,7 @@ class Staged:
     changed: list[bytes] = field(default_factory=list)  # now differs from the entry the index held (or had none)
     skipped: list[SkippedFile] = field(default_factory=list)
     settled: list[bytes] = field(default_factory=list)  # unchanged, and old enough for git to take its stat data
+    entries: dict[bytes, Entry] = field(default_factory=dict)  # what the index was told: (mode, blob) or removed
 
 
 def stage(
@@ -92,6 +94,7 @@ def stage(
             if path in indexed:
                 removals.append(_REMOVED + b"\t" + path)
                 staged.changed.append(path)
+                staged.entries[path] = None
             continue
         blob = found.blob
         if indexed.get(path) == (found.mode, blob):
@@ -101,6 +104,7 @@ def stage(
         write_object(git, "blob", found.data, blob)
         entries.append(f"{found.mode} {blob}".encode() + b"\t" + path)
         staged.changed.append(path)
+        staged.entries[path] = (found.mode, blob)
     if removals or entries:
         # Removals first: a file that replaced a directory (or the other way round) then finds its place free.
         lines = b"\0".join([*removals, *entries]) + b"\0"

@@ -84,10 +84,12 @@ def test_a_tool_calls_change_costs_no_git_hashing_and_no_commit_process(
     (workspace / "new.txt").write_text("new\n")
     checkpoint = store.create("s1", turn=1, tool_use_id="t1")
     assert sorted(checkpoint.changed) == ["a.txt", "new.txt"]
-    # Two listings, the entries given to the index (git reads no file), the tree, the ref: five processes.
-    assert sorted(args[0] for args in runs[:2]) == ["diff-files", "ls-files"]  # started side by side
-    assert [args[0] for args in runs[2:]] == ["update-index", "write-tree", "update-ref"]
+    # Two listings side by side, the entries given to the index (git reads no file), the ref (the tree and the
+    # commit are written in-process): four processes.
+    assert sorted(args[0] for args in runs[:2]) == ["diff-files", "ls-files"]
+    assert [args[0] for args in runs[2:]] == ["update-index", "update-ref"]
     assert "--index-info" in runs[2]
+    assert checkpoint.tree == store.git.output(["write-tree"], index=store.index("s1")).decode().strip()
     tree = _git_in(store, "ls-tree", "-r", checkpoint.tree).decode()
     assert object_id("blob", b"changed\n") in tree and object_id("blob", b"new\n") in tree
 

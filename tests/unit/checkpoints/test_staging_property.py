@@ -17,7 +17,7 @@ from tests.properties import examples
 from toolgate.checkpoints.git import split_z
 from toolgate.checkpoints.store import CheckpointStore
 
-PATHS = ["a.txt", "b.txt", "d/c.txt", "d/e/x.sh", "d"]
+PATHS = ["a.txt", "d.txt", "d/c.txt", "d/e/x.sh", "d"]  # "d.txt" sorts before the directory "d" in a tree
 OPERATION = st.tuples(
     st.sampled_from(["write", "same_size", "chmod", "remove", "link", "directory"]),
     st.sampled_from(PATHS),
