@@ -7,7 +7,6 @@ newline or bytes that are not UTF-8 are captured like any other.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -17,8 +16,13 @@ from pathlib import Path
 
 from toolgate.checkpoints.git import ShadowGit, split_z
 from toolgate.checkpoints.models import CheckpointError, SkippedFile
+from toolgate.checkpoints.staging import RACY_NS, WorkFile, read_work_file, stage
+from toolgate.checkpoints.tree_edit import edited_tree
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+# More changed paths than this (a first capture, a checkout, a generator's output): git reads and hashes them
+# itself and refreshes its stat cache; fewer (a tool call's few files) are staged in-process (see staging).
+IN_PROCESS_MAX = 100
 _UNREADABLE_DIR = re.compile(rb"could not open directory '(.*)': ")
 
 
@@ -102,18 +106,14 @@ def capture(
     and no tree is written."""
     # The two passes `git status` makes: untracked files, then the stat cache of tracked ones (with the blob
     # each had, so that what really changed is known without comparing trees afterwards).
-    others = git.run(["ls-files", "-z", "--others", "--exclude-standard"], index=index, check=False)
-    if others.returncode != 0:
-        detail = others.stderr.decode("utf-8", "replace").strip()
-        raise CheckpointError(f"the files of {git.work_tree} could not be listed: {detail}")
-    skipped = [
-        SkippedFile(path=_display(m.group(1)).rstrip("/"), reason="unreadable")
-        for m in _UNREADABLE_DIR.finditer(others.stderr)
-    ]
-    untracked: list[bytes] = []
-    for path in split_z(others.stdout):
-        untracked += _nested_repository_files(git, index, path) if path.endswith(b"/") else [path]
-    was = _stat_changed(git.output(["diff-files", "-z", "--raw", "--no-renames"], index=index))
+    # They run side by side: neither changes the index.
+    tracked = git.start(["diff-files", "-z", "--raw", "--no-renames"], index=index)
+    try:
+        skipped, untracked = _untracked(git, index)
+    except BaseException:
+        tracked.stop()
+        raise
+    was = _stat_changed(tracked.finish().stdout)
     changed_tracked = set(was)
 
     keep: list[bytes] = []
@@ -127,23 +127,59 @@ def capture(
             if path in changed_tracked:
                 drop.append(path)  # it was captured before; it is not now
     _forget(git, index, drop)
-    failed = _update(git, index, keep)
-    skipped += failed
-    if index_tree is None or len(keep) > 100:
+    if index_tree is None or len(keep) > IN_PROCESS_MAX:
+        failed = _update(git, index, keep)
+        skipped += failed
         # Fresh stat data after a large update: files written in the same second as the index are "racily
-        # clean", and every later listing would read them all again (a few just written by a tool cost little).
+        # clean", and every later listing would read them all again.
         git.run(["update-index", "-q", "--refresh"], index=index, check=False)
+        lost = {os.fsencode(s.path) for s in failed}
+        added = [p for p in keep if p not in lost]
+        # Added and removed files changed for sure; one whose stat data changed may still hold the same bytes.
+        found = {
+            *(p for p in added if p not in was or _differs(git, p, was[p], max_file_bytes)),
+            *(lost & changed_tracked),
+        }
+        index_changed = bool(keep)
+        made = None
+    else:
+        staged = stage(git, index, keep, was, max_file_bytes)
+        skipped += staged.skipped
+        if staged.settled:
+            # Unchanged files whose mtime is no longer racy: git takes their stat data (only where the bytes
+            # are still what the index holds) and stops listing them.
+            git.run(["update-index", "-q", "--refresh"], index=index, check=False)
+        unstaged = {os.fsencode(s.path) for s in staged.skipped}
+        added = [p for p in keep if p not in unstaged]
+        found = set(staged.changed)
+        index_changed = bool(found)
+        # The index is the last tree plus these entries: the new tree is made from that one, in-process.
+        made = edited_tree(git, index_tree, staged.entries) if found and not drop else None
     base = index_tree
-    if keep or drop or index_tree is None:
+    if made is not None:
+        index_tree = made
+    elif index_changed or drop or index_tree is None:
         index_tree = git.output(["write-tree"], index=index).decode().strip()
-    lost = {os.fsencode(s.path) for s in failed}
-    added = [p for p in keep if p not in lost]
     skipped += _special_files(git, index, _directories(git, index_tree, base, added))
-    # Added and removed files changed for sure; one whose stat data changed may still hold the same bytes.
-    changed = sorted(
-        {*(p for p in added if p not in was or _differs(git, p, was[p])), *drop, *(lost & changed_tracked)}
-    )
+    changed = sorted({*found, *drop})
     return Captured(tree=index_tree, skipped=skipped, base=base, changed=changed if base is not None else None)
+
+
+def _untracked(git: ShadowGit, index: Path) -> tuple[list[SkippedFile], list[bytes]]:
+    """The files the index does not hold (a nested repository's one by one), and the directories git could not
+    read, which are recorded as skipped."""
+    others = git.run(["ls-files", "-z", "--others", "--exclude-standard"], index=index, check=False)
+    if others.returncode != 0:
+        detail = others.stderr.decode("utf-8", "replace").strip()
+        raise CheckpointError(f"the files of {git.work_tree} could not be listed: {detail}")
+    skipped = [
+        SkippedFile(path=_display(m.group(1)).rstrip("/"), reason="unreadable")
+        for m in _UNREADABLE_DIR.finditer(others.stderr)
+    ]
+    untracked: list[bytes] = []
+    for path in split_z(others.stdout):
+        untracked += _nested_repository_files(git, index, path) if path.endswith(b"/") else [path]
+    return skipped, untracked
 
 
 def _stat_changed(raw: bytes) -> dict[bytes, tuple[str, str]]:
@@ -157,23 +193,10 @@ def _stat_changed(raw: bytes) -> dict[bytes, tuple[str, str]]:
     return found
 
 
-def _differs(git: ShadowGit, path: bytes, indexed: tuple[str, str]) -> bool:
-    """Whether the file at `path` is not the blob (and mode) the index held: hashed here as git hashes it
-    (info/attributes turns every conversion off), only for the few files whose stat data changed."""
-    full = os.path.join(os.fsencode(git.work_tree), path)
-    try:
-        info = os.lstat(full)
-        if stat.S_ISLNK(info.st_mode):
-            mode, data = "120000", os.readlink(full)
-        else:
-            mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
-            with open(full, "rb") as handle:
-                data = handle.read()
-    except OSError:
-        return True  # gone or unreadable now: it is not what it was
-    blob = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
-    blob.update(data)
-    return (mode, blob.hexdigest()) != indexed
+def _differs(git: ShadowGit, path: bytes, indexed: tuple[str, str], max_bytes: int) -> bool:
+    """Whether the file at `path` is not the blob (and mode) the index held."""
+    found = read_work_file(git.work_tree, path, max_bytes)
+    return not isinstance(found, WorkFile) or (found.mode, found.blob) != indexed
 
 
 _DIRECTORY_CACHE: dict[tuple[ShadowGit, str], tuple[bytes, ...]] = {}
@@ -207,7 +230,6 @@ def _directories(git: ShadowGit, tree: str, base: str | None, added: list[bytes]
 # A directory's special files, by its full path: (mtime_ns, inode, names). Adding, removing or renaming an
 # entry changes a directory's mtime, so a directory whose mtime is as it was holds the same kinds of entries.
 _SPECIAL_CACHE: dict[bytes, tuple[int, int, tuple[bytes, ...]]] = {}
-_RACY_NS = 2_000_000_000  # an mtime this recent may not yet show a change made in the same clock tick
 
 
 def _special_files(git: ShadowGit, index: Path, directories: tuple[bytes, ...]) -> list[SkippedFile]:
@@ -232,7 +254,7 @@ def _special_files(git: ShadowGit, index: Path, directories: tuple[bytes, ...]) 
                 names = _special_entries(full)
             except OSError:
                 continue
-            if now - info.st_mtime_ns > _RACY_NS:
+            if now - info.st_mtime_ns > RACY_NS:  # older: no change made in its clock tick is yet to show
                 _SPECIAL_CACHE[full] = (info.st_mtime_ns, info.st_ino, names)
         found += [os.path.join(directory, name) if directory else name for name in names]
     if not found:

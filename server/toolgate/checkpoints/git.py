@@ -7,9 +7,15 @@ user's repository holds (its index, refs, stash, config) is read as ours or writ
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
 import re
 import shutil
 import subprocess
+import tempfile
+import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +48,7 @@ _IDENTITY = {
 }
 # Variables that would point git somewhere else than we say, or change what it does.
 _DROPPED_PREFIXES = ("GIT_",)
+_LOOSE_COMPRESSION = 1  # git's own default for loose objects (core.looseCompression): speed over size
 
 
 def git_version(binary: str = "git") -> tuple[int, ...] | str:
@@ -100,37 +107,45 @@ class ShadowGit:
         timeout: float | None = None,
         check: bool = True,
     ) -> subprocess.CompletedProcess[bytes]:
+        return self.start(args, index=index, stdin=stdin, timeout=timeout, check=check).finish()
+
+    def start(
+        self,
+        args: Sequence[str],
+        *,
+        index: Path | None = None,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+        own_group: bool = False,
+    ) -> RunningGit:
+        """Start git with `args` and return at once: what it answers is `finish()`'s (so that two listings that
+        do not depend on each other run side by side)."""
         config: list[str] = []
         for item in _SAFE_CONFIG:
             config += ["-c", item]
         if self.excludes_file is not None:
             config += ["-c", f"core.excludesFile={self.excludes_file}"]
-        limit = self.timeout if timeout is None else timeout
         try:
-            done = subprocess.run(
+            process = subprocess.Popen(
                 [self.binary, *config, *args],
-                input=stdin if stdin is not None else b"",
-                capture_output=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=self.environment(index),
                 cwd=self.work_tree,
-                timeout=limit,
+                start_new_session=own_group,  # a process that outlives the call is ended with its group
             )
-        except subprocess.TimeoutExpired:
-            raise CheckpointError(
-                f"git {args[0]} took longer than {limit:g} s (the checkpoint time cap); "
-                "add large generated folders to the checkpoint ignore list or raise the cap"
-            ) from None
         except OSError as exc:
             raise CheckpointError(f"git could not be started ({exc}); checkpoints need a working git") from None
-        if check and done.returncode != 0:
-            detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise CheckpointError(f"git {args[0]} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
-        return done
+        limit = self.timeout if timeout is None else timeout
+        return RunningGit(process, stdin if stdin is not None else b"", args[0], limit, check)
 
     def initialise(self) -> None:
         """Create the shadow repository (bare: it has no work tree of its own; each call names one)."""
         env = self.environment(None)
         del env["GIT_DIR"], env["GIT_WORK_TREE"]
+        env["GIT_DEFAULT_HASH"] = "sha1"  # the object ids write_object computes (a git that knows no other ignores it)
         self.git_dir.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             [self.binary, "init", "-q", "--bare", str(self.git_dir)],
@@ -146,8 +161,51 @@ class ShadowGit:
         self.run(["config", "core.bare", "false"])
         self.run(["config", "core.logAllRefUpdates", "false"])
 
+    def check_object_format(self) -> None:
+        """Objects are written in-process with SHA-1 ids (see write_object): a store of another format is refused."""
+        config = (self.git_dir / "config").read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^\s*objectformat\s*=\s*(?!sha1\s*$)", config, re.IGNORECASE | re.MULTILINE):
+            raise CheckpointError(
+                f"the checkpoint store {self.git_dir} does not use SHA-1 object ids, which toolgate writes; "
+                "delete that directory (its checkpoints go with it) and the next checkpoint makes it afresh"
+            )
+
     def output(self, args: Sequence[str], *, index: Path | None = None, stdin: bytes | None = None) -> bytes:
         return self.run(args, index=index, stdin=stdin).stdout
+
+
+@dataclass(slots=True)
+class RunningGit:
+    """A git process `ShadowGit.start` started; `finish()` waits for its answer within the time cap."""
+
+    process: subprocess.Popen[bytes]
+    stdin: bytes
+    command: str
+    limit: float
+    check: bool
+
+    def finish(self) -> subprocess.CompletedProcess[bytes]:
+        try:
+            out, err = self.process.communicate(self.stdin, timeout=self.limit)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise CheckpointError(
+                f"git {self.command} took longer than {self.limit:g} s (the checkpoint time cap); "
+                "add large generated folders to the checkpoint ignore list or raise the cap"
+            ) from None
+        except BaseException:
+            self.stop()
+            raise
+        done = subprocess.CompletedProcess(self.process.args, self.process.returncode, out, err)
+        if self.check and done.returncode != 0:
+            detail = err.decode("utf-8", "replace").strip().splitlines()
+            raise CheckpointError(f"git {self.command} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
+        return done
+
+    def stop(self) -> None:
+        """Kill it and reap it (its answer is no longer wanted)."""
+        self.process.kill()
+        self.process.communicate()
 
 
 def split_z(data: bytes) -> list[bytes]:
@@ -173,3 +231,51 @@ def read_blobs(git: ShadowGit, shas: list[str]) -> dict[str, bytes]:
         found[sha] = out[start : start + int(size)]
         at = start + int(size) + 1
     return found
+
+
+def object_id(kind: str, data: bytes) -> str:
+    """The id git gives `data` as an object of `kind` ("blob", "commit"): the SHA-1 of its header and bytes, as
+    `git hash-object` computes it for bytes no filter changes (info/attributes turns every conversion off)."""
+    digest = hashlib.sha1(b"%s %d\0" % (kind.encode("ascii"), len(data)), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def write_object(git: ShadowGit, kind: str, data: bytes, known_id: str | None = None) -> str:
+    """Store `data` as a loose object the way git does (zlib-compressed header and bytes in a temp file, linked
+    into place, read-only), without starting a git process; an object already there is left as it is. Returns
+    its id. `known_id`: the id when the caller already hashed `data` (one pass over a big file, not two)."""
+    oid = known_id or object_id(kind, data)
+    directory = git.git_dir / "objects" / oid[:2]
+    final = directory / oid[2:]
+    if final.exists():
+        return oid
+    directory.mkdir(exist_ok=True)
+    compressor = zlib.compressobj(_LOOSE_COMPRESSION)
+    handle, temp = tempfile.mkstemp(prefix="tmp_obj_", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(compressor.compress(b"%s %d\0" % (kind.encode("ascii"), len(data))))
+            out.write(compressor.compress(data))
+            out.write(compressor.flush())
+        os.chmod(temp, 0o444)
+        try:
+            os.link(temp, final)
+        except FileExistsError:
+            pass  # another session stored the same bytes meanwhile
+        except OSError:
+            os.replace(temp, final)  # a file system without hard links: git falls back to a rename too
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    return oid
+
+
+def write_commit(git: ShadowGit, tree: str, parents: Sequence[str], message: str) -> str:
+    """A commit of `tree` (its parents, its message) written in-process: what `git commit-tree` writes, without
+    a process per checkpoint. The identity is the store's own; the checkpoint's time is in its message."""
+    stamp = f"{int(time.time())} +0000"
+    person = f"{_IDENTITY['GIT_COMMITTER_NAME']} <{_IDENTITY['GIT_COMMITTER_EMAIL']}> {stamp}"
+    lines = [f"tree {tree}", *(f"parent {parent}" for parent in parents), f"author {person}", f"committer {person}"]
+    body = "\n".join(lines) + "\n\n" + message.rstrip("\n") + "\n"
+    return write_object(git, "commit", body.encode("utf-8", "surrogateescape"))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolgate.checkpoints.capture import Captured
-from toolgate.checkpoints.git import ShadowGit, split_z
+from toolgate.checkpoints.git import ShadowGit, split_z, write_commit
 from toolgate.checkpoints.models import Checkpoint, SkippedFile
 
 
@@ -63,7 +63,4 @@ def root_changes(git: ShadowGit, previous: Checkpoint | None, captured: dict[str
 
 def root_commits(git: ShadowGit, trees: dict[str, str]) -> list[str]:
     """One commit per root tree, for the checkpoint's commit to name as parents."""
-    return [
-        git.output(["commit-tree", tree], stdin=f"toolgate root {root}".encode()).decode().strip()
-        for root, tree in trees.items()
-    ]
+    return [write_commit(git, tree, (), f"toolgate root {root}") for root, tree in trees.items()]

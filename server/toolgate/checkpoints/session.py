@@ -65,11 +65,17 @@ class SessionCheckpoints:
                 raise CheckpointError(self._off_reason)
             if self._store is None:
                 try:
-                    self._store = CheckpointStore(self.data_root, self.workspace, self.settings)
+                    self._store = CheckpointStore(self.data_root, self.workspace, self.settings, long_lived_git=True)
                 except CheckpointError as exc:
                     self._off_reason = str(exc)
                     raise
             return self._store
+
+    def close(self) -> None:
+        """The session ended: the store's long-lived git process ends with it."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
 
     def _create(
         self, tool_use_id: str | None, kind: str, note: str | None = None, agent_since: str | None = None
@@ -187,7 +193,12 @@ class SessionCheckpoints:
             return None
 
 
-CHECKPOINTS: Dep[SessionCheckpoints | None] = Dep("checkpoints", lambda _r: None)
+def _close(checkpoints: SessionCheckpoints | None) -> None:
+    if checkpoints is not None:
+        checkpoints.close()
+
+
+CHECKPOINTS: Dep[SessionCheckpoints | None] = Dep("checkpoints", lambda _r: None, close=_close)
 
 
 class _Checkpointable(Protocol):
@@ -228,4 +239,5 @@ def attach_checkpoints(
     )
     session.deps.override(CHANGE_GUARD, checkpoints)
     session.deps.override(CHECKPOINTS, checkpoints)
+    session.deps.get(CHECKPOINTS)  # resolved now: the session's close then closes it
     return checkpoints

@@ -27,8 +27,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from toolgate.checkpoints.capture import Captured, capture
-from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z
+from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z, write_commit, write_object
 from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind, ConversationMark
+from toolgate.checkpoints.ref_updates import TRANSACTIONS_VERSION, RefUpdates
 from toolgate.checkpoints.roots import capture_roots, root_changes, root_commits, root_skipped
 from toolgate.checkpoints.settings import CheckpointSettings
 
@@ -70,9 +71,17 @@ def user_excludes(workspace: Path) -> Path | None:
 
 
 class CheckpointStore:
-    def __init__(self, data_root: Path, workspace: Path, settings: CheckpointSettings | None = None) -> None:
+    def __init__(
+        self,
+        data_root: Path,
+        workspace: Path,
+        settings: CheckpointSettings | None = None,
+        *,
+        long_lived_git: bool = False,
+    ) -> None:
         """Opens (creating if needed) the workspace's store. Raises CheckpointError when checkpoints cannot work
-        here (no git, an unwritable data dir), with a sentence that says why."""
+        here (no git, an unwritable data dir), with a sentence that says why. `long_lived_git`: keep one git
+        process for ref changes (see ref_updates) until `close()`; for an owner that closes the store."""
         self.settings = settings or CheckpointSettings()
         self.workspace = workspace.resolve()
         self.data_root = data_root
@@ -88,6 +97,7 @@ class CheckpointStore:
             user_excludes(self.workspace),
             self.settings.time_cap_seconds,
         )
+        self.refs = RefUpdates(self.git, long_lived=long_lived_git and version >= TRANSACTIONS_VERSION)
         try:
             self._initialise()
         except OSError as exc:
@@ -95,6 +105,10 @@ class CheckpointStore:
                 f"the checkpoint store {self.git.git_dir} cannot be written ({exc.strerror or exc}); "
                 "free some space or point --data-dir at a writable directory"
             ) from None
+
+    def close(self) -> None:
+        """End the store's long-lived git process (the store still works after: each ref change is then a process)."""
+        self.refs.close()
 
     # --- layout -----------------------------------------------------------------------------------------
     @property
@@ -116,6 +130,7 @@ class CheckpointStore:
     def _initialise(self) -> None:
         if not (self.git.git_dir / "HEAD").is_file():
             self.git.initialise()
+        self.git.check_object_format()
         self.private.mkdir(exist_ok=True)
         exclude = self.git.git_dir / "info" / "exclude"
         exclude.parent.mkdir(exist_ok=True)
@@ -267,8 +282,8 @@ class CheckpointStore:
             )
             message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
             # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.
-            parents = [arg for commit in root_commits(self.git, trees) for arg in ("-p", commit)]
-            commit = self.git.output(["commit-tree", captured.tree, *parents], stdin=message.encode()).decode().strip()
+            parents = root_commits(self.git, trees)
+            commit = write_commit(self.git, captured.tree, parents, message)
             # One transaction: the new ref, and the one that falls out of retention (when it still exists).
             commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
             if conversation is not None and conversation.blob is not None:
@@ -276,7 +291,7 @@ class CheckpointStore:
             if number > self.settings.keep_per_session:
                 old = f"{number - self.settings.keep_per_session:06d}"
                 commands += f"delete {self.ref(session, old)}\ndelete {self._transcript_ref(session, old)}\n"
-            self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
+            self.refs.apply(commands)
             checkpoint = checkpoint.model_copy(update={"commit": commit, "tree": captured.tree})
             last = json.dumps(checkpoint.model_dump(mode="json"), ensure_ascii=True)  # paths may not be UTF-8
             self._last_file(session).write_text(last, encoding="utf-8")
@@ -294,7 +309,7 @@ class CheckpointStore:
     # --- the conversation -------------------------------------------------------------------------------
     def keep_transcript(self, data: bytes) -> str:
         """Write a transcript into the store as a blob; `create(conversation=...)` with it keeps it alive."""
-        return self.git.output(["hash-object", "-w", "--stdin"], stdin=data).decode().strip()
+        return write_object(self.git, "blob", data)
 
     def kept_transcripts(self, session: str) -> list[bytes]:
         """The transcripts the session's redo checkpoints keep, newest first."""
@@ -332,7 +347,7 @@ class CheckpointStore:
 
     def _drop(self, session: str, ids: list[str]) -> None:
         commands = "".join(f"delete {self.ref(session, i)}\ndelete {self._transcript_ref(session, i)}\n" for i in ids)
-        self.git.run(["update-ref", "--stdin"], stdin=commands.encode())
+        self.refs.apply(commands)
         with contextlib.suppress(OSError, ValueError):
             last = json.loads(self._last_file(session).read_text(encoding="utf-8"))
             if last.get("id") in ids:
