@@ -12,6 +12,7 @@ its mtime is old enough not to be racy, git takes its stat data (one pass) and i
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import time
@@ -43,22 +44,30 @@ class WorkFile:
 
 def read_work_file(work_tree: Path, path: bytes, max_bytes: int) -> WorkFile | SkippedFile | None:
     """The file at `path` as git would hash it (info/attributes turns every conversion off), a reason it cannot
-    be captured, or None when it is gone. Never follows a link: a link swapped in is stored as a link."""
-    full = os.path.join(os.fsencode(work_tree), path)
+    be captured, or None when it is gone. Never follows a link: a link swapped in is stored as a link, and a file
+    beyond one (a folder on its way replaced by a link) is gone, as git sees it: what is there is elsewhere."""
     shown = os.fsdecode(path)
     try:
-        info = os.lstat(full)
+        parent, name = _folder_of(os.fsencode(work_tree), path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return None if exc.errno == errno.ELOOP else SkippedFile(path=shown, reason="vanished")
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
         if stat.S_ISLNK(info.st_mode):
-            return WorkFile("120000", os.readlink(full), info.st_mtime_ns)
+            return WorkFile("120000", os.readlink(name, dir_fd=parent), info.st_mtime_ns)
         if not stat.S_ISREG(info.st_mode):
             return SkippedFile(path=shown, reason="not_a_file")
         if info.st_size > max_bytes:
             return SkippedFile(path=shown, reason="too_large", size=info.st_size)
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
     except FileNotFoundError:
         return None
     except OSError:
         return SkippedFile(path=shown, reason="vanished")  # changed kind or became unreadable since it was listed
+    finally:
+        os.close(parent)
     with os.fdopen(fd, "rb") as handle:
         opened = os.fstat(handle.fileno())
         data = handle.read(max_bytes + 1)
@@ -67,6 +76,22 @@ def read_work_file(work_tree: Path, path: bytes, max_bytes: int) -> WorkFile | S
     if len(data) > max_bytes:
         return SkippedFile(path=shown, reason="too_large", size=len(data))
     return WorkFile("100755" if opened.st_mode & stat.S_IXUSR else "100644", data, opened.st_mtime_ns)
+
+
+def _folder_of(work_tree: bytes, path: bytes) -> tuple[int, bytes]:
+    """A descriptor of the folder `path` is in, reached from the work tree one folder at a time without following
+    a link (OSError with ELOOP or ENOTDIR when one is), and the file's name in it."""
+    *folders, name = path.split(b"/")
+    folder = os.open(work_tree, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for step in folders:
+            inner = os.open(step, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+    except BaseException:
+        os.close(folder)
+        raise
+    return folder, name
 
 
 @dataclass(slots=True)

@@ -5,6 +5,7 @@ back (same size, same mtime) is still captured as it is."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Sequence
@@ -181,3 +182,22 @@ def test_the_listing_started_beside_another_is_reaped_when_the_other_fails(
         capture_module.capture(store.git, store.index("s1"))
     assert [running.command for running in started] == ["diff-files"]
     assert started[0].process.returncode is not None  # killed and waited for: no process left behind
+
+
+def test_a_file_beyond_a_symbolic_link_is_not_read_into_the_store(tmp_path: Path, workspace: Path) -> None:
+    # A folder replaced by a link to somewhere else: what its files now name is outside the workspace. git stores
+    # nothing beyond a symbolic link, and neither may the in-process staging (it read through the link).
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "file").write_text("SECRET from outside the workspace\n")
+    (workspace / "dir").mkdir()
+    (workspace / "dir" / "file").write_text("inside\n")
+    store = CheckpointStore(tmp_path / "data", workspace)
+    first = store.create("s1", turn=1, kind="turn")
+    shutil.rmtree(workspace / "dir")
+    (workspace / "dir").symlink_to(outside)
+    second = store.create("s1", turn=1, tool_use_id="t1", agent_since=first.id)
+    objects = _git_in(store, "cat-file", "--batch-all-objects", "--batch")
+    assert b"SECRET" not in objects
+    tree = _git_in(store, "ls-tree", "-r", "--name-only", f"{second.commit}^{{tree}}").split()
+    assert b"dir/file" not in tree and b"dir" in tree  # the link is stored as a link
