@@ -80,7 +80,7 @@ class ReadFileState:
 
     def set(self, path: Path | str, record: FileRecord) -> None:
         key = state_key(path)
-        self.forget(key)
+        self._forget_key(key)
         size = record.size
         if size > self.max_bytes:
             # Too large to remember at all: the next write will ask for a fresh Read, which is safe.
@@ -93,7 +93,9 @@ class ReadFileState:
             self._bytes -= self._sizes.pop(evicted)
 
     def forget(self, path: Path | str) -> None:
-        key = state_key(path)
+        self._forget_key(state_key(path))
+
+    def _forget_key(self, key: str) -> None:
         if self._entries.pop(key, None) is not None:
             self._bytes -= self._sizes.pop(key)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import unicodedata
 from collections.abc import Iterable
@@ -10,12 +11,16 @@ from pathlib import Path
 from toolgate.core.errors import StateError
 
 
+@functools.lru_cache(maxsize=512)
 def expand_path(raw: str, base: Path, home: Path) -> Path:
     """Absolute, normalised form of `raw`: `~` expanded, relative paths joined to `base`, `..` folded.
 
     Symlinks are *not* resolved here (that is I/O and would hide what the model asked for); callers that
     decide permissions resolve separately. A NUL byte is refused: no filesystem accepts it, and a path
     that silently stops at it would name a different file.
+
+    Pure (no I/O), so remembered: one call expands its path three times (the tool's paths, its validation, its
+    run), and a session names the same few paths again and again.
     """
     if "\x00" in raw:
         raise StateError("The path contains a NUL byte, which no file name can contain. Send the path without it.")
