@@ -154,6 +154,9 @@ def test_permission_rules_lists_adds_and_removes_rules(workbench: Workbench, cod
 
 def test_a_broken_settings_file_shows_a_banner_that_opens_it(workbench: Workbench, code_server: CodeServer) -> None:
     page = workbench.page
+    # An editor an earlier test left on a file of the same name (or on this one, since removed) would be the one
+    # "Open file" brings forward, at its own cursor: the file opens fresh.
+    workbench.run_command("View: Close All Editors")
     broken = code_server.workspace / ".toolgate" / "settings.json"
     broken.parent.mkdir(exist_ok=True)
     broken.write_text('{\n  "permissions": {\n    "allow": "Bash(ls)"\n  }\n}\n')
