@@ -76,6 +76,29 @@ def workbench(code_server: CodeServer, browser: BrowserContext) -> Iterator[Work
 
 
 @pytest.fixture(autouse=True)
+def editors_closed(request: pytest.FixtureRequest) -> None:
+    """Each test that looks at the editor starts with no editor open. Tests share one window; an editor an earlier
+    test left (a preview tab the problems check opened, a settings.json) took the focus or the cursor a later test
+    expected (three whole-suite flakes came from that)."""
+    if "workbench" not in request.fixturenames:
+        return
+    bench: Workbench = request.getfixturevalue("workbench")
+    close_leftovers(bench)
+    if bench.page.locator(".tabs-container .tab").count() == 0:
+        return
+    bench.run_command("View: Close All Editors")
+    # An unsaved editor asks first (an earlier test's typing is not this test's to keep): wait for either.
+    tabs, dialog = bench.page.locator(".tabs-container .tab"), bench.page.locator(".monaco-dialog-box")
+    bench.page.wait_for_function(
+        "() => !document.querySelector('.tabs-container .tab') || !!document.querySelector('.monaco-dialog-box')",
+        timeout=TIMEOUT_MS,
+    )
+    if dialog.count():
+        dialog.get_by_role("button", name="Don't Save").click()
+    expect(tabs).to_have_count(0)
+
+
+@pytest.fixture(autouse=True)
 def workspace_as_found(request: pytest.FixtureRequest) -> Iterator[None]:
     """Each test leaves the shared editor's workspace as it found it: files it changed or removed are put back, files
     it added are removed. Tests share one editor (starting one costs most of a minute), and a test that leaned on what
