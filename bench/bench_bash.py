@@ -1,17 +1,21 @@
-"""Shell figures: classifier throughput on 1,000 agent commands, and the cost of one Bash call.
+"""Shell figures: classifier throughput on 1,000 agent commands, the cost of one Bash call, and of asking whether a
+command's process group still runs.
 
-Baselines from the same run: bashlex parsing the same corpus (the classifier's floor), and bash started
-directly as a subprocess (the Bash tool's floor).
+Baselines from the same run: bashlex parsing the same corpus (the classifier's floor), bash started directly as a
+subprocess (the Bash tool's floor), and the signal 0 that only says whether the group exists (zombies count).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
 import subprocess
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 import bashlex
@@ -24,16 +28,18 @@ from toolgate.core.messages import ToolUse
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import build_runtime
 from toolgate.shell.executor import command_env, rc_script, run_command
+from toolgate.shell.groups import group_alive
 from toolgate.shell.output import OutputCapture
 
 CORPUS = Path(__file__).parent / "data" / "commands.jsonl"
+_T = TypeVar("_T")
 
 
 def load_corpus() -> list[str]:
     return [json.loads(line)["command"] for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _per_command_us(fns: Sequence[Callable[[str], object]], commands: list[str], passes: int) -> list[float]:
+def _per_command_us(fns: Sequence[Callable[[_T], object]], commands: Sequence[_T], passes: int) -> list[float]:
     """Each function's best pass over the corpus, in µs per command. The passes of the functions alternate, so
     a burst of load on this shared machine falls on both sides of the ratio, not on one."""
     best = [float("inf")] * len(fns)
@@ -83,7 +89,28 @@ def run(report: Report, workdir: Path) -> None:
                 note=f"{1_000_000 / others_us:,.0f} commands/s",
             )
         )
+    _group_alive(report)
     anyio.run(_calls, report, workdir)
+
+
+def _group_alive(report: Report) -> None:
+    """A shell that exited and left a process in the background: what the executor asks after each command, and
+    what stopping the group asks every few milliseconds until the leftover is gone."""
+    shell = subprocess.Popen(["/bin/bash", "-c", "sleep 300 & exit"], start_new_session=True)
+    shell.wait()
+    try:
+        assert group_alive(shell.pid)
+        exists, alive = _per_command_us([_answers_signal_0, group_alive], [shell.pid] * 2_000, passes=5)
+    finally:
+        os.killpg(shell.pid, signal.SIGKILL)
+    processes = sum(entry.isdigit() for entry in os.listdir("/proc"))
+    name = "group_alive, a leftover of an exited shell"
+    note = f"{processes} processes on the machine"
+    report.add(Figure("bash", name, alive, "µs", "killpg(pgid, 0)", exists, note))
+
+
+def _answers_signal_0(pgid: int) -> None:
+    os.killpg(pgid, 0)
 
 
 async def _calls(report: Report, workdir: Path) -> None:

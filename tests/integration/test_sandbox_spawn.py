@@ -161,6 +161,25 @@ def test_a_command_the_runner_cannot_start_is_refused_with_the_reason_and_the_sa
         sandbox.close()
 
 
+def test_a_background_command_the_runner_cannot_start_is_refused_in_the_bash_calls_terms(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A background Bash command starts without waiting (start_background); its refusal tells the model the same way
+    out as a foreground one's (a hook's says something else: test_hooks_sandbox)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        with pytest.raises(StateError) as refused:
+            start_in(launch, "true", elsewhere, ENV)
+        message = str(refused.value)
+        assert f"could not enter {elsewhere} inside the sandbox" in message
+        assert message.endswith("call it again with outside_sandbox: true and the user will be asked."), message
+    finally:
+        sandbox.close()
+
+
 def test_a_python_without_pidfds_fails_closed_with_the_reason(tmp_path: Path) -> None:
     """The runner cannot start and watch commands without os.pidfd_open: the sandbox does not start, and says
     why (the session's launch turns that into "The sandbox could not be set up (...)", and runs nothing)."""

@@ -102,6 +102,40 @@ async def test_the_picker_lists_the_providers_models_and_switches_the_next_reque
     assert (await sidecar.call(p.PROVIDER_STATUS, {}))["model"] == "mock-model-large"
 
 
+async def test_a_server_that_refused_stream_options_is_not_asked_again_after_a_model_switch(
+    sidecar: SidecarClient, workspace: Path, mock_model: list[MockModelServer]
+) -> None:
+    """A switch (and another chat) makes a new provider; what the last one learned about the server stays with the
+    server's base URL. Another base URL is asked afresh."""
+    steps = [{"text": "one"}, {"text": "two"}, {"text": "three"}]
+    refusing = MockModelServer({"steps": steps, "refuses_stream_options": 400}).start()
+    mock_model.append(refusing)
+    await sidecar.call(p.PROVIDER_CONFIGURE, _openai_at(refusing))
+    first_chat, second_chat = await sidecar.new_session(workspace), await sidecar.new_session(workspace)
+    await sidecar.call(p.CHAT_SEND, {"sessionId": first_chat, "text": "first"})
+    await sidecar.call(MODELS_SELECT, {"model": "mock-model-large"})
+    await sidecar.call(p.CHAT_SEND, {"sessionId": first_chat, "text": "second"})
+    await sidecar.call(p.CHAT_SEND, {"sessionId": second_chat, "text": "third"})
+
+    asked = [(r.json["model"], "stream_options" in r.json, r.status) for r in refusing.requests]
+    assert asked == [
+        ("mock-model", True, 400),  # the one refusal
+        ("mock-model", False, 200),
+        ("mock-model-large", False, 200),
+        ("mock-model-large", False, 200),
+    ]
+
+    other = start_mock(mock_model, [{"text": "four"}])
+    await sidecar.call(p.PROVIDER_CONFIGURE, _openai_at(other))
+    await sidecar.call(p.CHAT_SEND, {"sessionId": first_chat, "text": "fourth"})
+    [request] = other.requests
+    assert (request.json["stream_options"], request.status) == ({"include_usage": True}, 200)
+
+
+def _openai_at(mock: MockModelServer) -> dict[str, str]:
+    return {"provider": "openai", "baseUrl": mock.openai_url, "apiKey": "test-key", "model": "mock-model"}
+
+
 async def test_a_provider_that_cannot_list_still_offers_the_settings_models(sidecar: SidecarClient) -> None:
     await sidecar.call(p.PROVIDER_CONFIGURE, {"provider": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m"})
     listed = await sidecar.call(MODELS_LIST, {"configured": ["other"]})

@@ -13,10 +13,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolgate.core.containment import PlainPlace, StartedProcess
-from toolgate.sandbox.resident import start_background
+from toolgate.sandbox.resident import NotStartedAdvice, start_background
 
 if TYPE_CHECKING:
     from toolgate.sandbox.runtime import Launch
+
+# Read by the person (a hook problem), not the model: a hook has no outside_sandbox, and no one calls it again.
+HOOK_ADVICE = NotStartedAdvice(
+    refused="Hooks run inside the sandbox while it is on, and none can be let out of it: the directory a hook starts "
+    "in (the session's current one) and what it runs must be visible there, where /tmp, /run and /var/tmp are private "
+    "and empty. Change the hook's command, or the sandbox settings in your user settings (sandbox.enabled: off turns "
+    "the sandbox off for commands and hooks alike).",
+    stopped="The sandbox stopped; the hook runs in a new one the next time its event comes.",
+)
 
 
 @dataclass(eq=False)
@@ -35,7 +44,9 @@ class SandboxHookPlace:
         if lease is None:
             return PlainPlace().start(argv, cwd, env, stdin, stdout, stderr)
         full = [*self.launch.prefix, *argv]
-        return start_background(lease, full, cwd, {**env, **self.launch.env}, stdout, errors=stderr, stdin=stdin)
+        return start_background(
+            lease, full, cwd, {**env, **self.launch.env}, stdout, errors=stderr, stdin=stdin, advice=HOOK_ADVICE
+        )
 
     def finish(self) -> None:
         self.release()

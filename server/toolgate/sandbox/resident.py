@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -378,7 +379,7 @@ async def open_process(lease: Lease, argv: Sequence[str], cwd: Path, env: Mappin
         process = lease.resident.send(argv, cwd=cwd, env=env, output=write, lease=lease)
     except OSError as exc:
         os.close(read)
-        raise _not_started(exc) from None
+        raise _not_started(exc, BASH_ADVICE) from None
     finally:
         os.close(write)
     try:
@@ -387,7 +388,7 @@ async def open_process(lease: Lease, argv: Sequence[str], cwd: Path, env: Mappin
             await process._await_start_async()
     except OSError as exc:
         os.close(read)
-        raise _not_started(exc) from None
+        raise _not_started(exc, BASH_ADVICE) from None
     return AsyncResidentProcess(process, PipeReader(read))
 
 
@@ -410,16 +411,26 @@ def pid_of(pidfd: int) -> int | None:
     return None
 
 
-def _not_started(exc: OSError) -> StateError:
+@dataclass(frozen=True)
+class NotStartedAdvice:
+    """What the one who asked for a command can do when the sandbox does not start it, in that caller's terms."""
+
+    refused: str  # the sandbox runs but refuses this command (`Refused`): asking again fails the same way
+    stopped: str  # the sandbox could not start it otherwise (it stopped): the next start gets a new one
+
+
+# The model's Bash call, which may ask to run outside the sandbox (the person is asked then).
+BASH_ADVICE = NotStartedAdvice(
+    refused="If the sandbox is what keeps it from running, call it again with outside_sandbox: true and the user "
+    "will be asked.",
+    stopped="Call it again: the next call starts a new sandbox if this one stopped.",
+)
+
+
+def _not_started(exc: OSError, advice: NotStartedAdvice) -> StateError:
     if isinstance(exc, Refused):
-        return StateError(
-            f"The sandbox could not start the command: {exc}. It did not run. If the sandbox is what keeps it "
-            "from running, call it again with outside_sandbox: true and the user will be asked."
-        )
-    return StateError(
-        f"The sandbox could not start the command ({exc}), so it did not run. Call it again: the next call "
-        "starts a new sandbox if this one stopped."
-    )
+        return StateError(f"The sandbox could not start the command: {exc}. It did not run. {advice.refused}")
+    return StateError(f"The sandbox could not start the command ({exc}), so it did not run. {advice.stopped}")
 
 
 def start_background(
@@ -430,10 +441,12 @@ def start_background(
     output: int,
     errors: int | None = None,
     stdin: int | None = None,
+    advice: NotStartedAdvice = BASH_ADVICE,
 ) -> ResidentProcess:
     """Start a command in the lease's sandbox without waiting for it, its output going to the descriptor `output`
-    (and `errors`, when given); stdin empty unless given."""
+    (and `errors`, when given); stdin empty unless given. A command it cannot start is a StateError that ends with
+    `advice` (a Bash call's unless given)."""
     try:
         return lease.resident.spawn(argv, cwd=cwd, env=env, output=output, lease=lease, errors=errors, stdin=stdin)
     except OSError as exc:
-        raise _not_started(exc) from None
+        raise _not_started(exc, advice) from None

@@ -20,41 +20,74 @@ KILL_GRACE_S = 2.0  # between TERM and KILL
 POLL_S = 0.02
 
 
-def _live_members_proc(pgid: int) -> bool | None:
-    """Linux: does the group have a member that is not a zombie? (None: /proc is not available.)
+# Per group, a member last found alive (not its leader): the next question looks there first. A group that outlives
+# its leader (background processes the shell left) is polled while it is stopped or settles; without this, each poll
+# would read every process's stat again.
+_member_seen: dict[int, int] = {}
 
-    A killed orphan is reparented to PID 1, and in containers PID 1 often never reaps it, so a zombie can
-    stay in the group forever; it runs nothing and holds nothing, so it does not count.
-    """
+
+def _state_and_group(pid: int) -> tuple[bytes, int] | None:
+    """`pid`'s state letter and process group, from /proc (None: no such process, or no /proc to ask)."""
     try:
-        entries = os.listdir("/proc")
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+    try:
+        stat = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    fields = stat[stat.rfind(b")") + 2 :].split()  # the name before ")" may hold spaces and parentheses
+    if len(fields) < 3:
+        return None
+    return fields[0][:1], int(fields[2])
+
+
+def _live_member(pid: int, pgid: int) -> bool:
+    known = _state_and_group(pid)
+    return known is not None and known[1] == pgid and known[0] not in (b"Z", b"X")
+
+
+def _find_live_member(pgid: int) -> int | None:
+    """Linux: a member of the group that is not a zombie, looked for among all processes. Raises OSError when
+    /proc cannot be listed. Processes started after the leader (higher pids, unless the numbers wrapped) are
+    looked at first: the group's other members are among them."""
+    pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    for pid in (*(pid for pid in pids if pid > pgid), *(pid for pid in pids if pid < pgid)):
+        if _live_member(pid, pgid):
+            return pid
+    return None
 
 
 def group_alive(pgid: int) -> bool:
+    """Whether the process group still has a member that runs.
+
+    The signal 0 answers whether the group exists; a group whose members are all zombies exists too. A killed
+    orphan is reparented to PID 1, and in containers PID 1 often never reaps it, so a zombie can stay in the group
+    forever; it runs nothing and holds nothing, so it does not count. On Linux a group that answers is therefore
+    looked into: its leader first, then the member found last time, and only then every process.
+    """
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
+        _member_seen.pop(pgid, None)
         return False
     except PermissionError:
+        return True  # alive, and not ours to look into
+    if not sys.platform.startswith("linux"):
         return True
-    if sys.platform.startswith("linux"):
-        live = _live_members_proc(pgid)
-        if live is not None:
-            return live
+    seen = _member_seen.get(pgid)
+    if _live_member(pgid, pgid) or (seen is not None and _live_member(seen, pgid)):
+        return True
+    try:
+        member = _find_live_member(pgid)
+    except OSError:
+        return True  # no /proc: a group that answers may hold more than zombies
+    if member is None:
+        _member_seen.pop(pgid, None)
+        return False
+    _member_seen[pgid] = member
     return True
 
 
@@ -66,12 +99,8 @@ def process_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-        return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
-    except OSError:
-        return True
+    known = _state_and_group(pid)
+    return known is None or known[0] not in (b"Z", b"X")
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +15,21 @@ from tests.integration.agent.helpers import PNG, ChatFactory, Events, PictureToo
 from toolgate.agent.events import ErrorEvent, Retrying, TextDelta, ToolCallStarted, UsageReport
 from toolgate.agent.loop import INTERRUPT_NOTE
 from toolgate.agent.providers.base import ModelRequest
+from toolgate.agent.providers.openai import KNOWN_SERVERS
 
 
 @pytest.fixture(autouse=True)
 def files(workspace: Path) -> None:
     (workspace / "a.txt").write_text("alpha\n")
     (workspace / "notes.md").write_text("one\ntwo\nthree\n")
+
+
+@pytest.fixture(autouse=True)
+def forget_servers() -> Iterator[None]:
+    """What a test's mock taught the providers is kept per base URL for the process's life; a later test's mock may
+    get the same port."""
+    yield
+    KNOWN_SERVERS.clear()
 
 
 async def test_tool_call_arguments_streamed_in_fragments_are_reassembled(

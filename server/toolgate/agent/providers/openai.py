@@ -7,8 +7,9 @@ Tool-call arguments arrive as JSON fragments keyed by call index and are reassem
 
 A streamed reply carries its usage only when the request asks with `stream_options`; a compatible server that does
 not know the parameter refuses the whole request (a 400 or 422 naming it). That refusal is answered by sending the
-same request again without it, once, and the provider remembers not to ask that server again: the context line then
-shows the loop's estimate, as for a server that sends no usage.
+same request again without it, once, and not asking that server (its base URL) again for the sidecar's life: a model
+switch makes a new provider, which finds what the last one learned in `KNOWN_SERVERS`. The context line then shows
+the loop's estimate, as for a server that sends no usage.
 """
 
 from __future__ import annotations
@@ -125,10 +126,15 @@ def refuses_stream_options(exc: openai.APIStatusError) -> bool:
 
 
 @dataclass
-class _ServerTraits:
-    """What a provider learned about its server. Shared with its copies (a subagent's other model): same server."""
+class ServerTraits:
+    """What providers learned about a server: shared by every provider for its base URL, in this process."""
 
     streams_usage_options: bool = True  # False: it refused `stream_options`; requests no longer carry it
+
+
+# By base URL (as the SDK resolved it, without a trailing slash). Never forgotten: a server that refused once is
+# taken to refuse until the process ends (a different server at the same address then reports no usage, estimated).
+KNOWN_SERVERS: dict[str, ServerTraits] = {}
 
 
 @dataclass
@@ -158,7 +164,7 @@ class OpenAIProvider:
         self.max_tokens = config.max_tokens
         self.info = model_info(self.model, context_window=config.context_window, prices=config.prices)
         self._official = OFFICIAL_HOST in self.base_url
-        self._server = _ServerTraits()
+        self._server = KNOWN_SERVERS.setdefault(self.base_url, ServerTraits())
 
     async def aclose(self) -> None:
         await self._client.close()
