@@ -11,13 +11,17 @@ shortening a text for a Markdown line can never cut a secret into a piece no sha
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from toolgate.agent.conversation import Block, ChatMessage
 from toolgate.agent.subagent_record import SubagentCall, SubagentRun
 from toolgate.agent.transcript import CompactionMark
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.text.redact import redact
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 class ExportRedactor:
@@ -41,8 +45,7 @@ class ExportRedactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
-            items = [self.value(item) for item in value]
-            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+            return _kept([self.value(item) for item in value], value)
         if isinstance(value, dict):
             pairs = [(self.value(key), self.value(item)) for key, item in value.items()]
             unchanged = all(k is key and v is item for (k, v), (key, item) in zip(pairs, value.items(), strict=True))
@@ -50,60 +53,43 @@ class ExportRedactor:
         return value
 
     def message(self, message: ChatMessage) -> ChatMessage:
-        blocks = [self._block(block) for block in message.content]
-        if all(a is b for a, b in zip(blocks, message.content, strict=True)):
-            return message
-        return message.model_copy(update={"content": blocks})
+        return _with(message, content=_kept([self._block(block) for block in message.content], message.content))
 
     def compaction(self, mark: CompactionMark) -> CompactionMark:
-        summary = self.text(mark.summary)
-        return mark if summary is mark.summary else mark.model_copy(update={"summary": summary})
+        return _with(mark, summary=self.text(mark.summary))
 
     def run(self, run: SubagentRun) -> SubagentRun:
         """A child's run: its task, each call's lines (a grandchild's run inside its call) and its answer."""
-        changes: dict[str, Any] = {}
-        description, answer = self.text(run.description), self.text(run.answer)
-        if description is not run.description:
-            changes["description"] = description
-        if answer is not run.answer:
-            changes["answer"] = answer
-        calls = [self._call(call) for call in run.calls]
-        if any(a is not b for a, b in zip(calls, run.calls, strict=True)):
-            changes["calls"] = calls
-        return run.model_copy(update=changes) if changes else run
+        calls = _kept([self._call(call) for call in run.calls], run.calls)
+        return _with(run, description=self.text(run.description), calls=calls, answer=self.text(run.answer))
 
     def _call(self, call: SubagentCall) -> SubagentCall:
-        changes: dict[str, Any] = {}
-        summary = self.text(call.summary)
-        if summary is not call.summary:
-            changes["summary"] = summary
-        if call.result_summary is not None:
-            result = self.text(call.result_summary)
-            if result is not call.result_summary:
-                changes["result_summary"] = result
-        if call.subagent is not None:
-            child = self.run(call.subagent)
-            if child is not call.subagent:
-                changes["subagent"] = child
-        return call.model_copy(update=changes) if changes else call
+        result = None if call.result_summary is None else self.text(call.result_summary)
+        child = None if call.subagent is None else self.run(call.subagent)
+        return _with(call, summary=self.text(call.summary), result_summary=result, subagent=child)
 
     def _block(self, block: Block) -> Block:
         if isinstance(block, TextBlock):
-            text = self.text(block.text)
-            return block if text is block.text else TextBlock(text=text)
+            return _with(block, text=self.text(block.text))
         if isinstance(block, ToolUse):
-            given = self.value(block.input)
-            return block if given is block.input else block.model_copy(update={"input": given})
+            return _with(block, input=self.value(block.input))
         if isinstance(block, ToolResult):
             # Redacted when recorded, but a transcript written before that, or by another version, may hold one.
             if isinstance(block.content, str):
-                content: Any = self.text(block.content)
-            else:
-                content = [self._block(part) for part in block.content]
-                if all(a is b for a, b in zip(content, block.content, strict=True)):
-                    content = block.content
-            return block if content is block.content else block.model_copy(update={"content": content})
+                return _with(block, content=self.text(block.content))
+            return _with(block, content=_kept([self._block(part) for part in block.content], block.content))
         return block  # an image: data, not text
+
+
+def _with(model: _Model, **fields: Any) -> _Model:
+    """`model` with `fields` in place, or `model` itself when each is the object it holds already (none redacted)."""
+    changes = {name: value for name, value in fields.items() if value is not getattr(model, name)}
+    return model.model_copy(update=changes) if changes else model
+
+
+def _kept(items: list[Any], original: list[Any]) -> list[Any]:
+    """`original` itself when every item came back as the same object, else the new list."""
+    return original if all(a is b for a, b in zip(items, original, strict=True)) else items
 
 
 def redaction_note(found: Collection[str]) -> str | None:

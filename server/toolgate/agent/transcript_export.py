@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -115,8 +116,7 @@ def export_json(
     note = redaction_note(done.found)
     redactions = None
     if note is not None:
-        kinds = {kind: done.found.count(kind) for kind in dict.fromkeys(done.found)}
-        redactions = ExportRedactions(count=len(done.found), kinds=kinds, note=note)
+        redactions = ExportRedactions(count=len(done.found), kinds=dict(Counter(done.found)), note=note)
     document = SessionExport(
         redacted=redactions,
         session=done.session,
