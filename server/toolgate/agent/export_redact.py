@@ -74,7 +74,8 @@ class ExportRedactor:
         if isinstance(block, ToolUse):
             return _with(block, input=self.value(block.input))
         if isinstance(block, ToolResult):
-            # Redacted when recorded, but a transcript written before that, or by another version, may hold one.
+            # Redacted when recorded, but with the shapes known then: a result recorded before a shape was added
+            # (or by another version) may hold one. Passing results again is most of the cost of redacting an export.
             if isinstance(block.content, str):
                 return _with(block, content=self.text(block.content))
             return _with(block, content=_kept([self._block(part) for part in block.content], block.content))
