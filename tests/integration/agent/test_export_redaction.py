@@ -7,15 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from pydantic import SecretStr
 
+from toolgate.agent.conversation import ChatMessage, user_text
 from toolgate.agent.loop import AgentChat
 from toolgate.agent.providers import ModelConfig, make_provider
 from toolgate.agent.subagent_scope import SubagentSettings
 from toolgate.agent.subagents import attach_subagents
-from toolgate.agent.transcript import Transcript, load_transcript
+from toolgate.agent.transcript import MessageEntry, Transcript, load_transcript
 from toolgate.agent.transcript_export import SessionExport
-from toolgate.core.messages import ToolUse
+from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
 from toolgate.mockmodel import MockModelServer
 from toolgate.runtime import RuntimeOptions, build_runtime
@@ -103,3 +105,26 @@ async def test_an_export_holds_no_secret_and_says_how_many_it_took_out(tmp_path:
     run = exported.subagents["agent-1"]
     assert run.answer == "The key id is [REDACTED AWS access key id]"
     assert AWS_KEY not in run.calls[0].summary and "[REDACTED AWS access key id]" in run.calls[0].summary
+
+
+def test_the_panels_export_takes_out_the_sidecars_own_secret_values_and_results_recorded_unredacted(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value of one of the sidecar's secret variables has no shape; a result may predate a shape now known."""
+    monkeypatch.setenv("DEPLOY_API_TOKEN", "plain-words-but-secret")
+    store = SessionFiles(tmp_path / "data")
+    session_id = store.create(workspace).id
+    transcript = Transcript(store.transcript_path(session_id))
+    use = ToolUse(id="u1", name="Read", input={"file_path": ".env"})
+    for message in [
+        user_text("the deploy token is plain-words-but-secret"),
+        ChatMessage(role="assistant", content=[use]),
+        ChatMessage(role="user", content=[ToolResult(tool_use_id="u1", content=[TextBlock(text=GITHUB_TOKEN)])]),
+    ]:
+        transcript.append(MessageEntry(message=message))
+    transcript.close()
+
+    document = json.loads(export_session(store, session_id, "json").content)
+    assert document["redacted"]["kinds"] == {"secret from the environment": 1, "GitHub token": 1}
+    assert document["messages"][0]["content"][0]["text"] == "the deploy token is [REDACTED secret from the environment]"
+    assert document["messages"][2]["content"][0]["content"] == [{"type": "text", "text": "[REDACTED GitHub token]"}]
