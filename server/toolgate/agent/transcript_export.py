@@ -5,7 +5,9 @@ description; reading and writing files is the caller's. The Markdown keeps every
 summarises each tool call in one line (the tool, what it was given, the first line of what it gave back), so a
 long session reads as the conversation it was rather than as the outputs the model read. An Agent call's child run
 (agent/subagent_record.py) is nested under its call: the child's calls the same way, a grandchild's under the child's
-call, and the child's answer. Exports hold what the transcript holds, and results reach it redacted (core/runner.py).
+call, and the child's answer. Results reach the transcript redacted (core/runner.py); everything else an export
+holds (prompts, answers, tool inputs, a child's lines, summaries, the title) is redacted as it is exported
+(agent/export_redact.py), and the export says at its top how many values were taken out.
 """
 
 from __future__ import annotations
@@ -13,16 +15,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolgate.agent.conversation import ChatMessage
 from toolgate.agent.events import StopReason
+from toolgate.agent.export_redact import ExportRedactor, redaction_note
 from toolgate.agent.subagent_record import SubagentCall, SubagentRun
 from toolgate.agent.transcript import CompactionMark
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
+from toolgate.text.redact import redact
 
 EXPORT_FORMAT_VERSION = 1
 LINE_CHARS = 160
@@ -54,6 +60,16 @@ class ExportedSession(BaseModel):
     updated: dt.datetime
 
 
+class ExportRedactions(BaseModel):
+    """What was taken out of an export's texts as it was made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int
+    kinds: dict[str, int] = Field(description='How many values of each kind ("GitHub token", ...).')
+    note: str = Field(description="The same sentence the Markdown export starts with.")
+
+
 class SessionExport(BaseModel):
     """The JSON export: the session, every message (Anthropic shapes), where it was summarised, and what each Agent
     call's child agent did."""
@@ -62,6 +78,11 @@ class SessionExport(BaseModel):
 
     format: Literal["toolgate-session"] = "toolgate-session"
     version: int = EXPORT_FORMAT_VERSION
+    redacted: ExportRedactions | None = Field(
+        default=None,
+        description="Present only when secret values were taken out: each string holding one reads "
+        "`[REDACTED <kind>]` in its place. An export without secrets has no such key.",
+    )
     session: ExportedSession
     messages: list[ChatMessage]
     compactions: list[CompactionMark]
@@ -72,15 +93,39 @@ class SessionExport(BaseModel):
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Redacted:
+    """What an export is rendered from: the stored session with secrets taken out, and what was taken out."""
+
+    session: ExportedSession
+    history: list[ChatMessage]
+    compactions: list[CompactionMark]
+    subagents: dict[str, SubagentRun]
+    found: list[str]
+
+
 def export_json(
     session: ExportedSession,
-    history: list[ChatMessage],
-    compactions: list[CompactionMark],
+    history: Sequence[ChatMessage],
+    compactions: Sequence[CompactionMark],
     subagents: Mapping[str, SubagentRun] | None = None,
+    known_secrets: Collection[str] = (),
 ) -> str:
-    runs = dict(subagents or {})
-    document = SessionExport(session=session, messages=history, compactions=compactions, subagents=runs)
-    return document.model_dump_json(indent=2) + "\n"
+    """`known_secrets`: values to take out wherever they appear (the environment's secrets), besides the shapes."""
+    done = _redacted(session, history, compactions, subagents, known_secrets)
+    note = redaction_note(done.found)
+    redactions = None
+    if note is not None:
+        redactions = ExportRedactions(count=len(done.found), kinds=dict(Counter(done.found)), note=note)
+    document = SessionExport(
+        redacted=redactions,
+        session=done.session,
+        messages=done.history,
+        compactions=done.compactions,
+        subagents=done.subagents,
+    )
+    # Without redactions the document is written as it was before the key existed, byte for byte.
+    return document.model_dump_json(indent=2, exclude={"redacted"} if redactions is None else None) + "\n"
 
 
 def export_markdown(
@@ -88,8 +133,12 @@ def export_markdown(
     history: Sequence[ChatMessage],
     compactions: Sequence[CompactionMark],
     subagents: Mapping[str, SubagentRun] | None = None,
+    known_secrets: Collection[str] = (),
 ) -> str:
-    runs = subagents or {}
+    """`known_secrets`: as for `export_json`."""
+    done = _redacted(session, history, compactions, subagents, known_secrets)
+    session, history, compactions, runs = done.session, done.history, done.compactions, done.subagents
+    note = redaction_note(done.found)
     results = {r.tool_use_id: r for message in history for r in message.tool_results()}
     notes: dict[int, list[CompactionMark]] = {}
     for mark in compactions:
@@ -101,6 +150,7 @@ def export_markdown(
         f"- Workspace: {_code(session.workspace)}",
         f"- Started: {_when(session.created)} · last used: {_when(session.updated)}",
         f"- Prompts: {prompts}",
+        *([] if note is None else [f"- {note}"]),
         "",
     ]
     speaker: str | None = None
@@ -159,9 +209,32 @@ def may_hold(transcript: bytes, query: str) -> bool:
     return query.lower().encode() in transcript.lower()
 
 
-def export_file_name(title: str, extension: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower()[:60].rstrip("-")
+def export_file_name(title: str, extension: str, known_secrets: Collection[str] = ()) -> str:
+    """A file name from the title (a first prompt, which may hold a pasted token: it is redacted first)."""
+    shown = redact(title, known_secrets).text
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", shown).strip("-").lower()[:60].rstrip("-")
     return f"{slug or 'toolgate-session'}.{extension}"
+
+
+def _redacted(
+    session: ExportedSession,
+    history: Sequence[ChatMessage],
+    compactions: Sequence[CompactionMark],
+    subagents: Mapping[str, SubagentRun] | None,
+    known_secrets: Collection[str],
+) -> _Redacted:
+    """Every text an export is made from, redacted once (agent/export_redact.py)."""
+    redactor = ExportRedactor(known_secrets)
+    title, workspace = redactor.text(session.title), redactor.text(session.workspace)
+    if title is not session.title or workspace is not session.workspace:
+        session = session.model_copy(update={"title": title, "workspace": workspace})
+    return _Redacted(
+        session=session,
+        history=[redactor.message(message) for message in history],
+        compactions=[redactor.compaction(mark) for mark in compactions],
+        subagents={task_id: redactor.run(run) for task_id, run in (subagents or {}).items()},
+        found=redactor.found,
+    )
 
 
 def _is_prompt(message: ChatMessage) -> bool:

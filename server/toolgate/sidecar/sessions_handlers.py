@@ -60,18 +60,19 @@ def search_sessions(store: SessionFiles, query: str) -> list[p.SessionMatch]:
 def export_session(store: SessionFiles, session_id: str, format: p.ExportFormat) -> p.SessionExportResult:
     from toolgate.agent.transcript import load_transcript
     from toolgate.agent.transcript_export import ExportedSession, export_file_name, export_json, export_markdown
+    from toolgate.core.child_env import own_secret_values
 
     meta = _meta(store, session_id)
     loaded = load_transcript(store.transcript_path(session_id))
     session = ExportedSession(
         id=meta.id, title=meta.title, workspace=meta.workspace, created=meta.created, updated=meta.updated
     )
-    if format == "json":
-        content = export_json(session, loaded.history, loaded.compactions, loaded.subagents)
-    else:
-        content = export_markdown(session, loaded.history, loaded.compactions, loaded.subagents)
+    # Secrets are taken out of every text as it is exported: the shapes, and this process's own secret values.
+    known = own_secret_values()
+    render = export_json if format == "json" else export_markdown
+    content = render(session, loaded.history, loaded.compactions, loaded.subagents, known)
     return p.SessionExportResult(
-        content=content, file_name=export_file_name(meta.title, "json" if format == "json" else "md")
+        content=content, file_name=export_file_name(meta.title, "json" if format == "json" else "md", known)
     )
 
 
