@@ -22,10 +22,17 @@ from toolgate.core.context import HOME_DIR
 from toolgate.core.errors import StateError
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.sandbox.policy import describe
-from toolgate.sandbox.resident import start_background
+from toolgate.sandbox.resident import NotStartedAdvice, start_background
 from toolgate.sandbox.runtime import SANDBOX, Sandbox
 from toolgate.shell.executor import command_env
 from toolgate.shell.groups import BASH
+
+# The person typed the command: what they can change, in their terms (not the model's `outside_sandbox`).
+CLI_ADVICE = NotStartedAdvice(
+    refused="Run it from a directory the sandbox shows, name a program it can see (`toolgate sandbox policy` lists "
+    "what it shows), or run it without `toolgate sandbox run` if it must reach what the sandbox hides.",
+    stopped="Run it again: a new sandbox starts.",
+)
 
 
 def _sandbox_of(args: argparse.Namespace) -> tuple[Sandbox, list[Path], Path, Path, tuple[str, ...]]:
@@ -86,7 +93,14 @@ def _act(
     if launch.lease is None:
         code = subprocess.run(argv, cwd=workspace, env=child_env, check=False).returncode
     else:
-        process = start_background(launch.lease, argv, workspace, child_env, 1, errors=2, stdin=0)
+        try:
+            process = start_background(
+                launch.lease, argv, workspace, child_env, 1, errors=2, stdin=0, advice=CLI_ADVICE
+            )
+        except StateError as exc:
+            sandbox.finish(launch)
+            print(f"toolgate sandbox run: {exc}", file=sys.stderr)
+            return 1
         code = process.wait()
     blocked = sandbox.finish(launch)
     if blocked is not None:
