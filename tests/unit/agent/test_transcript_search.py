@@ -63,7 +63,7 @@ def _write(path: Path, written: list[Entry | bytes]) -> bytes:
     return path.read_bytes() if path.exists() else b""
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(written=steps, data=st.data())
 def test_finding_in_the_bytes_equals_finding_in_the_parsed_transcript(
     written: list[Entry | bytes], data: st.DataObject
