@@ -15,6 +15,8 @@ crash cut short, an edit by hand) makes the whole transcript be parsed instead.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -24,17 +26,23 @@ from toolgate.agent.transcript_export import find_text
 
 TEXT_BLOCK_OPENING = b'{"type":"text","text":"'
 _BACKSLASH = ord("\\")
+# A string JSON holds as it is written: printable ASCII, no backslash. Any other is decoded, which also refuses a
+# line break in it (a string cut short by a crash runs on into the next line).
+_VERBATIM = re.compile(rb"[\x20-\x5b\x5d-\x7f]*")
 
 
 def find_in_transcript(path: Path, raw: bytes, query: str) -> str | None:
     """`find_text(load_transcript(path).history, query)` for the transcript whose bytes are `raw`."""
     try:
-        offsets, texts = _text_blocks(raw)
+        return _find_in_text_blocks(raw, query)
     except ValueError:  # a text block's string is not valid JSON: only the parser knows what its line holds
         return find_text(load_transcript(path).history, query)
+
+
+def _find_in_text_blocks(raw: bytes, query: str) -> str | None:
     wanted = query.lower()
     searched_to = 0  # the lines before this offset were parsed already
-    for at, text in zip(offsets, texts, strict=True):
+    for at, text in _text_blocks(raw):
         if at < searched_to or wanted not in text.lower():
             continue
         start, end = _line_around(raw, at)
@@ -50,23 +58,17 @@ def find_in_transcript(path: Path, raw: bytes, query: str) -> str | None:
     return None
 
 
-def _text_blocks(raw: bytes) -> tuple[list[int], list[str]]:
-    """Every text block's offset and text, in the order they are written; ValueError: a string is not JSON."""
-    offsets: list[int] = []
-    strings: list[bytes] = []
+def _text_blocks(raw: bytes) -> Iterator[tuple[int, str]]:
+    """Every text block's offset and text, in the order they are written (one at a time: a search stops at the
+    first that holds the query); ValueError: a string is not JSON."""
     at = raw.find(TEXT_BLOCK_OPENING)
     while at >= 0:
         opened = at + len(TEXT_BLOCK_OPENING)
         closed = _string_end(raw, opened)
-        offsets.append(at)
-        strings.append(raw[opened:closed])
+        string = raw[opened:closed]
+        text: str = string.decode() if _VERBATIM.fullmatch(string) else json.loads(raw[opened - 1 : closed + 1])
+        yield at, text
         at = raw.find(TEXT_BLOCK_OPENING, closed)
-    if not strings:
-        return [], []
-    # One decoding for all of them. A string cut short by a crash ran on into the next line: the line break in it
-    # is not JSON, and the transcript is parsed instead.
-    texts: list[str] = json.loads(b'["' + b'","'.join(strings) + b'"]')
-    return offsets, texts
 
 
 def _string_end(raw: bytes, opened: int) -> int:
