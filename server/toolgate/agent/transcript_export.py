@@ -200,15 +200,6 @@ def find_text(history: Sequence[ChatMessage], query: str) -> str | None:
     return None
 
 
-def may_hold(transcript: bytes, query: str) -> bool:
-    """False when the raw transcript cannot hold `query`, so most sessions are passed over without being parsed.
-    Only text that JSON writes as it is can be looked for in the bytes; anything else is looked for properly."""
-    encoded = json.dumps(query, ensure_ascii=False)[1:-1]
-    if encoded != query or not query.isascii():
-        return True
-    return query.lower().encode() in transcript.lower()
-
-
 def export_file_name(title: str, extension: str, known_secrets: Collection[str] = ()) -> str:
     """A file name from the title (a first prompt, which may hold a pasted token: it is redacted first)."""
     shown = redact(title, known_secrets).text

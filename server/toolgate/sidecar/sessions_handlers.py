@@ -40,8 +40,7 @@ def sessions_handlers(sessions: Callable[[], SessionManager]) -> dict[str, Calla
 
 
 def search_sessions(store: SessionFiles, query: str) -> list[p.SessionMatch]:
-    from toolgate.agent.transcript import load_transcript
-    from toolgate.agent.transcript_export import find_text, may_hold
+    from toolgate.agent.transcript_search import find_in_transcript
 
     matches: list[p.SessionMatch] = []
     for meta in store.list():
@@ -51,7 +50,7 @@ def search_sessions(store: SessionFiles, query: str) -> list[p.SessionMatch]:
             raw = path.read_bytes()
         except OSError:  # no conversation yet (or it went with a deletion): only the title can match
             raw = b""
-        snippet = find_text(load_transcript(path).history, query) if raw and may_hold(raw, query) else None
+        snippet = find_in_transcript(path, raw, query) if raw else None
         if in_title or snippet is not None:
             matches.append(p.SessionMatch(session_id=meta.id, in_title=in_title, snippet=snippet))
     return matches

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from toolgate.agent.conversation import ChatMessage, user_text
 from toolgate.agent.transcript import CompactedEntry, MessageEntry, Transcript, load_transcript
-from toolgate.agent.transcript_export import ExportedSession, export_markdown, find_text, may_hold
+from toolgate.agent.transcript_export import ExportedSession, export_markdown, find_text
 from toolgate.core.messages import TextBlock, ToolResult, ToolUse
 
 WHEN = dt.datetime(2026, 12, 4, 20, 0, tzinfo=dt.UTC)
@@ -70,9 +70,3 @@ def test_find_text_gives_a_snippet_of_prompts_and_answers_only() -> None:
     ]
     assert find_text(history, "needle") == "…" + "x" * 35 + " The Needle here"
     assert find_text(history[1:], "needle") is None
-
-
-def test_may_hold_passes_over_transcripts_without_the_text_but_never_misses_escaped_text() -> None:
-    raw = b'{"text":"Say \\"hi\\" to the Cache"}'
-    assert may_hold(raw, "cache") and not may_hold(raw, "milk")
-    assert may_hold(raw, '"hi"') and may_hold(raw, "caf\u00e9")  # JSON may write these otherwise: parsed instead
