@@ -365,6 +365,8 @@ export interface FileProblemsAnswer {
   covered: boolean;
   /** The editor had the requested content and its problems stopped changing within the wait. */
   settled: boolean;
+  /** The editor's buffer held the requested content (contentSha256) at some point of the wait. False: it never took it (its file watcher had not reported the change), so the problems are the old content's. Absent: the editor does not tell (taken as loaded). */
+  loaded?: boolean;
   /** A language server has reported in this window on this file or another file of its language (the server is up). False: none has, not even during the wait, so an empty list may only mean it is still starting. Absent: the editor does not tell (taken as heard). */
   heardFromServer?: boolean;
   problems: EditorProblem[];

@@ -2,7 +2,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { Disposable } from '../src/host';
 import type { EditorProblem, EditorProblemsResult } from '../src/protocol.generated';
-import { FIRST_REPORT_MS, openFilesSetting, ProblemsAnswerer, QUIET_MS, textDigest, waitSecondsSetting } from '../src/editor/problems';
+import {
+  FIRST_REPORT_MS,
+  languageFamily,
+  openFilesSetting,
+  ProblemsAnswerer,
+  QUIET_MS,
+  RELOAD_AFTER_MS,
+  textDigest,
+  waitSecondsSetting,
+} from '../src/editor/problems';
 import type { ProblemsHost } from '../src/editor/problems';
 import { FakeCancellation } from './fakes';
 
@@ -38,8 +47,14 @@ class FakeEditorHost implements ProblemsHost {
   readonly problems = new Map<string, EditorProblem[]>();
   readonly languages = new Map<string, string>([
     ['.ts', 'typescript'],
+    ['.tsx', 'typescriptreact'],
     ['.txt', 'plaintext'],
   ]);
+  readonly dirty = new Set<string>();
+  /** Each reloadDocument call: the path, and whether a tab could be opened for it. */
+  readonly reloadCalls: Array<[string, boolean]> = [];
+  /** A reload reads the disk (true), or leaves the buffer as it is (false: the editor offers no way to). */
+  reloadReadsDisk = true;
   readonly withExtension = new Set(['typescript']);
   readonly diagnosticsChanged = new Listeners<readonly string[]>();
   readonly documentChanged = new Listeners<string>();
@@ -74,6 +89,16 @@ class FakeEditorHost implements ProblemsHost {
   }
   languageHasActiveExtension(languageId: string): boolean {
     return this.withExtension.has(languageId);
+  }
+  openDocuments(): Array<[string, string]> {
+    return [...this.open.keys()].map((path) => [path, this.languageOf(path)!]);
+  }
+  isDirty(path: string): boolean {
+    return this.dirty.has(path);
+  }
+  async reloadDocument(path: string, showInTab: boolean): Promise<void> {
+    this.reloadCalls.push([path, showInTab]);
+    if (this.reloadReadsDisk) this.reload(path);
   }
 
   /** The buffer reloads what is on disk. */
@@ -136,7 +161,7 @@ describe('answering toolgate/editor/problems', () => {
     expect(pending.answer()).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
     expect(pending.answer()).toEqual({
-      files: [{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0), error(0, 'another')] }],
+      files: [{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(0), error(0, 'another')] }],
       waitedSeconds: 1.5,
     });
     expect(pending.at()).toBe(150 + 200 + 200 + QUIET_MS);
@@ -148,7 +173,7 @@ describe('answering toolgate/editor/problems', () => {
     host.publish('/ws/src/other.ts', []); // the TypeScript server is up: it reported (nothing) for another file
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [] }]);
     expect(pending.at()).toBe(FIRST_REPORT_MS);
   });
 
@@ -158,19 +183,19 @@ describe('answering toolgate/editor/problems', () => {
     expect(pending.answer()).toBeUndefined();
     host.publish(TS, [error(0)]);
     await vi.advanceTimersByTimeAsync(QUIET_MS);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('asked for a baseline (not patiently), gives a server not heard from only FIRST_REPORT_MS', async () => {
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: false }));
     await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: false, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: false, problems: [] }]);
   });
 
   it('takes silence until the end of the wait as settled, and says no language server was heard from', async () => {
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1500);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: false, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: false, problems: [] }]);
     expect(pending.at()).toBe(1500);
   });
 
@@ -180,7 +205,7 @@ describe('answering toolgate/editor/problems', () => {
     host.open.set('/ws/src/other.ts', '');
     host.publish('/ws/src/other.ts', []); // … and is up now, with nothing to say about this file
     await vi.advanceTimersByTimeAsync(300);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [] }]);
   });
 
   it('with the openFiles setting off, asks the editor to load a file without showing it in a tab', async () => {
@@ -190,14 +215,60 @@ describe('answering toolgate/editor/problems', () => {
     host.publish(TS, [error(0)]);
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(host.openCalls).toEqual([[TS, false]]);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('says it did not settle when the buffer never holds the content within the wait', async () => {
     const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('something else') }], wait: true, patient: true }));
     await vi.advanceTimersByTimeAsync(1500);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, heardFromServer: false, problems: [] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, loaded: false, heardFromServer: false, problems: [] }]);
     expect(pending.at()).toBe(1500);
+  });
+
+  it('asks the editor to reload a clean buffer that has not taken the written content RELOAD_AFTER_MS in', async () => {
+    host.open.set('/ws/src/other.ts', '');
+    host.publish('/ws/src/other.ts', []); // the server is up
+    host.open.set(TS, host.disk.get(TS)!);
+    host.disk.set(TS, "const x: number = 'one'\n"); // written; the editor's file watcher never reports it
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest(host.disk.get(TS)!) }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(RELOAD_AFTER_MS - 1);
+    expect(host.reloadCalls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(host.reloadCalls).toEqual([[TS, true]]);
+    expect(host.open.get(TS)).toBe(host.disk.get(TS));
+    host.publish(TS, [error(0)]);
+    await vi.advanceTimersByTimeAsync(QUIET_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(0)] }]);
+    expect(host.reloadCalls).toHaveLength(1);
+  });
+
+  it('says the content was never loaded when the buffer does not take it even after the reload', async () => {
+    host.reloadReadsDisk = false;
+    openFiles = false;
+    host.open.set(TS, 'const x: number = 1\n');
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x = 2\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: false, loaded: false, heardFromServer: false, problems: [] }]);
+    expect(host.reloadCalls).toEqual([[TS, false]]); // asked once, opening no tab (the setting is off)
+  });
+
+  it('never asks to reload a buffer with unsaved changes: they are the person\'s edits', async () => {
+    host.open.set(TS, 'const x: number = 1 // typing\n');
+    host.dirty.add(TS);
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(pending.answer()?.files[0]).toMatchObject({ settled: false, loaded: false });
+    expect(host.reloadCalls).toEqual([]);
+    expect(host.open.get(TS)).toBe('const x: number = 1 // typing\n');
+  });
+
+  it("counts a report on a .tsx file as hearing the .ts file's server (one server covers the family)", async () => {
+    host.open.set('/ws/src/view.tsx', '');
+    host.publish('/ws/src/view.tsx', []);
+    const pending = timed(answerer.answer({ files: [{ path: TS, contentSha256: textDigest('const x: number = 1\n') }], wait: true, patient: true }));
+    await vi.advanceTimersByTimeAsync(FIRST_REPORT_MS);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [] }]);
+    expect(pending.at()).toBe(FIRST_REPORT_MS); // not the whole wait a server not heard from gets
   });
 
   it('says it did not settle when the problems keep changing until the wait runs out', async () => {
@@ -214,7 +285,7 @@ describe('answering toolgate/editor/problems', () => {
 
   it('does not wait for a file no diagnostics source is known for', async () => {
     const answer = await answerer.answer({ files: [{ path: TXT, contentSha256: textDigest('hello\n') }], wait: true, patient: true });
-    expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, heardFromServer: false, problems: [] }]);
+    expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, loaded: true, heardFromServer: false, problems: [] }]);
   });
 
   it('learns that a language is covered once a file of it had problems', async () => {
@@ -230,7 +301,7 @@ describe('answering toolgate/editor/problems', () => {
     host.open.set(TS, host.disk.get(TS)!);
     host.problems.set(TS, [error(0)]);
     const answer = await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: true, patient: true });
-    expect(answer.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
+    expect(answer.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('opens a document it did not have open and lets its language server look first', async () => {
@@ -240,12 +311,12 @@ describe('answering toolgate/editor/problems', () => {
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(host.open.has(TS)).toBe(true);
     expect(host.openCalls).toEqual([[TS, true]]);
-    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(0)] }]);
+    expect(pending.answer()?.files).toEqual([{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(0)] }]);
   });
 
   it('answers a file that cannot be opened as not covered', async () => {
     const answer = await answerer.answer({ files: [{ path: '/ws/gone.ts', contentSha256: 'x' }], wait: true, patient: true });
-    expect(answer.files).toEqual([{ path: '/ws/gone.ts', covered: false, settled: true, heardFromServer: false, problems: [] }]);
+    expect(answer.files).toEqual([{ path: '/ws/gone.ts', covered: false, settled: true, loaded: true, heardFromServer: false, problems: [] }]);
   });
 
   it('stops waiting when the sidecar withdraws the question', async () => {
@@ -258,18 +329,40 @@ describe('answering toolgate/editor/problems', () => {
     expect(pending.at()).toBe(100);
   });
 
+  it('lists an open file of a language whose server has not been heard from with the workspace, as not heard', async () => {
+    host.problems.set(TS, [error(2)]);
+    host.open.set('/ws/src/b.ts', '');
+    host.open.set(TXT, 'hello\n'); // no source covers plain text: nothing to hear
+    const answer = await answerer.answer({ files: null, wait: false, patient: false });
+    expect(answer.files).toEqual([
+      { path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(2)] },
+      { path: '/ws/src/b.ts', covered: true, settled: true, loaded: true, heardFromServer: false, problems: [] },
+    ]);
+    host.open.set('/ws/src/view.tsx', '');
+    host.publish('/ws/src/view.tsx', []); // now its server has reported: an empty list means something
+    expect((await answerer.answer({ files: null, wait: false, patient: false })).files.map((file) => file.path)).toEqual([TS]);
+  });
+
   it('lists every file with problems for the workspace, without waiting', async () => {
     host.problems.set(TS, [error(2)]);
     host.problems.set('/ws/clean.ts', []);
     const answer = await answerer.answer({ files: null, wait: false, patient: false });
     expect(answer).toEqual({
-      files: [{ path: TS, covered: true, settled: true, heardFromServer: true, problems: [error(2)] }],
+      files: [{ path: TS, covered: true, settled: true, loaded: true, heardFromServer: true, problems: [error(2)] }],
       waitedSeconds: 0,
     });
   });
 });
 
 describe('the waitSeconds setting and the content digest', () => {
+  it('tracks the languages of the built-in TypeScript features as one, and any other language as itself', () => {
+    for (const language of ['typescript', 'typescriptreact', 'javascript', 'javascriptreact']) {
+      expect(languageFamily(language)).toBe('typescript');
+    }
+    expect(languageFamily('python')).toBe('python');
+  });
+
+
   it('takes 0.1 to 30 seconds and falls back to the default otherwise', () => {
     expect(waitSecondsSetting(0)).toBe(1.5);
     expect(waitSecondsSetting(0.01)).toBe(0.1);

@@ -1,7 +1,8 @@
 """Problems after an edit, in a real VS Code with its built-in TypeScript language features: the mock model edits a
 .ts file of examples/ts-workspace so that it no longer type-checks, and the tool_result it reads next ends with the
-type error; it edits it back, and that result has no problem in it. The composer's `@problems` mention reaches the
-model through the same request, as the Problems tool lists the problems."""
+type error; it edits it back, and that result has no problem in it. With the file watcher leaving the file out, the
+extension has VS Code reload the buffer that missed the change, and the error is still found. The composer's
+`@problems` mention reaches the model through the same request, as the Problems tool lists the problems."""
 
 from __future__ import annotations
 
@@ -52,24 +53,24 @@ def tool_results(request: dict[str, Any]) -> list[str]:
     return [str(m.get("content")) for m in request["body"]["messages"] if m.get("role") == "tool"]
 
 
-def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_gets_none(
-    ts_project: Path, workbench: Workbench, code_server: CodeServer
-) -> None:
-    main = ts_project / "src" / "main.ts"
-    swap = [("const total: number", "const total: string"), ("const total: string", "const total: number")]
-    steps: list[dict[str, Any]] = [
-        {"text": "Reading it.", "tool_uses": [{"name": "Read", "input": {"file_path": str(main)}}]},
-        *(
-            {
-                "text": "Changing the type.",
-                "tool_uses": [
-                    {"name": "Edit", "input": {"file_path": str(main), "old_string": old, "new_string": new}}
-                ],
-            }
-            for old, new in swap
-        ),
-        {"text": "Back as it was."},
+def edit_steps(path: Path, swaps: list[tuple[str, str]], closing: str) -> list[dict[str, Any]]:
+    """The mock model's turn: Read the file, one Edit per swap, then the `closing` text (what the test waits for: a
+    text of its own, not one an earlier test's chat shows)."""
+    edits = [
+        {
+            "text": "Changing the type.",
+            "tool_uses": [{"name": "Edit", "input": {"file_path": str(path), "old_string": old, "new_string": new}}],
+        }
+        for old, new in swaps
     ]
+    read = {"text": "Reading it.", "tool_uses": [{"name": "Read", "input": {"file_path": str(path)}}]}
+    return [read, *edits, {"text": closing}]
+
+
+def run_turn(
+    code_server: CodeServer, workbench: Workbench, steps: list[dict[str, Any]], settings: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One chat turn the mock model plays from `steps`, with the workspace `settings` added; its recorded requests."""
     model = MockModel(Path(tempfile.mkdtemp(prefix="mock-model-", dir=code_server.root)), steps)
     try:
         code_server.write_workspace_settings(
@@ -77,6 +78,7 @@ def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_ge
                 "toolgate.provider": "openai",
                 "toolgate.baseUrl": f"{model.url}/v1",
                 "toolgate.problems.waitSeconds": WAIT_SECONDS,
+                **settings,
             }
         )
         # The person's project is loaded before the agent edits it (a cold TypeScript server on a loaded machine took
@@ -87,18 +89,41 @@ def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_ge
         chat.get_by_role("button", name="New").click()
         send(workbench, "Try a string total, then put it back.")
         # Each edit may wait up to WAIT_SECONDS for the TypeScript server (the first one loads the project).
-        expect(chat.locator(".msg-assistant").last).to_contain_text("Back as it was.", timeout=4 * WAIT_SECONDS * 1000)
-        workbench.shot("60-problems-after-edits")
+        closing = steps[-1]["text"]
+        expect(chat.locator(".msg-assistant").last).to_contain_text(closing, timeout=4 * WAIT_SECONDS * 1000)
         requests = model.requests()
-        assert len(requests) == 4
-        broke = tool_results(requests[2])[-1]
-        fixed = tool_results(requests[3])[-1]
     finally:
         model.stop()
+    assert len(requests) == len(steps)
+    return requests
+
+
+def test_an_edit_that_breaks_the_types_gets_the_error_and_one_that_fixes_them_gets_none(
+    ts_project: Path, workbench: Workbench, code_server: CodeServer
+) -> None:
+    main = ts_project / "src" / "main.ts"
+    swap = [("const total: number", "const total: string"), ("const total: string", "const total: number")]
+    requests = run_turn(code_server, workbench, edit_steps(main, swap, "Back as it was."), {})
+    workbench.shot("60-problems-after-edits")
+    broke = tool_results(requests[2])[-1]
+    fixed = tool_results(requests[3])[-1]
     assert broke.startswith("Edited ts/src/main.ts"), broke
     assert broke.endswith(f"New problems the editor reports after this change:\n{TYPE_ERROR}"), broke
     assert fixed.startswith("Edited ts/src/main.ts") and "problem" not in fixed.lower(), fixed
     assert main.read_text() == (TS_WORKSPACE / "src" / "main.ts").read_text()
+
+
+def test_a_change_the_file_watcher_does_not_report_is_reloaded_and_checked(
+    ts_project: Path, workbench: Workbench, code_server: CodeServer
+) -> None:
+    # The editor's file watcher leaves ts/src out: the buffer of main.ts does not take the Edit's content by itself.
+    main = ts_project / "src" / "main.ts"
+    unwatched = {"files.watcherExclude": {"**/ts/src/**": True}}
+    swap = [("const total: number", "const total: string")]
+    requests = run_turn(code_server, workbench, edit_steps(main, swap, "A string total it is."), unwatched)
+    broke = tool_results(requests[2])[-1]
+    assert broke.startswith("Edited ts/src/main.ts"), broke
+    assert broke.endswith(f"New problems the editor reports after this change:\n{TYPE_ERROR}"), broke
 
 
 def test_a_problems_mention_reaches_the_model_as_the_problems_tool_lists_them(

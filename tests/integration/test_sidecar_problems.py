@@ -26,7 +26,10 @@ __all__ = ["mock_model"]  # the fixture, used by name
 KNOWN_FILES = ("main.ts",)
 
 
-def answer_like_an_editor(asked: list[dict[str, Any]], workspace: Path) -> Any:
+def answer_like_an_editor(asked: list[dict[str, Any]], workspace: Path, *, cold: bool = False) -> Any:
+    """`cold`: an editor whose buffers never take a written content (its file watcher is late) and whose language
+    server has not reported on anything yet."""
+
     async def respond(params: dict[str, Any]) -> dict[str, Any]:
         asked.append(params)
         files = []
@@ -39,17 +42,21 @@ def answer_like_an_editor(asked: list[dict[str, Any]], workspace: Path) -> Any:
                 for i, line in enumerate(text.splitlines())
                 if "BAD" in line
             ]
-            files.append({"path": wanted["path"], "covered": True, "settled": settled, "problems": problems})
+            answer = {"path": wanted["path"], "covered": True, "settled": settled, "problems": problems}
+            if cold:
+                loaded = wanted["contentSha256"] is None
+                answer |= {"settled": loaded, "loaded": loaded, "heardFromServer": bool(problems)}
+            files.append(answer)
         return {"files": files, "waitedSeconds": 1.5}
 
     return respond
 
 
 async def started(
-    storage: Path, workspace: Path, options: dict[str, Any], asked: list[dict[str, Any]]
+    storage: Path, workspace: Path, options: dict[str, Any], asked: list[dict[str, Any]], *, cold: bool = False
 ) -> SidecarClient:
     client = await start_client(TEST_SERVER)
-    client.feature(EDITOR_PROBLEMS)(answer_like_an_editor(asked, workspace))
+    client.feature(EDITOR_PROBLEMS)(answer_like_an_editor(asked, workspace, cold=cold))
     params = types.InitializeParams(
         capabilities=types.ClientCapabilities(),
         initialization_options={"storageDir": str(storage), **options},
@@ -97,6 +104,32 @@ async def test_an_edit_ends_with_the_problem_it_introduced(
     assert after == {"files": [{"path": str(path), "contentSha256": digest}], "wait": True, "patient": True}
     [problems] = await editor_sidecar.run(session_id, use("Problems", path="main.ts"))
     assert problems["content"] == "1 problem in main.ts:\nmain.ts:1:11 error (toy): no BAD"
+
+
+async def test_a_change_the_editor_did_not_load_and_a_server_not_heard_from_are_named(
+    storage: Path, workspace: Path, asked: list[dict[str, Any]]
+) -> None:
+    client = await started(storage, workspace, {"editorProblems": True}, asked, cold=True)
+    try:
+        path = workspace / "main.ts"
+        path.write_text("const a = 1\n", encoding="utf-8")
+        session_id = await client.new_session(workspace, mode="bypassPermissions")
+        _, edited = await client.run(
+            session_id,
+            use("Read", file_path=str(path)),
+            use("Edit", file_path=str(path), old_string="1", new_string="2"),
+        )
+        assert edited["content"] == (
+            "Edited main.ts (line 1).\n\nThe editor had not yet loaded the change to main.ts, so problems may be "
+            "missing here; the Problems tool shows them later."
+        )
+        [problems] = await client.run(session_id, use("Problems", path="main.ts"))
+        assert problems["content"] == (
+            "No errors or warnings listed in main.ts.\nNo language server has reported on main.ts yet (it may still "
+            "be starting), so no problems listed for it does not mean none; ask again in a moment."
+        )
+    finally:
+        await stop_client(client)
 
 
 async def test_without_the_editor_saying_so_nothing_is_asked_and_no_tool_offered(

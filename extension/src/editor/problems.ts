@@ -18,6 +18,12 @@
  * language no diagnostics source is known for (none reported for it or its language, and no active extension
  * activates on its language) is not waited for. Each answer says whether a language server has been heard from for
  * the file's language at all (`heardFromServer`): a cold server silent for the whole wait is not "no problems".
+ * Languages one server covers count together (LANGUAGE_FAMILIES): a report on a `.tsx` file is TypeScript's server
+ * heard for a `.ts` file too.
+ *
+ * The editor reloads a clean buffer when its file watcher reports the change on disk; when that report has not come
+ * RELOAD_AFTER_MS into the wait, the answerer asks the editor to read the document again (never a dirty one: that
+ * would drop the person's unsaved edits). A buffer that still never held the content is answered `loaded: false`.
  */
 
 import { createHash } from 'node:crypto';
@@ -33,6 +39,26 @@ export const QUIET_MS = 300;
 export const FIRST_REPORT_MS = 1000;
 /** While waiting for the editor to hold a content, it is looked at this often too (besides its change events). */
 const TEXT_POLL_MS = 100;
+/** A clean buffer that does not hold the content this long into the wait is asked to read its file again. */
+export const RELOAD_AFTER_MS = 1000;
+
+/**
+ * Languages one language server covers, which count as one for "heard from" and "reports": VS Code names a `.tsx` file
+ * typescriptreact and a `.ts` file typescript, yet its built-in TypeScript features check both (and JavaScript). Add a
+ * row for another server that covers several languages.
+ */
+export const LANGUAGE_FAMILIES: ReadonlyArray<readonly string[]> = [
+  ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'],
+];
+
+const FAMILY_OF = new Map(
+  LANGUAGE_FAMILIES.flatMap((family) => family.map((language) => [language, family[0]!] as const)),
+);
+
+/** The name a language is tracked under: its family's first language, or itself when it has no family. */
+export function languageFamily(languageId: string): string {
+  return FAMILY_OF.get(languageId) ?? languageId;
+}
 
 /** The editor's side of it: src/vscode/problemsVscode.ts. Paths are absolute file-system paths. */
 export interface ProblemsHost {
@@ -49,6 +75,16 @@ export interface ProblemsHost {
   documentText(path: string): string | undefined;
   /** The language of an open document; undefined when it is not open. */
   languageOf(path: string): string | undefined;
+  /** Every file-system document the editor has open (in a tab or only loaded), with its language. */
+  openDocuments(): Array<[string, string]>;
+  /** The open document has changes not saved to disk. */
+  isDirty(path: string): boolean;
+  /**
+   * Asks the editor to read an open, clean document again from disk (its file watcher may not have reported a change
+   * yet). Never for a dirty document, never writing the file; opens no tab unless `showInTab`. Does nothing when the
+   * editor offers no way to.
+   */
+  reloadDocument(path: string, showInTab: boolean): Promise<void>;
   onDocumentChanged(listener: (path: string) => void): Disposable;
   /** An active extension activates on this language (it may report problems for it). */
   languageHasActiveExtension(languageId: string): boolean;
@@ -81,10 +117,19 @@ export function openFilesSetting(raw: unknown): boolean {
 
 type Step = 'done' | number;
 
+/** How waiting for a file ended: `loaded` false when its buffer never held the content asked for. */
+interface Settling {
+  settled: boolean;
+  loaded: boolean;
+}
+
+/** A file answered without waiting: what is reported stands, for the content the buffer has. */
+const AT_ONCE: Settling = { settled: true, loaded: true };
+
 export class ProblemsAnswerer implements Disposable {
-  /** Languages some file of which had problems reported in this window: a source covers them for sure. */
+  /** Language families some file of which had problems reported in this window: a source covers them for sure. */
   private readonly reportingLanguages = new Set<string>();
-  /** Languages whose diagnostics changed at all in this window: their server is up, its silence means something. */
+  /** Language families whose diagnostics changed at all in this window: their server is up, its silence counts. */
   private readonly heardFrom = new Set<string>();
   private readonly subscription: Disposable;
 
@@ -101,12 +146,7 @@ export class ProblemsAnswerer implements Disposable {
 
   async answer(params: EditorProblemsParams, token?: CancellationLike): Promise<EditorProblemsResult> {
     const waitedSeconds = params.wait ? this.settings.waitSeconds() : 0;
-    if (params.files === null) {
-      const files = this.host
-        .allDiagnostics()
-        .map(([path, problems]) => ({ path, covered: true, settled: true, heardFromServer: true, problems }));
-      return { files, waitedSeconds };
-    }
+    if (params.files === null) return { files: this.workspaceAnswer(), waitedSeconds };
     const deadline = this.now() + waitedSeconds * 1000;
     const files = await Promise.all(params.files.map((file) => this.fileAnswer(file, params, deadline, token)));
     return { files, waitedSeconds };
@@ -116,11 +156,41 @@ export class ProblemsAnswerer implements Disposable {
     this.subscription.dispose();
   }
 
+  /**
+   * Every file with problems, and every open file with none whose language's server has not been heard from (its
+   * empty list may only mean the server is still starting: the sidecar says so).
+   */
+  private workspaceAnswer(): FileProblemsAnswer[] {
+    const listed = (path: string, heardFromServer: boolean, problems: EditorProblem[]): FileProblemsAnswer => ({
+      path,
+      covered: true,
+      ...AT_ONCE,
+      heardFromServer,
+      problems,
+    });
+    const reported = this.host.allDiagnostics().map(([path, problems]) => listed(path, true, problems));
+    const named = new Set(reported.map((file) => file.path));
+    const unheard = this.host
+      .openDocuments()
+      .filter(([path, languageId]) => !named.has(path) && this.covers(languageId) && !this.heard(languageId))
+      .map(([path]) => listed(path, false, []));
+    return [...reported, ...unheard];
+  }
+
   private noteReported(path: string): void {
     const language = this.host.languageOf(path);
     if (language === undefined) return;
-    this.heardFrom.add(language);
-    if (this.host.diagnostics(path).length > 0) this.reportingLanguages.add(language);
+    this.heardFrom.add(languageFamily(language));
+    if (this.host.diagnostics(path).length > 0) this.reportingLanguages.add(languageFamily(language));
+  }
+
+  private heard(languageId: string): boolean {
+    return this.heardFrom.has(languageFamily(languageId));
+  }
+
+  /** Some source reports problems for this language (it did in this window, or an extension for it is active). */
+  private covers(languageId: string): boolean {
+    return this.reportingLanguages.has(languageFamily(languageId)) || this.host.languageHasActiveExtension(languageId);
   }
 
   private async fileAnswer(
@@ -132,27 +202,31 @@ export class ProblemsAnswerer implements Disposable {
     const { path } = file;
     const opened = await this.host.openDocument(path, this.settings.openFiles());
     // Read when answering, after any wait: a report during the wait (for this file or another of its language) counts.
-    const answer = (covered: boolean, settled: boolean): FileProblemsAnswer => {
+    const answer = (covered: boolean, { settled, loaded }: Settling = AT_ONCE): FileProblemsAnswer => {
       const problems = this.host.diagnostics(path);
-      const heardFromServer = opened !== undefined && (problems.length > 0 || this.heardFrom.has(opened.languageId));
-      return { path, covered, settled, heardFromServer, problems };
+      const heardFromServer = opened !== undefined && (problems.length > 0 || this.heard(opened.languageId));
+      return { path, covered, settled, loaded, heardFromServer, problems };
     };
-    if (opened === undefined) return answer(false, true);
-    const covered =
-      this.reportingLanguages.has(opened.languageId) ||
-      this.host.diagnostics(path).length > 0 ||
-      this.host.languageHasActiveExtension(opened.languageId);
-    if (!covered) return answer(false, true);
+    if (opened === undefined) return answer(false);
+    const covered = this.covers(opened.languageId) || this.host.diagnostics(path).length > 0;
+    if (!covered) return answer(false);
     // An open document with no new content to wait for has been looked at already: what is reported stands.
     const expected = file.contentSha256 ?? null;
-    if (!params.wait || (opened.wasOpen && expected === null)) return answer(true, true);
-    const firstReport = params.patient && !this.heardFrom.has(opened.languageId) ? Infinity : FIRST_REPORT_MS;
+    if (!params.wait || (opened.wasOpen && expected === null)) return answer(true);
+    const firstReport = params.patient && !this.heard(opened.languageId) ? Infinity : FIRST_REPORT_MS;
     return answer(true, await this.settle(path, expected, firstReport, deadline, token));
   }
 
+  /** The buffer has not taken the file's new content: the editor is asked to read it again, unless it is dirty. */
+  private reloadIfClean(path: string): void {
+    if (this.host.documentText(path) === undefined || this.host.isDirty(path)) return;
+    void this.host.reloadDocument(path, this.settings.openFiles()).catch(() => undefined);
+  }
+
   /**
-   * True once the document holds `expected` (null: any content) and its problems stopped changing (or never changed
-   * for `firstReport` ms). At the deadline: true only when they stayed silent since the content arrived.
+   * Settled once the document holds `expected` (null: any content) and its problems stopped changing (or never changed
+   * for `firstReport` ms). At the deadline: settled only when they stayed silent since the content arrived; not loaded
+   * when the content never arrived. A clean buffer still without it RELOAD_AFTER_MS in is asked to reload, once.
    */
   private settle(
     path: string,
@@ -160,7 +234,9 @@ export class ProblemsAnswerer implements Disposable {
     firstReport: number,
     deadline: number,
     token?: CancellationLike,
-  ): Promise<boolean> {
+  ): Promise<Settling> {
+    const start = this.now();
+    let reloadAsked = false;
     let textSince: number | undefined;
     let lastChange: number | undefined;
     const holdsExpected = (): boolean => {
@@ -170,7 +246,13 @@ export class ProblemsAnswerer implements Disposable {
     };
     const step = (at: number): Step => {
       if (textSince === undefined) {
-        if (!holdsExpected()) return TEXT_POLL_MS;
+        if (!holdsExpected()) {
+          if (!reloadAsked && at - start >= RELOAD_AFTER_MS) {
+            reloadAsked = true;
+            this.reloadIfClean(path);
+          }
+          return TEXT_POLL_MS;
+        }
         textSince = at;
       }
       if (lastChange !== undefined && lastChange >= textSince) {
@@ -181,7 +263,7 @@ export class ProblemsAnswerer implements Disposable {
       return silent >= firstReport ? 'done' : firstReport - silent;
     };
     const silentSinceText = (): boolean => textSince !== undefined && (lastChange === undefined || lastChange < textSince);
-    return new Promise<boolean>((resolve) => {
+    return new Promise<Settling>((resolve) => {
       const subscriptions: Disposable[] = [];
       let timer: ReturnType<typeof setTimeout> | undefined;
       let finished = false;
@@ -190,7 +272,7 @@ export class ProblemsAnswerer implements Disposable {
         finished = true;
         if (timer !== undefined) clearTimeout(timer);
         for (const subscription of subscriptions) subscription.dispose();
-        resolve(settled);
+        resolve({ settled, loaded: textSince !== undefined });
       };
       const evaluate = (): void => {
         if (finished) return;

@@ -27,6 +27,7 @@ class FileReport:
     settled: bool  # the editor had the requested content and its problems stopped changing within the wait
     problems: tuple[Problem, ...]
     heard: bool = True  # a language server has reported on this file's language; False: none yet (maybe starting)
+    loaded: bool = True  # the editor's buffer took the content asked about; False: never (its problems are the old's)
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,8 +79,9 @@ def attachment_blocks(
 
 
 def attachment_path(attachment: Attachment, workspace: Path) -> Path | None:
-    """The file or folder an attachment reads (what the rules are asked about), None for the problems list."""
-    return None if attachment.kind == "problems" or not attachment.path else _absolute(attachment.path, workspace)
+    """The file or folder an attachment reads (what the rules are asked about); None when it names none. A problems
+    attachment is not asked about here: its caller lists it under the Problems tool's own check."""
+    return _absolute(attachment.path, workspace) if attachment.path else None
 
 
 def _file_text(attachment: Attachment, workspace: Path, documents: OpenDocuments, file_state: ReadFileState) -> str:

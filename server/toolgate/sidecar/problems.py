@@ -97,6 +97,7 @@ def _report(answer: EditorProblemsResult) -> ProblemsReport:
             covered=f.covered,
             settled=f.settled,
             heard=f.heard_from_server,
+            loaded=f.loaded,
             problems=tuple(Problem(p.line, p.character, p.severity, p.message, p.source, p.code) for p in f.problems),
         )
         for f in answer.files
@@ -157,14 +158,16 @@ def after_edit_note(
     moved_from: Mapping[Path, Path] | None = None,
 ) -> str | None:
     """What the result ends with: the new problems of each changed file its language server covers (a moved file's
-    compared with its old path's), which files it did not finish checking in time, and which it had not reported on
-    at all. None: nothing to say (no language server, or no new problem)."""
+    compared with its old path's), which files the editor had not loaded the change to (their problems are the old
+    content's, so none is listed), which it did not finish checking in time, and which it had not reported on at all.
+    None: nothing to say (no language server, or no new problem)."""
     earlier = {
         path: Baseline(text or "", seen.problems if (seen := before.of(path)) is not None else ())
         for path, text in old_texts.items()
     }
     baselines = baselines_after_moves(earlier, moved_from or {})
     found: list[FileProblems] = []
+    unloaded: list[str] = []
     unsettled: list[str] = []
     unheard: list[str] = []
     for report in after.files:
@@ -172,6 +175,9 @@ def after_edit_note(
         if text is None or not report.covered:
             continue
         label = display_path(report.path, workspace)
+        if not report.loaded:
+            unloaded.append(label)
+            continue
         baseline = baselines.get(report.path, Baseline("", ()))
         if fresh := reported(new_problems(baseline.problems, report.problems, baseline.text, text)):
             found.append(FileProblems(label, text, fresh))
@@ -180,6 +186,11 @@ def after_edit_note(
         elif not report.heard:
             unheard.append(label)
     parts = [block] if (block := render_new_problems(found)) is not None else []
+    if unloaded:
+        parts.append(
+            f"The editor had not yet loaded the change to {', '.join(unloaded)}, so problems may be missing here; "
+            "the Problems tool shows them later."
+        )
     if unsettled:
         parts.append(
             f"The language server had not finished checking {', '.join(unsettled)} within "

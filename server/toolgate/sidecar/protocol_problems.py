@@ -55,6 +55,12 @@ class FileProblemsAnswer(WireModel):
     settled: bool = Field(
         description="The editor had the requested content and its problems stopped changing within the wait."
     )
+    loaded: bool = Field(
+        default=True,
+        description="The editor's buffer held the requested content (contentSha256) at some point of the wait. "
+        "False: it never took it (its file watcher had not reported the change), so the problems are the old "
+        "content's. Absent: the editor does not tell (taken as loaded).",
+    )
     heard_from_server: bool = Field(
         default=True,
         description="A language server has reported in this window on this file or another file of its language "

@@ -27,6 +27,8 @@ from toolgate.text.problems import problem_line, reported
 from toolgate.tools._search import ReadDenyFilter
 
 MAX_PROBLEMS = 100
+# Files named in one note at most (files a server has not reported on: every open file of a cold language).
+MAX_NAMED_FILES = 10
 
 
 class ProblemsInput(ToolInput):
@@ -46,6 +48,7 @@ class ProblemsFound:
     single_file: bool
     covered: bool  # False: no language server reports on the one file asked about
     withheld: list[str] = field(default_factory=list)  # why some files' problems are left out, one note each
+    unheard: list[str] = field(default_factory=list)  # files no language server has reported on yet (maybe starting)
 
 
 class ProblemsTool(Tool[ProblemsInput, ProblemsFound]):
@@ -117,8 +120,15 @@ def problems_text(data: ProblemsFound) -> str:
             f"The language server had not finished checking {', '.join(data.unsettled)} within "
             f"{data.waited_seconds:g} s; ask again in a moment for a complete list."
         )
+    if data.unheard:
+        them = "it" if len(data.unheard) == 1 else "them"
+        notes.append(
+            f"No language server has reported on {_named(data.unheard)} yet (it may still be starting), so no "
+            f"problems listed for {them} does not mean none; ask again in a moment."
+        )
     if not data.lines:
-        return "\n".join([f"No errors or warnings in {data.scope}.", *notes])
+        listed = "listed " if data.unheard else ""  # a server that has not looked found nothing: that is not "none"
+        return "\n".join([f"No errors or warnings {listed}in {data.scope}.", *notes])
     shown = data.lines[:MAX_PROBLEMS]
     head = f"{len(data.lines)} problem{'s' if len(data.lines) != 1 else ''} in {data.scope}"
     if len(data.lines) > MAX_PROBLEMS:
@@ -131,18 +141,22 @@ def _found(
 ) -> ProblemsFound:
     lines: list[tuple[int, str]] = []
     unsettled: list[str] = []
+    unheard: list[str] = []
     for file in report.files:
         if not single and not is_within(file.path, target):
             continue
         problems = reported(file.problems)
         unsettled_here = file.covered and not file.settled
-        if not problems and not unsettled_here:
+        unheard_here = file.covered and not file.heard and not file.problems and not unsettled_here
+        if not problems and not unsettled_here and not unheard_here:
             continue
         if guard is not None and not guard(os.fsencode(file.path)):
             continue  # not even named: its name may be what a rule protects
         label = display_path(file.path, workspace)
         if unsettled_here:
             unsettled.append(label)
+        elif unheard_here:
+            unheard.append(label)
         text = _text(file.path)
         lines.extend((0 if p.severity == "error" else 1, problem_line(label, text, p)) for p in problems)
     lines.sort(key=lambda item: item[0])  # stable: errors first, each file's own order kept
@@ -155,6 +169,7 @@ def _found(
         single_file=single,
         covered=own.covered if single and own is not None else True,
         withheld=_withheld(guard),
+        unheard=unheard,
     )
 
 
@@ -172,6 +187,13 @@ def _withheld(guard: ReadDenyFilter | None) -> list[str]:
             "Problems with such a file's path asks the user first."
         )
     return notes
+
+
+def _named(labels: list[str]) -> str:
+    """The files, by name up to MAX_NAMED_FILES, then how many more."""
+    named = ", ".join(labels[:MAX_NAMED_FILES])
+    more = len(labels) - MAX_NAMED_FILES
+    return f"{named} and {more:,} more" if more > 0 else named
 
 
 def _files(count: int) -> str:

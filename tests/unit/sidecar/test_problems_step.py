@@ -54,6 +54,7 @@ class ScriptedEditor:
         self.silent = False
         self.unsettled = False
         self.unheard = False  # no language server has reported yet (a cold one, still starting)
+        self.unloaded = False  # the buffer never took a content asked about (the file watcher did not report it)
 
     async def request(self, method: str, params: WireModel, result: type[Any]) -> Any:
         assert method == EDITOR_PROBLEMS and isinstance(params, EditorProblemsParams)
@@ -68,12 +69,18 @@ class ScriptedEditor:
             text = path.read_text(encoding="utf-8")
             digest = hashlib.sha256(text.encode()).hexdigest()
             covered = path.suffix == ".ts"
-            settled = covered and not self.unsettled and wanted.content_sha256 in (None, digest)
+            loaded = not (self.unloaded and wanted.content_sha256 is not None)
+            settled = covered and loaded and not self.unsettled and wanted.content_sha256 in (None, digest)
             problems = toy_problems(text) if covered else []
             heard = not self.unheard
             answers.append(
                 FileProblemsAnswer(
-                    path=str(path), covered=covered, settled=settled, heard_from_server=heard, problems=problems
+                    path=str(path),
+                    covered=covered,
+                    settled=settled,
+                    loaded=loaded,
+                    heard_from_server=heard,
+                    problems=problems,
                 )
             )
         return EditorProblemsResult(files=answers, waited_seconds=WAIT_SECONDS)
@@ -155,6 +162,19 @@ async def test_a_language_server_not_heard_from_is_named_with_what_to_do(
     assert text == (
         "Edited main.ts (line 1).\n\nThe language server had not reported on main.ts yet (it may still be starting), "
         "so no problems here does not mean none; run the Problems tool on it in a moment."
+    )
+
+
+async def test_a_change_the_editor_never_loaded_is_named_as_such_without_the_old_contents_problems(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
+    path = workspace / "main.ts"
+    path.write_text("const a = 1\n", encoding="utf-8")
+    editor.unloaded = True  # the language server may have settled, but on the buffer's old text
+    text = await edit(rt, path, "1", "BAD")
+    assert text == (
+        "Edited main.ts (line 1).\n\nThe editor had not yet loaded the change to main.ts, so problems may be missing "
+        "here; the Problems tool shows them later."
     )
 
 
@@ -291,6 +311,46 @@ async def test_problems_of_a_file(rt: Runtime, workspace: Path, editor: Scripted
         "main.ts:3:4 error (toy): BAD is not allowed",
     ]
     assert editor.asked[-1].wait and editor.asked[-1].patient
+
+
+async def test_problems_of_a_file_no_language_server_has_reported_on_are_not_called_none(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
+    (workspace / "main.ts").write_text("ok\n", encoding="utf-8")
+    editor.unheard = True
+    result = await run1(rt, "Problems", path="main.ts")
+    assert result.text() == (
+        "No errors or warnings listed in main.ts.\n"
+        "No language server has reported on main.ts yet (it may still be starting), so no problems listed for it "
+        "does not mean none; ask again in a moment."
+    )
+
+
+async def test_problems_of_the_workspace_name_the_open_files_no_language_server_has_reported_on(
+    rt: Runtime, workspace: Path, editor: ScriptedEditor
+) -> None:
+    (workspace / "main.ts").write_text("BAD\n", encoding="utf-8")
+    quiet = [
+        FileProblemsAnswer(path=str(workspace / "main.ts"), covered=True, settled=True, problems=toy_problems("BAD"))
+    ]
+    quiet += [
+        FileProblemsAnswer(
+            path=str(workspace / f"m{i:02}.ts"), covered=True, settled=True, heard_from_server=False, problems=[]
+        )
+        for i in range(12)
+    ]
+
+    async def open_files_of_a_cold_language(method: str, params: WireModel, result: type[Any]) -> Any:
+        return EditorProblemsResult(files=quiet, waited_seconds=0)
+
+    editor.request = open_files_of_a_cold_language  # type: ignore[method-assign]
+    assert (await run1(rt, "Problems")).text().splitlines() == [
+        "1 problem in the workspace:",
+        "main.ts:1:1 error (toy): BAD is not allowed",
+        "No language server has reported on m00.ts, m01.ts, m02.ts, m03.ts, m04.ts, m05.ts, m06.ts, m07.ts, m08.ts, "
+        "m09.ts and 2 more yet (it may still be starting), so no problems listed for them does not mean none; ask "
+        "again in a moment.",
+    ]
 
 
 async def test_problems_of_a_file_no_language_server_covers(rt: Runtime, workspace: Path) -> None:
