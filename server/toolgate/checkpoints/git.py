@@ -32,6 +32,7 @@ _SAFE_CONFIG = (
     "core.fsmonitor=false",
     "core.untrackedCache=false",
     "core.splitIndex=true",  # an index write writes what changed, not all entries (most checkpoints change few)
+    "index.skipHash=false",  # the index's closing checksum is what its remembered tree names (index_tree.py)
     "core.quotePath=false",
     "core.autocrlf=false",
     "core.safecrlf=false",
