@@ -2,6 +2,7 @@
 
     <data>/checkpoints/<workspace-id>.git/                 the shadow repository (objects shared by sessions)
     <data>/checkpoints/<workspace-id>.git/toolgate/index-<session>   each session's own index
+    <data>/checkpoints/<workspace-id>.git/toolgate/index-<session>.tree   the tree it describes (index_tree.py)
     <data>/checkpoints/<workspace-id>.git/toolgate/lock    taken around every change to the store
     <data>/checkpoints/sessions/<session>.json             which workspace a session's checkpoints belong to
     <data>/checkpoints/<workspace-id>.git/toolgate/notice-<session>.txt   a code restore the model is yet to hear of
