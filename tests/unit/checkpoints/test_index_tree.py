@@ -4,6 +4,7 @@ checkpoint's tree what git itself makes of the work tree (`git add -A` into a sc
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,9 +39,20 @@ def _companion_not_written(store: CheckpointStore, workspace: Path) -> None:
     companion(store.index("s1")).write_bytes(before)
 
 
-def _companion_torn(store: CheckpointStore, workspace: Path) -> None:
+def _companion_cut_short(store: CheckpointStore, workspace: Path) -> None:
     record = companion(store.index("s1"))
     record.write_bytes(record.read_bytes()[:30])
+
+
+def _companion_half_written(store: CheckpointStore, workspace: Path) -> None:
+    """The new record's write over the old one stopped after the tree: the tree before, the new index's checksum."""
+    record = companion(store.index("s1"))
+    before = record.read_bytes()
+    (workspace / "a.txt").write_text("second version\n")
+    store.create("s1", turn=1, tool_use_id="t1")
+    after = record.read_bytes()
+    cut = after.index(b" index ")
+    record.write_bytes(before[:cut] + after[cut:])
 
 
 def _companion_gone(store: CheckpointStore, workspace: Path) -> None:
@@ -48,7 +60,9 @@ def _companion_gone(store: CheckpointStore, workspace: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "crash", [_index_not_written, _companion_not_written, _companion_torn, _companion_gone], ids=lambda f: f.__name__
+    "crash",
+    [_index_not_written, _companion_not_written, _companion_cut_short, _companion_half_written, _companion_gone],
+    ids=lambda f: f.__name__,
 )
 def test_after_a_crash_between_the_index_and_its_tree_the_next_checkpoint_is_gits_own_tree(
     tmp_path: Path, workspace: Path, crash: Callable[[CheckpointStore, Path], None]
@@ -74,4 +88,5 @@ def test_the_remembered_tree_names_the_index_it_was_made_for(tmp_path: Path, wor
     made = store.create("s1", turn=1, kind="turn")
     index = store.index("s1")
     checksum = index.read_bytes()[-20:].hex()  # git's own, over all the index holds before it
-    assert companion(index).read_bytes() == f"tree {made.tree} index {checksum}\n".encode()
+    fields = f"tree {made.tree} index {checksum}".encode()
+    assert companion(index).read_bytes() == b"%s crc %08x\n" % (fields, zlib.crc32(fields))
