@@ -54,7 +54,7 @@ _DROPPED_PREFIXES = ("GIT_",)
 # for repeats; it is most of what storing big content costs, and slowest where it saves least (random bytes:
 # 10-20x a copy, for nothing). Level 6 would take 3-4x as long on code for 20% less. A sample of a big object
 # picks one of the three ways below.
-_SAMPLE_BYTES = 64 * 1024  # at most this much is compressed twice to decide (about 1 ms): 2% of a 5 MB object
+_SAMPLE_BYTES = 64 * 1024  # compressed twice to decide: 1-4 ms, a few % of compressing 5 MB
 _STORED = (0, zlib.Z_DEFAULT_STRATEGY)  # no compression: a copy and a checksum
 _SYMBOLS_ONLY = (1, zlib.Z_HUFFMAN_ONLY)  # shorter codes for frequent bytes, no search for repeats (4-5x faster)
 _REPEATS = (1, zlib.Z_DEFAULT_STRATEGY)
