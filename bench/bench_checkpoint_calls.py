@@ -4,12 +4,19 @@ each against the same call in a session without them, in turns, in the same run.
 
 Each session has its own workspace of 200 small files beside the target, so that the checkpoints' listings
 have a tree to look at. The turn's own checkpoint is taken once, before the timed calls: a turn of several calls
-pays it once, not per call. Each Write's content is new (as an agent's is), each Edit changes one line.
+pays it once, not per call. Each Write's content is new (as an agent's is), each Edit changes one line. A Write
+of random bytes writes them as base64, the way random bytes reach a tool that writes text.
+
+Then the store's part alone: a 5 MB object of each kind of content stored as a loose object (what a file a
+command made costs a checkpoint), against computing its id, the pass over its bytes that storing cannot skip.
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
+import os
+import statistics
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -17,6 +24,7 @@ from pathlib import Path
 import anyio
 
 from bench.report import Figure, Report, median_us
+from toolgate.checkpoints.git import ShadowGit, object_id, write_object
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
@@ -29,6 +37,7 @@ _ids = itertools.count(1)
 
 def run(report: Report, workdir: Path) -> None:
     anyio.run(_run, report, workdir)
+    _store_objects(report, workdir / "objects.git")
 
 
 def _workspace(root: Path) -> Path:
@@ -98,30 +107,70 @@ async def _run(report: Report, workdir: Path) -> None:
             )
         )
 
-        body = "x" * (WRITE_BYTES - 20) + "\n"
+        random_text = base64.b64encode(os.urandom(WRITE_BYTES * 3 // 4))[: WRITE_BYTES - 20].decode() + "\n"
+        for body, name in (("x" * (WRITE_BYTES - 20) + "\n", "Write of 5 MB"), (random_text, "Write of 5 MB random")):
 
-        def write(runtime: Runtime) -> Callable[[], Awaitable[None]]:
-            target = str(runtime.session.workspace / "big.txt")
+            def write(runtime: Runtime, body: str = body) -> Callable[[], Awaitable[None]]:
+                target = str(runtime.session.workspace / "big.txt")
 
-            async def one() -> None:
-                n = next(_ids)
-                content = f"{n:018d}\n" + body  # new bytes each time, as an agent's are
-                await _call(runtime, ToolUse(id=f"w{n}", name="Write", input={"file_path": target, "content": content}))
+                async def one() -> None:
+                    n = next(_ids)
+                    content = f"{n:018d}\n" + body  # new bytes each time, as an agent's are
+                    tool_input = {"file_path": target, "content": content}
+                    await _call(runtime, ToolUse(id=f"w{n}", name="Write", input=tool_input))
 
-            return one
+                return one
 
-        without, with_checkpoints = await _in_turns(write(plain), write(guarded))
-        report.add(
-            Figure(
-                "checkpoints",
-                "Write of 5 MB, checkpointed",
-                median_us(with_checkpoints) / 1000,
-                "ms",
-                "the same Write without checkpoints",
-                median_us(without) / 1000,
-                "the checkpoint after it stores the new content (compressed), as undo needs",
+            without, with_checkpoints = await _in_turns(write(plain), write(guarded))
+            report.add(
+                Figure(
+                    "checkpoints",
+                    f"{name}, checkpointed",
+                    median_us(with_checkpoints) / 1000,
+                    "ms",
+                    "the same Write without checkpoints",
+                    median_us(without) / 1000,
+                    "the checkpoint after it stores the new content (compressed), as undo needs",
+                )
             )
-        )
     finally:
         await plain.aclose()
         await guarded.aclose()
+
+
+def _store_objects(report: Report, git_dir: Path) -> None:
+    (git_dir / "objects").mkdir(parents=True)
+    git = ShadowGit("git", git_dir, git_dir)  # write_object needs only the objects folder
+    code = b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.parent.glob("server/**/*.py")))
+    contents = {
+        "text": b"x" * WRITE_BYTES,
+        "code": (code * (WRITE_BYTES // len(code) + 1))[:WRITE_BYTES],
+        "random bytes": os.urandom(WRITE_BYTES),
+        "base64": base64.b64encode(os.urandom(WRITE_BYTES * 3 // 4)),
+    }
+    for kind, data in contents.items():
+        hashing: list[float] = []
+        storing: list[float] = []
+        stored_bytes = 0
+        for n in range(REPEAT):
+            fresh = n.to_bytes(8, "big") + data[8:]  # a new object each time (an object already there is kept)
+            start = time.perf_counter()
+            object_id("blob", fresh)
+            hashing.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            oid = write_object(git, "blob", fresh)
+            storing.append(time.perf_counter() - start)
+            stored = git_dir / "objects" / oid[:2] / oid[2:]
+            stored_bytes = stored.stat().st_size
+            stored.unlink()
+        report.add(
+            Figure(
+                "checkpoints",
+                f"storing a 5 MB object of {kind}",
+                statistics.median(storing) * 1000,
+                "ms",
+                "computing its id",
+                statistics.median(hashing) * 1000,
+                f"a loose object in git's format, {stored_bytes / len(data):.0%} of the bytes on disk",
+            )
+        )

@@ -32,6 +32,7 @@ _SAFE_CONFIG = (
     "core.fsmonitor=false",
     "core.untrackedCache=false",
     "core.splitIndex=true",  # an index write writes what changed, not all entries (most checkpoints change few)
+    "index.skipHash=false",  # the index's closing checksum is what its remembered tree names (index_tree.py)
     "core.quotePath=false",
     "core.autocrlf=false",
     "core.safecrlf=false",
@@ -48,7 +49,15 @@ _IDENTITY = {
 }
 # Variables that would point git somewhere else than we say, or change what it does.
 _DROPPED_PREFIXES = ("GIT_",)
-_LOOSE_COMPRESSION = 1  # git's own default for loose objects (core.looseCompression): speed over size
+# How a loose object is compressed (git inflates any zlib stream, so this changes only time and size, never the
+# id). Level 1 is git's own default for loose objects (core.looseCompression) and the fastest level that looks
+# for repeats; it is most of what storing big content costs, and slowest where it saves least (random bytes:
+# 10-20x a copy, for nothing). Level 6 would take 3-4x as long on code for 20% less. A sample of a big object
+# picks one of the three ways below.
+_SAMPLE_BYTES = 64 * 1024  # compressed twice to decide: 1-4 ms, a few % of compressing 5 MB
+_STORED = (0, zlib.Z_DEFAULT_STRATEGY)  # no compression: a copy and a checksum
+_SYMBOLS_ONLY = (1, zlib.Z_HUFFMAN_ONLY)  # shorter codes for frequent bytes, no search for repeats (4-5x faster)
+_REPEATS = (1, zlib.Z_DEFAULT_STRATEGY)
 
 
 def git_version(binary: str = "git") -> tuple[int, ...] | str:
@@ -241,6 +250,30 @@ def object_id(kind: str, data: bytes) -> str:
     return digest.hexdigest()
 
 
+def loose_compression(data: bytes) -> tuple[int, int]:
+    """The zlib level and strategy for storing `data`, from what compressing a sample of it (its start and its
+    middle, so that a text header before binary content does not decide alone) each way saves:
+    nothing worth having (random or already-compressed bytes) → stored; about as much without looking for repeats
+    as with (base64, hex, random text) → symbols only; else → repeats. Small objects are not sampled: level 1
+    costs them little."""
+    if len(data) <= _SAMPLE_BYTES:
+        return _REPEATS
+    half = _SAMPLE_BYTES // 2
+    middle = len(data) // 2
+    sample = data[:half] + data[middle : middle + half]
+    with_repeats = len(zlib.compress(sample, _REPEATS[0]))
+    if with_repeats > len(sample) * 15 // 16:
+        return _STORED  # a saving under 1/16 is not worth 10-20 times the time of a copy
+    symbols = _compressor(_SYMBOLS_ONLY)
+    without_repeats = len(symbols.compress(sample) + symbols.flush())
+    return _SYMBOLS_ONLY if without_repeats <= with_repeats * 9 // 8 else _REPEATS
+
+
+def _compressor(way: tuple[int, int]) -> zlib._Compress:
+    level, strategy = way
+    return zlib.compressobj(level, zlib.DEFLATED, zlib.MAX_WBITS, 8, strategy)  # zlib's own window and memory
+
+
 def write_object(git: ShadowGit, kind: str, data: bytes, known_id: str | None = None) -> str:
     """Store `data` as a loose object the way git does (zlib-compressed header and bytes in a temp file, linked
     into place, read-only), without starting a git process; an object already there is left as it is. Returns
@@ -251,7 +284,7 @@ def write_object(git: ShadowGit, kind: str, data: bytes, known_id: str | None = 
     if final.exists():
         return oid
     directory.mkdir(exist_ok=True)
-    compressor = zlib.compressobj(_LOOSE_COMPRESSION)
+    compressor = _compressor(loose_compression(data))
     handle, temp = tempfile.mkstemp(prefix="tmp_obj_", dir=directory)
     try:
         with os.fdopen(handle, "wb") as out:

@@ -2,6 +2,7 @@
 
     <data>/checkpoints/<workspace-id>.git/                 the shadow repository (objects shared by sessions)
     <data>/checkpoints/<workspace-id>.git/toolgate/index-<session>   each session's own index
+    <data>/checkpoints/<workspace-id>.git/toolgate/index-<session>.tree   the tree it describes (index_tree.py)
     <data>/checkpoints/<workspace-id>.git/toolgate/lock    taken around every change to the store
     <data>/checkpoints/sessions/<session>.json             which workspace a session's checkpoints belong to
     <data>/checkpoints/<workspace-id>.git/toolgate/notice-<session>.txt   a code restore the model is yet to hear of
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from toolgate.checkpoints.capture import Captured, capture
 from toolgate.checkpoints.git import ShadowGit, git_version, read_blobs, split_z, write_commit, write_object
+from toolgate.checkpoints.index_tree import forget_tree, index_checksum, remember_tree, remembered_tree
 from toolgate.checkpoints.models import Checkpoint, CheckpointError, CheckpointKind, ConversationMark
 from toolgate.checkpoints.ref_updates import TRANSACTIONS_VERSION, RefUpdates
 from toolgate.checkpoints.roots import capture_roots, root_changes, root_commits, root_skipped
@@ -203,21 +205,21 @@ class CheckpointStore:
         """Bring the session's index of `root` (None: the workspace) up to date (under the lock). Remembers the
         index's tree, so that an unchanged work tree costs one listing and no tree write."""
         git, index = self.root_git(root), self.index(session, root)
-        known = index.with_name(index.name + ".tree")
-        index_tree = known.read_text().strip() if known.is_file() and index.is_file() else None
+        checksum = index_checksum(index)
+        index_tree = remembered_tree(index, checksum)
         try:
             captured = capture(git, index, self.settings.max_file_bytes, index_tree)
         except CheckpointError:
             if not index.is_file():
                 raise
             # The index may name objects a gc freed (they were captured, never committed): start it afresh.
-            for stale in (index, known):
-                with contextlib.suppress(FileNotFoundError):
-                    stale.unlink()
-            index_tree = None
+            index.unlink(missing_ok=True)
+            forget_tree(index)
+            index_tree = checksum = None
             captured = capture(git, index, self.settings.max_file_bytes)
-        if captured.tree != index_tree:
-            known.write_text(captured.tree)
+        written = index_checksum(index)  # after git's last write of the index, which the record names
+        if (captured.tree, written) != (index_tree, checksum):
+            remember_tree(index, captured.tree, written)
         return captured
 
     def _last(self, session: str) -> Checkpoint | None:

@@ -4,10 +4,13 @@ back (same size, same mtime) is still captured as it is."""
 
 from __future__ import annotations
 
+import base64
 import os
+import random
 import shutil
 import subprocess
 import time
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,7 @@ from typing import Any
 import pytest
 
 from toolgate.checkpoints import capture as capture_module
-from toolgate.checkpoints.git import RunningGit, ShadowGit, object_id, read_blobs, write_object
+from toolgate.checkpoints.git import RunningGit, ShadowGit, loose_compression, object_id, read_blobs, write_object
 from toolgate.checkpoints.models import CheckpointError
 from toolgate.checkpoints.staging import RACY_NS
 from toolgate.checkpoints.store import CheckpointStore
@@ -59,6 +62,34 @@ def test_objects_written_here_are_read_by_git_and_pass_fsck(tmp_path: Path, work
     fsck = subprocess.run(
         ["git", "fsck", "--strict", "--no-dangling"], capture_output=True, env=store.git.environment(None)
     )
+    assert fsck.returncode == 0, fsck.stderr.decode()
+
+
+_RANDOM = random.Random(7).randbytes(1 << 20)
+_CODE = "".join(f"def handler_{n}(request):\n    return respond(request, {n % 7})\n" for n in range(9000)).encode()
+# Big content of each kind, and the way it is compressed: git reads every one alike (zlib, any level).
+BIG_CONTENTS = {
+    "random bytes: stored": (_RANDOM, (0, zlib.Z_DEFAULT_STRATEGY)),
+    "base64: symbols only": (base64.b64encode(_RANDOM), (1, zlib.Z_HUFFMAN_ONLY)),
+    "code: repeats": (_CODE, (1, zlib.Z_DEFAULT_STRATEGY)),
+    "random start, code after it: repeats": (_RANDOM[:65536] + _CODE, (1, zlib.Z_DEFAULT_STRATEGY)),
+    "small random bytes: not sampled": (_RANDOM[:4096], (1, zlib.Z_DEFAULT_STRATEGY)),
+}
+
+
+@pytest.mark.parametrize("kind", BIG_CONTENTS)
+def test_big_content_is_compressed_the_way_a_sample_of_it_pays_for_and_git_reads_it(
+    tmp_path: Path, workspace: Path, kind: str
+) -> None:
+    data, way = BIG_CONTENTS[kind]
+    assert loose_compression(data) == way
+    store = CheckpointStore(tmp_path / "data", workspace)
+    oid = write_object(store.git, "blob", data)
+    (tmp_path / "copy").write_bytes(data)
+    hashed = subprocess.run(["git", "hash-object", "--no-filters", str(tmp_path / "copy")], capture_output=True)
+    assert oid == hashed.stdout.decode().strip()
+    assert read_blobs(store.git, [oid]) == {oid: data}
+    fsck = subprocess.run(["git", "fsck", "--strict"], capture_output=True, env=store.git.environment(None))
     assert fsck.returncode == 0, fsck.stderr.decode()
 
 
