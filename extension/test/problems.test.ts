@@ -49,13 +49,16 @@ class FakeEditorHost implements ProblemsHost {
     ['.ts', 'typescript'],
     ['.tsx', 'typescriptreact'],
     ['.txt', 'plaintext'],
+    ['.md', 'markdown'],
   ]);
   readonly dirty = new Set<string>();
   /** Each reloadDocument call: the path, and whether a tab could be opened for it. */
   readonly reloadCalls: Array<[string, boolean]> = [];
   /** A reload reads the disk (true), or leaves the buffer as it is (false: the editor offers no way to). */
   reloadReadsDisk = true;
-  readonly withExtension = new Set(['typescript']);
+  /** Active extensions by id, with the languages they activate on. */
+  readonly extensions = new Map<string, string[]>([['vscode.typescript-language-features', ['typescript']]]);
+  readonly settings = new Map<string, unknown>();
   readonly diagnosticsChanged = new Listeners<readonly string[]>();
   readonly documentChanged = new Listeners<string>();
   /** Each openDocument call: the path, and whether it was to be shown in a tab. */
@@ -87,8 +90,11 @@ class FakeEditorHost implements ProblemsHost {
   onDocumentChanged(listener: (path: string) => void): Disposable {
     return this.documentChanged.add(listener);
   }
-  languageHasActiveExtension(languageId: string): boolean {
-    return this.withExtension.has(languageId);
+  activeExtensionsOn(languageId: string): string[] {
+    return [...this.extensions].filter(([, languages]) => languages.includes(languageId)).map(([id]) => id);
+  }
+  editorSetting(name: string): unknown {
+    return this.settings.get(name);
   }
   openDocuments(): Array<[string, string]> {
     return [...this.open.keys()].map((path) => [path, this.languageOf(path)!]);
@@ -288,8 +294,22 @@ describe('answering toolgate/editor/problems', () => {
     expect(answer.files).toEqual([{ path: TXT, covered: false, settled: true, loaded: true, heardFromServer: false, problems: [] }]);
   });
 
+  it('does not wait for a language whose only extensions report nothing unless a setting turns that on', async () => {
+    const readme = '/ws/README.md';
+    host.disk.set(readme, '# Notes\n');
+    host.extensions.set('vscode.markdown-language-features', ['markdown']);
+    host.extensions.set('vscode.extension-editing', ['markdown', 'json']);
+    const ask = () => answerer.answer({ files: [{ path: readme, contentSha256: textDigest('# Notes\n') }], wait: true, patient: true });
+    // Answered at once, without "no server has reported yet": markdown's validation is off by default.
+    expect((await ask()).files[0]).toMatchObject({ covered: false, settled: true, heardFromServer: false });
+    host.settings.set('markdown.validate.enabled', true);
+    const pending = timed(ask());
+    await vi.advanceTimersByTimeAsync(waitSeconds * 1000);
+    expect(pending.answer()?.files[0]).toMatchObject({ covered: true, settled: true, heardFromServer: false });
+  });
+
   it('learns that a language is covered once a file of it had problems', async () => {
-    host.withExtension.clear();
+    host.extensions.clear();
     host.open.set(TS, host.disk.get(TS)!);
     expect((await answerer.answer({ files: [{ path: TS, contentSha256: null }], wait: false, patient: false })).files[0]!.covered).toBe(false);
     host.publish(TS, [error(0)]);

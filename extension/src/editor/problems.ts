@@ -86,9 +86,22 @@ export interface ProblemsHost {
    */
   reloadDocument(path: string, showInTab: boolean): Promise<void>;
   onDocumentChanged(listener: (path: string) => void): Disposable;
-  /** An active extension activates on this language (it may report problems for it). */
-  languageHasActiveExtension(languageId: string): boolean;
+  /** The ids of the active extensions that activate on this language (some may report problems for it). */
+  activeExtensionsOn(languageId: string): string[];
+  /** A setting of the editor's (not toolgate's), by its full name; undefined when unset. */
+  editorSetting(name: string): unknown;
 }
+
+/**
+ * Extensions that activate on a language but report no problems for it unless a setting turns that on (null: they
+ * never do). Their activation is no sign a language server will report: counted as one, every edit of a README waited
+ * out the whole wait and told the model no server had reported "yet". Markdown's link validation is off by default;
+ * extension-editing reports only on an extension's own manifest.
+ */
+export const SILENT_UNLESS: Readonly<Record<string, Readonly<Record<string, string | null>>>> = {
+  'vscode.markdown-language-features': { markdown: 'markdown.validate.enabled' },
+  'vscode.extension-editing': { markdown: null, json: null },
+};
 
 /** The same digest the sidecar computes (core/editor_problems.py): SHA-256 of the UTF-8 text with LF line endings. */
 export function textDigest(text: string): string {
@@ -188,9 +201,16 @@ export class ProblemsAnswerer implements Disposable {
     return this.heardFrom.has(languageFamily(languageId));
   }
 
-  /** Some source reports problems for this language (it did in this window, or an extension for it is active). */
+  /**
+   * Some source reports problems for this language: it did in this window, or an extension that reports on it is
+   * active (one that activates on it but is silent unless a setting is on counts only with that setting on).
+   */
   private covers(languageId: string): boolean {
-    return this.reportingLanguages.has(languageFamily(languageId)) || this.host.languageHasActiveExtension(languageId);
+    if (this.reportingLanguages.has(languageFamily(languageId))) return true;
+    return this.host.activeExtensionsOn(languageId).some((id) => {
+      const setting = SILENT_UNLESS[id]?.[languageId];
+      return setting === undefined || (setting !== null && this.host.editorSetting(setting) === true);
+    });
   }
 
   private async fileAnswer(

@@ -110,6 +110,8 @@ export function problemsHost(): ProblemsHost {
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (event.document.uri.scheme === 'file') listener(event.document.uri.fsPath);
       }),
-    languageHasActiveExtension: (languageId) => vscode.extensions.all.some((extension) => activatesOn(extension, languageId)),
+    activeExtensionsOn: (languageId) =>
+      vscode.extensions.all.filter((extension) => activatesOn(extension, languageId)).map((extension) => extension.id),
+    editorSetting: (name) => vscode.workspace.getConfiguration().get(name),
   };
 }
