@@ -24,9 +24,17 @@ from toolgate.core.messages import ToolResult
 from toolgate.core.permission import Approver, PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.session_files import SessionFiles, SessionMeta
+from toolgate.text.redact import redact
 from toolgate.tools.todo_write import TODOS
 
 TITLE_CHARS = 80
+
+
+def title_of(prompt: str) -> str:
+    """A session's title: its first prompt's first line, secrets taken out before it is cut (a token cut short
+    matches no shape, and the title is shown in the history list and heads every export)."""
+    lines = prompt.strip().splitlines()
+    return redact(lines[0]).text[:TITLE_CHARS] if lines else ""
 
 
 def open_chat(
@@ -102,7 +110,7 @@ def attach_chat(
         runtime.session.deps.get(TODOS).replace(loaded.todos)  # before the chat listens: not a new change
 
     def after_send(text: str, stop: StopReason) -> None:
-        store.touch(meta.id, title=text.strip().splitlines()[0][:TITLE_CHARS])
+        store.touch(meta.id, title=title_of(text))
 
     chat = AgentChat(
         runtime,

@@ -7,6 +7,7 @@ import json
 
 from toolgate.agent.conversation import ChatMessage, user_text
 from toolgate.agent.export_redact import ExportRedactor
+from toolgate.agent.stored_chat import TITLE_CHARS, title_of
 from toolgate.agent.subagent_record import SubagentCall, SubagentRun
 from toolgate.agent.transcript import CompactionMark
 from toolgate.agent.transcript_export import (
@@ -89,3 +90,13 @@ def test_the_environments_secret_values_a_compaction_summary_and_the_file_name_a
     assert "the password is [REDACTED secret from the environment]" in markdown
     assert "- toolgate took 3 secret values (Slack token, secret from the environment) out of this export;" in markdown
     assert export_file_name(session.title, "md") == "post-with-redacted-slack-token.md"
+
+
+def test_a_session_title_is_redacted_before_it_is_cut() -> None:
+    """A token near the 80th character would be cut into a piece no shape matches: taken out first, nothing of it
+    stays in the title (shown in the history list, and at the head of every export)."""
+    token = "ghp_" + "A1b2C3d4E5" * 4
+    title = title_of(f"{'Set up the deploy key for our staging host now,'} the token is {token}\nand more")
+    assert "ghp_" not in title and "A1b2" not in title
+    assert title.startswith("Set up the deploy key") and len(title) <= TITLE_CHARS
+    assert title_of("  \n") == ""
