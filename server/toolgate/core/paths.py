@@ -44,22 +44,29 @@ def is_within(path: Path, directory: Path) -> bool:
     return True
 
 
-def resolved_forms(path: Path) -> list[Path]:
-    """The path as given (normalised) and with every symlink resolved; both must pass a containment check."""
-    return [Path(form) for form in _resolved_texts(path)]
+Resolutions = dict[str, tuple[str, ...]]  # one check's memo: each path's resolved forms, by the path as written
 
 
-def inside_any(path: Path, directories: Iterable[Path]) -> bool:
+def resolved_forms(path: Path, resolved: Resolutions | None = None) -> list[Path]:
+    """The path as given (normalised) and with every symlink resolved; both must pass a containment check.
+
+    `resolved`: the memo of the one check this is part of (its steps ask about the same path several times).
+    Never keep one across checks: a symlink swapped between two calls must be seen at once."""
+    return [Path(form) for form in _resolved_texts(path, resolved)]
+
+
+def inside_any(path: Path, directories: Iterable[Path], resolved: Resolutions | None = None) -> bool:
     """Every resolved form of `path` lies inside one of the (resolved) `directories`.
 
     Resolved afresh on every call (a swapped symlink must be seen at once), but on strings: pathlib's parsing
-    of the forms was most of the cost of the check the Bash tool makes before every command."""
-    resolved: dict[str, tuple[str, ...]] = {}  # this call's resolutions: the path is often a directory itself
+    of the forms was most of the cost of the check the Bash tool makes before every command. `resolved`: as
+    for `resolved_forms`; without it, this call's own (the path is often a directory itself)."""
+    resolved = {} if resolved is None else resolved
     roots = [form for d in directories for form in _resolved_texts(d, resolved)]
     return all(any(_within_text(form, root) for root in roots) for form in _resolved_texts(path, resolved))
 
 
-def _resolved_texts(path: Path, resolved: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+def _resolved_texts(path: Path, resolved: Resolutions | None = None) -> tuple[str, ...]:
     text = os.fspath(path)  # the key as written: `link/..` must be resolved, not folded to `.` first
     if resolved is not None and (known := resolved.get(text)) is not None:
         return known

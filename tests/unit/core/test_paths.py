@@ -100,3 +100,20 @@ def test_display_path_on_strings_answers_as_pathlib_does(path: str, workspace: s
     as_path, root = Path(path), Path(workspace)
     expected = str(as_path.relative_to(root)) if is_within(as_path, root) and as_path != root else str(as_path)
     assert display_path(as_path, root) == expected
+
+
+def test_one_check_s_memo_resolves_a_path_once_and_a_fresh_memo_sees_a_swapped_link(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "a")
+    memo: dict[str, tuple[str, ...]] = {}
+    assert resolved_forms(link, memo) == [link, tmp_path / "a"]
+    link.unlink()
+    link.symlink_to(tmp_path / "b")
+    # Within the one check, its steps see the path as it was resolved for it (the same answer every step).
+    assert resolved_forms(link, memo) == [link, tmp_path / "a"]
+    assert inside_any(tmp_path / "a" / "f", [link], memo)
+    # The next check resolves afresh.
+    assert resolved_forms(link, {}) == [link, tmp_path / "b"]
+    assert not inside_any(tmp_path / "a" / "f", [link])
