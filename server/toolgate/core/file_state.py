@@ -6,11 +6,11 @@ reads thousands of files must not grow without limit; an evicted file simply has
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolgate.core.paths import real_path
 from toolgate.text.encoding import TextFormat
 
 DEFAULT_MAX_ENTRIES = 100
@@ -56,7 +56,7 @@ class StateKey(str):
 
 def state_key(path: Path | str) -> StateKey:
     """Every spelling of a path (`..`, symlinks) maps to one key, so aliases share one record."""
-    return path if isinstance(path, StateKey) else StateKey(os.path.realpath(path))
+    return path if isinstance(path, StateKey) else StateKey(real_path(path))
 
 
 class ReadFileState:

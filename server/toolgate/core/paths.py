@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -44,6 +45,35 @@ def is_within(path: Path, directory: Path) -> bool:
     return True
 
 
+# Linux names an open file's path under /proc/self/fd; O_PATH opens a path without reading it (nor opening a
+# device or FIFO).
+_KERNEL_PATHS = sys.platform == "linux" and hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
+
+
+def real_path(path: str | os.PathLike[str]) -> str:
+    """`os.path.realpath(path)`: every symlink resolved, `..` taken after the link before it.
+
+    When the path exists, the kernel answers: one open of it (O_PATH) and one readlink of its /proc/self/fd entry,
+    where realpath lstat()s every component (most of a permission check's time on a plain Read). Anything else
+    (a part missing, a loop, no access, not a name of a file system object, no /proc) is realpath's own answer.
+    """
+    if _KERNEL_PATHS:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except (OSError, ValueError):
+            return os.path.realpath(path)
+        try:
+            real = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            real = ""
+        finally:
+            os.close(fd)
+        # Not a path (a pipe or socket reached through /proc/*/fd), or removed meanwhile: realpath's answer.
+        if real.startswith("/") and not real.endswith(" (deleted)"):
+            return real
+    return os.path.realpath(path)
+
+
 Resolutions = dict[str, tuple[str, ...]]  # one check's memo: each path's resolved forms, by the path as written
 
 
@@ -71,7 +101,7 @@ def _resolved_texts(path: Path, resolved: Resolutions | None = None) -> tuple[st
     if resolved is not None and (known := resolved.get(text)) is not None:
         return known
     given = os.path.normpath(text)
-    real = os.path.realpath(text)
+    real = real_path(text)
     forms = (given,) if given == real else (given, real)
     if resolved is not None:
         resolved[text] = forms
