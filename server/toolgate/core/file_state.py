@@ -6,11 +6,11 @@ reads thousands of files must not grow without limit; an evicted file simply has
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolgate.core.paths import real_path
 from toolgate.text.encoding import TextFormat
 
 DEFAULT_MAX_ENTRIES = 100
@@ -46,9 +46,17 @@ class FileRecord:
         return len(self.content.encode("utf-8", "surrogatepass"))
 
 
-def state_key(path: Path | str) -> str:
+class StateKey(str):
+    """A path as `state_key` resolved it. `get`, `set` and `forget` take it as it is, so a call that looks its
+    file up and then records it resolves the path once. Keep one for the call that made it only: a symlink
+    swapped before the next call must be resolved afresh."""
+
+    __slots__ = ()
+
+
+def state_key(path: Path | str) -> StateKey:
     """Every spelling of a path (`..`, symlinks) maps to one key, so aliases share one record."""
-    return os.path.realpath(path)
+    return path if isinstance(path, StateKey) else StateKey(real_path(path))
 
 
 class ReadFileState:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -44,27 +45,63 @@ def is_within(path: Path, directory: Path) -> bool:
     return True
 
 
-def resolved_forms(path: Path) -> list[Path]:
-    """The path as given (normalised) and with every symlink resolved; both must pass a containment check."""
-    return [Path(form) for form in _resolved_texts(path)]
+# Linux names an open file's path under /proc/self/fd; O_PATH opens a path without reading it (nor opening a
+# device or FIFO).
+_KERNEL_PATHS = sys.platform == "linux" and hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
 
 
-def inside_any(path: Path, directories: Iterable[Path]) -> bool:
+def real_path(path: str | os.PathLike[str]) -> str:
+    """`os.path.realpath(path)`: every symlink resolved, `..` taken after the link before it.
+
+    When the path exists, the kernel answers: one open of it (O_PATH) and one readlink of its /proc/self/fd entry,
+    where realpath lstat()s every component (most of a permission check's time on a plain Read). Anything else
+    (a part missing, a loop, no access, not a name of a file system object, no /proc) is realpath's own answer.
+    """
+    if _KERNEL_PATHS:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except (OSError, ValueError):
+            return os.path.realpath(path)
+        try:
+            real = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            real = ""
+        finally:
+            os.close(fd)
+        # Not a path (a pipe or socket reached through /proc/*/fd), or removed meanwhile: realpath's answer.
+        if real.startswith("/") and not real.endswith(" (deleted)"):
+            return real
+    return os.path.realpath(path)
+
+
+Resolutions = dict[str, tuple[str, ...]]  # one check's memo: each path's resolved forms, by the path as written
+
+
+def resolved_forms(path: Path, resolved: Resolutions | None = None) -> list[Path]:
+    """The path as given (normalised) and with every symlink resolved; both must pass a containment check.
+
+    `resolved`: the memo of the one check this is part of (its steps ask about the same path several times).
+    Never keep one across checks: a symlink swapped between two calls must be seen at once."""
+    return [Path(form) for form in _resolved_texts(path, resolved)]
+
+
+def inside_any(path: Path, directories: Iterable[Path], resolved: Resolutions | None = None) -> bool:
     """Every resolved form of `path` lies inside one of the (resolved) `directories`.
 
     Resolved afresh on every call (a swapped symlink must be seen at once), but on strings: pathlib's parsing
-    of the forms was most of the cost of the check the Bash tool makes before every command."""
-    resolved: dict[str, tuple[str, ...]] = {}  # this call's resolutions: the path is often a directory itself
+    of the forms was most of the cost of the check the Bash tool makes before every command. `resolved`: as
+    for `resolved_forms`; without it, this call's own (the path is often a directory itself)."""
+    resolved = {} if resolved is None else resolved
     roots = [form for d in directories for form in _resolved_texts(d, resolved)]
     return all(any(_within_text(form, root) for root in roots) for form in _resolved_texts(path, resolved))
 
 
-def _resolved_texts(path: Path, resolved: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+def _resolved_texts(path: Path, resolved: Resolutions | None = None) -> tuple[str, ...]:
     text = os.fspath(path)  # the key as written: `link/..` must be resolved, not folded to `.` first
     if resolved is not None and (known := resolved.get(text)) is not None:
         return known
     given = os.path.normpath(text)
-    real = os.path.realpath(text)
+    real = real_path(text)
     forms = (given,) if given == real else (given, real)
     if resolved is not None:
         resolved[text] = forms

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.paths import display_path, inside_any, is_within, resolved_forms
+from toolgate.core.paths import display_path, inside_any, is_within
 from toolgate.core.permission import mode_traits
 from toolgate.permissions.bash import ACCEPT_EDITS_COMMANDS, CommandPart
 from toolgate.permissions.command_forms import exact_text
@@ -47,18 +47,14 @@ def _honoured(entry: RuleEntry, inp: LadderInput, cov: Coverage) -> bool:
     return not mode.read_only or inp.facts.read_only
 
 
-def _forms(path: Path) -> list[Path]:
-    return resolved_forms(path)
-
-
 def _path_allowed(
     path: Path, tools: tuple[str, ...], inp: LadderInput, cov: Coverage, *, inside_is_enough: bool
 ) -> bool:
     """Every resolved form of `path` is either inside a working directory (when that is enough) or covered
     by an honoured allow rule of the given tools: a link inside the workspace needs its target allowed too."""
-    roots = [form for d in inp.working_dirs for form in resolved_forms(d)]
+    roots = [form for d in inp.working_dirs for form in inp.forms(d)]
     used: list[RuleEntry] = []
-    for form in _forms(path):
+    for form in inp.forms(path):
         entry = next(
             (
                 e
@@ -132,7 +128,7 @@ def coverage(inp: LadderInput) -> Coverage:
     accept_edits = mode_traits(mode).allows_file_edits
 
     def inside(path: Path) -> bool:
-        return inside_any(path, inp.working_dirs)
+        return inside_any(path, inp.working_dirs, inp.resolved)
 
     def shown(path: Path) -> str:
         return display_path(path, inp.workspace)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.paths import display_path, inside_any, resolved_forms
+from toolgate.core.paths import display_path, inside_any
 from toolgate.core.permission import Grounds, PermissionMode, RuleSuggestion, mode_traits
 from toolgate.permissions.bash import CommandPart
 from toolgate.permissions.command_forms import exact_text
@@ -95,10 +95,6 @@ _GROUNDS: dict[Stage, Grounds] = {
 }
 
 
-def _forms(path: Path) -> list[Path]:
-    return resolved_forms(path)
-
-
 def _bash_parts(facts: CallFacts) -> list[CommandPart]:
     return facts.bash.parts if facts.bash is not None else []
 
@@ -134,10 +130,10 @@ def _bash_hit(entry: RuleEntry, facts: CallFacts) -> str | None:
     return None
 
 
-def _path_hit(entry: RuleEntry, paths: Sequence[Path], workspace: Path) -> str | None:
+def _path_hit(entry: RuleEntry, paths: Sequence[Path], inp: LadderInput) -> str | None:
     for path in paths:
-        if any(entry.matches_path(form) for form in _forms(path)):
-            return display_path(path, workspace)
+        if any(entry.matches_path(form) for form in inp.forms(path)):
+            return display_path(path, inp.workspace)
     return None
 
 
@@ -154,9 +150,9 @@ def find_rule(inp: LadderInput, behavior: Behavior) -> tuple[RuleEntry, str] | N
         if rule.tool == BASH:
             hit = _bash_hit(entry, facts)
         elif rule.kind == "path" and rule.tool == READ:
-            hit = _path_hit(entry, [*_all_reads(facts), *_maybe_touched(facts)], inp.workspace)
+            hit = _path_hit(entry, [*_all_reads(facts), *_maybe_touched(facts)], inp)
         elif rule.kind == "path" and rule.tool == EDIT:
-            hit = _path_hit(entry, [*_all_writes(facts), *_maybe_touched(facts)], inp.workspace)
+            hit = _path_hit(entry, [*_all_writes(facts), *_maybe_touched(facts)], inp)
         elif rule.kind == "domain" and facts.host is not None and domain_matches(rule, facts.host):
             hit = facts.host
         if hit is not None:
@@ -240,10 +236,10 @@ def safety_reason(inp: LadderInput) -> str | None:
         if reason is not None:
             return reason
     for path in _all_writes(facts):
-        reason = protected_write(path, inp.book.settings_files, hooks_dirs=inp.book.hooks_dirs)
+        reason = protected_write(path, inp.book.settings_files, hooks_dirs=inp.book.hooks_dirs, resolved=inp.resolved)
         if reason is not None:
             return f"it writes a protected place: {reason}"
-    return credential_read(facts, inp.home)
+    return credential_read(facts, inp.home, inp.resolved)
 
 
 # --- the sandbox step ------------------------------------------------------------------------------------
@@ -256,7 +252,7 @@ def _contained(needs: Sequence[Need], inp: LadderInput) -> bool:
         return False
 
     def inside(path: Path) -> bool:
-        return all(inside_any(form, inp.working_dirs) for form in resolved_forms(path))
+        return all(inside_any(form, inp.working_dirs, inp.resolved) for form in inp.forms(path))
 
     for need in needs:
         if need.kind == "command":

@@ -7,9 +7,10 @@ take it, and the ladder calls coverage: defined in either, it would close an imp
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolgate.core.paths import Resolutions, resolved_forms
 from toolgate.core.permission import PermissionCheck, PermissionMode
 from toolgate.permissions.facts import CallFacts
 from toolgate.permissions.rules import Rule
@@ -29,3 +30,10 @@ class LadderInput:
     reader_rule: Callable[[Rule], bool] = lambda _rule: False
     # The command will run in a working sandbox whose autoAllow is on (the ladder's sandbox step).
     sandbox_auto_allow: bool = False
+    # This decision's path resolutions: its steps (rules, safety, coverage) ask about the same paths, each
+    # resolved once here. A LadderInput is one decision, so a symlink swapped before the next is seen.
+    resolved: Resolutions = field(default_factory=dict)
+
+    def forms(self, path: Path) -> list[Path]:
+        """`resolved_forms` of `path`, resolved once for this decision."""
+        return resolved_forms(path, self.resolved)

@@ -23,7 +23,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from toolgate.core.credentials import credential_reason
-from toolgate.core.paths import is_within, resolved_forms
+from toolgate.core.paths import Resolutions, is_within, resolved_forms
 from toolgate.permissions.facts import CallFacts
 from toolgate.text.shell_patterns import has_pattern
 
@@ -157,15 +157,21 @@ def _within_folded(path: Path, directory: Path) -> bool:
 
 
 def protected_write(
-    path: Path, settings_files: Iterable[Path] = (), *, holds: bool = True, hooks_dirs: Iterable[Path] = ()
+    path: Path,
+    settings_files: Iterable[Path] = (),
+    *,
+    holds: bool = True,
+    hooks_dirs: Iterable[Path] = (),
+    resolved: Resolutions | None = None,
 ) -> str | None:
     """Why writing `path` must always be asked about, or None. Checks every resolved form of the path.
     `settings_files` must already include their resolved forms; `hooks_dirs` are git's `core.hooksPath`.
 
-    `holds`: also when `path` is a directory that holds a settings file (removing or moving it)."""
+    `holds`: also when `path` is a directory that holds a settings file (removing or moving it).
+    `resolved`: the decision's memo of resolutions (`resolved_forms`)."""
     settings = list(settings_files)  # already given in every resolved form (see RuleBook.settings_files)
-    hooks = [form for h in hooks_dirs for form in resolved_forms(h)]
-    for form in resolved_forms(path):
+    hooks = [form for h in hooks_dirs for form in resolved_forms(h, resolved)]
+    for form in resolved_forms(path, resolved):
         if any(form == s or (holds and is_within(s, form)) for s in settings):
             return f"{form} is, or holds, a toolgate settings file"
         if any(_within_folded(form, h) or (holds and _within_folded(h, form)) for h in hooks):
@@ -199,9 +205,10 @@ def git_hooks_dirs(workspace: Path, home: Path) -> list[Path]:
     return found
 
 
-def protected_read(path: Path) -> str | None:
-    """Why reading `path` must always be asked about (it holds credentials), or None. Every resolved form."""
-    for form in resolved_forms(path):
+def protected_read(path: Path, resolved: Resolutions | None = None) -> str | None:
+    """Why reading `path` must always be asked about (it holds credentials), or None. Every resolved form
+    (`resolved`: the decision's memo of resolutions)."""
+    for form in resolved_forms(path, resolved):
         reason = credential_reason(form)
         if reason is not None:
             return reason
@@ -250,34 +257,38 @@ def dangerous_removal(path: Path, home: Path, working_dirs: Iterable[Path]) -> s
     return None
 
 
-def _reads_home_tree(path: Path, home: Path, recursive: bool) -> str | None:
-    if recursive and any(is_within(h, form) for form in resolved_forms(path) for h in resolved_forms(home)):
+def _reads_home_tree(path: Path, home: Path, recursive: bool, resolved: Resolutions | None = None) -> str | None:
+    if not recursive:
+        return None
+    homes = resolved_forms(home, resolved)
+    if any(is_within(h, form) for form in resolved_forms(path, resolved) for h in homes):
         return f"it reads everything below {path}, which holds the home directory's credentials (~/.ssh, ~/.aws, ...)"
     return None
 
 
-def credential_read(facts: CallFacts, home: Path) -> str | None:
+def credential_read(facts: CallFacts, home: Path, resolved: Resolutions | None = None) -> str | None:
     """Why the call may read a credential file, or None: for Read, Grep and Glob their path, and for Bash
     every read form (files read, glob bases, arguments of programs that may read, paths only known when the
-    command runs, and recursive reads of a tree that holds the home directory)."""
+    command runs, and recursive reads of a tree that holds the home directory). `resolved`: the decision's
+    memo of resolutions (`resolved_forms`)."""
     for path in facts.reads:
-        reason = protected_read(path) or _reads_home_tree(path, home, facts.tool_name != "Read")
+        reason = protected_read(path, resolved) or _reads_home_tree(path, home, facts.tool_name != "Read", resolved)
         if reason is not None:
             return f"it reads credentials: {reason}"
     for part in facts.bash.parts if facts.bash is not None else ():
         shown = f"`{part.text.strip()}`"
         for path in [*part.reads, *part.arg_paths]:
-            reason = protected_read(path)
+            reason = protected_read(path, resolved)
             if reason is not None:
                 return f"{shown} may read credentials: {reason}"
         for path in part.tree_reads:
-            reason = _reads_home_tree(path, home, recursive=True)
+            reason = _reads_home_tree(path, home, True, resolved)
             if reason is not None:
                 return f"{shown} may read credentials: {reason}"
         dotglob = facts.bash is not None and facts.bash.dotglob
         for glob in part.glob_reads:
             # The pattern below each resolved form of its base: `keys/id_*` where keys links to ~/.ssh.
-            for form in resolved_forms(glob.base):
+            for form in resolved_forms(glob.base, resolved):
                 reason = credential_reason(f"{form}/{glob.tail}", dotglob=dotglob)
                 if reason is not None:
                     return f"{shown} may read credentials: {reason}"

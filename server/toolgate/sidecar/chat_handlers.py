@@ -1,8 +1,8 @@
 """toolgate/provider/configure|status and toolgate/chat/send|interrupt|history|compact: the model a session talks
 to, and the conversation itself.
 
-A message the person sends runs as its own task (`finish_despite_cancel`), so that cancelling the request
-interrupts the turn instead of tearing it down. What the person attached is read here, under the session's Read
+A message the person sends runs under `finish_despite_cancel`, so that cancelling the request interrupts the
+turn instead of tearing it down. What the person attached is read here, under the session's Read
 rules: a file a rule denies is not read, however it was attached.
 """
 

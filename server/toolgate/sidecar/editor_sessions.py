@@ -75,7 +75,9 @@ class EditorSession:
         self._lease: SessionLease | None = None
         self.chat: AgentChat | None = None  # created on the first chat request (sidecar/chat.py)
         self.closed = False
-        self._turn_lock = anyio.Lock()
+        # Taken by every turn; `fast_acquire`: a free lock is taken without first yielding to the event loop (a turn
+        # of the loop on every tools/run; a waiting turn still waits its turn in order).
+        self._turn_lock = anyio.Lock(fast_acquire=True)
         self._running: set[CancelToken] = set()
         self._last_touch = time.monotonic()
         self._touch_pending = False

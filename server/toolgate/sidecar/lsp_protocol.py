@@ -12,16 +12,19 @@ hook that tests/unit/sidecar/test_lsp_protocol.py holds (a pygls release that mo
 - `_send_response`, `_send_data`: no traceback on the wire (pygls puts one in an internal error's data), strict
   JSON (no NaN), `"id": null` on an error that answers no id.
 - `lsp_exit`: sets the server's exit status; pygls calls `sys.exit` inside the handler.
+- `_handle_cancel_notification`, `lsp_shutdown`: a request running under `interrupting` is interrupted instead of
+  cancelled (pygls cancels its task, which would tear down the work it awaits); every other one as pygls does.
 - text sync (`lsp_text_document__did_*`): into the one mirror, `EditorDocuments`, which applies changes by the
   LSP line rule (`text.document_sync`); pygls's `TextDocument` splits lines like `str.splitlines`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -103,6 +106,11 @@ if not any(isinstance(f, _AnsweredErrors) for f in _PYGLS_RPC_LOGGER.filters):
 
 class ToolgateProtocol(LanguageServerProtocol):
     _server: ToolgateServer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The client's requests now running under `interrupting`: what cancelling each calls, and its name.
+        self._interrupts: dict[MsgId, tuple[Callable[[], object], str]] = {}
 
     # --- in ---------------------------------------------------------------------------------------------------------
     def receive(self, item: bytes | FramingError) -> None:
@@ -196,6 +204,48 @@ class ToolgateProtocol(LanguageServerProtocol):
         result of a future we cancelled, which raises inside its loop.)"""
         self._request_futures.pop(msg_id, None)
         self._result_types.pop(msg_id, None)
+
+    # --- cancellation ---------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def interrupting(self, interrupt: Callable[[], object], what: str) -> Iterator[None]:
+        """While the current request's handler is inside this block, cancelling the request (`$/cancelRequest`, or
+        `shutdown`) calls `interrupt` instead of cancelling the handler's task, so the work it awaits is not torn
+        down and still answers in full. (The work as a task of its own behind `asyncio.shield` did the same, for
+        a task, a future and two more turns of the event loop on every request.)"""
+        msg_id = self.msg_id
+        if msg_id is None:
+            raise RuntimeError("interrupting() is for a request's handler: no request is being handled here")
+        self._interrupts[msg_id] = (interrupt, what)
+        try:
+            yield
+        finally:
+            self._interrupts.pop(msg_id, None)
+
+    def _interrupted(self, msg_id: MsgId) -> bool:
+        """Interrupt the request `msg_id` if it runs under `interrupting`; False when it does not (cancel it)."""
+        if (held := self._interrupts.get(msg_id)) is None:
+            return False
+        interrupt, what = held
+        logger.info("%s cancelled by the client; interrupting it", what)
+        interrupt()
+        return True
+
+    def _handle_cancel_notification(self, msg_id: MsgId) -> None:
+        # The request stays among the running ones (its id is not free before it is answered).
+        if not self._interrupted(msg_id):
+            super()._handle_cancel_notification(msg_id)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls's own (every other request still running is cancelled), except that one running under
+        `interrupting` is interrupted instead."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done() and not self._interrupted(msg_id):
+                future.cancel()
+        self._shutdown = True
 
     # --- lifecycle and text sync -----------------------------------------------------------------------------------
     @lsp_method(types.EXIT)

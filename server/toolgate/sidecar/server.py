@@ -307,26 +307,23 @@ class ToolgateServer(LanguageServer):
 
         live = self.sessions.get(params.session_id)
         token = CancelToken()
-        # The turn runs as its own task, so that cancelling this request interrupts the tools through the
-        # token instead of tearing the turn down: the orchestrator still answers every call.
+        # Cancelling this request interrupts the tools through the token instead of tearing the turn down: the
+        # orchestrator still answers every call.
         results = await self._finish_despite_cancel(live.run_tools(params.calls, token), token.cancel, "tools/run")
         return p.ToolsRunResult(results=results)
 
     async def _finish_despite_cancel(self, work: Awaitable[T], interrupt: Callable[[], object], what: str) -> T:
-        """Await `work` in its own task. Cancelling this request (`$/cancelRequest`) calls `interrupt` instead of
-        tearing the work down, so it still answers in full (every tool call gets its result)."""
-        task = asyncio.ensure_future(work)
+        """Await `work` in this request's task. Cancelling the request (`$/cancelRequest`, `shutdown`) calls
+        `interrupt` instead of tearing the work down, so it still answers in full (every tool call gets its
+        result); closing the server waits for it."""
+        task = asyncio.current_task()
+        assert task is not None
         self._turns.add(task)
-        task.add_done_callback(self._turns.discard)
-        while True:
-            try:
-                return await asyncio.shield(task)
-            except asyncio.CancelledError:
-                logger.info("%s cancelled by the client; interrupting it", what)
-                interrupt()
-                current = asyncio.current_task()
-                if current is not None:
-                    current.uncancel()
+        try:
+            with self.protocol.interrupting(interrupt, what):
+                return await work
+        finally:
+            self._turns.discard(task)
 
     async def _session_new(self, params: p.SessionNewParams) -> p.SessionInfo:
         default = self.workspace_folders[0] if self.workspace_folders else None

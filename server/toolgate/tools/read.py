@@ -21,7 +21,7 @@ from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
-from toolgate.core.file_state import FileRecord
+from toolgate.core.file_state import FileRecord, state_key
 from toolgate.core.messages import ContentBlock
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
@@ -149,7 +149,8 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         if kind == "pdf":
             return ReadMedia(await anyio.to_thread.run_sync(read_pdf, path, shown, tool_input.pages, MAX_TOKENS))
 
-        previous = ctx.file_state.get(path)
+        key = state_key(path)  # resolved once for the lookup and the record this call leaves
+        previous = ctx.file_state.get(key)
         current = os.stat(path)
         if (
             previous is not None
@@ -161,7 +162,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         ):
             # Same range, same file: say so instead of sending it again. Only once in a row, though: a model
             # that reads it yet again evidently no longer has it, and gets the text.
-            ctx.commit(lambda s: s.file_state.set(path, replace(previous, unchanged_notice_given=True)))
+            ctx.commit(lambda s: s.file_state.set(key, replace(previous, unchanged_notice_given=True)))
             return ReadText(shown, "unchanged", first, (), 0)
 
         if kind == "text" and current.st_size > STREAM_THRESHOLD_BYTES:
@@ -182,7 +183,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             if kind == "notebook":
                 rendered_nb = await anyio.to_thread.run_sync(render_notebook, text, shown, MAX_TOKENS)
                 record = FileRecord(text, st.st_mtime_ns, first, limit, True, st.st_size)
-                ctx.commit(lambda s: s.file_state.set(path, record))
+                ctx.commit(lambda s: s.file_state.set(key, record))
                 return ReadMedia(rendered_nb)
             all_lines = split_lines(text)
             total = len(all_lines)
@@ -196,7 +197,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             full=full,
             file_size=st.st_size,
         )
-        ctx.commit(lambda s: s.file_state.set(path, record))
+        ctx.commit(lambda s: s.file_state.set(key, record))
 
         if total == 0:
             return ReadText(shown, "empty", first, (), 0)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from toolgate.core.file_state import FileRecord, ReadFileState
+from toolgate.core.file_state import FileRecord, ReadFileState, state_key
 
 
 def rec(content: str) -> FileRecord:
@@ -60,3 +60,18 @@ def test_symlinks_and_dotdot_share_one_record(tmp_path: Path) -> None:
 def test_bounds_must_be_positive() -> None:
     with pytest.raises(ValueError):
         ReadFileState(max_entries=0)
+
+
+def test_a_state_key_is_taken_as_resolved_and_a_path_is_resolved_each_time(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "b.txt").write_text("b")
+    link = tmp_path / "link.txt"
+    link.symlink_to(tmp_path / "a.txt")
+    state = ReadFileState()
+    key = state_key(link)  # one call's resolution: its lookup and its record use it
+    assert key == str(tmp_path / "a.txt") and state_key(key) is key
+    state.set(key, FileRecord("a", 1, None, None, True))
+    link.unlink()
+    link.symlink_to(tmp_path / "b.txt")
+    assert state.get(key) is not None and (tmp_path / "a.txt") in state  # the key still names a.txt
+    assert state.get(link) is None  # the path, resolved afresh, is b.txt now: never read

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from tests.properties import examples
 
 from toolgate.core.errors import StateError
-from toolgate.core.paths import display_path, expand_path, inside_any, is_within, resolved_forms
+from toolgate.core.paths import display_path, expand_path, inside_any, is_within, real_path, resolved_forms
 
 
 def test_expand_path_forms() -> None:
@@ -100,3 +100,45 @@ def test_display_path_on_strings_answers_as_pathlib_does(path: str, workspace: s
     as_path, root = Path(path), Path(workspace)
     expected = str(as_path.relative_to(root)) if is_within(as_path, root) and as_path != root else str(as_path)
     assert display_path(as_path, root) == expected
+
+
+def test_one_check_s_memo_resolves_a_path_once_and_a_fresh_memo_sees_a_swapped_link(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "a")
+    memo: dict[str, tuple[str, ...]] = {}
+    assert resolved_forms(link, memo) == [link, tmp_path / "a"]
+    link.unlink()
+    link.symlink_to(tmp_path / "b")
+    # Within the one check, its steps see the path as it was resolved for it (the same answer every step).
+    assert resolved_forms(link, memo) == [link, tmp_path / "a"]
+    assert inside_any(tmp_path / "a" / "f", [link], memo)
+    # The next check resolves afresh.
+    assert resolved_forms(link, {}) == [link, tmp_path / "b"]
+    assert not inside_any(tmp_path / "a" / "f", [link])
+
+
+def test_real_path_answers_as_realpath_whatever_the_path_names(tmp_path: Path) -> None:
+    (tmp_path / "dir" / "sub").mkdir(parents=True)
+    (tmp_path / "dir" / "f.txt").write_text("f")
+    (tmp_path / "link").symlink_to(tmp_path / "dir" / "sub")
+    (tmp_path / "file-link").symlink_to("dir/f.txt")  # relative target
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "x")
+    (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
+    (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
+    os.mkfifo(tmp_path / "fifo")  # opened to resolve it, it must not block
+    names = [
+        "dir/f.txt", "dir/sub/", "link", "link/..", "link/../f.txt", "file-link", "file-link/", "dir/f.txt/",
+        "dangling", "dangling/more", "loop-a", "loop-a/x", "missing", "missing/../dir", "fifo", "dir//sub/./",
+    ]  # fmt: skip
+    for name in names:
+        text = f"{tmp_path}/{name}"
+        assert real_path(text) == os.path.realpath(text), name
+    assert real_path(Path("/")) == "/" and real_path("") == os.path.realpath("")
+    read_end, write_end = os.pipe()  # a pipe reached through /proc: not a path, so realpath's answer
+    try:
+        assert real_path(f"/proc/self/fd/{read_end}") == os.path.realpath(f"/proc/self/fd/{read_end}")
+    finally:
+        os.close(read_end)
+        os.close(write_end)

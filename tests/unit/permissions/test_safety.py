@@ -232,6 +232,25 @@ async def test_a_workspace_reached_through_a_symlink(tmp_path: Path) -> None:
         await rt.aclose()
 
 
+async def test_a_link_swapped_between_two_calls_is_seen_by_the_second_decision(workspace: Path, tmp_path: Path) -> None:
+    # One decision resolves each path once (its steps share the resolutions); the next resolves afresh.
+    (workspace / "real").mkdir()
+    (workspace / "real" / "notes.txt").write_text("n")
+    secrets = tmp_path / "home" / ".ssh"
+    secrets.mkdir(parents=True)
+    (secrets / "notes.txt").write_text("key")
+    (workspace / "docs").symlink_to(workspace / "real")
+    rt = make_runtime(workspace, home=tmp_path / "home", deny=[f"Read(/{secrets}/**)"])
+    try:
+        assert (await check(rt, "Read", file_path="docs/notes.txt")).decision == "allow"
+        (workspace / "docs").unlink()
+        (workspace / "docs").symlink_to(secrets)
+        swapped = await check(rt, "Read", file_path="docs/notes.txt")
+        assert swapped.decision == "deny" and str(secrets) in swapped.reason
+    finally:
+        await rt.aclose()
+
+
 def test_case_variants_are_the_protected_names_in_a_spelling_no_loader_uses() -> None:
     listing = ["Agents.MD", ".VSCode", "AGENTS.md", "agents.md", ".vscode", "src", "Claude.md", "README.md"]
     assert case_variants(listing) == ["Agents.MD", ".VSCode", "Claude.md"]

@@ -102,6 +102,48 @@ async def test_cancel_request_cancels_a_running_handler_and_it_is_answered_cance
     assert not server.protocol.busy
 
 
+@pytest.mark.parametrize("how", ["$/cancelRequest", "shutdown"])
+async def test_a_request_running_under_interrupting_is_interrupted_not_cancelled_and_answers_in_full(
+    served: tuple[ToolgateServer, Collect], how: str
+) -> None:
+    server, out = served
+    started, interrupted = asyncio.Event(), asyncio.Event()
+    interrupts: list[str] = []
+
+    def interrupt() -> None:
+        interrupts.append(how)
+        interrupted.set()
+
+    @server.feature("work")
+    async def work(_params: Any) -> Any:
+        with server.protocol.interrupting(interrupt, "work"):
+            started.set()
+            await interrupted.wait()  # a cancelled task would end here with CancelledError
+            await asyncio.sleep(0)  # and still alive after the interruption: the rest of the work runs
+            return "finished"
+
+    @server.feature("plain")
+    async def plain(_params: Any) -> Any:
+        await asyncio.Event().wait()
+
+    server.protocol.receive(message(id="w", method="work"))
+    server.protocol.receive(message(id="p", method="plain"))
+    await started.wait()
+    if how == "shutdown":
+        server.protocol.receive(message(id="s", method="shutdown"))
+    else:
+        server.protocol.receive(message(method=how, params={"id": "w"}))
+        assert server.protocol.busy  # its id is not free before it is answered
+        server.protocol.receive(message(method=how, params={"id": "p"}))
+    answers = {answer["id"]: answer for answer in [await out.next(), await out.next()]}
+    if how == "shutdown":
+        answers.update({(third := await out.next())["id"]: third})
+        assert answers["s"]["result"] is None
+    assert answers["w"]["result"] == "finished" and interrupts == [how]
+    assert answers["p"]["error"]["code"] == -32800  # a request not under `interrupting` is cancelled as before
+    assert not server.protocol.busy
+
+
 async def test_an_id_still_running_cannot_be_reused(served: tuple[ToolgateServer, Collect]) -> None:
     server, out = served
     release = asyncio.Event()
