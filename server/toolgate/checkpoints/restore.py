@@ -173,15 +173,18 @@ def restore(
         captured = store.capture(session)
         extra = store.capture_roots(session, roots)
         sides = [_side(store, None, captured.tree, target.tree, target)]
-        sides += [_side(store, Path(root), c.tree, target.roots[root], target) for root, c in extra.items()]
+        # A root that resolves elsewhere now (its directory replaced by a link) is not the one captured: left alone.
+        sides += [
+            _side(store, Path(root), c.tree, target.roots[root], target)
+            for root, c in extra.items()
+            if root in target.roots
+        ]
         changes = [side.change(entry) for side in sides for entry in side.entries]
         dirty = [c.path for c in changes if is_dirty(store.workspace / c.path)]  # an absolute path stays one
         if dirty:
             raise CheckpointError(
-                "these files have unsaved changes in the editor, and a restore would overwrite them: "
-                + ", ".join(dirty[:10])
-                + ("…" if len(dirty) > 10 else "")
-                + "; save or revert them, then restore again"
+                f"these files have unsaved changes in the editor, and a restore would overwrite them: {_names(dirty)}; "
+                "save or revert them, then restore again"
             )
         if dry_run:
             patch = b"".join(_diff(store, side) for side in sides)
@@ -233,11 +236,13 @@ def _refuse_changed_since(store: CheckpointStore, sides: list[_Side], redo: Chec
     if changed:
         raise CheckpointError(
             "these files changed while the restore was starting, and it would have overwritten that change: "
-            + ", ".join(changed[:10])
-            + ("…" if len(changed) > 10 else "")
-            + f"; nothing was restored (checkpoint {redo.id} holds the files as they were just before). "
-            "Restore again once they are as you want them"
+            f"{_names(changed)}; nothing was restored (checkpoint {redo.id} holds the files as they were just "
+            "before). Restore again once they are as you want them"
         )
+
+
+def _names(paths: list[str]) -> str:
+    return ", ".join(paths[:10]) + ("…" if len(paths) > 10 else "")
 
 
 def _diff(store: CheckpointStore, side: _Side) -> bytes:
