@@ -300,6 +300,23 @@ def test_a_restore_reads_the_tree_once_and_its_redo_holds_exactly_that_tree(
     assert snapshot(workspace) == before
 
 
+def test_an_additional_root_replaced_by_a_link_is_left_alone(tmp_path: Path, workspace: Path) -> None:
+    extra, elsewhere = tmp_path / "extra", tmp_path / "elsewhere"
+    for directory in (extra, elsewhere):
+        directory.mkdir()
+        (directory / "lib.py").write_text(f"{directory.name} v1")
+    (workspace / "f").write_text("v1")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn", roots=[extra])
+    (workspace / "f").write_text("v2")
+    (elsewhere / "lib.py").write_text("elsewhere v2")
+    extra.rename(tmp_path / "moved")
+    extra.symlink_to(elsewhere)
+    restore(store, "s1", first.id, turn=2)
+    assert (workspace / "f").read_text() == "v1"
+    assert (elsewhere / "lib.py").read_text() == "elsewhere v2"  # not the captured root: never written through
+
+
 def test_an_unknown_checkpoint_is_a_clear_error(tmp_path: Path, workspace: Path) -> None:
     store = _store(tmp_path, workspace)
     store.create("s1", turn=1, kind="turn")
