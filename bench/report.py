@@ -21,9 +21,14 @@ class Figure:
     baseline_name: str | None = None
     baseline_value: float | None = None
     note: str = ""
+    # The median of per-round ratios, for a figure timed in rounds of both sides back to back: under a load that
+    # swings between rounds it is the honest ratio, where the ratio of the two medians mixes different rounds.
+    paired_ratio: float | None = None
 
     @property
     def ratio(self) -> float | None:
+        if self.paired_ratio is not None:
+            return self.paired_ratio
         if self.baseline_value in (None, 0):
             return None
         assert self.baseline_value is not None

@@ -24,7 +24,9 @@ from toolgate.checkpoints.models import (
     ConversationMark,
     FileChange,
     RestoreReport,
+    SkippedFile,
 )
+from toolgate.checkpoints.staging import read_work_file
 from toolgate.checkpoints.store import CheckpointStore
 from toolgate.core.atomic_file import write_files_atomically
 
@@ -37,6 +39,7 @@ class _Entry:
     path: bytes
     mode: str  # the target's mode; "000000" when the target has no such file
     blob: str
+    was: tuple[str, str]  # the mode and blob the tree restored from holds ("000000": none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +65,8 @@ def _plan(store: CheckpointStore, current_tree: str, target_tree: str) -> list[_
     for header, path in zip(parts[0::2], parts[1::2], strict=False):
         if not header.startswith(b":"):
             continue
-        _old_mode, new_mode, _old_blob, new_blob, _status = header[1:].decode().split(" ")
-        entries.append(_Entry(path, new_mode, new_blob))
+        old_mode, new_mode, old_blob, new_blob, _status = header[1:].decode().split(" ")
+        entries.append(_Entry(path, new_mode, new_blob, (old_mode, old_blob)))
     return entries
 
 
@@ -164,31 +167,40 @@ def restore(
     `conversation`: where the transcript stands now, for the redo checkpoint."""
     target = store.get(session, target_id)
     roots = [Path(root) for root in target.roots if Path(root).is_dir()]  # one removed since is left alone
+    # One capture under one hold of the lock is both what the plan starts from and the redo checkpoint: the
+    # files are listed and read once, and the redo holds exactly the tree the restore changes.
     with store.locked():
-        sides = [_side(store, session, None, target.tree, target)]
-        sides += [_side(store, session, root, target.roots[os.fsdecode(root)], target) for root in roots]
-    changes = [side.change(entry) for side in sides for entry in side.entries]
-    dirty = [c.path for c in changes if is_dirty(store.workspace / c.path)]  # an absolute path stays one
-    if dirty:
-        raise CheckpointError(
-            "these files have unsaved changes in the editor, and a restore would overwrite them: "
-            + ", ".join(dirty[:10])
-            + ("…" if len(dirty) > 10 else "")
-            + "; save or revert them, then restore again"
+        captured = store.capture(session)
+        extra = store.capture_roots(session, roots)
+        sides = [_side(store, None, captured.tree, target.tree, target)]
+        # A root that resolves elsewhere now (its directory replaced by a link) is not the one captured: left alone.
+        sides += [
+            _side(store, Path(root), c.tree, target.roots[root], target)
+            for root, c in extra.items()
+            if root in target.roots
+        ]
+        changes = [side.change(entry) for side in sides for entry in side.entries]
+        dirty = [c.path for c in changes if is_dirty(store.workspace / c.path)]  # an absolute path stays one
+        if dirty:
+            raise CheckpointError(
+                f"these files have unsaved changes in the editor, and a restore would overwrite them: {_names(dirty)}; "
+                "save or revert them, then restore again"
+            )
+        if dry_run:
+            patch = b"".join(_diff(store, side) for side in sides)
+            return RestoreReport(
+                target=target.id, redo=None, changes=changes, diff=patch.decode("utf-8", "replace"), dry_run=True
+            )
+        redo = store.record(
+            session,
+            captured,
+            extra,
+            turn=turn,
+            kind="restore",
+            note=f"before restoring to {target.id}",
+            conversation=conversation,
         )
-    if dry_run:
-        patch = b"".join(_diff(store, side) for side in sides)
-        return RestoreReport(
-            target=target.id, redo=None, changes=changes, diff=patch.decode("utf-8", "replace"), dry_run=True
-        )
-    redo = store.create(
-        session,
-        turn=turn,
-        kind="restore",
-        note=f"before restoring to {target.id}",
-        conversation=conversation,
-        roots=roots,
-    )
+    _refuse_changed_since(store, sides, redo)
     try:
         for side in sides:
             _apply(store, side, before_apply)
@@ -200,13 +212,37 @@ def restore(
     return RestoreReport(target=target.id, redo=redo.id, changes=changes)
 
 
-def _side(store: CheckpointStore, session: str, root: Path | None, target_tree: str, target: Checkpoint) -> _Side:
+def _side(store: CheckpointStore, root: Path | None, current: str, target_tree: str, target: Checkpoint) -> _Side:
     prefix = "" if root is None else os.fsdecode(root) + "/"
-    current = store.capture(session, root).tree
     # A file skipped at the checkpoint (too large, unreadable) is not in its tree, yet must not be removed.
     skipped = {os.fsencode(s.path.removeprefix(prefix)) for s in target.skipped if s.path.startswith(prefix)}
     entries = [e for e in _plan(store, current, target_tree) if not (e.mode == "000000" and e.path in skipped)]
     return _Side(root or store.workspace, prefix, current, target_tree, entries)
+
+
+def _refuse_changed_since(store: CheckpointStore, sides: list[_Side], redo: Checkpoint) -> None:
+    """Raise, before anything is written, when a file the restore would replace or remove is no longer what the
+    redo checkpoint holds: the person changed it since (their edit is in no checkpoint, so it must not be
+    overwritten). A file the checkpoint could not capture (too large, unreadable) is not compared, as before."""
+    changed: list[str] = []
+    for side in sides:
+        for entry in side.entries:
+            found = read_work_file(side.root, entry.path, store.settings.max_file_bytes)
+            if isinstance(found, SkippedFile):
+                continue
+            expected = None if entry.was[0] == "000000" else entry.was
+            if (None if found is None else (found.mode, found.blob)) != expected:
+                changed.append(side.change(entry).path)
+    if changed:
+        raise CheckpointError(
+            "these files changed while the restore was starting, and it would have overwritten that change: "
+            f"{_names(changed)}; nothing was restored (checkpoint {redo.id} holds the files as they were just "
+            "before). Restore again once they are as you want them"
+        )
+
+
+def _names(paths: list[str]) -> str:
+    return ", ".join(paths[:10]) + ("…" if len(paths) > 10 else "")
 
 
 def _diff(store: CheckpointStore, side: _Side) -> bytes:

@@ -249,55 +249,86 @@ class CheckpointStore:
         `agent_since`: the checkpoint taken right before the tool call this one follows; recorded only when it is
         still the session's last, so that the difference between the two is exactly what the call changed."""
         with self.locked():
-            self.remember_session(session)
-            previous = self._last(session)
             captured = self.capture(session)
-            extra = capture_roots(self.workspace, roots, lambda root: self.capture(session, root))
-            trees = {root: c.tree for root, c in extra.items()}
-            skipped = [*captured.skipped, *root_skipped(extra)]
-            if previous is None:
-                names = self.git.output(["ls-tree", "-r", "-z", "--name-only", captured.tree])
-            elif captured.tree == previous.tree:
-                if kind == "tool" and skipped == previous.skipped and trees == previous.roots:
-                    return previous
-                names = b""
-            elif captured.changed is not None and captured.base == previous.tree:
-                names = b"\0".join(captured.changed)  # what the capture changed is what changed since then
-            else:
-                names = self.git.output(
-                    ["diff-tree", "-r", "-z", "--name-only", "--no-renames", previous.tree, captured.tree]
-                )
-            number = int(previous.id) + 1 if previous is not None else 1
-            checkpoint = Checkpoint(
-                id=f"{number:06d}",
-                session=session,
+            extra = self.capture_roots(session, roots)
+            return self.record(
+                session,
+                captured,
+                extra,
                 turn=turn,
                 tool_use_id=tool_use_id,
                 kind=kind,
-                time=dt.datetime.now(dt.UTC),
-                changed=[*(os.fsdecode(p) for p in split_z(names)), *root_changes(self.git, previous, extra)],
-                skipped=skipped,
                 note=note,
                 conversation=conversation,
-                roots=trees,
-                agent_since=agent_since if previous is not None and previous.id == agent_since else None,
+                agent_since=agent_since,
             )
-            message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
-            # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.
-            parents = root_commits(self.git, trees)
-            commit = write_commit(self.git, captured.tree, parents, message)
-            # One transaction: the new ref, and the one that falls out of retention (when it still exists).
-            commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
-            if conversation is not None and conversation.blob is not None:
-                commands += f"create {self._transcript_ref(session, checkpoint.id)} {conversation.blob}\n"
-            if number > self.settings.keep_per_session:
-                old = f"{number - self.settings.keep_per_session:06d}"
-                commands += f"delete {self.ref(session, old)}\ndelete {self._transcript_ref(session, old)}\n"
-            self.refs.apply(commands)
-            checkpoint = checkpoint.model_copy(update={"commit": commit, "tree": captured.tree})
-            last = json.dumps(checkpoint.model_dump(mode="json"), ensure_ascii=True)  # paths may not be UTF-8
-            self._last_file(session).write_text(last, encoding="utf-8")
-            return checkpoint
+
+    def capture_roots(self, session: str, roots: Sequence[Path]) -> dict[str, Captured]:
+        """The additional `roots` captured (under the lock), keyed by path, for `record`."""
+        return capture_roots(self.workspace, roots, lambda root: self.capture(session, root))
+
+    def record(
+        self,
+        session: str,
+        captured: Captured,
+        extra: dict[str, Captured],
+        *,
+        turn: int,
+        tool_use_id: str | None = None,
+        kind: CheckpointKind = "tool",
+        note: str | None = None,
+        conversation: ConversationMark | None = None,
+        agent_since: str | None = None,
+    ) -> Checkpoint:
+        """`create` for trees the caller has just captured (`capture`, `capture_roots`) and still holds the lock
+        for: a restore's redo checkpoint is the very capture its plan was made from, taken once."""
+        self.remember_session(session)
+        previous = self._last(session)
+        trees = {root: c.tree for root, c in extra.items()}
+        skipped = [*captured.skipped, *root_skipped(extra)]
+        if previous is None:
+            names = self.git.output(["ls-tree", "-r", "-z", "--name-only", captured.tree])
+        elif captured.tree == previous.tree:
+            if kind == "tool" and skipped == previous.skipped and trees == previous.roots:
+                return previous
+            names = b""
+        elif captured.changed is not None and captured.base == previous.tree:
+            names = b"\0".join(captured.changed)  # what the capture changed is what changed since then
+        else:
+            names = self.git.output(
+                ["diff-tree", "-r", "-z", "--name-only", "--no-renames", previous.tree, captured.tree]
+            )
+        number = int(previous.id) + 1 if previous is not None else 1
+        checkpoint = Checkpoint(
+            id=f"{number:06d}",
+            session=session,
+            turn=turn,
+            tool_use_id=tool_use_id,
+            kind=kind,
+            time=dt.datetime.now(dt.UTC),
+            changed=[*(os.fsdecode(p) for p in split_z(names)), *root_changes(self.git, previous, extra)],
+            skipped=skipped,
+            note=note,
+            conversation=conversation,
+            roots=trees,
+            agent_since=agent_since if previous is not None and previous.id == agent_since else None,
+        )
+        message = json.dumps(checkpoint.model_dump(mode="json", exclude={"commit", "tree"}), ensure_ascii=True)
+        # The additional roots' trees hang off the checkpoint as parent commits: kept while it is kept.
+        parents = root_commits(self.git, trees)
+        commit = write_commit(self.git, captured.tree, parents, message)
+        # One transaction: the new ref, and the one that falls out of retention (when it still exists).
+        commands = f"create {self.ref(session, checkpoint.id)} {commit}\n"
+        if conversation is not None and conversation.blob is not None:
+            commands += f"create {self._transcript_ref(session, checkpoint.id)} {conversation.blob}\n"
+        if number > self.settings.keep_per_session:
+            old = f"{number - self.settings.keep_per_session:06d}"
+            commands += f"delete {self.ref(session, old)}\ndelete {self._transcript_ref(session, old)}\n"
+        self.refs.apply(commands)
+        checkpoint = checkpoint.model_copy(update={"commit": commit, "tree": captured.tree})
+        last = json.dumps(checkpoint.model_dump(mode="json"), ensure_ascii=True)  # paths may not be UTF-8
+        self._last_file(session).write_text(last, encoding="utf-8")
+        return checkpoint
 
     def _last_file(self, session: str) -> Path:
         return self.private / f"last-{check_session_id(session)}.json"

@@ -8,10 +8,12 @@ import socket
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from toolgate.checkpoints.models import CheckpointError
+from toolgate.checkpoints.capture import Captured
+from toolgate.checkpoints.models import Checkpoint, CheckpointError
 from toolgate.checkpoints.restore import restore
 from toolgate.checkpoints.settings import CheckpointSettings
 from toolgate.checkpoints.store import CheckpointStore
@@ -249,6 +251,70 @@ def test_a_restore_syncs_each_file_and_each_directory_once(
     restore(store, "s1", first.id, turn=2)
     assert snapshot(workspace) == before
     assert sorted(synced) == ["directory"] * 2 + ["file"] * 8  # not one directory fsync per file
+
+
+def test_a_file_the_person_changes_as_the_restore_starts_is_not_overwritten(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("a", "b"):
+        (workspace / name).write_text(f"{name} v1")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn")
+    for name in ("a", "b"):
+        (workspace / name).write_text(f"{name} v2")
+    real_record = store.record
+
+    def person_saves_then_record(*args: Any, **kwargs: Any) -> Checkpoint:
+        (workspace / "b").write_text("b typed by the person")  # after the files were read, before the writes
+        return real_record(*args, **kwargs)
+
+    monkeypatch.setattr(store, "record", person_saves_then_record)
+    with pytest.raises(CheckpointError, match=r"changed while the restore was starting.*: b; nothing was restored"):
+        restore(store, "s1", first.id, turn=2)
+    assert (workspace / "b").read_text() == "b typed by the person"
+    assert (workspace / "a").read_text() == "a v2"  # refused before any file was written
+
+
+def test_a_restore_reads_the_tree_once_and_its_redo_holds_exactly_that_tree(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "f").write_text("v1")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn")
+    (workspace / "f").write_text("v2")
+    (workspace / "g").write_text("created")
+    before = snapshot(workspace)
+    captures: list[Path | None] = []
+    real_capture = store.capture
+
+    def counting_capture(session: str, root: Path | None = None) -> Captured:
+        captures.append(root)
+        return real_capture(session, root)
+
+    monkeypatch.setattr(store, "capture", counting_capture)
+    report = restore(store, "s1", first.id, turn=2)
+    assert captures == [None]  # the plan and the redo checkpoint share one capture
+    assert report.redo is not None
+    monkeypatch.undo()
+    restore(store, "s1", report.redo, turn=2)
+    assert snapshot(workspace) == before
+
+
+def test_an_additional_root_replaced_by_a_link_is_left_alone(tmp_path: Path, workspace: Path) -> None:
+    extra, elsewhere = tmp_path / "extra", tmp_path / "elsewhere"
+    for directory in (extra, elsewhere):
+        directory.mkdir()
+        (directory / "lib.py").write_text(f"{directory.name} v1")
+    (workspace / "f").write_text("v1")
+    store = _store(tmp_path, workspace)
+    first = store.create("s1", turn=1, kind="turn", roots=[extra])
+    (workspace / "f").write_text("v2")
+    (elsewhere / "lib.py").write_text("elsewhere v2")
+    extra.rename(tmp_path / "moved")
+    extra.symlink_to(elsewhere)
+    restore(store, "s1", first.id, turn=2)
+    assert (workspace / "f").read_text() == "v1"
+    assert (elsewhere / "lib.py").read_text() == "elsewhere v2"  # not the captured root: never written through
 
 
 def test_an_unknown_checkpoint_is_a_clear_error(tmp_path: Path, workspace: Path) -> None:

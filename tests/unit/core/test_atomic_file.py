@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -216,3 +217,72 @@ def test_a_batch_that_fails_while_renaming_keeps_what_was_replaced_and_leaves_no
     assert first.read_bytes() == b"new\n" and last.read_bytes() == b"old\n"
     assert (taken / "inside").read_bytes() == b"kept\n"
     assert sorted(os.listdir(tmp_path)) == ["1", "2", "3"]
+
+
+def test_a_batch_holds_each_replaced_file_across_its_rename_and_lets_go_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small files too: freeing a replaced file waits on the journal, which a batch would pay in series.
+    targets = [tmp_path / f"f{i}" for i in range(3)]
+    for path in targets:
+        path.write_bytes(b"old\n")
+    atomic_file.wait_for_released_files()
+    before = open_descriptors()
+    held_at_rename: list[bool] = []
+    real_replace = os.replace
+
+    def recording_replace(source: str | Path, target: str | Path) -> None:
+        held_at_rename.append(os.fspath(target) in _open_files())
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", recording_replace)
+    write_files_atomically([(path, b"new\n") for path in targets])
+    atomic_file.wait_for_released_files()
+    assert held_at_rename == [True, True, True]
+    assert open_descriptors() == before
+    assert [path.read_bytes() for path in targets] == [b"new\n"] * 3
+
+
+def _open_files() -> set[str]:
+    found = set()
+    for fd in open_descriptors():
+        with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor, closed by now
+            found.add(os.readlink(f"/proc/self/fd/{fd}"))
+    return found
+
+
+_KILLED_MID_BATCH = """
+import os, signal, sys
+from pathlib import Path
+from toolgate.core.atomic_file import write_files_atomically
+
+targets = [Path(sys.argv[1]) / f"f{i:02d}" for i in range(40)]
+renamed = 0
+real_replace = os.replace
+
+def replace_then_die(source, target):
+    global renamed
+    if renamed == 17:
+        os.kill(os.getpid(), signal.SIGKILL)  # as a power loss would stop it: no cleanup runs
+    real_replace(source, target)
+    renamed += 1
+
+os.replace = replace_then_die
+write_files_atomically([(path, b"new " * 5000) for path in targets])
+"""
+
+
+def test_a_batch_killed_mid_way_leaves_each_file_old_or_new_never_torn(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    for i in range(40):
+        (tmp_path / f"f{i:02d}").write_bytes(b"old " * 3000)
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_MID_BATCH, str(tmp_path)], capture_output=True, start_new_session=True
+    )
+    assert done.returncode == -9, done.stderr
+    contents = [(tmp_path / f"f{i:02d}").read_bytes() for i in range(40)]
+    assert contents == [b"new " * 5000] * 17 + [b"old " * 3000] * 23  # the renames before the kill, and no others
+    leftovers = sorted(name for name in os.listdir(tmp_path) if not name.startswith("f"))
+    assert len(leftovers) == 23 and all(name.endswith(".tmp") for name in leftovers)  # the rest's temp files
