@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,15 +109,26 @@ def write_planned(
     session: str,
     target: Checkpoint,
     planned: dict[str, bytes | None],
+    read_from: Mapping[str, bytes | None],
     *,
     turn: int,
     note: str,
     conversation: ConversationMark | None = None,
 ) -> Checkpoint:
     """Write each file's new bytes (None: remove it) after a redo checkpoint, which is returned. Directories
-    that only held files the agent created since `target` go with them."""
+    that only held files the agent created since `target` go with them.
+
+    `read_from`: each file's bytes the new ones were made from. A file saved since then (between the read and the
+    redo checkpoint) would lose that save to bytes made without it, so nothing is written and the undo asks to be
+    run again: the save stands, and is in the redo checkpoint too."""
     roots = [Path(root) for root in target.roots if Path(root).is_dir()]
     redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
+    saved = [path for path in planned if read_current(absolute_path(store, path)) != read_from[path]]
+    if saved:
+        raise CheckpointError(
+            f"{', '.join(saved[:10])} changed while the undo was being prepared, so nothing was undone and the new "
+            "content stands; undo again to undo the agent's changes in the file as it is now"
+        )
     listed = store.git.output(["ls-tree", "-r", "-z", "--name-only", target.tree]).split(b"\0")
     kept_dirs = {os.fsdecode(parent) for name in listed for parent in _parents(name)}
     try:
@@ -148,6 +159,7 @@ def undo_agent(
     target = store.get(session, target_id)
     history, not_undoable = agent_history(store, session, target.id)
     planned: dict[str, bytes | None] = {}
+    read_from: dict[str, bytes | None] = {}
     conflicts: list[UndoConflict] = []
     for path, history_of_file in history.items():
         current = read_current(absolute_path(store, path))
@@ -157,7 +169,7 @@ def undo_agent(
             conflicts.append(UndoConflict(path=path, reason=str(exc)))
             continue
         if result != current:
-            planned[path] = result
+            planned[path], read_from[path] = result, current
     changes = [FileChange(path=p, action="remove" if data is None else "write") for p, data in planned.items()]
     dirty = [c.path for c in changes if is_dirty(absolute_path(store, c.path))]
     if dirty:
@@ -171,7 +183,7 @@ def undo_agent(
         diff = "".join(_diff(path, read_current(absolute_path(store, path)), data) for path, data in planned.items())
         return report.model_copy(update={"diff": diff, "dry_run": True})
     note = f"before undoing the agent's changes since {target.id}"
-    redo = write_planned(store, session, target, planned, turn=turn, note=note, conversation=conversation)
+    redo = write_planned(store, session, target, planned, read_from, turn=turn, note=note, conversation=conversation)
     return report.model_copy(update={"redo": redo.id})
 
 

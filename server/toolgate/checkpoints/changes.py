@@ -15,7 +15,7 @@ which files changed under it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,6 +149,7 @@ def undo_files(
     listing = list_changes(store, session, review)
     wanted = [e for e in listing.files if paths is None or e.path in paths]
     planned: dict[str, bytes | None] = {}
+    read_from = {entry.path: entry.current for entry in wanted}
     conflicts: list[UndoConflict] = []
     for entry in wanted:
         if entry.conflict is None:
@@ -163,7 +164,7 @@ def undo_files(
             conflicts.append(UndoConflict(path=entry.path, reason=str(exc)))
     if not planned or listing.since is None:
         return UndoOutcome(None, [], conflicts)
-    redo = _write(store, session, listing.since, planned, turn=turn, is_dirty=is_dirty)
+    redo = _write(store, session, listing.since, planned, read_from, turn=turn, is_dirty=is_dirty)
     return UndoOutcome(redo, list(planned), conflicts)
 
 
@@ -207,7 +208,8 @@ def undo_hunk(
     since = bar_floor(store.checkpoints(session))
     if since is None:
         raise CheckpointError("no turn has changed files in this session yet: there is nothing to undo")
-    return _write(store, session, since, {path: reverse_hunk(text, hunk).encode("utf-8")}, turn=turn, is_dirty=is_dirty)
+    planned: dict[str, bytes | None] = {path: reverse_hunk(text, hunk).encode("utf-8")}
+    return _write(store, session, since, planned, {path: current}, turn=turn, is_dirty=is_dirty)
 
 
 def _write(
@@ -215,6 +217,7 @@ def _write(
     session: str,
     since: str,
     planned: dict[str, bytes | None],
+    read_from: Mapping[str, bytes | None],
     *,
     turn: int,
     is_dirty: Callable[[Path], bool],
@@ -226,7 +229,8 @@ def _write(
             "save or revert, then undo again"
         )
     target = store.get(session, since)
-    redo = write_planned(store, session, target, planned, turn=turn, note="before an undo from the changes bar")
+    note = "before an undo from the changes bar"
+    redo = write_planned(store, session, target, planned, read_from, turn=turn, note=note)
     told = store.take_notice(session)
     names = ", ".join(list(planned)[:20])
     store.leave_notice(

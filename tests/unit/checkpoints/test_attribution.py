@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tests.properties import examples
 
 from toolgate.checkpoints.attribution import conflict_message
+from toolgate.checkpoints.models import CheckpointError
 from toolgate.checkpoints.session import SessionCheckpoints
 from toolgate.checkpoints.settings import CheckpointSettings
 
@@ -179,3 +180,25 @@ async def test_links_are_conflicts_and_uncaptured_files_are_not_undoable(tmp_pat
         ("link", "a symbolic link the agent changed: only a whole-tree restore puts links back")
     ]
     assert report.not_undoable == ["large.bin"] and os.readlink(workspace / "link") == "elsewhere.txt"
+
+
+async def test_a_file_saved_while_an_undo_of_the_agent_is_prepared_is_left_as_saved(
+    tmp_path: Path, workspace: Path
+) -> None:
+    checkpoints = SessionCheckpoints(tmp_path / "data", workspace, "s1")
+    code = workspace / "code.py"
+    code.write_text("a\nb\nc\nd\n")
+    await checkpoints.begin_turn()
+    start = checkpoints.checkpoints()[0].id
+    await _agent_call(checkpoints, "t1", {code: "A\nb\nc\nd\n"})
+
+    def saving(path: Path) -> bool:  # asked right before the undo writes: the person saves at that moment
+        if path == code:
+            code.write_text("A\nb\nc\nd\nsaved\n")
+        return False
+
+    with pytest.raises(CheckpointError, match=r"code\.py changed while the undo was being prepared"):
+        checkpoints.restore(start, is_dirty=saving)
+    assert code.read_text() == "A\nb\nc\nd\nsaved\n"
+    checkpoints.restore(start)
+    assert code.read_text() == "a\nb\nc\nd\nsaved\n"

@@ -13,6 +13,7 @@ import pytest
 
 from toolgate.checkpoints.changes import ChangesReview, FileEntry, keep, list_changes, undo_files, undo_hunk
 from toolgate.checkpoints.git import ShadowGit
+from toolgate.checkpoints.models import CheckpointError
 from toolgate.checkpoints.session import SessionCheckpoints
 from toolgate.text.hunks import HunkConflict
 
@@ -160,3 +161,32 @@ async def test_listing_asks_git_to_merge_only_what_it_cannot_merge_apart_and_eac
     # Edited again after that listing: a new version of the file, merged again.
     code.write_text("one\nTWO\nthree\nFOUR, in the person's other words\nfive\nsix, the person's\n")
     assert listed().conflict is not None and len(merges) == 2
+
+
+@pytest.mark.parametrize("how", ["file", "hunk"])
+async def test_a_file_saved_while_the_undo_is_prepared_is_left_as_saved(
+    tmp_path: Path, workspace: Path, how: str
+) -> None:
+    """The undo's new bytes are made from the file as it was read; a save after that read (here: while the editor is
+    asked about unsaved changes, just before the write) would be lost to them. Nothing is written, the save stands
+    and the undo says to run it again."""
+    checkpoints = await _turn_with_person_edits(tmp_path, workspace)
+    store, review = checkpoints.store(), ChangesReview()
+    code = workspace / "code.py"
+    saved = "a\nB\nc\nd\ne\nF\ng\nthe person's line\nsaved just now\n"
+
+    def saving(path: Path) -> bool:
+        if path == code:
+            code.write_text(saved)
+        return False
+
+    with pytest.raises(CheckpointError, match=r"code\.py changed while the undo was being prepared"):
+        if how == "file":
+            undo_files(store, "s1", review, None, turn=1, is_dirty=saving)
+        else:
+            entry = next(e for e in list_changes(store, "s1", review).files if e.path == "code.py")
+            undo_hunk(store, "s1", "code.py", entry.hunks[1], turn=1, is_dirty=saving)
+    assert code.read_text() == saved
+    assert (workspace / "new.py").exists()  # nothing else was undone either
+    outcome = undo_files(store, "s1", review, None, turn=1)  # run again: made from the saved file
+    assert code.read_text() == "a\nb\nc\nd\ne\nf\ng\nthe person's line\nsaved just now\n" and outcome.conflicts == []
