@@ -179,9 +179,9 @@ def _guard_unclosed_braces() -> None:
     import bashlex.errors
     import bashlex.subst
 
-    expand = bashlex.subst._paramexpand
-    if getattr(expand, "guarded", False):
-        return
+    expand = getattr(bashlex.subst, "_paramexpand", None)
+    if expand is None or getattr(expand, "guarded", False):
+        return  # (None: a bashlex without this function, where the guard has nothing to wrap)
 
     def guarded(parser: Any, string: str, start: int) -> Any:
         if string.startswith("${", start) and string.find("}", start + 2) < 0:
