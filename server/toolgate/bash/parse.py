@@ -169,6 +169,29 @@ def _parse_problem(exc: Exception, text: str) -> str:
     return f"it could not be parsed as a bash command ({message})"
 
 
+def _guard_unclosed_braces() -> None:
+    """Make bashlex refuse, instead of loop on, a word holding `${` with no `}` after it.
+
+    bashlex 0.18's tokenizer lets such a word through when the `${` is single-quoted after other characters
+    (`echo a'${'`), and its expansion then takes find()'s -1 as the brace's position and starts the word over,
+    forever: a command a model can send would hang the classifier. The refusal is a ParsingError, so the command
+    is "could not be parsed", never read-only (fail closed)."""
+    import bashlex.errors
+    import bashlex.subst
+
+    expand = getattr(bashlex.subst, "_paramexpand", None)
+    if expand is None or getattr(expand, "guarded", False):
+        return  # (None: a bashlex without this function, where the guard has nothing to wrap)
+
+    def guarded(parser: Any, string: str, start: int) -> Any:
+        if string.startswith("${", start) and string.find("}", start + 2) < 0:
+            raise bashlex.errors.ParsingError("unexpected EOF while looking for matching '}'", string, start)
+        return expand(parser, string, start)
+
+    guarded.guarded = True  # type: ignore[attr-defined]
+    bashlex.subst._paramexpand = guarded
+
+
 def parse(text: str, info: Scan) -> ParsedScript:
     """Parse `text` (already scanned by `quoting.scan`) into simple commands. Never raises."""
     script = ParsedScript()
@@ -182,6 +205,7 @@ def parse(text: str, info: Scan) -> ParsedScript:
     import bashlex
     import bashlex.errors
 
+    _guard_unclosed_braces()
     try:
         prepared = _prepare(text, info)
         trees = bashlex.parse(prepared)

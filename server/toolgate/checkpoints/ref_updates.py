@@ -3,8 +3,10 @@ retention drops) is one transaction (`start` … `commit`), answered on the same
 process start-up for its ref.
 
 The process starts on first use, in a process group of its own, and ends when the store closes; it also ends by
-itself when its stdin closes, so it outlives nothing that started it. A transaction git refuses ends the
-process (it reports and exits): the refusal is a CheckpointError, and the next transaction starts a new one.
+itself when its stdin closes, so it outlives nothing that started it. A store dropped without closing hangs up
+too: subprocess keeps a running Popen alive after its last reference goes (to reap it later), and with it the
+pipe, so without that the process would wait on stdin for as long as the sidecar runs. A transaction git refuses
+ends the process (it reports and exits): the refusal is a CheckpointError, and the next transaction starts a new one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import signal
 import subprocess
 import threading
 import time
+import weakref
 
 from toolgate.checkpoints.git import ShadowGit
 from toolgate.checkpoints.models import CheckpointError
@@ -50,6 +53,8 @@ class RefUpdates:
 
     def _start(self) -> subprocess.Popen[bytes]:
         running = self.git.start(["update-ref", "--stdin"], own_group=True)
+        assert running.process.stdin is not None
+        weakref.finalize(self, running.process.stdin.close)
         self._process = running.process
         return running.process
 

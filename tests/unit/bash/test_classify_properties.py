@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import subprocess
+import sys
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests.properties import examples
 
@@ -143,8 +146,25 @@ def test_arbitrary_text_never_raises_and_read_only_needs_a_clean_parse(command: 
         assert result.write_targets == ()
 
 
+UNCLOSED_BRACE_FOUND = "?'\"|\" <\t>;*?}${;'|"
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="ab $'\"\\;|&<>(){}`#*?[]=-\n\t", max_size=40))
+@example(UNCLOSED_BRACE_FOUND)  # bashlex looped on it (see the test below)
 def test_shell_punctuation_soup_never_raises(command: str) -> None:
     result = classify(command)
     assert result.command == command
+
+
+def test_a_quoted_brace_never_closed_is_refused_not_looped_on() -> None:
+    # Found by `make fuzz` (the soup above): bashlex 0.18 loops forever on a word holding a single-quoted `${`
+    # after other characters with no `}` after it. A child process, so that a loop fails the test instead of
+    # hanging it (subprocess.run kills the child when the time is up).
+    commands = [UNCLOSED_BRACE_FOUND, "echo a'${'b", "ls x'${' '}'"]
+    probe = "import sys\nfrom toolgate.bash.classify import classify\nfor c in sys.argv[1:]: classify(c)"
+    subprocess.run([sys.executable, "-c", probe, *commands], check=True, timeout=60)
+    for command in commands:
+        result = classify(command)
+        assert not result.read_only and not result.parsed
+        assert result.reason is not None and "matching '}'" in result.reason, result.reason

@@ -1,9 +1,10 @@
 """Differential: wherever text.merge3 answers a 3-way merge in-process, the real `git merge-file` (as undo and the
 changes bar run it, through the shadow repository's git) merges the same three files cleanly into the same bytes.
 
-The cases are generated from a fixed seed, so every run checks the same ones: files of few distinct lines (so that
-runs share lines with their surroundings and xdiff has choices to make), CRs and missing final newlines, empty
-files, and edits that are apart, adjacent, overlapping, identical, pure insertions and pure deletions.
+`make test` checks the same cases on every run (one fixed seed); `make fuzz` adds twenty fresh seeds. Files of
+few distinct lines (so that runs share lines with their surroundings and xdiff has choices to make), CRs and
+missing final newlines, empty files, and edits that are apart, adjacent, overlapping, identical, pure insertions
+and pure deletions.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+from tests.properties import FUZZING, examples
 
 from toolgate.checkpoints.git import ShadowGit
 from toolgate.checkpoints.store import CheckpointStore
@@ -67,8 +71,15 @@ def git(tmp_path: Path) -> ShadowGit:
     return CheckpointStore(tmp_path / "data", workspace).git
 
 
-def test_every_in_process_merge_is_the_one_git_makes(git: ShadowGit, tmp_path: Path) -> None:
-    rng = random.Random(20261204)
+@settings(
+    max_examples=examples(1),
+    phases=tuple(Phase) if FUZZING else (Phase.explicit,),  # `make test`: the fixed seed only
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(seed=st.integers(0, 2**32 - 1))
+@example(seed=20261204)
+def test_every_in_process_merge_is_the_one_git_makes(git: ShadowGit, tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
     answered = 0
     for number in range(CASES):
         base, ours, theirs = _case(rng)

@@ -4,6 +4,7 @@ and the next one works."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 from pathlib import Path
@@ -76,3 +77,17 @@ def test_a_store_nobody_closes_keeps_no_process(tmp_path: Path, workspace: Path)
     store = CheckpointStore(tmp_path / "data", workspace)
     store.create("s1", turn=1, kind="turn")
     assert _helper(store) is None
+
+
+def test_a_long_lived_store_dropped_without_closing_ends_its_process(tmp_path: Path, workspace: Path) -> None:
+    # Found by `make fuzz`: the attribution property opened 300 sessions' stores without closing them, and each
+    # left a git update-ref waiting on stdin until pytest exited (subprocess keeps an unfinished Popen, and so
+    # its pipe, alive after the last reference to it is gone).
+    (workspace / "a").write_text("a")
+    store = CheckpointStore(tmp_path / "data", workspace, long_lived_git=True)
+    store.create("s1", turn=1, kind="turn")
+    process = _helper(store)
+    assert process is not None and process.returncode is None
+    del store
+    gc.collect()
+    assert process.wait(timeout=30) == 0  # it read the end of its input and exited
