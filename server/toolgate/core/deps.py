@@ -108,5 +108,10 @@ class CallDependencies:
             self._call.order.append(dep)
         return cast(T, self._call.values[dep])
 
+    @property
+    def holds_closable(self) -> bool:
+        """Whether a value created for this call has a `close` to run (most calls create none)."""
+        return any(dep.close is not None for dep in self._call.order)
+
     async def aclose(self) -> None:
         await self._call.close()

@@ -151,7 +151,10 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
 
         key = state_key(path)  # resolved once for the lookup and the record this call leaves
         previous = ctx.file_state.get(key)
-        current = os.stat(path)
+        # A small file is read now (one open, one fstat): its fstat serves the "unchanged" check below and the
+        # record this read leaves, where a separate stat before the read cost a system call on every Read.
+        small = _read_small_file(path)
+        current = small[1] if small is not None else os.stat(path)
         if (
             previous is not None
             and previous.offset == first
@@ -170,7 +173,6 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
             selected, total, st = await anyio.to_thread.run_sync(_read_range_streaming, path, first, limit)
             text = "\n".join(selected)
         else:
-            small = _read_small_file(path)
             data, st = small if small is not None else await anyio.to_thread.run_sync(_read_bytes, path)
             if _looks_binary(data):
                 raise StateError(

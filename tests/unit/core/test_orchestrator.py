@@ -6,8 +6,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from tests.unit.core.tools_for_tests import EchoTool, Probe, PutTool, SlowTool
+from tests.unit.core.tools_for_tests import EchoTool, Probe, PutTool, SlowInput, SlowTool
 
+from toolgate.core.context import ToolContext
+from toolgate.core.deps import Dep
 from toolgate.core.messages import ToolUse
 from toolgate.core.orchestrator import CancelToken, max_concurrency_from_env, partition
 from toolgate.core.permission import NonInteractiveApprover, PermissionMode
@@ -238,3 +240,34 @@ def test_each_call_is_classified_at_most_once_and_a_lone_call_not_at_all(workspa
     assert asked == []  # nothing to group it with: the classifier (for Bash, a parse) is not asked
     assert partition([call("a"), call("b"), call("c")]) == [[0, 1, 2]]
     assert asked == ["a", "b", "c"]
+
+
+async def test_a_call_value_with_a_close_is_closed_in_full_when_the_turn_is_cancelled(workspace: Path) -> None:
+    # Closing is skipped only for calls that created nothing closable; a value that has a close still gets it,
+    # shielded, even though the turn around it was cancelled.
+    closed: list[str] = []
+
+    async def close(value: str) -> None:
+        await anyio.lowlevel.checkpoint()  # a cancelled scope would stop the close here without its shield
+        closed.append(value)
+
+    resource: Dep[str] = Dep("resource", lambda _r: "resource", scope="call", close=close)
+    probe = Probe(expected=1)
+
+    class Holding(SlowTool):
+        async def call(self, tool_input: SlowInput, ctx: ToolContext) -> str:
+            ctx.get(resource)
+            return await super().call(tool_input, ctx)
+
+    rt = build_runtime(
+        workspace,
+        NonInteractiveApprover(),
+        RuntimeOptions(mode=PermissionMode.BYPASS, tools=[Holding(probe)]),
+    )
+    token = CancelToken()
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(rt.orchestrator.run_turn, [slow("held", hold=True, safe=False)], token)
+            await probe.all_started.wait()
+            token.cancel()
+    assert closed == ["resource"]

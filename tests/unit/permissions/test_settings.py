@@ -344,6 +344,18 @@ def test_with_settings_files_off_a_settings_file_is_not_watched(tmp_path: Path) 
     assert engine_reading.refresh() is False  # unchanged since: no re-read
 
 
+def test_a_settings_file_created_after_the_start_is_noticed(tmp_path: Path) -> None:
+    # A missing file is checked more cheaply than an existing one (no failed stat); its appearance still counts.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    engine = PermissionEngine(workspace, home=tmp_path, environ={}, trust_workspace=True)
+    assert engine.refresh() is False  # still missing: nothing to re-read
+    (workspace / ".toolgate").mkdir()
+    (workspace / ".toolgate" / "settings.local.json").write_text('{"permissions": {"deny": ["Grep"]}}')
+    assert engine.refresh() is True and [e.rule.text for e in engine.book.of("deny")] == ["Grep"]
+    assert engine.refresh() is False
+
+
 def test_an_empty_directory_where_a_settings_file_would_be_is_no_file(tmp_path: Path) -> None:
     # The sandbox's stand-in for an absent protected file (.mcp.json, …) is an empty directory: not a broken file.
     from toolgate.permissions.settings import SettingsError, read_settings_text
