@@ -10,10 +10,10 @@ the way to take everything back.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
-from collections.abc import Callable, Mapping, Sequence
+import stat
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,8 @@ from toolgate.checkpoints.models import (
     UndoConflict,
 )
 from toolgate.checkpoints.store import CheckpointStore
-from toolgate.core.atomic_file import write_file_atomically
+from toolgate.core.atomic_file import FileBeneath, remove_file_beneath, write_files_beneath
+from toolgate.core.beneath import NotAFolder, parent_beneath
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +124,8 @@ def write_planned(
     run again: the save stands, and is in the redo checkpoint too."""
     roots = [Path(root) for root in target.roots if Path(root).is_dir()]
     redo = store.create(session, turn=turn, kind="restore", note=note, conversation=conversation, roots=roots)
-    saved = [path for path in planned if read_current(absolute_path(store, path)) != read_from[path]]
+    every_root = session_roots(store.checkpoints(session))
+    saved = [path for path in planned if read_current(store, path, every_root) != read_from[path]]
     if saved:
         raise CheckpointError(
             f"{', '.join(saved[:10])} changed while the undo was being prepared, so nothing was undone and the new "
@@ -133,9 +135,15 @@ def write_planned(
     kept_dirs = {os.fsdecode(parent) for name in listed for parent in _parents(name)}
     try:
         for path, data in planned.items():
-            _put(absolute_path(store, path), data)
+            _put(store, path, every_root, data)
             if data is None:
                 _remove_emptied_dirs(store.workspace, path, kept_dirs)
+    except NotAFolder as exc:
+        raise CheckpointError(
+            f"{path} was not undone: {exc.folder} on the way to it is {'a symbolic link' if exc.is_link else 'a file'}"
+            f" now, not a folder, and an undo never writes through one (checkpoint {redo.id} holds the files as they"
+            " were before this undo). Make it a folder again, or restore the whole tree, to undo it"
+        ) from None
     except OSError as exc:
         raise CheckpointError(
             f"the undo stopped part-way ({exc}); the state before it is checkpoint {redo.id}: restore it with "
@@ -158,11 +166,12 @@ def undo_agent(
     left untouched and listed; a redo checkpoint is taken first (restoring it undoes the undo)."""
     target = store.get(session, target_id)
     history, not_undoable = agent_history(store, session, target.id)
+    roots = session_roots(store.checkpoints(session))
     planned: dict[str, bytes | None] = {}
     read_from: dict[str, bytes | None] = {}
     conflicts: list[UndoConflict] = []
     for path, history_of_file in history.items():
-        current = read_current(absolute_path(store, path))
+        current = read_current(store, path, roots)
         try:
             result = undo_file(store.git, current, history_of_file)
         except ChangeConflict as exc:
@@ -180,7 +189,7 @@ def undo_agent(
         )
     report = RestoreReport(target=target.id, redo=None, changes=changes, conflicts=conflicts, not_undoable=not_undoable)
     if dry_run:
-        diff = "".join(_diff(path, read_current(absolute_path(store, path)), data) for path, data in planned.items())
+        diff = "".join(_diff(path, read_current(store, path, roots), data) for path, data in planned.items())
         return report.model_copy(update={"diff": diff, "dry_run": True})
     note = f"before undoing the agent's changes since {target.id}"
     redo = write_planned(store, session, target, planned, read_from, turn=turn, note=note, conversation=conversation)
@@ -260,26 +269,55 @@ def _entries_at(store: CheckpointStore, checkpoint: Checkpoint, paths: list[str]
     return found
 
 
-def read_current(path: Path) -> bytes | None:
+def session_roots(checkpoints: list[Checkpoint]) -> set[str]:
+    """The additional roots the session's checkpoints captured: what an absolute path of theirs is beneath."""
+    return {root for checkpoint in checkpoints for root in checkpoint.roots}
+
+
+def _beneath(store: CheckpointStore, path: str, roots: Collection[str]) -> tuple[Path, bytes]:
+    """The root `path` is beneath and its place there: the workspace for a relative path, else the additional
+    root it is in (one unknown: its own folder, so that at least its name is never followed)."""
+    if not os.path.isabs(path):
+        return store.workspace, os.fsencode(path)
+    root = next((r for r in roots if path.startswith(r.rstrip("/") + "/")), os.path.dirname(path))
+    return Path(root), os.fsencode(os.path.relpath(path, root))
+
+
+def read_current(store: CheckpointStore, path: str, roots: Collection[str]) -> bytes | None:
+    """The file's bytes now (None: there is none), read without following a link on the way. A link, at its
+    name or on the way, or a directory there is never equal to a file's bytes: a conflict, left alone."""
+    root, inside = _beneath(store, path, roots)
     try:
-        if path.is_symlink():
-            return b"\0symlink" + os.fsencode(os.readlink(path))  # never equal to a file's bytes: a conflict
-        return path.read_bytes()
+        folder, name = parent_beneath(root, inside)
+    except NotAFolder as exc:
+        if exc.is_link:
+            return b"\0symlink on the way: " + os.fsencode(exc.folder)
+        return None  # a file where a folder was: the file is gone
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except IsADirectoryError:
-        return b"\0directory"  # never equal to a file's bytes: a conflict, left alone
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            return b"\0symlink" + os.readlink(name, dir_fd=folder)
+        if stat.S_ISDIR(info.st_mode):
+            return b"\0directory"
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
 
 
-def _put(path: Path, data: bytes | None) -> None:
+def _put(store: CheckpointStore, path: str, roots: Collection[str], data: bytes | None) -> None:
+    """Write (None: remove) the file without following a link: one at its name is replaced, one on the way
+    refuses (NotAFolder), since the person may have made it; a missing folder is made."""
+    root, inside = _beneath(store, path, roots)
     if data is None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        return
-    if path.is_symlink():
-        os.unlink(path)  # never write through a link
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_file_atomically(path, data)
+        remove_file_beneath(root, inside)
+    else:
+        write_files_beneath(root, [FileBeneath(inside, data)], folders="create")
 
 
 def _parents(name: bytes) -> list[bytes]:

@@ -25,6 +25,7 @@ from toolgate.checkpoints.attribution import (
     absolute_path,
     agent_history,
     read_current,
+    session_roots,
     undo_file,
     write_planned,
 )
@@ -84,17 +85,21 @@ def bar_floor(checkpoints: list[Checkpoint]) -> str | None:
 
 
 def list_changes(store: CheckpointStore, session: str, review: ChangesReview) -> Listing:
-    since = bar_floor(store.checkpoints(session))
+    checkpoints = store.checkpoints(session)
+    since = bar_floor(checkpoints)
     if since is None:
         return Listing(None, [], [])
     history, not_undoable = agent_history(store, session, since)
-    entries = [_entry(store, review, path, changes) for path, changes in history.items()]
+    roots = session_roots(checkpoints)
+    entries = [_entry(store, review, path, changes, roots) for path, changes in history.items()]
     return Listing(since, [e for e in entries if e.conflict is not None or e.without != e.current], not_undoable)
 
 
-def _entry(store: CheckpointStore, review: ChangesReview, path: str, changes: list[AgentChange]) -> FileEntry:
+def _entry(
+    store: CheckpointStore, review: ChangesReview, path: str, changes: list[AgentChange], roots: set[str]
+) -> FileEntry:
     kept = review.kept.get(path, _Kept())
-    current = read_current(absolute_path(store, path))
+    current = read_current(store, path, roots)
     try:
         without = undo_file(store.git, current, [c for c in changes if int(c.made_after) >= int(kept.at)])
     except ChangeConflict as exc:
@@ -201,11 +206,12 @@ def undo_hunk(
 ) -> str:
     """Take one hunk of the agent's change back out of the file as it is now; returns the redo checkpoint.
     Raises HunkConflict when the person changed those lines since, CheckpointError when it cannot be written."""
-    current = read_current(absolute_path(store, path))
+    checkpoints = store.checkpoints(session)
+    current = read_current(store, path, session_roots(checkpoints))
     text = _text(current)
     if current is None or text is None:
         raise HunkConflict(f"{path} is gone or is no longer text: undo the file as a whole")
-    since = bar_floor(store.checkpoints(session))
+    since = bar_floor(checkpoints)
     if since is None:
         raise CheckpointError("no turn has changed files in this session yet: there is nothing to undo")
     planned: dict[str, bytes | None] = {path: reverse_hunk(text, hunk).encode("utf-8")}

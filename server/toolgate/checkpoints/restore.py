@@ -3,8 +3,9 @@ deleted since come back.
 
 A restore first checkpoints the current tree (its redo point), then applies the difference between that tree
 and the target's. Applying is idempotent, so a restore that was killed half-way is finished by running it
-again. Paths come from git trees (no `..`, no `.git`), and every directory on the way is checked with lstat, so
-a restore never follows a symlink that was swapped in and never leaves the captured root.
+again. Paths come from git trees (no `..`, no `.git`), and every folder on the way is opened from the one before
+it without following a link (core.beneath), so a restore never follows a symlink that was swapped in, even while
+it runs, and never leaves the captured root.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from toolgate.checkpoints.models import (
 )
 from toolgate.checkpoints.staging import read_work_file
 from toolgate.checkpoints.store import CheckpointStore
-from toolgate.core.atomic_file import write_files_atomically
+from toolgate.core.atomic_file import FileBeneath, remove_file_beneath, write_files_beneath
+from toolgate.core.beneath import parent_beneath
 
 _LINK = "120000"
 _EXECUTABLE = "100755"
@@ -75,39 +77,10 @@ def _action(entry: _Entry) -> FileChange:
     return FileChange(path=os.fsdecode(entry.path), action=action)
 
 
-def _safe_parent(root: bytes, relative: bytes, create: bool) -> bytes:
-    """The parent directory of `relative` under `root`, made of real directories only: a symlink or a file in
-    the way is removed (it was not there at the checkpoint, or git would have listed it)."""
-    parts = relative.split(b"/")[:-1]
-    current = root
-    for part in parts:
-        if part in (b"", b".", b".."):
-            raise CheckpointError(f"the checkpoint holds a path that leaves the workspace ({os.fsdecode(relative)})")
-        current = os.path.join(current, part)
-        try:
-            info = os.lstat(current)
-        except FileNotFoundError:
-            if not create:
-                return current
-            os.mkdir(current)
-            continue
-        if not stat.S_ISDIR(info.st_mode):
-            if not create:
-                return current
-            os.unlink(current)
-            os.mkdir(current)
-    return current
-
-
 def _remove(root: bytes, entry: _Entry, kept_dirs: set[bytes]) -> None:
-    path = os.path.join(root, entry.path)
-    parent = _safe_parent(root, entry.path, create=False)
-    if os.path.dirname(path) != parent:
-        return  # a parent is no longer a directory: the file is already gone
-    with contextlib.suppress(FileNotFoundError):
-        if os.path.isdir(path) and not os.path.islink(path):
-            return  # a directory took its place; it holds files of its own
-        os.unlink(path)
+    # A folder on the way that is no longer a folder (or is a link) means the file is already gone from here.
+    with contextlib.suppress(NotADirectoryError, IsADirectoryError):  # a directory took its place: it stays
+        remove_file_beneath(Path(os.fsdecode(root)), entry.path)
     # Directories that only held files created since go with them.
     directory = os.path.dirname(entry.path)
     while directory and directory not in kept_dirs:
@@ -118,37 +91,32 @@ def _remove(root: bytes, entry: _Entry, kept_dirs: set[bytes]) -> None:
         directory = os.path.dirname(directory)
 
 
-def _make_room(root: bytes, entry: _Entry) -> bytes:
-    """The path to write `entry` at, with real directories on the way and nothing in its place that a write would
-    go through or fail on; returns the path."""
-    parent = _safe_parent(root, entry.path, create=True)
-    path = os.path.join(parent, os.path.basename(entry.path))
-    with contextlib.suppress(FileNotFoundError):
-        info = os.lstat(path)
-        if stat.S_ISDIR(info.st_mode):
-            os.rmdir(path)  # only empty directories: one with files is refused by the OSError
-        elif stat.S_ISLNK(info.st_mode) or entry.mode == _LINK:
-            os.unlink(path)  # never write through a link; a link is replaced by a fresh one
-    return path
+def _make_room(root: bytes, entry: _Entry, link_target: bytes | None) -> None:
+    """Real folders on the way to `entry` (a link or a file in the way is removed: it was not there at the
+    checkpoint, or git would have listed it), and nothing in its place that a write would go through or fail on;
+    a link entry is written here (`link_target`), a file's bytes come in the batch (`_write_files`)."""
+    folder, name = parent_beneath(root, entry.path, folders="replace")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                os.rmdir(name, dir_fd=folder)  # only empty directories: one with files is refused by the OSError
+        if link_target is not None:
+            temp = b".toolgate-restore-link"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=folder)
+            os.symlink(link_target, temp, dir_fd=folder)
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
-def _write_link(path: bytes, data: bytes) -> None:
-    temp = os.path.join(os.path.dirname(path), b".toolgate-restore-link")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(temp)
-    os.symlink(data, temp)
-    os.replace(temp, path)
-
-
-def _write_files(files: list[tuple[bytes, _Entry, bytes]]) -> None:
-    """Regular files, all in one batch (see `write_files_atomically`), then their executable bits as the
-    checkpoint has them. A new file gets 0o666 minus the umask, as open() gives it."""
-    written = write_files_atomically([(Path(os.fsdecode(path)), data) for path, _entry, data in files])
-    for (path, entry, _data), info in zip(files, written, strict=True):
-        mode = stat.S_IMODE(info.st_mode)
-        wanted = mode | ((mode & 0o444) >> 2) if entry.mode == _EXECUTABLE else mode & ~0o111
-        if wanted != mode:
-            os.chmod(path, wanted)
+def _write_files(root: bytes, files: list[tuple[_Entry, bytes]]) -> None:
+    """Regular files, all in one batch beneath the root (see `write_files_beneath`: no folder on the way is
+    followed if it became a link since `_make_room`, it is made a real folder again), each with the executable
+    bit the checkpoint has. A new file gets 0o666 minus the umask, as open() gives it."""
+    batch = [FileBeneath(entry.path, data, executable=entry.mode == _EXECUTABLE) for entry, data in files]
+    write_files_beneath(Path(os.fsdecode(root)), batch, folders="replace")
 
 
 def restore(
@@ -263,16 +231,15 @@ def _apply(store: CheckpointStore, side: _Side, before_apply: Callable[[FileChan
                 before_apply(side.change(entry))
             _remove(root, entry, kept_dirs)
     blobs = read_blobs(store.git, [e.blob for e in writes])
-    files: list[tuple[bytes, _Entry, bytes]] = []
+    files: list[tuple[_Entry, bytes]] = []
     for entry in writes:
         if before_apply is not None:
             before_apply(side.change(entry))
-        path = _make_room(root, entry)
-        if entry.mode == _LINK:
-            _write_link(path, blobs[entry.blob])
-        else:
-            files.append((path, entry, blobs[entry.blob]))
-    _write_files(files)
+        link = entry.mode == _LINK
+        _make_room(root, entry, blobs[entry.blob] if link else None)
+        if not link:
+            files.append((entry, blobs[entry.blob]))
+    _write_files(root, files)
 
 
 def compare(store: CheckpointStore, session: str, from_id: str, to_id: str) -> tuple[list[FileChange], str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from toolgate.checkpoints.git import ShadowGit, object_id, write_object
 from toolgate.checkpoints.models import SkippedFile
 from toolgate.checkpoints.tree_edit import Entry
+from toolgate.core.beneath import parent_beneath
 
 _REMOVED = b"0 " + b"0" * 40  # --index-info's way of saying "no such entry"
 # An mtime this recent may share its second with the index written next; git would then read the file again at
@@ -48,7 +49,7 @@ def read_work_file(work_tree: Path, path: bytes, max_bytes: int) -> WorkFile | S
     beyond one (a folder on its way replaced by a link) is gone, as git sees it: what is there is elsewhere."""
     shown = os.fsdecode(path)
     try:
-        parent, name = _folder_of(os.fsencode(work_tree), path)
+        parent, name = parent_beneath(work_tree, path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -76,22 +77,6 @@ def read_work_file(work_tree: Path, path: bytes, max_bytes: int) -> WorkFile | S
     if len(data) > max_bytes:
         return SkippedFile(path=shown, reason="too_large", size=len(data))
     return WorkFile("100755" if opened.st_mode & stat.S_IXUSR else "100644", data, opened.st_mtime_ns)
-
-
-def _folder_of(work_tree: bytes, path: bytes) -> tuple[int, bytes]:
-    """A descriptor of the folder `path` is in, reached from the work tree one folder at a time without following
-    a link (OSError with ELOOP or ENOTDIR when one is), and the file's name in it."""
-    *folders, name = path.split(b"/")
-    folder = os.open(work_tree, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for step in folders:
-            inner = os.open(step, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-            os.close(folder)
-            folder = inner
-    except BaseException:
-        os.close(folder)
-        raise
-    return folder, name
 
 
 @dataclass(slots=True)

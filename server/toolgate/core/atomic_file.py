@@ -3,13 +3,16 @@
 Every writer of a file a human or a later run relies on (the file tools, settings files, session metadata, and
 checkpoint restore) goes through `write_file_atomically`, or through `stage_file` + `StagedFile.commit` when it must
 check something between "the new bytes are safely on disk" and "they replace the old file", or, for many files at
-once (a restore), through `write_files_atomically`, which gives each file the same guarantees.
+once (a restore), through `write_files_atomically`, which gives each file the same guarantees. A writer that must
+stay beneath a folder it does not trust (an undo or a restore in the workspace, where the agent may have swapped a
+folder for a link) uses `write_files_beneath` and `remove_file_beneath`: the same guarantees, no link followed.
 
 Guarantees:
 - a reader, or a crash at any moment, sees the old file or the new one, never a mix or a truncation: the bytes go
   to a temp file in the target's own directory (same filesystem, so the rename is atomic), which is fsynced,
   renamed over the target, and then the directory is fsynced so the rename itself survives a power loss;
-- a symlink is written through: the file it points at is replaced and the link stays a link;
+- a symlink is written through: the file it points at is replaced and the link stays a link (beneath a root, it
+  is replaced by the file instead, and a folder on the way is never a link);
 - an existing file keeps its permission bits and (where the process may set them) its owner and group; a new
   file gets `new_file_mode` (default: 0o666 minus the umask, as `open()` would create it);
 - on any failure the original file is untouched and the temp file is removed.
@@ -25,16 +28,20 @@ Errors are plain `OSError`s; callers turn them into their own words.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import queue
+import secrets
 import stat
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
+
+from toolgate.core.beneath import Folders, open_folder_beneath, parent_beneath, split_beneath
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,12 @@ class StagedFile:
     def discard(self) -> None:
         with contextlib.suppress(OSError):
             self.temp.unlink()
+
+    def directory(self) -> Path:
+        return self.target.parent
+
+    def stat(self) -> os.stat_result:
+        return os.stat(self.target)
 
 
 def stage_file(
@@ -130,11 +143,136 @@ def write_files_atomically(files: Sequence[tuple[Path, bytes]]) -> list[os.stat_
     (their temp files are removed) and the OSError is raised. If staging fails, nothing is replaced."""
     if len(files) <= 1:
         return [write_file_atomically(path, data) for path, data in files]
-    staged: list[StagedFile] = []
+    return _write_batch([functools.partial(stage_file, path, data) for path, data in files])
+
+
+@dataclass(frozen=True, slots=True)
+class FileBeneath:
+    """New bytes for the file at `path` ('/'-separated, relative to a root folder)."""
+
+    path: bytes
+    data: bytes
+    # None: an existing file keeps its mode (a new one gets 0o666 minus the umask); True or False: its execute
+    # bits are then set where it may be read, or cleared (as git checks a file out).
+    executable: bool | None = None
+
+
+def write_files_beneath(root: Path, files: Sequence[FileBeneath], *, folders: Folders) -> list[os.stat_result]:
+    """Replace files beneath `root` as `write_files_atomically` does, without following a link anywhere: each
+    folder on the way is opened from the one before it (see core.beneath; `folders` says what to do with one
+    that is missing, or is a link or a file), and the temp file, the rename and the folder's fsync all go
+    through that folder's descriptor, so a folder swapped for a link meanwhile is never written through. A link
+    at a file's own name is replaced by the file. Returns the new files' stats, in order.
+
+    The same batch rules as `write_files_atomically`; a batch over more than _MAX_FOLDERS folders is done in
+    parts of that many (each part's staging before any of its renames)."""
+    written: list[os.stat_result] = []
+    start = 0
+    while start < len(files):
+        opened: dict[bytes, int] = {}
+        stagers: list[Callable[[], _Staged]] = []
+        try:
+            for file in files[start:]:
+                steps, name = split_beneath(file.path)
+                key = b"/".join(steps)
+                if key not in opened:
+                    if len(opened) == _MAX_FOLDERS:
+                        break
+                    opened[key] = open_folder_beneath(root, steps, folders=folders)
+                stagers.append(functools.partial(_stage_beneath, opened[key], name, file))
+            written += _write_batch(stagers)
+        finally:
+            for fd in opened.values():
+                os.close(fd)
+        start += len(stagers)
+    return written
+
+
+def remove_file_beneath(root: Path, path: bytes, *, folders: Folders = "existing") -> None:
+    """Remove the file (or link) at `path` beneath `root`, reached as `write_files_beneath` reaches it; nothing
+    happens when it (or a folder on the way) is missing. A directory there raises IsADirectoryError."""
+    try:
+        folder, name = parent_beneath(root, path, folders=folders)
+    except FileNotFoundError:
+        return
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+@dataclass(frozen=True, slots=True)
+class _StagedBeneath:
+    folder: int  # the descriptor of the folder both names are in; the batch closes it
+    temp: bytes
+    name: bytes
+
+    def _rename(self, hold_from_bytes: int) -> None:
+        replaced = _hold_replaced(self.name, hold_from_bytes, self.folder)
+        try:
+            os.rename(self.temp, self.name, src_dir_fd=self.folder, dst_dir_fd=self.folder)
+        finally:
+            if replaced is not None:
+                _release_later(replaced)
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self.temp, dir_fd=self.folder)
+
+    def directory(self) -> int:
+        return self.folder
+
+    def stat(self) -> os.stat_result:
+        return os.stat(self.name, dir_fd=self.folder, follow_symlinks=False)
+
+
+def _stage_beneath(folder: int, name: bytes, file: FileBeneath) -> _StagedBeneath:
+    try:
+        current: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        current = None
+    if current is not None and not stat.S_ISREG(current.st_mode):
+        current = None  # a link (or anything else) there is replaced, and lends the file nothing
+    mode = stat.S_IMODE(current.st_mode) if current is not None else 0o666 & ~_umask()
+    if file.executable is not None:
+        mode = mode | ((mode & 0o444) >> 2) if file.executable else mode & ~0o111
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        temp = b".%s.%s.tmp" % (name[:100], secrets.token_hex(4).encode())
+        try:
+            fd = os.open(temp, flags, 0o600, dir_fd=folder)
+            break
+        except FileExistsError:
+            continue
+    staged = _StagedBeneath(folder, temp, name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(file.data)
+            if current is not None:
+                _keep_owner(handle, current)
+            os.fchmod(handle.fileno(), mode)  # after chown, which may clear set-id bits
+            _flush_to_disk(handle)
+    except BaseException:
+        staged.discard()
+        raise
+    return staged
+
+
+class _Staged(Protocol):
+    def _rename(self, hold_from_bytes: int) -> None: ...
+    def discard(self) -> None: ...
+    def directory(self) -> Path | int: ...
+    def stat(self) -> os.stat_result: ...
+
+
+def _write_batch(stagers: Sequence[Callable[[], _Staged]]) -> list[os.stat_result]:
+    """Stage every file on a few threads, then rename each into place, then fsync each directory once."""
+    staged: list[_Staged] = []
     committed = 0
     try:
-        with ThreadPoolExecutor(max_workers=min(_STAGING_THREADS, len(files))) as pool:
-            futures = [pool.submit(stage_file, path, data) for path, data in files]
+        with ThreadPoolExecutor(max_workers=max(1, min(_STAGING_THREADS, len(stagers)))) as pool:
+            futures = [pool.submit(stager) for stager in stagers]
             # Every staging is waited for, even after one failed, so that no temp file is left behind.
             failure: BaseException | None = None
             for future in futures:
@@ -150,17 +288,19 @@ def write_files_atomically(files: Sequence[tuple[Path, bytes]]) -> list[os.stat_
                 # series, against 1 ms when they are held and let go afterwards).
                 item._rename(hold_from_bytes=0)
                 committed += 1
-            directories = list(dict.fromkeys(item.target.parent for item in staged))
+            directories = list(dict.fromkeys(item.directory() for item in staged))
             list(pool.map(_fsync_directory, directories))
     except BaseException:
         for item in staged[committed:]:
             item.discard()
         raise
-    return [os.stat(item.target) for item in staged]
+    return [item.stat() for item in staged]
 
 
 # Enough to keep a disk's queue busy; more only adds threads waiting on the same journal commit.
 _STAGING_THREADS = 8
+# Folders a batch beneath a root holds open at once (one descriptor each, from staging to the last fsync).
+_MAX_FOLDERS = 256
 # Below this, freeing a file's blocks costs less than handing its descriptor to another thread (one file at a
 # time; a batch defers them all, see write_files_atomically).
 _RELEASE_LATER_BYTES = 1 << 20
@@ -172,13 +312,13 @@ _releaser_lock = threading.Lock()
 _releaser: threading.Thread | None = None
 
 
-def _hold_replaced(target: Path, min_bytes: int) -> int | None:
+def _hold_replaced(target: Path | bytes, min_bytes: int, folder: int | None = None) -> int | None:
     """A descriptor of the file about to be replaced, when it has at least `min_bytes` (freeing it is worth
     deferring) and not too many are held already."""
     if _to_release.qsize() >= _MAX_HELD:
         return None
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
     except OSError:
         return None  # absent, unreadable, or not a file we may open: it is freed inside the rename as before
     try:
@@ -226,9 +366,12 @@ def _flush_to_disk(handle: IO[bytes]) -> None:
     os.fsync(handle.fileno())
 
 
-def _fsync_directory(directory: Path) -> None:
+def _fsync_directory(directory: Path | int) -> None:
     # Makes the rename itself durable; some filesystems do not allow opening a directory, which is fine.
     with contextlib.suppress(OSError):
+        if isinstance(directory, int):
+            os.fsync(directory)  # a descriptor the caller holds and closes
+            return
         fd = os.open(directory, os.O_RDONLY)
         try:
             os.fsync(fd)
