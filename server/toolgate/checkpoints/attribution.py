@@ -29,7 +29,7 @@ from toolgate.checkpoints.models import (
 )
 from toolgate.checkpoints.store import CheckpointStore
 from toolgate.core.atomic_file import FileBeneath, remove_file_beneath, write_files_beneath
-from toolgate.core.beneath import NotAFolder, parent_beneath
+from toolgate.core.beneath import NotAFolder, parent_beneath, remove_empty_folder_beneath
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +335,7 @@ def _remove_emptied_dirs(root: Path, path: str, kept_dirs: set[str]) -> None:
         if parent in kept_dirs:
             return
         try:
-            os.rmdir(root / parent)
+            remove_empty_folder_beneath(root, os.fsencode(parent))
         except OSError:
             return  # not empty: it holds someone's files
 

@@ -30,7 +30,7 @@ from toolgate.checkpoints.models import (
 from toolgate.checkpoints.staging import read_work_file
 from toolgate.checkpoints.store import CheckpointStore
 from toolgate.core.atomic_file import FileBeneath, remove_file_beneath, write_files_beneath
-from toolgate.core.beneath import parent_beneath
+from toolgate.core.beneath import parent_beneath, remove_empty_folder_beneath
 
 _LINK = "120000"
 _EXECUTABLE = "100755"
@@ -85,7 +85,7 @@ def _remove(root: bytes, entry: _Entry, kept_dirs: set[bytes]) -> None:
     directory = os.path.dirname(entry.path)
     while directory and directory not in kept_dirs:
         try:
-            os.rmdir(os.path.join(root, directory))
+            remove_empty_folder_beneath(root, directory)
         except OSError:
             break
         directory = os.path.dirname(directory)

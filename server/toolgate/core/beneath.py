@@ -86,3 +86,14 @@ def _open_step(folder: int, step: bytes, walked: bytes, folders: Folders) -> int
                 raise NotAFolder(walked, is_link) from None
             os.unlink(step, dir_fd=folder)  # removes the link itself, never what it points at
     raise OSError(errno.EAGAIN, "a folder on the way kept changing while it was opened", os.fsdecode(walked))
+
+
+def remove_empty_folder_beneath(root: Path | bytes, relative: bytes) -> None:
+    """Remove the folder at `relative` beneath `root` if it is empty, reached without following a link (a path
+    resolved by name would let `rmdir` take an empty folder outside the root through a swapped-in link). OSError
+    when it is not empty, missing, or something on the way is not a real folder."""
+    folder, name = parent_beneath(root, relative)
+    try:
+        os.rmdir(name, dir_fd=folder)
+    finally:
+        os.close(folder)

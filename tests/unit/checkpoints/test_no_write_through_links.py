@@ -119,3 +119,27 @@ async def test_undoing_a_hunk_does_not_write_through_a_swapped_folder(tmp_path: 
     with pytest.raises(HunkConflict):
         undo_hunk(store, "s1", "dir/authorized_keys", entry.hunks[0], turn=2)
     assert (outside / "authorized_keys").read_text() == "alice\nmallory\n"
+
+
+async def test_emptied_folders_are_not_removed_through_a_folder_swapped_for_a_link(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "outside" / "sub").mkdir(parents=True)  # an empty folder of the person's, outside the workspace
+    checkpoints = SessionCheckpoints(tmp_path / "data", workspace, "s1")
+    await checkpoints.begin_turn()
+    before = checkpoints.checkpoints()[-1].id
+    made = workspace / "gen" / "sub" / "f.txt"
+    await _agent_call(checkpoints, "t1", lambda: (made.parent.mkdir(parents=True), made.write_text("x")))
+    await checkpoints.end_turn()
+    remove_file = restore_module.remove_file_beneath
+
+    def swap_then_remove(root: Path, path: bytes) -> None:
+        # The restore has captured the tree; the agent's process swaps `gen` for a link right now.
+        os.unlink(made)
+        os.rmdir(made.parent)
+        _swap_for_link(workspace / "gen", tmp_path / "outside")
+        remove_file(root, path)
+
+    monkeypatch.setattr(restore_module, "remove_file_beneath", swap_then_remove)
+    restore(checkpoints.store(), "s1", before, turn=2)
+    assert _outside(tmp_path) == ["sub"]
