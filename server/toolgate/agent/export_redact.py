@@ -49,7 +49,7 @@ class ExportRedactor:
         if isinstance(value, dict):
             pairs = [(self.value(key), self.value(item)) for key, item in value.items()]
             unchanged = all(k is key and v is item for (k, v), (key, item) in zip(pairs, value.items(), strict=True))
-            return value if unchanged else dict(pairs)
+            return value if unchanged else _distinct_keys(pairs)
         return value
 
     def message(self, message: ChatMessage) -> ChatMessage:
@@ -80,6 +80,19 @@ class ExportRedactor:
                 return _with(block, content=self.text(block.content))
             return _with(block, content=_kept([self._block(part) for part in block.content], block.content))
         return block  # an image: data, not text
+
+
+def _distinct_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """The pairs as a dict, a redacted key that now equals another numbered (`[REDACTED x] (2)`): two secrets as
+    keys redact to the same text, and a dict would keep only the last value, an export silently missing data."""
+    kept: dict[Any, Any] = {}
+    for key, item in pairs:
+        name, n = key, 1
+        while name in kept:
+            n += 1
+            name = f"{key} ({n})"
+        kept[name] = item
+    return kept
 
 
 def _with(model: _Model, **fields: Any) -> _Model:

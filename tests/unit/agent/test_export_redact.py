@@ -100,3 +100,13 @@ def test_a_session_title_is_redacted_before_it_is_cut() -> None:
     assert "ghp_" not in title and "A1b2" not in title
     assert title.startswith("Set up the deploy key") and len(title) <= TITLE_CHARS
     assert title_of("  \n") == ""
+
+
+def test_two_secret_keys_that_redact_alike_both_keep_their_values() -> None:
+    other_key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    redacted = ExportRedactor().value({AWS_KEY: "first", other_key: "second", "plain": 0})
+    assert redacted == {
+        "[REDACTED AWS access key id]": "first",
+        "[REDACTED AWS access key id] (2)": "second",
+        "plain": 0,
+    }
