@@ -66,6 +66,24 @@ def test_a_command_gets_the_signal_dispositions_a_plain_one_has(workspace: Path,
         sandbox.close()
 
 
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["started plainly", "started by nohup &"])
+def test_sigint_is_ignored_by_a_command_only_when_it_is_by_a_plain_one(
+    workspace: Path, tmp_path: Path, sigint: signal.Handlers
+) -> None:
+    """A session started with SIGINT ignored (`nohup toolgate ... &`) runs plain commands with it ignored; the
+    sandbox's runner handles SIGINT for itself, and must not hand its commands a default one then."""
+    previous = signal.signal(signal.SIGINT, sigint)  # what bwrap, and through it the runner, inherits
+    sandbox = on()
+    try:
+        launch = sandbox.launch([workspace], tmp_path, [], outside=False)
+        ignored = "grep SigIgn /proc/self/status"
+        inside = int(run_in(launch, ignored, workspace, ENV).stdout.split()[1], 16)
+        assert bool(inside & (1 << (signal.SIGINT - 1))) == (sigint is signal.SIG_IGN), hex(inside)
+    finally:
+        sandbox.close()
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_nothing_the_runner_holds_reaches_a_command(workspace: Path, tmp_path: Path) -> None:
     """Not the control socket, nor another command's report channel, pidfd or output (one runs meanwhile), nor
     this command's own channel: a command sees the descriptors a plain one does."""

@@ -186,8 +186,10 @@ def main(argv: list[str]) -> None:
     _undumpable()
     control = socket.socket(fileno=int(argv[0]))
     os.set_inheritable(control.fileno(), False)
-    # Handled, not ignored: a command would inherit an ignored SIGINT (a handled one is reset by the exec).
-    signal.signal(signal.SIGINT, lambda *_: None)
+    # Handled, not ignored: a command would inherit an ignored SIGINT (a handled one is reset by the exec). Unless
+    # the session was started with it ignored (`nohup cmd &` ignores it): a plain command inherits that, so ours do.
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, lambda *_: None)
     # Whatever it inherited: an ignored SIGCHLD would reap each command at its end, before the session had its pid.
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _serve(control)
