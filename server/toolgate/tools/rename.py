@@ -215,7 +215,7 @@ def _plan_files(by_file: dict[Path, list[TextEdit]], ctx: ToolContext) -> list[F
         if not edits:
             continue
         shown = display_path(path, ctx.workspace)
-        disk = load(path, shown)
+        disk = load(path, shown, ctx)
         if not disk.exists:
             raise StateError(f"The editor's rename changes {shown}, which does not exist on disk; nothing was changed.")
         require_clean_in_editor(ctx, disk)
@@ -236,7 +236,7 @@ def _write_all(planned: list[FilePlan], ctx: ToolContext) -> tuple[list[FileDone
     to_write: list[tuple[FilePlan, bytes, str]] = []
     for plan in planned:
         shown = display_path(plan.path, ctx.workspace)
-        now = load(plan.path, shown)
+        now = load(plan.path, shown, ctx)
         if now.text != plan.disk.text:
             raise StateError(
                 f"{shown} changed after the rename was computed, so nothing was changed. Call Rename again."
@@ -260,7 +260,13 @@ def _write_all(planned: list[FilePlan], ctx: ToolContext) -> tuple[list[FileDone
     try:
         for plan, data, text in to_write:
             staged.append(
-                (plan, stage(plan.disk.target, data, plan.disk.stat, display_path(plan.path, ctx.workspace)), text)
+                (
+                    plan,
+                    stage(
+                        plan.disk.target, data, plan.disk.stat, display_path(plan.path, ctx.workspace), ctx.workspace
+                    ),
+                    text,
+                )
             )
         for _, item, _ in staged:
             verify_unchanged(item)
