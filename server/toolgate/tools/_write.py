@@ -22,14 +22,21 @@ Rules (DESIGN §3):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.atomic_file import StagedBeneath, stage_file_beneath
-from toolgate.core.beneath import NotAFolder
+from toolgate.core.atomic_file import (
+    FileBeneath,
+    StagedBeneath,
+    remove_file_beneath,
+    stage_file_beneath,
+    write_files_beneath,
+)
+from toolgate.core.beneath import NotAFolder, parent_beneath
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.deps import Dep
 from toolgate.core.documents import OPEN_DOCUMENTS
@@ -392,3 +399,22 @@ def atomic_write(
     except BaseException:
         discard(staged)
         raise
+
+
+def put_back(disk: OnDisk) -> None:
+    """Best effort, after a multi-file write failed part-way: the file as `disk` saw it (its bytes and mode, or no
+    file when there was none), at its real path reached from `/` without following a link, as `stage` reaches it."""
+    relative = os.fsencode(disk.target).lstrip(b"/")
+    with contextlib.suppress(OSError):
+        if disk.stat is None:
+            remove_file_beneath(_ROOT, relative)
+            return
+        write_files_beneath(_ROOT, [FileBeneath(relative, disk.data)], folders="existing")
+        folder, name = parent_beneath(_ROOT, relative)
+        try:
+            os.chmod(name, stat.S_IMODE(disk.stat.st_mode), dir_fd=folder)  # a deleted file comes back with its mode
+        finally:
+            os.close(folder)
+
+
+_ROOT = Path("/")

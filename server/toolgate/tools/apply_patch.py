@@ -8,7 +8,6 @@ already replaced. On any failure nothing on disk changes and the error names the
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from toolgate.tools._write import (
     encoding_error,
     load,
     publish,
+    put_back,
     require_clean_in_editor,
     require_fresh,
     require_unchanged,
@@ -397,11 +397,4 @@ def _require_source_kept(ctx: ToolContext, slot: _Slot, shown: str) -> None:
 def _roll_back(plan: _Plan, changed: list[Path]) -> None:
     """Best effort: put back the bytes of every file already replaced or deleted."""
     for path in changed:
-        disk = plan.slots[path].disk
-        with contextlib.suppress(OSError):
-            if disk.stat is None:
-                os.unlink(disk.target)
-            else:
-                with open(disk.target, "wb") as handle:
-                    handle.write(disk.data)
-                os.chmod(disk.target, disk.stat.st_mode & 0o7777)
+        put_back(plan.slots[path].disk)

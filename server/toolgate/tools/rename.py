@@ -14,8 +14,6 @@ file the model had read stays known to it (its record is the renamed text); one 
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ from toolgate.tools._write import (
     final_text,
     load,
     publish,
+    put_back,
     require_clean_in_editor,
     review_note,
     reviewed_for,
@@ -292,8 +291,4 @@ def _write_all(planned: list[FilePlan], ctx: ToolContext) -> tuple[list[FileDone
 def _put_back(plans: list[FilePlan]) -> None:
     """Best effort: the bytes each file had before the rename."""
     for plan in plans:
-        with contextlib.suppress(OSError):
-            with open(plan.disk.target, "wb") as handle:
-                handle.write(plan.disk.data)
-            if plan.disk.stat is not None:
-                os.chmod(plan.disk.target, plan.disk.stat.st_mode & 0o7777)
+        put_back(plan.disk)
