@@ -5,7 +5,9 @@ checkpoint restore) goes through `write_file_atomically`, or through `stage_file
 check something between "the new bytes are safely on disk" and "they replace the old file", or, for many files at
 once (a restore), through `write_files_atomically`, which gives each file the same guarantees. A writer that must
 stay beneath a folder it does not trust (an undo or a restore in the workspace, where the agent may have swapped a
-folder for a link) uses `write_files_beneath` and `remove_file_beneath`: the same guarantees, no link followed.
+folder for a link) uses `write_files_beneath` and `remove_file_beneath`: the same guarantees, no link followed;
+`stage_file_beneath` + `StagedBeneath.commit` is its one-file form with a check between (the file tools, which
+write to the real path their permission decision saw, walked from `/`).
 
 Guarantees:
 - a reader, or a crash at any moment, sees the old file or the new one, never a mix or a truncation: the bytes go
@@ -227,7 +229,81 @@ class _StagedBeneath:
         return os.stat(self.name, dir_fd=self.folder, follow_symlinks=False)
 
 
-def _stage_beneath(folder: int, name: bytes, file: FileBeneath) -> _StagedBeneath:
+@dataclass(slots=True)
+class StagedBeneath:
+    """`stage_file_beneath`'s new bytes, fsynced in a temp file beside their name, not yet in place. It holds the
+    folder's descriptor until `commit` or `discard` (whichever comes first closes it; the other then does nothing
+    with it): everything it does goes through that descriptor."""
+
+    staged: _StagedBeneath
+    _closed: bool = False
+
+    @property
+    def folder(self) -> int:
+        if self._closed:
+            raise ValueError("the staged file was committed or discarded already")
+        return self.staged.folder
+
+    def _close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self.staged.folder)
+
+    def current(self) -> os.stat_result | None:
+        """What is at the name now (a link itself, not followed); None when nothing is."""
+        try:
+            return os.stat(self.staged.name, dir_fd=self.folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+
+    def commit(self) -> os.stat_result:
+        """One rename into place through the folder's descriptor, made durable; the new file's stat."""
+        folder = self.folder
+        try:
+            self.staged._rename(_RELEASE_LATER_BYTES)
+            _fsync_directory(folder)
+            return self.staged.stat()
+        except BaseException:
+            self.staged.discard()  # a rename that failed leaves no temp file (after one that worked: no-op)
+            raise
+        finally:
+            self._close()
+
+    def discard(self) -> None:
+        if self._closed:
+            return
+        try:
+            self.staged.discard()
+        finally:
+            self._close()
+
+
+def stage_file_beneath(
+    root: Path | bytes,
+    relative: bytes,
+    data: bytes,
+    *,
+    folders: Folders,
+    temp_prefix: bytes | None = None,
+    temp_suffix: bytes = b".tmp",
+) -> StagedBeneath:
+    """`stage_file` for one file beneath `root`, reached as `write_files_beneath` reaches it (no link followed on
+    the way; `folders` as there): its temp file is written, given the mode (and owner) of the file at the name,
+    and fsynced, and nothing visible changes until `commit`. Between the two, the caller may check `current()`.
+    A link at the name itself lends the file nothing and would be replaced by it: resolve the name first when it
+    should be written through. `temp_prefix`/`temp_suffix`: as for `stage_file`."""
+    folder, name = parent_beneath(root, relative, folders=folders)
+    try:
+        staged = _stage_beneath(folder, name, FileBeneath(relative, data), temp_prefix, temp_suffix)
+    except BaseException:
+        os.close(folder)
+        raise
+    return StagedBeneath(staged)
+
+
+def _stage_beneath(
+    folder: int, name: bytes, file: FileBeneath, temp_prefix: bytes | None = None, temp_suffix: bytes = b".tmp"
+) -> _StagedBeneath:
     try:
         current: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
@@ -239,7 +315,8 @@ def _stage_beneath(folder: int, name: bytes, file: FileBeneath) -> _StagedBeneat
         mode = mode | ((mode & 0o444) >> 2) if file.executable else mode & ~0o111
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     while True:
-        temp = b".%s.%s.tmp" % (name[:100], secrets.token_hex(4).encode())
+        prefix = b".%s." % name[:100] if temp_prefix is None else temp_prefix
+        temp = prefix + secrets.token_hex(4).encode() + temp_suffix
         try:
             fd = os.open(temp, flags, 0o600, dir_fd=folder)
             break

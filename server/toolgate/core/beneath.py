@@ -23,6 +23,10 @@ from typing import Literal
 Folders = Literal["existing", "create", "replace"]
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# The folders passed through are opened as paths only (Linux's O_PATH): that needs the permission to pass through
+# a folder, not to list it, as resolving the path by name did (a walk from `/` passes `/home`, often 0o711). The
+# folder the caller gets is opened for reading: its descriptor is fsynced.
+_PASSING_FLAGS = (getattr(os, "O_PATH", 0) or os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class NotAFolder(NotADirectoryError):
@@ -54,10 +58,12 @@ def parent_beneath(root: Path | bytes, relative: bytes, *, folders: Folders = "e
 
 def open_folder_beneath(root: Path | bytes, steps: list[bytes], *, folders: Folders = "existing") -> int:
     """A descriptor of the folder `root/steps...`, walked as `parent_beneath` does."""
-    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    passing = _PASSING_FLAGS & ~os.O_NOFOLLOW  # the root itself may be a link
+    folder = os.open(root, passing if steps else os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for depth, step in enumerate(steps):
-            inner = _open_step(folder, step, b"/".join(steps[: depth + 1]), folders)
+            last = depth == len(steps) - 1
+            inner = _open_step(folder, step, b"/".join(steps[: depth + 1]), folders, last)
             os.close(folder)
             folder = inner
     except BaseException:
@@ -66,10 +72,15 @@ def open_folder_beneath(root: Path | bytes, steps: list[bytes], *, folders: Fold
     return folder
 
 
-def _open_step(folder: int, step: bytes, walked: bytes, folders: Folders) -> int:
+def _open_step(folder: int, step: bytes, walked: bytes, folders: Folders, last: bool) -> int:
     for _attempt in range(4):  # remove, make, open; something racing us may swap it again: then give up
         try:
-            return os.open(step, _FOLDER_FLAGS, dir_fd=folder)
+            if not last:
+                return os.open(step, _PASSING_FLAGS, dir_fd=folder)
+            try:
+                return os.open(step, _FOLDER_FLAGS, dir_fd=folder)
+            except PermissionError:  # writable but not listable: usable all the same, only not fsynced
+                return os.open(step, _PASSING_FLAGS, dir_fd=folder)
         except FileNotFoundError:
             if folders == "existing":
                 raise

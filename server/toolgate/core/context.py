@@ -12,7 +12,7 @@ from toolgate.core.clock import Clock, SystemClock
 from toolgate.core.deps import CallDependencies, Dep
 from toolgate.core.file_state import ReadFileState
 from toolgate.core.messages import ToolResultContent
-from toolgate.core.paths import expand_path
+from toolgate.core.paths import expand_path, real_path
 from toolgate.core.permission import Grounds, PermissionMode
 from toolgate.core.tool_session import ProgressEvent, ToolSession
 
@@ -53,6 +53,10 @@ class ToolContext:
     # Why this call was allowed to run (set by the runner after the permission step; None: not decided there).
     # Through the call, not the session: concurrent calls were allowed for different reasons.
     allowed_because: Grounds | None = None
+    # Each of the call's paths (`Tool.paths`) with its real path as the permission decision saw it (the runner
+    # pins them right before deciding). The file tools read and write exactly there, or refuse: a folder swapped
+    # for a symbolic link while the person reviewed must not carry the approved call outside what was approved.
+    pinned: dict[Path, str] = field(default_factory=dict)
 
     # --- conveniences over the session -------------------------------------------------------------
     def get(self, dep: Dep[T]) -> T:
@@ -81,6 +85,16 @@ class ToolContext:
     def resolve_path(self, raw: str) -> Path:
         """A model-given path made absolute: relative to the workspace, `~` to the home directory."""
         return expand_path(raw, self.session.workspace, self.deps.get(HOME_DIR))
+
+    def pin_paths(self, paths: Sequence[Path]) -> None:
+        """Record where each of `paths` really is now (one O_PATH open and a readlink each), replacing any pins."""
+        self.pinned = {path: real_path(path) for path in paths}
+
+    def pinned_real_path(self, path: Path) -> str:
+        """The real path the permission decision saw for `path`; for a call the runner did not decide (a tool used
+        directly), its real path now: pinned on the spot."""
+        pin = self.pinned.get(path)
+        return pin if pin is not None else real_path(path)
 
     def commit(self, change: ContextChange) -> None:
         self.changes.append(change)

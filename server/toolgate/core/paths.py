@@ -6,7 +6,7 @@ import functools
 import os
 import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from toolgate.core.errors import StateError
@@ -75,6 +75,16 @@ def real_path(path: str | os.PathLike[str]) -> str:
 
 
 Resolutions = dict[str, tuple[str, ...]]  # one check's memo: each path's resolved forms, by the path as written
+
+
+def pinned_resolutions(pinned: Mapping[Path, str]) -> Resolutions:
+    """A decision's memo seeded with a call's pinned real paths (`ToolContext.pinned`): the decision judges the
+    very real paths the file tools will then hold the call to, not a second look that a swap could fall between."""
+    memo: Resolutions = {}
+    for path, real in pinned.items():
+        given = os.path.normpath(os.fspath(path))
+        memo[os.fspath(path)] = (given,) if given == real else (given, real)
+    return memo
 
 
 def resolved_forms(path: Path, resolved: Resolutions | None = None) -> list[Path]:

@@ -266,6 +266,7 @@ class ToolRunner:
 
     async def _permission(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> ToolInput | ToolResult:
         use_id = ctx.tool_use_id
+        self._pin(tool, tool_input, ctx)
         try:
             decision = await self.session.policy.decide(tool, tool_input, ctx)
         except Exception as exc:  # a broken check must never mean "allowed"
@@ -285,6 +286,7 @@ class ToolRunner:
             if isinstance(reparsed, ToolResult):
                 return reparsed
             tool_input = reparsed
+            self._pin(tool, tool_input, ctx)
 
         wants_review = decision.behavior == "ask" or self.session.review_edits == "always"
         try:
@@ -319,6 +321,17 @@ class ToolRunner:
                 )
         ctx.allowed_because = decision.grounds if decision.behavior == "allow" else "person"
         return tool_input
+
+    @staticmethod
+    def _pin(tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> None:
+        """Pin where the call's paths really are as the decision is made (`ToolContext.pinned`): the file tools
+        then read and write there or nowhere. A tool whose paths cannot be listed pins none; the decision judges
+        (and refuses) such input on its own."""
+        try:
+            paths = tool.paths(tool_input, ctx)
+        except Exception:
+            paths = ()
+        ctx.pin_paths(paths)
 
     async def _review(
         self,

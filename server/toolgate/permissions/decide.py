@@ -28,7 +28,7 @@ from toolgate.core.change_guard import CHANGE_GUARD
 from toolgate.core.containment import CONTAINMENT
 from toolgate.core.context import HOME_DIR, ToolContext
 from toolgate.core.messages import TextBlock, ToolResult
-from toolgate.core.paths import resolved_forms
+from toolgate.core.paths import pinned_resolutions, resolved_forms
 from toolgate.core.permission import (
     Decision,
     DomainVerdict,
@@ -221,6 +221,7 @@ class PermissionEngine:
                 check,
                 self._reader_rule,
                 sandbox_auto_allow=ctx.get(CONTAINMENT).auto_allows(tool.name, tool_input),
+                resolved=pinned_resolutions(ctx.pinned),
             )
         )
         if result.behavior == "allow" and self.book.broken_files:

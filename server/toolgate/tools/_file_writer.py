@@ -105,5 +105,5 @@ class SingleFileWriter(Tool[InputT, DoneT], Generic[InputT, PlanT, DoneT]):
             encoded = self.encode(tool_input, plan, chosen, shown)
         except UnencodableError as exc:
             raise encoding_error(shown, exc) from None
-        st = atomic_write(plan.disk.target, encoded.data, plan.disk.stat, shown)
+        st = atomic_write(plan.disk.target, encoded.data, plan.disk.stat, shown, ctx.workspace)
         return self.done(tool_input, plan, chosen, encoded, shown), encoded, st

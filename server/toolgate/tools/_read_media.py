@@ -6,6 +6,7 @@ import base64
 import io
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,14 +108,17 @@ def _downscale(image: Image.Image) -> tuple[bytes, str, tuple[int, int]]:
         edge = edge * 3 // 4
 
 
-def read_image(path: Path, shown: str) -> list[ContentBlock]:
-    data = _read_capped(path, shown)
+def read_image(path: Path, shown: str, check: Callable[[int], None] | None = None) -> list[ContentBlock]:
+    """`check`: told the descriptor of the file once it is open, before anything is read (it may refuse)."""
+    data = _read_capped(path, shown, check)
     block, note = image_block(data, f"Image {shown}")
     return [TextBlock(text=note), block]
 
 
-def _read_capped(path: Path, shown: str) -> bytes:
+def _read_capped(path: Path, shown: str, check: Callable[[int], None] | None) -> bytes:
     with open(path, "rb") as handle:
+        if check is not None:
+            check(handle.fileno())
         data = handle.read(MAX_MEDIA_FILE_BYTES + 1)
     if len(data) > MAX_MEDIA_FILE_BYTES:
         raise StateError(f"{shown} is over {format_bytes(MAX_MEDIA_FILE_BYTES)}, too large for Read to open.")
@@ -144,9 +148,12 @@ def parse_pages(spec: str) -> tuple[int, int | None]:
     return first, last
 
 
-def read_pdf(path: Path, shown: str, pages: str | None, max_tokens: int) -> list[ContentBlock]:
-    """The text of the pages asked for; a page with no text (a scan, a drawing) is shown as an image instead."""
-    return pdf_blocks(_read_capped(path, shown), shown, pages, max_tokens)
+def read_pdf(
+    path: Path, shown: str, pages: str | None, max_tokens: int, check: Callable[[int], None] | None = None
+) -> list[ContentBlock]:
+    """The text of the pages asked for; a page with no text (a scan, a drawing) is shown as an image instead.
+    `check`: as for `read_image`."""
+    return pdf_blocks(_read_capped(path, shown, check), shown, pages, max_tokens)
 
 
 def pdf_blocks(data: bytes, shown: str, pages: str | None, max_tokens: int) -> list[ContentBlock]:

@@ -45,13 +45,16 @@ def _writer_pid(name: str, prefix: str) -> int | None:
     return int(pid)
 
 
-def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
-    """Remove the abandoned temp files of earlier writes to `target`; returns what was removed."""
+def sweep_abandoned(target: Path, now: float | None = None, *, folder: int | None = None) -> list[Path]:
+    """Remove the abandoned temp files of earlier writes to `target`; returns what was removed.
+
+    `folder`: a descriptor of the target's folder (a write holds the one it wrote through), listed and removed
+    from instead of the folder named by `target`'s path, so no swapped-in link is followed."""
     prefix = _target_prefix(target)
     now = time.time() if now is None else now
     removed: list[Path] = []
     try:
-        entries = os.scandir(target.parent)
+        entries = os.scandir(target.parent if folder is None else folder)
     except OSError:
         return removed
     with entries:
@@ -65,8 +68,11 @@ def sweep_abandoned(target: Path, now: float | None = None) -> list[Path]:
                 info = entry.stat(follow_symlinks=False)
                 if now - info.st_mtime < ABANDONED_AFTER_SECONDS or not entry.is_file(follow_symlinks=False):
                     continue
-                os.unlink(entry.path)
-                removed.append(Path(entry.path))
+                if folder is None:
+                    os.unlink(entry.path)
+                else:
+                    os.unlink(entry.name, dir_fd=folder)
+                removed.append(target.parent / entry.name)
     if removed:
         log.info("removed %d abandoned temp file(s) of earlier writes to %s", len(removed), target)
     return removed

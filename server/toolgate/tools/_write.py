@@ -8,8 +8,13 @@ Rules (DESIGN §3):
   `_file_writer`, ApplyPatch's `_apply`; both call `atomic_write` here): no await between;
 - a diff review's outcome is applied in one place, `final_text`: the plan, or the version the human accepted;
 - the write is atomic and durable (`core.atomic_file`: temp file in the target's directory, fsync, rename,
-  directory fsync), keeps the file's mode, goes through symlinks to their target, and refuses if the file
-  changed while the temp file was being written;
+  directory fsync), keeps the file's mode, goes through a symlink at the file's name to its target, and refuses if
+  the file changed while the temp file was being written;
+- the write goes where the permission decision saw the path lead, or nowhere: `load` refuses a path whose real
+  path is no longer the one pinned for the call (`ToolContext.pinned`; a folder on the way swapped for a link),
+  and `stage` reaches that real path's folder from `/` without following a link, then does everything through
+  the folder's descriptor (temp file, freshness check, rename, fsync, sweep), so a swap after the check is not
+  followed either;
 - a temp file that a killed writer left behind is swept by the next write to the same target (`_temp_files`);
 - a file this session wrote and nothing touched since (same device, inode, size, mtime and ctime) is not read
   back for the next Write or Edit: the record of the write holds its text and format (`load_for_call`).
@@ -17,21 +22,30 @@ Rules (DESIGN §3):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.atomic_file import StagedFile, stage_file
+from toolgate.core.atomic_file import (
+    FileBeneath,
+    StagedBeneath,
+    remove_file_beneath,
+    stage_file_beneath,
+    write_files_beneath,
+)
+from toolgate.core.beneath import NotAFolder, parent_beneath
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.deps import Dep
 from toolgate.core.documents import OPEN_DOCUMENTS
 from toolgate.core.errors import StateError
 from toolgate.core.file_state import FileRecord
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_path, real_path
 from toolgate.text.encoding import Decoded, UndecodableError, UnencodableError, decode
 from toolgate.text.review_outcome import describe_review
+from toolgate.tools._pinned import require_pinned, swapped_folder_error
 from toolgate.tools._temp_files import SUFFIX as TEMP_SUFFIX
 from toolgate.tools._temp_files import sweep_abandoned, temp_prefix
 
@@ -59,9 +73,12 @@ class OnDisk:
         return self.decoded.text if self.decoded is not None else ""
 
 
-def load(path: Path, shown: str) -> OnDisk:
-    """Read a file that is about to be written. Anything that is not a decodable text file is a StateError."""
-    target = Path(os.path.realpath(path))
+def load(path: Path, shown: str, ctx: ToolContext | None = None) -> OnDisk:
+    """Read a file that is about to be written. Anything that is not a decodable text file is a StateError.
+
+    With `ctx`: the path must still lead where its permission decision saw it lead (`ToolContext.pinned`), or it
+    is a StateError saying what changed on the way; `target` is then that pinned real path."""
+    target = Path(_pinned_target(path, shown, ctx))
     try:
         st = os.stat(target)
     except (FileNotFoundError, NotADirectoryError):
@@ -100,6 +117,12 @@ def load(path: Path, shown: str) -> OnDisk:
     return OnDisk(path, target, st, data, decoded)
 
 
+def _pinned_target(path: Path, shown: str, ctx: ToolContext | None) -> str:
+    if ctx is None:
+        return real_path(path)
+    return require_pinned(path, ctx.pinned.get(path), shown, ctx.workspace, "written")
+
+
 # What this call has loaded, by target. validate, propose and the final check before the write each load the file;
 # reading and decoding 5 MB three times was most of a big Edit's cost. Call-scoped, so nothing outlives the call.
 _LOADED_THIS_CALL: Dep[dict[Path, OnDisk]] = Dep("files_loaded_this_call", lambda _r: {}, scope="call")
@@ -121,25 +144,25 @@ def load_for_call(ctx: ToolContext, path: Path, shown: str, record: FileRecord |
     passes a record uses only `text`, `decoded` and `stat`."""
     loaded = ctx.get(_LOADED_THIS_CALL)
     earlier = loaded.get(path)
-    if earlier is not None and earlier.stat is not None and os.path.realpath(path) == str(earlier.target):
+    target = _pinned_target(path, shown, ctx)  # where the decision saw it, or a StateError
+    if earlier is not None and earlier.stat is not None and target == str(earlier.target):
         try:
             same = _identity(os.stat(earlier.target)) == _identity(earlier.stat)
         except OSError:
             same = False
         if same:
             return earlier
-    disk = _as_written(path, record) or load(path, shown)
+    disk = _as_written(path, Path(target), record) or load(path, shown, ctx)
     loaded[path] = disk
     return disk
 
 
-def _as_written(path: Path, record: FileRecord | None) -> OnDisk | None:
+def _as_written(path: Path, target: Path, record: FileRecord | None) -> OnDisk | None:
     """The file as this session last wrote it, if the record knows that and nothing has touched the file since."""
     if record is None or not record.full or record.identity is None or record.text_format is None:
         return None
     if "\x00" in record.content[:_BINARY_SNIFF_BYTES]:
         return None  # `load` decides whether it is still text (its first bytes are at most this many characters)
-    target = Path(os.path.realpath(path))
     try:
         st = os.stat(target)
     except OSError:
@@ -266,39 +289,50 @@ def review_note(described: str) -> str:
 # --- the atomic write (core.atomic_file), with the freshness check between staging and replacing -----------
 
 
-def _same_file_state(before: os.stat_result | None, target: Path) -> bool:
-    try:
-        now = os.stat(target)
-    except FileNotFoundError:
-        return before is None
-    if before is None:
-        return False
+def _same_file_state(before: os.stat_result | None, now: os.stat_result | None) -> bool:
+    if now is None or before is None:
+        return now is None and before is None
     return (now.st_ino, now.st_size, now.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
 
 
 @dataclass(frozen=True, slots=True)
 class Staged:
-    """New bytes for `target`, safely on disk in a temp file beside it, not yet in place."""
+    """New bytes for `target`, safely on disk in a temp file beside it, not yet in place. It holds the target's
+    folder open (`publish` or `discard` it): the check and the rename go through that folder, never by name."""
 
-    file: StagedFile
+    file: StagedBeneath
+    target: Path
     expected: os.stat_result | None
     shown: str
 
-    @property
-    def target(self) -> Path:
-        return self.file.target
 
+def stage(
+    target: Path, data: bytes, expected: os.stat_result | None, shown: str, workspace: Path | None = None
+) -> Staged:
+    """Write `data` to a temp file in the target's folder (mode kept, fsynced). Nothing visible changes.
 
-def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> Staged:
-    """Write `data` to a temp file in the target's directory (mode kept, fsynced). Nothing visible changes."""
+    `target` is a real path (`OnDisk.target`: where the permission decision saw the file, a link at its name
+    followed). Its folder is reached from `/` one folder at a time without following a link (a missing one is
+    made, as a new file's folders always were), so a folder swapped for a link since then refuses the write
+    instead of carrying it elsewhere. `workspace`: to name such a folder as the model knows it."""
     if expected is not None and not expected.st_mode & 0o222:
         raise StateError(
             f"{shown} is read-only (mode {stat.filemode(expected.st_mode)}). Ask the user to make it writable "
             "if it should change."
         )
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staged = stage_file(target, data, temp_prefix=temp_prefix(target), temp_suffix=TEMP_SUFFIX)
+        staged = stage_file_beneath(
+            b"/",
+            os.fsencode(target).lstrip(b"/"),
+            data,
+            folders="create",
+            temp_prefix=os.fsencode(temp_prefix(target)),
+            temp_suffix=os.fsencode(TEMP_SUFFIX),
+        )
+    except NotAFolder as exc:
+        if exc.is_link:
+            raise swapped_folder_error("/" + exc.folder, shown, workspace, "written") from None
+        raise StateError(f"{shown} cannot be created: a part of its directory path is a file.") from None
     except PermissionError:
         raise StateError(
             f"Permission denied: toolgate's user may not create files in {target.parent}. Ask the user to "
@@ -308,7 +342,7 @@ def stage(target: Path, data: bytes, expected: os.stat_result | None, shown: str
         raise StateError(f"{shown} cannot be created: a part of its directory path is a file.") from None
     except OSError as exc:
         raise StateError(f"{shown} could not be written: {exc.strerror or exc}. It was left as it was.") from None
-    return Staged(staged, expected, shown)
+    return Staged(staged, target, expected, shown)
 
 
 def discard(staged: Staged) -> None:
@@ -317,7 +351,15 @@ def discard(staged: Staged) -> None:
 
 def require_unchanged(target: Path, expected: os.stat_result | None, shown: str) -> None:
     """The target is still the file that was read (or still absent): the last check before it is replaced."""
-    if not _same_file_state(expected, target):
+    try:
+        now: os.stat_result | None = os.stat(target, follow_symlinks=False)
+    except FileNotFoundError:
+        now = None
+    _require_same(expected, now, shown)
+
+
+def _require_same(expected: os.stat_result | None, now: os.stat_result | None, shown: str) -> None:
+    if not _same_file_state(expected, now):
         raise StateError(
             f"{shown} changed on disk while it was being written (another program wrote it at the same "
             "moment), so it was left as that program wrote it. Read it again, then retry."
@@ -325,26 +367,54 @@ def require_unchanged(target: Path, expected: os.stat_result | None, shown: str)
 
 
 def verify_unchanged(staged: Staged) -> None:
-    require_unchanged(staged.target, staged.expected, staged.shown)
+    """`require_unchanged`, looked at through the folder the new bytes are staged in (a link there counts as a
+    change: the target is a real path, so a link at its name appeared since it was read)."""
+    _require_same(staged.expected, staged.file.current(), staged.shown)
 
 
 def publish(staged: Staged) -> os.stat_result:
     """Move the staged bytes into place: one rename, so readers see the old file or the new, never a mix."""
-    result = staged.file.commit()
-    sweep_abandoned(staged.target)
+    folder = os.dup(staged.file.folder)  # the sweep lists the same folder the bytes went to, after the commit
+    try:
+        result = staged.file.commit()
+        sweep_abandoned(staged.target, folder=folder)
+    finally:
+        os.close(folder)
     return result
 
 
-def atomic_write(target: Path, data: bytes, expected: os.stat_result | None, shown: str) -> os.stat_result:
+def atomic_write(
+    target: Path, data: bytes, expected: os.stat_result | None, shown: str, workspace: Path | None = None
+) -> os.stat_result:
     """Replace `target` with `data` so that a reader (or a crash) sees the old file or the new, never a mix.
 
     `expected` is the target as it was when its content was read (None: it did not exist); if the target
-    no longer matches it once the new bytes are on disk, nothing is replaced.
+    no longer matches it once the new bytes are on disk, nothing is replaced. `target`, `workspace`: as for
+    `stage`.
     """
-    staged = stage(target, data, expected, shown)
+    staged = stage(target, data, expected, shown, workspace)
     try:
         verify_unchanged(staged)
         return publish(staged)
     except BaseException:
         discard(staged)
         raise
+
+
+def put_back(disk: OnDisk) -> None:
+    """Best effort, after a multi-file write failed part-way: the file as `disk` saw it (its bytes and mode, or no
+    file when there was none), at its real path reached from `/` without following a link, as `stage` reaches it."""
+    relative = os.fsencode(disk.target).lstrip(b"/")
+    with contextlib.suppress(OSError):
+        if disk.stat is None:
+            remove_file_beneath(_ROOT, relative)
+            return
+        write_files_beneath(_ROOT, [FileBeneath(relative, disk.data)], folders="existing")
+        folder, name = parent_beneath(_ROOT, relative)
+        try:
+            os.chmod(name, stat.S_IMODE(disk.stat.st_mode), dir_fd=folder)  # a deleted file comes back with its mode
+        finally:
+            os.close(folder)
+
+
+_ROOT = Path("/")

@@ -8,7 +8,6 @@ already replaced. On any failure nothing on disk changes and the error names the
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Literal
 import anyio
 from pydantic import Field
 
+from toolgate.core.atomic_file import remove_file_beneath
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import ErrorKind, StateError, ToolError
 from toolgate.core.file_state import FileRecord, ReadFileState
@@ -43,6 +43,7 @@ from toolgate.tools._write import (
     encoding_error,
     load,
     publish,
+    put_back,
     require_clean_in_editor,
     require_fresh,
     require_unchanged,
@@ -227,7 +228,7 @@ def _plan(ops: list[FileOp], records: dict[Path, FileRecord | None], ctx: ToolCo
 
     def slot(path: Path) -> _Slot:
         if path not in slots:
-            disk = load(path, shown(path))
+            disk = load(path, shown(path), ctx)
             if disk.exists:
                 require_fresh(records.get(path), disk, shown(path))
                 require_clean_in_editor(ctx, disk)
@@ -332,7 +333,11 @@ def _apply(
     try:
         for path, slot, data, final in to_write:
             staged.append(
-                (path, stage(slot.disk.target, data, slot.disk.stat, display_path(path, ctx.workspace)), final)
+                (
+                    path,
+                    stage(slot.disk.target, data, slot.disk.stat, display_path(path, ctx.workspace), ctx.workspace),
+                    final,
+                )
             )
         for _, item, _ in staged:
             verify_unchanged(item)
@@ -352,7 +357,9 @@ def _apply(
             published.append(path)
             written[path] = written_record(final.replace("\r\n", "\n"), st)
         for path, slot in to_delete:
-            slot.disk.target.unlink()
+            # Beneath `/` along the real path the decision saw (`OnDisk.target`): a folder swapped for a link
+            # since then is not followed out (NotAFolder, an OSError: what was written is put back).
+            remove_file_beneath(Path("/"), os.fsencode(slot.disk.target).lstrip(b"/"))
             deleted.append(path)
             written[path] = None
     except OSError as exc:
@@ -390,11 +397,4 @@ def _require_source_kept(ctx: ToolContext, slot: _Slot, shown: str) -> None:
 def _roll_back(plan: _Plan, changed: list[Path]) -> None:
     """Best effort: put back the bytes of every file already replaced or deleted."""
     for path in changed:
-        disk = plan.slots[path].disk
-        with contextlib.suppress(OSError):
-            if disk.stat is None:
-                os.unlink(disk.target)
-            else:
-                with open(disk.target, "wb") as handle:
-                    handle.write(disk.data)
-                os.chmod(disk.target, disk.stat.st_mode & 0o7777)
+        put_back(plan.slots[path].disk)

@@ -138,7 +138,7 @@ def _plan(tool_input: NotebookEditInput, path: Path, record: FileRecord | None, 
         raise StateError("Inserting a cell needs cell_type (code, markdown or raw). Send it along with new_source.")
     if mode != "insert" and not tool_input.cell_id:
         raise StateError(f"To {mode} a cell, name it with cell_id (the id Read shows, or cell-N counting from 0).")
-    disk = load(path, shown)
+    disk = load(path, shown, ctx)
     if not disk.exists:
         raise StateError(missing_message(path, ctx, "notebook"))
     require_fresh(record, disk, shown)

@@ -30,6 +30,7 @@ from toolgate.text.lines import number_lines, split_lines
 from toolgate.text.sizes import format_bytes
 from toolgate.text.tokens import estimate_tokens
 from toolgate.tools._files import stat_regular_file
+from toolgate.tools._pinned import OpenedCheck
 from toolgate.tools._read_media import (
     IMAGE_SUFFIXES,
     MAX_MEDIA_FILE_BYTES,
@@ -142,18 +143,20 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         limit = tool_input.limit
         kind = _kind(path, tool_input)
         sweep_on_first_read(ctx, path)
+        # Whatever is opened below must be the file the permission decision saw (`ToolContext.pinned`).
+        check = OpenedCheck(path, ctx.pinned.get(path), shown, ctx.workspace)
         # Images and PDFs are not recorded in readFileState (they are never edited as text), so they are
         # always sent: there is no "unchanged" shortcut for them.
         if kind == "image":
-            return ReadMedia(await anyio.to_thread.run_sync(read_image, path, shown))
+            return ReadMedia(await anyio.to_thread.run_sync(read_image, path, shown, check))
         if kind == "pdf":
-            return ReadMedia(await anyio.to_thread.run_sync(read_pdf, path, shown, tool_input.pages, MAX_TOKENS))
+            return ReadMedia(await anyio.to_thread.run_sync(read_pdf, path, shown, tool_input.pages, MAX_TOKENS, check))
 
         key = state_key(path)  # resolved once for the lookup and the record this call leaves
         previous = ctx.file_state.get(key)
         # A small file is read now (one open, one fstat): its fstat serves the "unchanged" check below and the
         # record this read leaves, where a separate stat before the read cost a system call on every Read.
-        small = _read_small_file(path)
+        small = _read_small_file(path, check)
         current = small[1] if small is not None else os.stat(path)
         if (
             previous is not None
@@ -170,10 +173,10 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
 
         if kind == "text" and current.st_size > STREAM_THRESHOLD_BYTES:
             # A ranged read of a huge file (a log, a dump): never hold the whole file in memory.
-            selected, total, st = await anyio.to_thread.run_sync(_read_range_streaming, path, first, limit)
+            selected, total, st = await anyio.to_thread.run_sync(_read_range_streaming, path, first, limit, check)
             text = "\n".join(selected)
         else:
-            data, st = small if small is not None else await anyio.to_thread.run_sync(_read_bytes, path)
+            data, st = small if small is not None else await anyio.to_thread.run_sync(_read_bytes, path, check)
             if _looks_binary(data):
                 raise StateError(
                     f"{shown} looks like a binary file (it contains NUL bytes), so it is not shown as text."
@@ -250,8 +253,12 @@ def _looks_binary(head: bytes) -> bool:
     return b"\x00" in head[:BINARY_SNIFF_BYTES] and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
-def _read_range_streaming(path: Path, first: int, limit: int | None) -> tuple[list[str], int, os.stat_result]:
+def _read_range_streaming(
+    path: Path, first: int, limit: int | None, check: OpenedCheck | None = None
+) -> tuple[list[str], int, os.stat_result]:
     with open(path, "rb") as handle:
+        if check is not None:
+            check(handle.fileno())
         st = os.fstat(handle.fileno())
         head = handle.read(BINARY_SNIFF_BYTES)
         if _looks_binary(head):
@@ -284,7 +291,7 @@ def _iter_lf_lines(stream: io.TextIOWrapper) -> Iterator[str]:
         yield pending[:-1] if pending.endswith("\r") else pending
 
 
-def _read_small_file(path: Path) -> tuple[bytes, os.stat_result] | None:
+def _read_small_file(path: Path, check: OpenedCheck | None = None) -> tuple[bytes, os.stat_result] | None:
     """The bytes of a regular file of at most `_INLINE_READ_BYTES`, read on the calling thread: handing a read
     that small to a worker thread costs more than the read. None for anything else (read on a worker instead).
     O_NONBLOCK: if a FIFO took the file's place since it was checked, opening it must not wait for a writer."""
@@ -293,6 +300,8 @@ def _read_small_file(path: Path) -> tuple[bytes, os.stat_result] | None:
     except OSError:
         return None  # the worker's open() raises the error the caller explains
     try:
+        if check is not None:
+            check(fd)
         st = os.fstat(fd)  # before reading, as in _read_bytes
         if not stat.S_ISREG(st.st_mode) or st.st_size > _INLINE_READ_BYTES:
             return None
@@ -304,9 +313,11 @@ def _read_small_file(path: Path) -> tuple[bytes, os.stat_result] | None:
         os.close(fd)
 
 
-def _read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
+def _read_bytes(path: Path, check: OpenedCheck | None = None) -> tuple[bytes, os.stat_result]:
     # fstat before reading: if the file changes while we read, its mtime will be newer than the one we
     # record, so a later write notices and compares content.
     with open(path, "rb") as handle:
+        if check is not None:
+            check(handle.fileno())
         st = os.fstat(handle.fileno())
         return handle.read(), st

@@ -14,8 +14,6 @@ file the model had read stays known to it (its record is the renamed text); one 
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ from toolgate.tools._write import (
     final_text,
     load,
     publish,
+    put_back,
     require_clean_in_editor,
     review_note,
     reviewed_for,
@@ -215,7 +214,7 @@ def _plan_files(by_file: dict[Path, list[TextEdit]], ctx: ToolContext) -> list[F
         if not edits:
             continue
         shown = display_path(path, ctx.workspace)
-        disk = load(path, shown)
+        disk = load(path, shown, ctx)
         if not disk.exists:
             raise StateError(f"The editor's rename changes {shown}, which does not exist on disk; nothing was changed.")
         require_clean_in_editor(ctx, disk)
@@ -236,7 +235,7 @@ def _write_all(planned: list[FilePlan], ctx: ToolContext) -> tuple[list[FileDone
     to_write: list[tuple[FilePlan, bytes, str]] = []
     for plan in planned:
         shown = display_path(plan.path, ctx.workspace)
-        now = load(plan.path, shown)
+        now = load(plan.path, shown, ctx)
         if now.text != plan.disk.text:
             raise StateError(
                 f"{shown} changed after the rename was computed, so nothing was changed. Call Rename again."
@@ -260,7 +259,13 @@ def _write_all(planned: list[FilePlan], ctx: ToolContext) -> tuple[list[FileDone
     try:
         for plan, data, text in to_write:
             staged.append(
-                (plan, stage(plan.disk.target, data, plan.disk.stat, display_path(plan.path, ctx.workspace)), text)
+                (
+                    plan,
+                    stage(
+                        plan.disk.target, data, plan.disk.stat, display_path(plan.path, ctx.workspace), ctx.workspace
+                    ),
+                    text,
+                )
             )
         for _, item, _ in staged:
             verify_unchanged(item)
@@ -286,8 +291,4 @@ def _write_all(planned: list[FilePlan], ctx: ToolContext) -> tuple[list[FileDone
 def _put_back(plans: list[FilePlan]) -> None:
     """Best effort: the bytes each file had before the rename."""
     for plan in plans:
-        with contextlib.suppress(OSError):
-            with open(plan.disk.target, "wb") as handle:
-                handle.write(plan.disk.data)
-            if plan.disk.stat is not None:
-                os.chmod(plan.disk.target, plan.disk.stat.st_mode & 0o7777)
+        put_back(plan.disk)
