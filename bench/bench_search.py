@@ -23,7 +23,7 @@ from bench.report import Figure, Report, median_ms
 from toolgate.core.permission import NonInteractiveApprover
 from toolgate.runtime import Runtime, build_runtime
 from toolgate.testing import run1
-from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, Ripgrep, find_ripgrep
+from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, Ripgrep, SearchAt, find_ripgrep
 
 FILES = 20_000
 TOTAL_BYTES = 200 * 1024 * 1024
@@ -56,13 +56,14 @@ def make_tree(root: Path) -> None:
 
 @dataclass(frozen=True)
 class RecordingRipgrep(Ripgrep):
-    """The real runner, remembering the arguments of its last run (to replay them raw)."""
+    """The real runner, remembering the arguments of its last run (to replay them raw: the root by its name, as
+    a person would type it; the tools hand ripgrep the root opened where the permission decision saw it)."""
 
     calls: list[list[str]] = field(default_factory=list, compare=False)
 
-    async def run(self, args: Sequence[str]) -> RgRun:
-        self.calls.append(list(args))
-        return await super().run(args)
+    async def run(self, args: Sequence[str], at: SearchAt | None = None) -> RgRun:
+        self.calls.append([*args, "--", str(at.root)] if at is not None else list(args))
+        return await super().run(args, at)
 
 
 def _cpu() -> float:

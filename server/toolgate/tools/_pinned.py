@@ -17,7 +17,7 @@ from typing import Literal
 from toolgate.core.errors import StateError
 from toolgate.core.paths import display_path, real_path
 
-Action = Literal["written", "read"]
+Action = Literal["written", "read", "searched"]
 
 
 def require_pinned(path: Path, pinned: str | None, shown: str, workspace: Path, action: Action) -> str:
@@ -64,18 +64,32 @@ def moved_error(path: Path, pinned: str, now: str, shown: str, workspace: Path, 
     return StateError(f"{changed}. Nothing was {action}. {_next_step(action)}")
 
 
-def swapped_folder_error(folder: str, shown: str, workspace: Path | None, action: Action) -> StateError:
-    """A folder on the pinned way (absolute) was found to be a symbolic link while it was walked."""
+def swapped_folder_error(
+    folder: str, shown: str, workspace: Path | None, action: Action, *, is_link: bool = True
+) -> StateError:
+    """A folder on the pinned way (absolute) was found to be a symbolic link (or a file) while it was walked."""
     where = Path(folder)
     named = display_path(where, workspace) if workspace is not None else folder
+    became = f"a symbolic link{_link_target(where)}" if is_link else "a file"
     return StateError(
-        f"{named} on the way to {shown} became a symbolic link{_link_target(where)} after "
-        f"the permission check. Nothing was {action}. {_next_step(action)}"
+        f"{named} on the way to {shown} became {became} after the permission check. Nothing was {action}. "
+        f"{_next_step(action)}"
     )
 
 
+def swapped_name_error(shown: str, link: Path, action: Action) -> StateError:
+    """The pinned path itself was found to be a symbolic link (its pin is a real path: it was none then)."""
+    return StateError(
+        f"{shown} itself is now a symbolic link{_link_target(link)}, not where it led when this call was approved. "
+        f"Nothing was {action}. {_next_step(action)}"
+    )
+
+
+_VERBS: dict[Action, str] = {"written": "write", "read": "read", "searched": "search"}
+
+
 def _next_step(action: Action) -> str:
-    verb = "write" if action == "written" else "read"
+    verb = _VERBS[action]
     return (
         "Check that folder (a command started earlier may have replaced it). If you still mean to "
         f"{verb} there, call again: the new call is judged on where the link leads now."

@@ -24,6 +24,7 @@ import anyio
 
 from toolgate.core.deps import Dep, Resolver
 from toolgate.core.errors import ErrorKind, StateError, ToolError, ToolFailure
+from toolgate.text.ripgrep_output import PathPrefix
 from toolgate.text.suggest import closest_names
 
 DEFAULT_TIME_LIMIT = 20.0
@@ -65,6 +66,81 @@ class RgRun:
         return self.stopped is not None
 
 
+class SearchAt:
+    """Where ripgrep searches (the root argument, and the descriptor it reaches the root through) and how the
+    paths it prints name the root again as the model named it (`names`).
+
+    Given a root by name, ripgrep looks the name up itself, after the permission decision: a folder on the way
+    swapped for a symbolic link meanwhile would send it elsewhere. Given an opened folder instead, it is started
+    in that folder (its working directory is set through /proc/self/fd/<fd> in the started process, so no name
+    is looked up) and searches `.`; an opened file it inherits, and searches /proc/self/fd/<fd>.
+
+    Why `.` and not /proc/self/fd/<fd> for a folder: ripgrep matches --glob exclusions relative to its working
+    directory, which then is the searched folder (as positive path globs are matched, by Grep itself); under
+    /proc/self/fd they would match nothing. It still finds the .gitignore files of the folders above (it
+    canonicalises the root first). The descriptor is closed once ripgrep has started (`close`; again: nothing)."""
+
+    def __init__(
+        self, root: Path, argument: str, names: PathPrefix, *, folder: int | None = None, file: int | None = None
+    ) -> None:
+        self.root = root  # the root as the model named it
+        self.argument = argument
+        self.names = names
+        self._folder = folder
+        self._file = file
+
+    @classmethod
+    def by_name(cls, root: Path) -> SearchAt:
+        """The root by its name (no /proc to reach an opened one through)."""
+        name = os.fsencode(root)
+        return cls(root, str(root), PathPrefix(name, name))
+
+    @classmethod
+    def in_folder(cls, root: Path, folder: int) -> SearchAt:
+        """The opened folder `folder` (owned from now on), searched as `.`: ripgrep prints `./path`."""
+        return cls(root, ".", PathPrefix(b"./", os.fsencode(root).rstrip(b"/") + b"/"), folder=folder)
+
+    @classmethod
+    def of_file(cls, root: Path, file: int) -> SearchAt:
+        """The opened file `file` (owned from now on; an O_PATH descriptor will do), inherited by ripgrep."""
+        argument = f"/proc/self/fd/{file}"
+        return cls(root, argument, PathPrefix(os.fsencode(argument), os.fsencode(root)), file=file)
+
+    @property
+    def cwd(self) -> str | None:
+        # Resolved by the started process before it runs ripgrep: its own /proc/self/fd, holding this descriptor.
+        return None if self._folder is None else f"/proc/self/fd/{self._folder}"
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        # The folder too: open in the started process whatever the order of its chdir and its closing of
+        # descriptors. ripgrep then holds one more descriptor, of the folder it runs in: nothing `.` does not reach.
+        return tuple(fd for fd in (self._folder, self._file) if fd is not None)
+
+    def close(self) -> None:
+        for fd in (self._folder, self._file):
+            if fd is not None:
+                os.close(fd)
+        self._folder = self._file = None
+
+    def __enter__(self) -> SearchAt:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def named_messages(self, stderr: str) -> str:
+        """ripgrep's complaints (`rg: PATH: …`) with the paths named as the model named the root."""
+        if self.names.same:
+            return stderr
+        printed = "rg: " + self.names.printed.decode("ascii")
+        if printed not in stderr:
+            return stderr
+        named = "rg: " + self.names.named.decode("utf-8", errors="replace")  # as stderr itself is decoded
+        lines = stderr.split("\n")
+        return "\n".join(named + line[len(printed) :] if line.startswith(printed) else line for line in lines)
+
+
 @dataclass(frozen=True, slots=True)
 class Ripgrep:
     binary: Path | None
@@ -83,8 +159,9 @@ class Ripgrep:
         run = await self.run(["--type-list"])
         return [line.split(":", 1)[0] for line in run.stdout.decode("utf-8", errors="replace").splitlines()]
 
-    async def run(self, args: Sequence[str]) -> RgRun:
-        """Run `rg --no-config ARGS` as a real subprocess.
+    async def run(self, args: Sequence[str], at: SearchAt | None = None) -> RgRun:
+        """Run `rg --no-config ARGS` as a real subprocess; with `at`, `-- ROOT` after them (see `SearchAt`: its
+        descriptor is closed once ripgrep started, and its messages name the root as the model did).
 
         On the time limit (or the output limit) it is killed and what it printed so far comes back with
         `stopped` set; if the calling task is cancelled, it is killed before the cancellation goes on.
@@ -102,10 +179,15 @@ class Ripgrep:
             )
         # --no-config: a user's RIPGREP_CONFIG_PATH must not change the output format we parse.
         argv = [str(self.binary), "--no-config", *args]
+        if at is not None:
+            argv += ["--", at.argument]
         try:
-            process = _start(argv)
+            process = _start(argv, at)
         except OSError as exc:
             raise ToolFailure(f"ripgrep ({self.binary}) could not be started: {exc.strerror or exc}.") from None
+        finally:
+            if at is not None:
+                at.close()  # ripgrep holds what it needs of it now (its working directory, or its own copy)
         assert process.stdout is not None and process.stderr is not None
         # Each pipe is read to its end on a thread of its own, in blocking reads: ripgrep writes once per
         # file, and an event loop woken for each of those writes cost more CPU than the parsing.
@@ -135,21 +217,29 @@ class Ripgrep:
             with anyio.CancelScope(shield=True):
                 _kill(process)
                 await anyio.to_thread.run_sync(process.wait, limiter=threads)
+        messages = stderr.data().decode("utf-8", errors="replace")
         return RgRun(
             stdout=stdout.data(),
-            stderr=stderr.data().decode("utf-8", errors="replace"),
+            stderr=messages if at is None else at.named_messages(messages),
             returncode=None if stopped else process.returncode,
             stopped=stopped,
             stderr_truncated=stderr.overflowed,
         )
 
 
-def _start(argv: list[str]) -> subprocess.Popen[bytes]:
+def _start(argv: list[str], at: SearchAt | None) -> subprocess.Popen[bytes]:
     # A fork and an exec, as quick as the event loop's own process start (which makes the same call inline).
     # Not in a new session: on Linux that also means a new scheduler autogroup, and on a busy machine that made
     # searches up to twice as slow in wall time for the same CPU time. ripgrep starts no processes of its own (we
     # never pass --pre), so killing it is killing all of it, and ends its pipes.
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=None if at is None else at.cwd,
+        pass_fds=() if at is None else at.pass_fds,
+    )
 
 
 class _PipeReader:

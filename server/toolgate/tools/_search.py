@@ -1,18 +1,26 @@
-"""What Glob and Grep share: the directory to search, showing ripgrep's paths, and newest-first order."""
+"""What Glob and Grep share: the directory to search (opened where the permission decision saw it), showing
+ripgrep's paths, and newest-first order."""
 
 from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from toolgate.core.beneath import NotAFolder, open_folder_beneath
 from toolgate.core.context import ToolContext
 from toolgate.core.credentials import credential_reason, none_among
 from toolgate.core.errors import StateError
-from toolgate.core.paths import display_path
+from toolgate.core.paths import display_path, real_path
 from toolgate.core.permission import ReadGuard
 from toolgate.tools._files import missing_message
+from toolgate.tools._pinned import moved_error, swapped_folder_error, swapped_name_error
+from toolgate.tools._ripgrep import SearchAt
+
+# ripgrep reaches an opened folder through /proc/self/fd (Linux); O_PATH opens one to pass through, not to read.
+_OPENED_ROOTS = sys.platform == "linux" and hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
 
 
 def search_root(raw: str | None, ctx: ToolContext) -> Path:
@@ -34,6 +42,56 @@ def check_search_root(root: Path, ctx: ToolContext, *, files_allowed: bool) -> N
             f"{display_path(root, ctx.workspace)} is a file, not a directory. Give its directory as path, "
             "or use Read to see the file."
         )
+
+
+def open_search_root(root: Path, ctx: ToolContext) -> SearchAt:
+    """Where ripgrep searches `root`: the real path the permission decision saw (`ToolContext.pinned`; a call the
+    runner did not decide is pinned now), opened by walking it from `/` without following a symbolic link, so a
+    folder swapped for a link after the decision cannot send the search outside what was approved.
+
+    A StateError, and nothing searched, when `root` leads elsewhere now, or a folder on the way (or the root
+    itself) became a link or a file. Close the result (`Ripgrep.run` does once ripgrep started)."""
+    shown = "the workspace" if root == ctx.workspace else display_path(root, ctx.workspace)
+    pinned = ctx.pinned.get(root)
+    now = real_path(root)
+    if pinned is not None and now != pinned:
+        raise moved_error(root, pinned, now, shown, ctx.workspace, "searched")
+    if not _OPENED_ROOTS:
+        # Nothing to hand ripgrep an opened folder through: it looks the name up itself, as it always did; the
+        # check above still refuses a root that leads elsewhere than its decision saw.
+        return SearchAt.by_name(root)
+    target = os.fsencode(pinned if pinned is not None else now)
+    try:
+        fd = _open_real(target)
+    except NotAFolder as exc:
+        raise swapped_folder_error("/" + exc.folder, shown, ctx.workspace, "searched", is_link=exc.is_link) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise StateError(missing_message(root, ctx, what="file or directory") + " Nothing was searched.") from None
+    except OSError as exc:
+        raise StateError(f"{shown} cannot be searched: {exc.strerror or exc}. Nothing was searched.") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if stat.S_ISLNK(mode):  # the real path's own name became a link (to anywhere: not followed)
+        os.close(fd)
+        raise swapped_name_error(shown, Path(os.fsdecode(target)), "searched")
+    return SearchAt.in_folder(root, fd) if stat.S_ISDIR(mode) else SearchAt.of_file(root, fd)
+
+
+def _open_real(real: bytes) -> int:
+    """An O_PATH descriptor of what the real path `real` names, its folders walked from `/` without following a
+    link (NotAFolder for a link or a file on the way); a link at its own name is opened as the link itself."""
+    flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+    if real == b"/":
+        return os.open(real, flags)
+    *steps, name = real.lstrip(b"/").split(b"/")
+    folder = open_folder_beneath(b"/", steps)
+    try:
+        return os.open(name, flags, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 class PathShower:

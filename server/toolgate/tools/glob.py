@@ -20,6 +20,7 @@ from toolgate.tools._search import (
     ReadDenyFilter,
     check_search_root,
     join_notes,
+    open_search_root,
     relative_to_root,
     root_prefix,
     search_root,
@@ -104,11 +105,14 @@ class GlobTool(Tool[GlobInput, GlobFound]):
         prefilter = basename_prefilter(plan.pattern)
         if prefilter is not None:
             args += [f"--type-add=tgglob:{prefilter}", "--type=tgglob"]
-        run = await ripgrep.run([*args, "--", str(plan.root)])
+        # Listed where the permission decision saw the root, whatever was swapped on the way since.
+        with open_search_root(plan.root, ctx) as at:
+            run = await ripgrep.run(args, at)
         if run.returncode not in (0, 1, None) and not run.stdout:
             raise ToolFailure(f"Listing files failed: {run.stderr.strip() or f'ripgrep exited with {run.returncode}'}")
 
-        ordered = split_records(run.stdout, b"\0", partial=run.partial)
+        # Named as the model named the root before the pattern, the rules or the order see them.
+        ordered = split_records(run.stdout, b"\0", partial=run.partial, names=at.names)
         # `**/NAME` is exactly what the file-name type selects; anything else is matched here, in full.
         if plan.pattern != "**" and (prefilter is None or plan.pattern != f"**/{prefilter}"):
             matcher = compile_glob(plan.pattern, basename_if_no_slash=False)

@@ -18,7 +18,7 @@ from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
 from toolgate.text.globs import basename_prefilter, compile_glob, split_glob_list
 from toolgate.text.pagination import Page, page_notice, paginate
 from toolgate.text.quotes import shown_quoted
-from toolgate.text.ripgrep_output import ContentListing, parse_counts, split_records
+from toolgate.text.ripgrep_output import ContentListing, PathPrefix, parse_counts, split_records
 from toolgate.tools._ripgrep import RIPGREP, VCS_EXCLUDES, RgRun, explain_search_error, file_errors_note
 from toolgate.tools._search import (
     PathShower,
@@ -26,6 +26,7 @@ from toolgate.tools._search import (
     check_search_root,
     join_notes,
     newest_first,
+    open_search_root,
     relative_to_root,
     root_prefix,
     search_root,
@@ -181,7 +182,9 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         root = search_root(tool_input.path, ctx)
         ripgrep = ctx.get(RIPGREP)
         filters = _filters(tool_input)
-        run = await ripgrep.run([*self._args(tool_input, filters), "-e", tool_input.pattern, "--", str(root)])
+        # Searched where the permission decision saw the root, whatever was swapped on the way since.
+        with open_search_root(root, ctx) as at:
+            run = await ripgrep.run([*self._args(tool_input, filters), "-e", tool_input.pattern], at)
         if run.returncode == 2 and not run.stdout:
             raise await explain_search_error(run, tool_input.pattern, ripgrep)
 
@@ -202,12 +205,14 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         keep = _both(_path_filter(filters.path_globs, root), denied)
         show = PathShower(ctx.workspace)
         vouch = denied.vouch if denied is not None else None
+        # ripgrep's paths named as the model named the root, before any filter sees them.
+        names = at.names
         if tool_input.output_mode == "files_with_matches":
-            found = await self._files(run, tool_input, keep, show, vouch)
+            found = await self._files(run, tool_input, keep, show, vouch, names)
         elif tool_input.output_mode == "count":
-            found = self._counts(run, tool_input, keep, show, vouch)
+            found = self._counts(run, tool_input, keep, show, vouch, names)
         else:
-            found = self._content(run, tool_input, keep, show, vouch)
+            found = self._content(run, tool_input, keep, show, vouch, names)
         if run.stopped and found.page.total == 0:
             raise ToolFailure(
                 f"Nothing matching {tool_input.pattern!r} was found before {ripgrep.describe_stop(run.stopped)}; "
@@ -218,9 +223,15 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         return replace(found, empty_text=empty, notes=[*found.notes, *notes])
 
     async def _files(
-        self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower, vouch: Vouch | None
+        self,
+        run: RgRun,
+        tool_input: GrepInput,
+        keep: Keep | None,
+        show: PathShower,
+        vouch: Vouch | None,
+        names: PathPrefix,
     ) -> GrepFound:
-        paths = split_records(run.stdout, b"\0", partial=run.partial)
+        paths = split_records(run.stdout, b"\0", partial=run.partial, names=names)
         if vouch is not None:
             vouch(paths)
         if keep is not None:
@@ -238,9 +249,15 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         )
 
     def _counts(
-        self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower, vouch: Vouch | None
+        self,
+        run: RgRun,
+        tool_input: GrepInput,
+        keep: Keep | None,
+        show: PathShower,
+        vouch: Vouch | None,
+        names: PathPrefix,
     ) -> GrepFound:
-        counts = parse_counts(split_records(run.stdout, b"\n", partial=run.partial))
+        counts = parse_counts(split_records(run.stdout, b"\n", partial=run.partial), names)
         if vouch is not None:
             vouch([p for p, _ in counts])
         if keep is not None:
@@ -258,12 +275,19 @@ class GrepTool(Tool[GrepInput, GrepFound]):
         )
 
     def _content(
-        self, run: RgRun, tool_input: GrepInput, keep: Keep | None, show: PathShower, vouch: Vouch | None
+        self,
+        run: RgRun,
+        tool_input: GrepInput,
+        keep: Keep | None,
+        show: PathShower,
+        vouch: Vouch | None,
+        names: PathPrefix,
     ) -> GrepFound:
         with_context = any(
             v for v in (tool_input.context, tool_input.around, tool_input.before, tool_input.after) if v is not None
         )
-        listing = ContentListing(split_records(run.stdout, b"\n", partial=run.partial), with_context=with_context)
+        lines = split_records(run.stdout, b"\n", partial=run.partial)
+        listing = ContentListing(lines, with_context=with_context, names=names)
         if vouch is not None:
             vouch(listing.paths)
         if keep is not None:

@@ -9,58 +9,21 @@ the approver swaps the folder before it answers "yes", as the background command
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
+from tests.unit.tools.pinning import InsideAsks, SwappingApprover, swap_for_link
 
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
-from toolgate.core.paths import is_within, real_path
-from toolgate.core.permission import (
-    ApprovalAnswer,
-    ApprovalRequest,
-    Decision,
-    PermissionMode,
-    ReviewAnswer,
-    ReviewRequest,
-)
+from toolgate.core.permission import Decision, PermissionMode
 from toolgate.core.tool import AnyTool
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1, use
 from toolgate.tools._write import atomic_write
-
-
-class InsideAsks:
-    """Asks about a call whose every path really lies inside the workspace; denies any other."""
-
-    async def decide(self, tool: AnyTool, tool_input: BaseModel, ctx: ToolContext) -> Decision:
-        for path in tool.paths(tool_input, ctx):
-            if not is_within(Path(real_path(path)), Path(real_path(ctx.workspace))):
-                return Decision(behavior="deny", reason=f"{path} is outside the workspace")
-        return Decision(behavior="ask", reason="the person decides", offers_accept_edits=True)
-
-
-@dataclass
-class SwappingApprover:
-    """Says yes to everything; the next answer is given only after `swap` ran (then it is forgotten)."""
-
-    swap: Callable[[], None] | None = None
-
-    def _swap_first(self) -> None:
-        swap, self.swap = self.swap, None
-        if swap is not None:
-            swap()
-
-    async def request(self, request: ApprovalRequest, ctx: ToolContext) -> ApprovalAnswer:
-        self._swap_first()
-        return ApprovalAnswer(decision="allow")
-
-    async def review(self, request: ReviewRequest, ctx: ToolContext) -> ReviewAnswer:
-        self._swap_first()
-        return ReviewAnswer(decision="accept")
 
 
 @pytest.fixture
@@ -80,16 +43,6 @@ def outside(tmp_path: Path) -> Path:
     folder = tmp_path / "autostart"
     folder.mkdir()
     return folder
-
-
-def swap_for_link(folder: Path, to: Path) -> Callable[[], None]:
-    """What the background command does: `mv d d.x; ln -s <to> d`."""
-
-    def swap() -> None:
-        folder.rename(folder.with_name(folder.name + ".x"))
-        folder.symlink_to(to, target_is_directory=True)
-
-    return swap
 
 
 async def test_write_of_a_new_file_refuses_when_its_folder_became_a_link(
