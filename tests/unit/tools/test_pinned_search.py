@@ -8,6 +8,7 @@ about every call inside the workspace, and the approver (or the runner of ripgre
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,3 +221,20 @@ async def test_without_proc_the_root_is_searched_by_name_once_its_pin_is_checked
     refused = await run1(rt, "Glob", pattern="**/*", path="d")
     assert refused.is_error and not _leaked(refused.text())
     assert "Nothing was searched" in refused.text()
+
+
+async def test_no_descriptor_is_left_open(rt: Runtime, approver: SwappingApprover, folder: Path, outside: Path) -> None:
+    """Each search opens its root; whether ripgrep ran, failed to parse the pattern, or the root was refused, the
+    descriptor is closed (a long session runs thousands of searches)."""
+    await run1(rt, "Grep", pattern="needle", path="d")  # warm-up: whatever the runtime opens once
+    before = len(os.listdir("/proc/self/fd"))
+    for tool_input in [
+        {"pattern": "needle", "path": "d", "output_mode": "content"},
+        {"pattern": "needle", "path": "d/notes.txt"},
+        {"pattern": "(unclosed", "path": "d"},
+    ]:
+        await run1(rt, "Grep", **tool_input)
+    await run1(rt, "Glob", pattern="**/*", path="d")
+    approver.swap = swap_for_link(folder, outside)
+    assert (await run1(rt, "Grep", pattern="needle", path="d")).is_error
+    assert len(os.listdir("/proc/self/fd")) == before
