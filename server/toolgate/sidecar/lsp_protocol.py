@@ -47,6 +47,7 @@ from pygls.protocol.language_server import lsp_method
 
 from toolgate.sidecar import envelope
 from toolgate.sidecar.transport import FramingError
+from toolgate.sidecar.wire_model import JsonText
 from toolgate.text.document_sync import Change, Position, Range
 
 if TYPE_CHECKING:
@@ -329,21 +330,39 @@ class ToolgateProtocol(LanguageServerProtocol):
         super()._send_response(msg_id, result, error)
 
     def _send_data(self, data: Any) -> None:
-        """pygls's own, serialised strictly: a value JSON cannot hold (NaN, Infinity) never reaches the client."""
+        """pygls's own, serialised strictly: a value JSON cannot hold (NaN, Infinity) never reaches the client. A
+        result that is JSON text already (`JsonText`, from `WireModel.wire_answer`) goes into the answer as it is."""
         if not data or self.writer is None:
             super()._send_data(data)
             return
-        try:
-            body = json.dumps(self._payload(data), default=self._serialize_message, allow_nan=False)
-        except (ValueError, TypeError, RecursionError):
-            logger.exception("a message could not be written as JSON")
-            msg_id = getattr(data, "id", None)
-            if hasattr(data, "method") or not envelope.is_exact_id(msg_id):
-                return  # a request or notification of ours: nothing to answer
-            error = ResponseError(_INTERNAL_ERROR, "The answer could not be written as JSON; see the sidecar's log.")
-            body = json.dumps(self._payload(ResponseErrorMessage(id=msg_id, error=error)))
-        header = f"Content-Length: {len(body.encode())}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}"
-        self.writer.write(f"{header}\r\n\r\n{body}".encode(self.CHARSET))
+        if type(data) is JsonRPCResponseMessage and isinstance(data.result, JsonText):
+            parts = [b'{"jsonrpc":"2.0","id":', json.dumps(data.id).encode(), b',"result":', data.result.data, b"}"]
+        else:
+            try:
+                text = json.dumps(self._payload(data), default=self._plain, allow_nan=False)
+            except (ValueError, TypeError, RecursionError):
+                logger.exception("a message could not be written as JSON")
+                msg_id = getattr(data, "id", None)
+                if hasattr(data, "method") or not envelope.is_exact_id(msg_id):
+                    return  # a request or notification of ours: nothing to answer
+                error = ResponseError(
+                    _INTERNAL_ERROR, "The answer could not be written as JSON; see the sidecar's log."
+                )
+                text = json.dumps(self._payload(ResponseErrorMessage(id=msg_id, error=error)))
+            parts = [text.encode()]
+        length = sum(map(len, parts))
+        header = b"Content-Length: %d\r\nContent-Type: %s; charset=%s\r\n\r\n" % (
+            length,
+            self.CONTENT_TYPE.encode(),
+            self.CHARSET.encode(),
+        )
+        self.writer.write(b"".join([header, *parts]))
+
+    def _plain(self, value: Any) -> Any:
+        """json.dumps's `default`: pygls's, and a JsonText result in a message of another kind made plain again."""
+        if isinstance(value, JsonText):
+            return json.loads(value.data)
+        return self._serialize_message(value)
 
     def _payload(self, data: Any) -> Any:
         if isinstance(data, ResponseErrorMessage):

@@ -134,7 +134,7 @@ class ToolgateServer(LanguageServer):
                 raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
             try:
                 params = p.parse_params(name, params_model, raw)
-                return (await handler(params)).wire()
+                return (await handler(params)).wire_answer()
             except p.InvalidParams as exc:
                 raise JsonRpcInvalidParams(message=str(exc), data={"errors": exc.errors}) from None
             except SessionError as exc:
