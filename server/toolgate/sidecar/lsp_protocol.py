@@ -22,12 +22,11 @@ hook that tests/unit/sidecar/test_lsp_protocol.py holds (a pygls release that mo
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import json
 import logging
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -107,6 +106,25 @@ _PYGLS_UNREADABLE = "Unable to deserialize message\n%s"  # pygls 2.1.1's words, 
 _PYGLS_RPC_LOGGER = logging.getLogger("pygls.protocol.json_rpc")
 if not any(isinstance(f, _AnsweredErrors) for f in _PYGLS_RPC_LOGGER.filters):
     _PYGLS_RPC_LOGGER.addFilter(_AnsweredErrors())
+
+
+class _Interrupting:
+    """`ToolgateProtocol.interrupting`'s block (a class: a generator-based context manager costs a request more)."""
+
+    __slots__ = ("_held", "_interrupts", "_msg_id")
+
+    def __init__(
+        self, interrupts: dict[MsgId, tuple[Callable[[], object], str]], msg_id: MsgId, held: tuple[Any, str]
+    ) -> None:
+        self._interrupts = interrupts
+        self._msg_id = msg_id
+        self._held = held
+
+    def __enter__(self) -> None:
+        self._interrupts[self._msg_id] = self._held
+
+    def __exit__(self, *_exc: object) -> None:
+        self._interrupts.pop(self._msg_id, None)
 
 
 _KINDS: dict[type[Any], str] = {}
@@ -255,20 +273,16 @@ class ToolgateProtocol(LanguageServerProtocol):
         self._result_types.pop(msg_id, None)
 
     # --- cancellation ---------------------------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def interrupting(self, interrupt: Callable[[], object], what: str) -> Iterator[None]:
+    def interrupting(self, interrupt: Callable[[], object], what: str) -> _Interrupting:
         """While the current request's handler is inside this block, cancelling the request (`$/cancelRequest`, or
         `shutdown`) calls `interrupt` instead of cancelling the handler's task, so the work it awaits is not torn
         down and still answers in full. (The work as a task of its own behind `asyncio.shield` did the same, for
         a task, a future and two more turns of the event loop on every request.)"""
-        msg_id = self.msg_id
+        # The context variable itself: pygls's `msg_id` copies the whole context to read it.
+        msg_id = self._ctx_msg_id.get()
         if msg_id is None:
             raise RuntimeError("interrupting() is for a request's handler: no request is being handled here")
-        self._interrupts[msg_id] = (interrupt, what)
-        try:
-            yield
-        finally:
-            self._interrupts.pop(msg_id, None)
+        return _Interrupting(self._interrupts, msg_id, (interrupt, what))
 
     def _interrupted(self, msg_id: MsgId) -> bool:
         """Interrupt the request `msg_id` if it runs under `interrupting`; False when it does not (cancel it)."""
