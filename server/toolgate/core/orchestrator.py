@@ -37,11 +37,16 @@ class CancelToken:
     """Set once to interrupt a turn. Cheap to create; safe to set from any task."""
 
     def __init__(self) -> None:
-        self._event = anyio.Event()
+        self._set = False
+        # Made for the first waiter only: a turn watches scopes instead, and an anyio Event costs microseconds
+        # to make (its backend is looked up) on every tools/run.
+        self._event: anyio.Event | None = None
         self._scopes: list[anyio.CancelScope] = []
 
     def cancel(self) -> None:
-        self._event.set()
+        self._set = True
+        if self._event is not None:
+            self._event.set()
         for scope in list(self._scopes):
             scope.cancel()
 
@@ -49,7 +54,7 @@ class CancelToken:
         """Cancel `scope` when this token is set (at once if it already is), until `unwatch`. Unlike
         `cancel_when_set` this needs no task beside the work: a turn's cost stays that of its calls."""
         self._scopes.append(scope)
-        if self._event.is_set():
+        if self._set:
             scope.cancel()
 
     def unwatch(self, scope: anyio.CancelScope) -> None:
@@ -57,15 +62,22 @@ class CancelToken:
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._set
 
     async def wait(self) -> None:
-        await self._event.wait()
+        await self._waiter().wait()
 
     async def cancel_when_set(self, scope: anyio.CancelScope) -> None:
         """Cancel `scope` once this token is set: start it in a task group beside the work it interrupts."""
-        await self._event.wait()
+        await self._waiter().wait()
         scope.cancel()
+
+    def _waiter(self) -> anyio.Event:
+        if self._event is None:
+            self._event = anyio.Event()
+            if self._set:
+                self._event.set()
+        return self._event
 
 
 def partition(calls: Sequence[PreparedCall]) -> list[list[int]]:

@@ -31,6 +31,13 @@ def _scalar_kind(annotation: Any) -> type | None:
     return kinds[0] if len(kinds) == 1 and kinds[0] in (bool, int, float) else None
 
 
+# `_scalar_kind` of each input model's fields, by model and field name: the strict-scalar check runs for every field
+# of every call, and working the kind out of the annotation each time was most of a small input's validation.
+# Input models are classes defined once, so this stays as small as the set of tools.
+_FIELD_KINDS: dict[tuple[type[Any], str], type | None] = {}
+_UNKNOWN: Any = object()
+
+
 class ToolInput(BaseModel):
     """Base for every tool's input: unknown keys are an error (the schema says additionalProperties: false).
 
@@ -44,8 +51,10 @@ class ToolInput(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _strict_scalars(cls, value: Any, info: ValidationInfo) -> Any:
-        field = cls.model_fields.get(info.field_name or "")
-        kind = _scalar_kind(field.annotation) if field is not None else None
+        key = (cls, info.field_name or "")
+        if (kind := _FIELD_KINDS.get(key, _UNKNOWN)) is _UNKNOWN:
+            field = cls.model_fields.get(key[1])
+            kind = _FIELD_KINDS[key] = _scalar_kind(field.annotation) if field is not None else None
         if kind is None or value is None:
             return value
         if kind is bool and not isinstance(value, bool):

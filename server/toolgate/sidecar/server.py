@@ -134,7 +134,7 @@ class ToolgateServer(LanguageServer):
                 raise JsonRpcServerNotInitialized(message=f"{name} needs the initialize request first")
             try:
                 params = p.parse_params(name, params_model, raw)
-                return (await handler(params)).wire()
+                return (await handler(params)).wire_answer()
             except p.InvalidParams as exc:
                 raise JsonRpcInvalidParams(message=str(exc), data={"errors": exc.errors}) from None
             except SessionError as exc:
@@ -310,7 +310,8 @@ class ToolgateServer(LanguageServer):
         # Cancelling this request interrupts the tools through the token instead of tearing the turn down: the
         # orchestrator still answers every call.
         results = await self._finish_despite_cancel(live.run_tools(params.calls, token), token.cancel, "tools/run")
-        return p.ToolsRunResult(results=results)
+        # The orchestrator's results are ToolResult models already: validating the list again only copies it.
+        return p.ToolsRunResult.model_construct(results=results)
 
     async def _finish_despite_cancel(self, work: Awaitable[T], interrupt: Callable[[], object], what: str) -> T:
         """Await `work` in this request's task. Cancelling the request (`$/cancelRequest`, `shutdown`) calls

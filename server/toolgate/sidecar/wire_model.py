@@ -11,6 +11,17 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticSerializationError
+
+
+class JsonText:
+    """A request's result already written as JSON (UTF-8): the protocol puts it into the answer as it is. (A plain
+    class: pygls's converter would make a dict of a dataclass.)"""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
 
 
 class WireModel(BaseModel):
@@ -28,6 +39,18 @@ class WireModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON object sent on the wire."""
         return self.model_dump(mode="json", by_alias=True)
+
+    def wire_answer(self) -> JsonText | dict[str, Any]:
+        """The model as a request's result: its JSON written once, by pydantic. (`wire()` and then json.dumps, with
+        pygls's converter walking the dict on the way, cost four times as much: 11 µs for one Read's result.)
+
+        pydantic writes a float that JSON cannot hold as null, as `wire()` already does for untyped values; no result
+        model has a float field. Text it cannot write (a lone surrogate, from bytes that were not UTF-8) is left to
+        the dict, which json.dumps writes as an escape, as before."""
+        try:
+            return JsonText(self.model_dump_json(by_alias=True).encode())
+        except PydanticSerializationError:
+            return self.wire()
 
     @classmethod
     def from_wire(cls, raw: Any) -> Self:

@@ -271,3 +271,52 @@ async def test_a_call_value_with_a_close_is_closed_in_full_when_the_turn_is_canc
             await probe.all_started.wait()
             token.cancel()
     assert closed == ["resource"]
+
+
+async def test_a_turn_makes_no_event_for_its_token(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Making an anyio Event (it looks its backend up) cost every tools/run microseconds; a turn only watches scopes.
+    made: list[anyio.Event] = []
+    real = anyio.Event
+
+    def counted() -> anyio.Event:
+        made.append(event := real())
+        return event
+
+    monkeypatch.setattr(anyio, "Event", counted)
+    runtime = make(workspace, Probe())
+    token = CancelToken()
+    [result] = await runtime.orchestrator.run_turn([use("Echo", text="hi")], token)
+    assert not result.is_error and made == []
+    token.cancel()
+    with anyio.fail_after(5):
+        await token.wait()  # the first waiter makes it, already set
+    assert len(made) == 1
+
+
+async def test_a_token_cancelled_before_anyone_waits_releases_whoever_waits_later() -> None:
+    token = CancelToken()
+    token.cancel()
+    assert token.cancelled
+    with anyio.fail_after(5):
+        await token.wait()
+        with anyio.CancelScope() as scope:
+            await token.cancel_when_set(scope)
+            await anyio.sleep_forever()
+    assert scope.cancel_called
+
+
+async def test_a_waiter_that_came_first_is_released_by_the_cancel() -> None:
+    token = CancelToken()
+    released = anyio.Event()
+
+    async def wait() -> None:
+        await token.wait()
+        released.set()
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(wait)
+            await anyio.wait_all_tasks_blocked()
+            assert not released.is_set()
+            token.cancel()
+        assert released.is_set()

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from tests.unit.core.tools_for_tests import BareTool, EchoTool, FailTool
 
+from toolgate.core import tool as tool_module
 from toolgate.core.context import ToolContext
 from toolgate.core.decisions import DecisionRecord
 from toolgate.core.errors import StateError
@@ -24,7 +25,7 @@ from toolgate.core.permission import (
     ReviewRequest,
     RuleSuggestion,
 )
-from toolgate.core.tool import AnyTool
+from toolgate.core.tool import AnyTool, ToolInput
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
 
@@ -87,6 +88,32 @@ async def test_integers_are_strict(workspace: Path, value: object, shown: str) -
     result = await run1(make(workspace), "Echo", text="a", count=value)
     assert result.is_error and 'kind="invalid_input"' in result.text()
     assert f"`count` should be an integer, but got {shown}" in result.text()
+
+
+def test_strict_scalars_are_worked_out_once_per_model_field_and_each_model_keeps_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The kind of a field (bool, int, float or neither) was worked out of its annotation for every field of every
+    # call: most of a small input's validation.
+    asked: list[Any] = []
+    real = tool_module._scalar_kind
+    monkeypatch.setattr(tool_module, "_scalar_kind", lambda annotation: asked.append(annotation) or real(annotation))
+
+    class Counted(ToolInput):
+        n: int
+        on: bool | None = None
+
+    class Loose(Counted):
+        n: str  # type: ignore[assignment]  # the same field name, another kind: its own answer
+
+    for _ in range(3):
+        assert Counted.model_validate({"n": 3, "on": True}).n == 3
+        with pytest.raises(ValidationError, match="valid integer"):
+            Counted.model_validate({"n": "3"})
+        with pytest.raises(ValidationError, match="valid boolean"):
+            Counted.model_validate({"n": 3, "on": 1})
+        assert Loose.model_validate({"n": "3"}).n == "3"
+    assert sorted(map(str, asked)) == sorted(map(str, [int, bool | None, str]))
 
 
 async def test_integers_are_accepted_as_integers(workspace: Path) -> None:

@@ -5,11 +5,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.properties import examples
 
-from toolgate.sidecar.envelope import MAX_DEPTH, Refusal, decode, field_path, is_exact_id, nesting_depth, too_deep
+from toolgate.sidecar import envelope
+from toolgate.sidecar.envelope import (
+    MAX_DEPTH,
+    Message,
+    Refusal,
+    decode,
+    field_path,
+    is_exact_id,
+    nesting_depth,
+    too_deep,
+)
 
 TRICKY_TEXT = st.sampled_from(['a\\"[', "\\\\", "{}]", 'x\\\\"y', "[", '"', "\\", "é{"]) | st.text(max_size=5)
 VALUES = st.recursive(
@@ -69,6 +80,35 @@ def test_depth_is_judged_the_same_for_few_and_for_many_containers() -> None:
             assert isinstance(decoded, Refusal) == refused, (len(crowd), refused)
             if refused:
                 assert isinstance(decoded, Refusal) and decoded.id == 4 and decoded.code == -32602
+
+
+@given(levels=st.integers(MAX_DEPTH - 4, MAX_DEPTH + 1), inner=VALUES, use_dicts=st.booleans(), key=TRICKY_TEXT)
+def test_decode_refuses_a_message_exactly_when_it_is_too_deep(
+    levels: int, inner: Any, use_dicts: bool, key: str
+) -> None:
+    value = inner
+    for _ in range(levels):
+        value = {key: value} if use_dicts else [value]
+    message = {"jsonrpc": "2.0", "id": 5, "method": "m", "params": value}
+    decoded = decode(json.dumps(message).encode())
+    assert isinstance(decoded, Refusal) == (depth(message) > MAX_DEPTH), depth(message)
+
+
+def test_a_small_message_with_few_brackets_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def walk(*_args: Any, **_kwargs: Any) -> None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(envelope, "_walk", walk)
+    call = {"id": "t1", "name": "Read", "input": {"file_path": "a [b] {c}.txt", "offset": 2}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "toolgate/tools/run", "params": {"calls": [call]}})
+    assert isinstance(decode(body.encode()), Message)
+    with pytest.raises(AssertionError, match="walked"):  # more brackets than the limit: walked
+        decode(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "m", "params": [[]] * MAX_DEPTH}).encode())
+
+
+def test_a_byte_order_mark_is_refused_as_json_loads_words_it() -> None:
+    refusal = decode('\ufeff{"jsonrpc":"2.0","id":1,"method":"m"}'.encode())
+    assert isinstance(refusal, Refusal) and refusal.code == -32700 and "Unexpected UTF-8 BOM" in refusal.message
 
 
 @given(st.binary(max_size=200))

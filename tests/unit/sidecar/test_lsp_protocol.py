@@ -7,14 +7,18 @@ import asyncio
 import json
 import threading
 from importlib.metadata import version
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
-from pygls.protocol import LanguageServerProtocol
-from tests.unit.sidecar.in_process import Collect, message, serving
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol, json_rpc
+from tests.unit.sidecar.in_process import Collect, initialize_params, message, serving
 
+from toolgate.sidecar import lsp_protocol
+from toolgate.sidecar import protocol as p
 from toolgate.sidecar.lsp_protocol import ToolgateProtocol, wire_converter
 from toolgate.sidecar.server import ToolgateServer
 
@@ -281,11 +285,76 @@ async def test_a_result_json_cannot_hold_becomes_an_internal_error(served: tuple
     assert answer["id"] == "r1" and answer["error"]["code"] == -32603 and "result" not in answer
 
 
+class Said(p.WireModel):
+    text: str
+
+
+async def test_a_result_is_written_once_as_pydantic_s_json_and_text_it_cannot_write_goes_out_escaped(
+    tmp_path: Path,
+) -> None:
+    server = ToolgateServer()
+    answers: dict[Any, bytes] = {}
+    both = asyncio.Event()
+
+    def write(data: bytes) -> None:  # the raw bytes of each answer, by id
+        answers[json.loads(data.partition(b"\r\n\r\n")[2]).get("id")] = data
+        if {1, "two"} <= answers.keys():
+            both.set()
+
+    server.protocol.set_writer(SimpleNamespace(write=write))
+
+    async def say(params: Said) -> Said:
+        return params
+
+    server.add_method("test/say", say, p.Method("test/say", "clientToServer", Said, Said, "echo"))  # type: ignore[arg-type]
+    server.protocol.receive(message(id="init", method="initialize", params=initialize_params(tmp_path)))
+    for msg_id, text in ((1, "h\u00e9llo \u2028"), ("two", "bytes that were not UTF-8: \udcff")):
+        server.protocol.receive(message(id=msg_id, method="test/say", params={"text": text}))
+    async with asyncio.timeout(5):
+        await both.wait()
+    header, _, body = answers[1].partition(b"\r\n\r\n")
+    assert header == b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8" % len(body)
+    # pydantic's own JSON, UTF-8 as it is (json.dumps would have escaped it), spliced into the answer.
+    assert body == '{"jsonrpc":"2.0","id":1,"result":{"text":"h\u00e9llo \u2028"}}'.encode()
+    # A lone surrogate pydantic refuses to write: the answer is still the text, escaped (not an internal error).
+    header, _, body = answers["two"].partition(b"\r\n\r\n")
+    assert header.startswith(b"Content-Length: %d\r\n" % len(body)) and b"\\udcff" in body
+    assert json.loads(body) == {"jsonrpc": "2.0", "id": "two", "result": {"text": "bytes that were not UTF-8: \udcff"}}
+
+
 async def test_an_error_for_no_known_id_says_id_null(served: tuple[ToolgateServer, Collect]) -> None:
     server, out = served
     server.protocol.receive(b"not json")
     answer = await out.next()
     assert answer["id"] is None and answer["error"]["code"] == -32700
+
+
+async def test_what_a_message_is_is_tested_once_per_message_class_not_per_message(
+    served: tuple[ToolgateServer, Collect], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pygls's handle_message tests every message against its runtime-checkable protocols (~10 µs each on 3.11).
+    server, out = served
+    tests: list[type[Any]] = []
+    for name in ("RPCRequest", "RPCNotification", "RPCResponse"):
+        real = getattr(json_rpc, name)
+
+        class Counted(type):
+            def __instancecheck__(cls, instance: Any, real: Any = real) -> bool:
+                tests.append(type(instance))
+                return isinstance(instance, real)
+
+        counted = Counted(name, (), {})
+        monkeypatch.setattr(json_rpc, name, counted)  # what pygls's own handle_message would test against
+        monkeypatch.setattr(lsp_protocol, name, counted)
+    monkeypatch.setattr(lsp_protocol, "_KINDS", {})
+    server.feature("echo")(lambda params: params)
+    server.feature("heard")(lambda params: heard.append(params))
+    heard: list[Any] = []
+    for n in range(3):
+        server.protocol.receive(message(id=n, method="echo", params={"n": n}))
+        assert (await out.next())["result"] == {"n": n}
+        server.protocol.receive(message(method="heard", params={"n": n}))
+    assert heard and tests == [JsonRPCRequestMessage, JsonRPCNotification, JsonRPCNotification]
 
 
 def test_the_hooks_overridden_are_pygls_s_own_and_ours_are_the_ones_it_runs() -> None:
