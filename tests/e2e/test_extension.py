@@ -178,6 +178,39 @@ def test_a_broken_settings_file_shows_a_banner_that_opens_it(workbench: Workbenc
     expect(chat.locator(".settings-problems")).to_be_hidden()
 
 
+def test_open_file_shows_the_file_as_it_is_on_disk_at_the_place_named(
+    workbench: Workbench, code_server: CodeServer
+) -> None:
+    """A settings file shown once, closed, then changed where the editor's file watcher does not look: VS Code still
+    holds its old text, and "Open file" must show the new one with the cursor at the place the sidecar named (opened
+    the public way, the old text came up and the reload that followed moved the cursor off it)."""
+    page = workbench.page
+    broken = code_server.workspace / ".toolgate" / "settings.json"
+    broken.parent.mkdir(exist_ok=True)
+    code_server.write_workspace_settings({"files.watcherExclude": {"**/.toolgate/**": True}})
+    chat = workbench.open_chat()
+    banner = chat.locator(".settings-problems")
+    try:
+        broken.write_text('{\n  "permissions": {\n    "deny": "Read(x)",\n    "ask": []\n  }\n}\n')
+        chat.get_by_role("button", name="New").click()
+        expect(banner).to_contain_text(f"{broken}:3:13: permissions.deny")
+        banner.get_by_role("button", name="Open file").click()
+        expect(page.locator(".statusbar")).to_contain_text("Ln 3, Col 13")
+        workbench.run_command("View: Close All Editors")
+        broken.write_text('{\n  "permissions": {\n    "allow": "Bash(ls)"\n  }\n}\n')
+        chat.get_by_role("button", name="New").click()
+        expect(banner).to_contain_text(f"{broken}:3:14: permissions.allow")
+        banner.get_by_role("button", name="Open file").click()
+        expect(page.locator(".monaco-editor .view-lines")).to_contain_text('"allow": "Bash(ls)"')
+        expect(page.locator(".statusbar")).to_contain_text("Ln 3, Col 14")
+    finally:
+        workbench.run_command("View: Close All Editors")
+        broken.unlink()
+        code_server.write_workspace_settings(None)
+    chat.get_by_role("button", name="New").click()
+    expect(banner).to_be_hidden()
+
+
 def sidecar_pids(code_server: CodeServer) -> list[int]:
     return sorted(pid for pid in code_server.processes() if "-m toolgate serve" in cmdline(pid))
 

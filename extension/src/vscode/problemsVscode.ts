@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 
 import type { ProblemsHost } from '../editor/problems';
 import type { EditorProblem } from '../protocol.generated';
+import { openFromDisk, PRESERVE_ACTIVE_GROUP } from './workbenchOpen';
 
 const SEVERITIES: Record<vscode.DiagnosticSeverity, EditorProblem['severity']> = {
   [vscode.DiagnosticSeverity.Error]: 'error',
@@ -33,22 +34,6 @@ function inTab(uri: vscode.Uri): boolean {
     group.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === uri.fsPath),
   );
 }
-
-/**
- * VS Code's own `_workbench.open` (what `vscode.open` calls), with the editor option `forceReload` that `vscode.open`
- * does not pass on: the editor sets its input again, and resolving it has the document's model read its file again
- * when the file changed on disk. VS Code's model never reloads while it has unsaved changes or is being saved, so
- * the person's edits are safe even if the document turns dirty after the check here. The command is internal: when a
- * VS Code lacks it the call fails, and the answer says honestly that the buffer never took the content.
- */
-const WORKBENCH_OPEN = '_workbench.open';
-/** EditorActivation.PRESERVE: the group the editor is in is not made the active one. */
-const PRESERVE_ACTIVE_GROUP = 3;
-/**
- * ACTIVE_GROUP, named as `vscode.open` names it: an undefined column would arrive as null, which VS Code reads as "a
- * group beside". With the reveal options it still goes to the group that has the document open.
- */
-const ACTIVE_GROUP = -1;
 
 /** Extensions that activate on a language may report problems for it (a language server, a linter). */
 function activatesOn(extension: vscode.Extension<unknown>, languageId: string): boolean {
@@ -97,14 +82,12 @@ export function problemsHost(): ProblemsHost {
       if (document === undefined || document.isDirty) return;
       if (!showInTab && !inTab(document.uri)) return; // it would open the tab the person's setting turned off
       // Where it is open (not a second tab in the active group), without taking the focus or the active group.
-      const options = {
+      await openFromDisk(document.uri, {
         preserveFocus: true,
         revealIfOpened: true,
         revealIfVisible: true,
         activation: PRESERVE_ACTIVE_GROUP,
-        forceReload: true,
-      };
-      await vscode.commands.executeCommand(WORKBENCH_OPEN, document.uri, [ACTIVE_GROUP, options]);
+      });
     },
     onDocumentChanged: (listener) =>
       vscode.workspace.onDidChangeTextDocument((event) => {

@@ -10,6 +10,7 @@ import type { TreeNodeSpec } from '../mcp/mcpView';
 import type { DiffEditorHost, Disposable, MessageLevel, Notifier, QuickPickItem, ResourceRef, SecretStore } from '../host';
 import type { ProposalStore } from '../review/proposals';
 import { ORIGINAL_SCHEME, PROPOSED_SCHEME, StoreError, storePathOf, uriPartsOf } from '../review/proposals';
+import { openFromDisk } from './workbenchOpen';
 
 export type { Disposable };
 
@@ -350,7 +351,17 @@ export async function openFileOrDraft(
   at?: { line: number; column: number },
 ): Promise<void> {
   if (exists) {
-    const position = at ? new vscode.Position(Math.max(at.line - 1, 0), Math.max(at.column - 1, 0)) : undefined;
+    const line = Math.max(at?.line ?? 1, 1);
+    const column = Math.max(at?.column ?? 1, 1);
+    try {
+      // Its text as it is on disk now, the cursor then put at the place (see workbenchOpen.ts).
+      const selection = at ? { startLineNumber: line, startColumn: column } : undefined;
+      await openFromDisk(vscode.Uri.file(fsPath), { pinned: true, ...(selection ? { selection } : {}) });
+      return;
+    } catch {
+      // A VS Code without the internal command: the public way, which shows the text the editor holds.
+    }
+    const position = at ? new vscode.Position(line - 1, column - 1) : undefined;
     await vscode.window.showTextDocument(vscode.Uri.file(fsPath), {
       preview: false,
       selection: position ? new vscode.Range(position, position) : undefined,
