@@ -92,7 +92,7 @@ def resolved_forms(path: Path, resolved: Resolutions | None = None) -> list[Path
 
     `resolved`: the memo of the one check this is part of (its steps ask about the same path several times).
     Never keep one across checks: a symlink swapped between two calls must be seen at once."""
-    return [Path(form) for form in _resolved_texts(path, resolved)]
+    return [Path(form) for form in resolved_texts(path, resolved)]
 
 
 def inside_any(path: Path, directories: Iterable[Path], resolved: Resolutions | None = None) -> bool:
@@ -102,11 +102,29 @@ def inside_any(path: Path, directories: Iterable[Path], resolved: Resolutions | 
     of the forms was most of the cost of the check the Bash tool makes before every command. `resolved`: as
     for `resolved_forms`; without it, this call's own (the path is often a directory itself)."""
     resolved = {} if resolved is None else resolved
-    roots = [form for d in directories for form in _resolved_texts(d, resolved)]
-    return all(any(_within_text(form, root) for root in roots) for form in _resolved_texts(path, resolved))
+    return texts_inside(resolved_texts(path, resolved), directories, resolved)
 
 
-def _resolved_texts(path: Path, resolved: Resolutions | None = None) -> tuple[str, ...]:
+def texts_inside(forms: Iterable[str], directories: Iterable[Path], resolved: Resolutions) -> bool:
+    """Every one of `forms` (a path's `resolved_texts`) lies inside a resolved form of one of `directories`.
+
+    The answer of comparing each form with every form of every directory, with less I/O: a directory's form as
+    given (normalised, no I/O) is one of its forms, so each path form is first compared with those, and the
+    directories' real paths are resolved (a syscall each; the largest cost of a plain Read's decision) only for a
+    form outside all of them: a path through a link, or a working directory that is one. `resolved`: the
+    decision's memo, as for `resolved_forms`; nothing is kept beyond it."""
+    directories = list(directories)
+    given = [os.path.normpath(os.fspath(d)) for d in directories]  # the first of each one's `resolved_texts`
+    rest = [form for form in forms if not any(within_text(form, root) for root in given)]
+    if not rest:
+        return True
+    roots = [root for d in directories for root in resolved_texts(d, resolved)]
+    return all(any(within_text(form, root) for root in roots) for form in rest)
+
+
+def resolved_texts(path: Path, resolved: Resolutions | None = None) -> tuple[str, ...]:
+    """`resolved_forms` as strings, for checks that only compare them: building a `Path` of each form was most of
+    a permission decision's time on a plain Read. `str(form)` of each of `resolved_forms` is the same text."""
     text = os.fspath(path)  # the key as written: `link/..` must be resolved, not folded to `.` first
     if resolved is not None and (known := resolved.get(text)) is not None:
         return known
@@ -118,8 +136,8 @@ def _resolved_texts(path: Path, resolved: Resolutions | None = None) -> tuple[st
     return forms
 
 
-def _within_text(path: str, directory: str) -> bool:
-    """`is_within` for the normalised absolute strings `_resolved_texts` makes. Anything else (relative, or the
+def within_text(path: str, directory: str) -> bool:
+    """`is_within` for the normalised strings `resolved_texts` makes. Anything else (relative, or the
     `//` root POSIX leaves to the system) goes to `is_within`, so both always answer alike."""
     if path[:1] != "/" or directory[:1] != "/" or path[:2] == "//" or directory[:2] == "//":
         return is_within(Path(path), Path(directory))

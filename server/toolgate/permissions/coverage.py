@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolgate.core.paths import display_path, inside_any, is_within
+from toolgate.core.paths import display_path, inside_any, texts_inside
 from toolgate.core.permission import mode_traits
 from toolgate.permissions.bash import ACCEPT_EDITS_COMMANDS, CommandPart
 from toolgate.permissions.command_forms import exact_text
 from toolgate.permissions.ladder_input import LadderInput
 from toolgate.permissions.rules import BASH, EDIT, EDIT_FAMILY, READ, READ_FAMILY, command_words_match, domain_matches
 from toolgate.permissions.sources import RuleEntry
+
+# The tools whose paths Read or Edit rules govern (built once: a set union per call was a visible part of a Read's
+# decision).
+_GOVERNED = READ_FAMILY | EDIT_FAMILY
 
 
 @dataclass(slots=True)
@@ -51,23 +55,28 @@ def _path_allowed(
     path: Path, tools: tuple[str, ...], inp: LadderInput, cov: Coverage, *, inside_is_enough: bool
 ) -> bool:
     """Every resolved form of `path` is either inside a working directory (when that is enough) or covered
-    by an honoured allow rule of the given tools: a link inside the workspace needs its target allowed too."""
-    roots = [form for d in inp.working_dirs for form in inp.forms(d)]
+    by an honoured allow rule of the given tools: a link inside the workspace needs its target allowed too.
+
+    On strings (`resolved_texts`, `texts_inside`: the same answers as `resolved_forms` and `is_within`); a form is
+    made a `Path` only for the allow rules that could match it, and most calls meet none (building the forms
+    and roots as `Path`s was most of a plain Read's decision)."""
+    allow = inp.book.of("allow")
+    candidates = [e for e in allow if e.rule.kind == "path" and e.rule.tool in tools] if allow else allow
     used: list[RuleEntry] = []
-    for form in inp.forms(path):
-        entry = next(
-            (
-                e
-                for e in inp.book.of("allow")
-                if e.rule.kind == "path" and e.rule.tool in tools and e.matches_path(form) and _honoured(e, inp, cov)
-            ),
-            None,
-        )
+    for text in inp.texts(path):
+        entry: RuleEntry | None = None
+        if candidates:
+            form = Path(text)
+            entry = next((e for e in candidates if e.matches_path(form) and _honoured(e, inp, cov)), None)
         if entry is not None:
             used.append(entry)  # allow rules come before the mode, so a rule that applies is the reason
-        elif not (inside_is_enough and any(is_within(form, root) for root in roots)):
+            continue
+        # Form by form, in order: a form that fails ends the check before later forms meet the allow rules
+        # (`_honoured` notes a rule it would not honour, and that note is part of the reason to ask).
+        if not (inside_is_enough and texts_inside((text,), inp.working_dirs, inp.resolved)):
             return False
-    cov.rules.extend(e for e in used if e not in cov.rules)
+    if used:
+        cov.rules.extend(e for e in used if e not in cov.rules)
     return True
 
 
@@ -151,10 +160,10 @@ def coverage(inp: LadderInput) -> Coverage:
     skip_paths = tool_wide and facts.family != "bash"  # `Read` / `Edit` alone covers every path
     # Read rules govern Read/Glob/Grep and Bash reads; Edit rules govern the edit tools and Bash writes. Another
     # tool that touches paths needs a rule of its own (its deny side is still checked by both).
-    governed = facts.family == "bash" or any(n in READ_FAMILY | EDIT_FAMILY for n in facts.names)
+    governed = facts.family == "bash" or not _GOVERNED.isdisjoint(facts.names)
     read_tools = (READ, EDIT) if governed else ()
     write_tools = (EDIT,) if governed else ()
-    edit_tool = facts.family == "bash" or any(n in EDIT_FAMILY for n in facts.names)
+    edit_tool = facts.family == "bash" or not EDIT_FAMILY.isdisjoint(facts.names)
     for path in dict.fromkeys(reads):
         if skip_paths or _path_allowed(path, read_tools, inp, cov, inside_is_enough=True):
             continue

@@ -104,7 +104,9 @@ def _all_reads(facts: CallFacts) -> list[Path]:
 
 
 def _all_writes(facts: CallFacts) -> list[Path]:
-    return [*facts.writes, *(p for part in _bash_parts(facts) for p in part.writes)]
+    if facts.bash is None:
+        return facts.writes  # a tool's own (most calls): no copy to build
+    return [*facts.writes, *(p for part in facts.bash.parts for p in part.writes)]
 
 
 def _maybe_touched(facts: CallFacts) -> list[Path]:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolgate.core.paths import Resolutions, resolved_forms
+from toolgate.core.paths import Resolutions, resolved_forms, resolved_texts
 from toolgate.core.permission import PermissionCheck, PermissionMode
 from toolgate.permissions.facts import CallFacts
 from toolgate.permissions.rules import Rule
@@ -37,3 +37,7 @@ class LadderInput:
     def forms(self, path: Path) -> list[Path]:
         """`resolved_forms` of `path`, resolved once for this decision."""
         return resolved_forms(path, self.resolved)
+
+    def texts(self, path: Path) -> tuple[str, ...]:
+        """The same forms as strings (`resolved_texts`), for steps that only compare them."""
+        return resolved_texts(path, self.resolved)

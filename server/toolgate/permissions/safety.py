@@ -23,7 +23,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from toolgate.core.credentials import credential_reason
-from toolgate.core.paths import Resolutions, is_within, resolved_forms
+from toolgate.core.paths import Resolutions, is_within, resolved_forms, resolved_texts, within_text
 from toolgate.permissions.facts import CallFacts
 from toolgate.text.shell_patterns import has_pattern
 
@@ -207,8 +207,9 @@ def git_hooks_dirs(workspace: Path, home: Path) -> list[Path]:
 
 def protected_read(path: Path, resolved: Resolutions | None = None) -> str | None:
     """Why reading `path` must always be asked about (it holds credentials), or None. Every resolved form
-    (`resolved`: the decision's memo of resolutions)."""
-    for form in resolved_forms(path, resolved):
+    (`resolved`: the decision's memo of resolutions). On the forms as strings: `credential_reason` reads a path
+    as its text, which is the same for a form and its `Path` (`resolved_texts`)."""
+    for form in resolved_texts(path, resolved):
         reason = credential_reason(form)
         if reason is not None:
             return reason
@@ -260,8 +261,9 @@ def dangerous_removal(path: Path, home: Path, working_dirs: Iterable[Path]) -> s
 def _reads_home_tree(path: Path, home: Path, recursive: bool, resolved: Resolutions | None = None) -> str | None:
     if not recursive:
         return None
-    homes = resolved_forms(home, resolved)
-    if any(is_within(h, form) for form in resolved_forms(path, resolved) for h in homes):
+    # On strings: `within_text` answers as `is_within` on the forms `resolved_forms` would build.
+    homes = resolved_texts(home, resolved)
+    if any(within_text(h, form) for form in resolved_texts(path, resolved) for h in homes):
         return f"it reads everything below {path}, which holds the home directory's credentials (~/.ssh, ~/.aws, ...)"
     return None
 
