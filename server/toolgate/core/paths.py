@@ -163,6 +163,10 @@ def display_path(path: Path, workspace: Path) -> str:
     return str(path)
 
 
+@functools.lru_cache(maxsize=1024)
 def _plain_absolute(text: str) -> bool:
-    """Absolute and normalised (what `expand_path` makes): string operations answer as pathlib would."""
+    """Absolute and normalised (what `expand_path` makes): string operations answer as pathlib would.
+
+    Pure, so remembered: a call shows the same path and workspace several times (its validation, its run, the
+    permission check), and a normpath each time was half of `display_path`."""
     return text[:1] == "/" and text[:2] != "//" and text == os.path.normpath(text)

@@ -15,7 +15,7 @@ from typing import Any, Literal, cast
 from pydantic import ValidationError
 
 from toolgate.core.change_followers import CHANGE_FOLLOWER, FollowedCall, with_note
-from toolgate.core.change_guard import CHANGE_GUARD, with_warning
+from toolgate.core.change_guard import CHANGE_GUARD, ChangeGuard, with_warning
 from toolgate.core.child_env import own_secret_values
 from toolgate.core.context import ReviewedContent, ToolContext
 from toolgate.core.errors import ErrorKind, ToolError, format_error
@@ -53,6 +53,14 @@ class PreparedCall:
 
 def error_result(use_id: str, kind: ErrorKind, message: str) -> ToolResult:
     return ToolResult(tool_use_id=use_id, content=format_error(kind, message), is_error=True)
+
+
+def _looks_only(tool: AnyTool, tool_input: ToolInput) -> bool | Exception:
+    """`tool.is_read_only(tool_input)`, or the exception it raised (each step that asks treats that its own way)."""
+    try:
+        return bool(tool.is_read_only(tool_input))
+    except Exception as exc:
+        return exc
 
 
 def _is_empty(content: ToolResultContent) -> bool:
@@ -166,10 +174,12 @@ class ToolRunner:
             return gate
         tool_input = gate
 
-        warning = await self._before_change(tool, tool_input, ctx)
-        followed = await self._follow(tool, tool_input, ctx)
-        result = await self._call(tool, tool_input, ctx)
+        # Asked once for the checkpoint and the change follower alike (a classifier may parse a command).
+        looks_only = _looks_only(tool, tool_input)
         guard = ctx.get(CHANGE_GUARD)
+        warning = await self._before_change(tool, looks_only, guard, ctx)
+        followed = await self._follow(tool, tool_input, looks_only, ctx)
+        result = await self._call(tool, tool_input, ctx)
         after = await guard.after_change(ctx.tool_use_id) if guard is not None else None
         for note in (warning, after):
             if note is not None:
@@ -177,14 +187,20 @@ class ToolRunner:
         result = await self._after_call(tool, tool_input, result, ctx)
         return await self._followed_up(followed, result, ctx)
 
-    async def _follow(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> FollowedCall | None:
-        """The session's change follower (the editor's problems step) looks before a call that may change files."""
+    async def _follow(
+        self, tool: AnyTool, tool_input: ToolInput, looks_only: bool | Exception, ctx: ToolContext
+    ) -> FollowedCall | None:
+        """The session's change follower (the editor's problems step) looks before a call that may change files;
+        not after a classifier that threw (`looks_only` is its exception)."""
         follower = ctx.get(CHANGE_FOLLOWER)
         if follower is None:
             return None
+        if isinstance(looks_only, Exception):
+            ctx.logger.error("%s: the change follower raised before the call", tool.name, exc_info=looks_only)
+            return None
+        if looks_only:
+            return None
         try:
-            if tool.is_read_only(tool_input):
-                return None
             return await follower.before(tool, tool_input, ctx)
         except Exception:
             ctx.logger.exception("%s: the change follower raised before the call", tool.name)
@@ -205,15 +221,13 @@ class ToolRunner:
             return result
         return result if note is None else with_note(result, note)
 
-    async def _before_change(self, tool: AnyTool, tool_input: ToolInput, ctx: ToolContext) -> str | None:
+    async def _before_change(
+        self, tool: AnyTool, looks_only: bool | Exception, guard: ChangeGuard | None, ctx: ToolContext
+    ) -> str | None:
         """A call that may change files is checkpointed first (when a guard is wired in); a classifier that
         throws counts as "may change files"."""
-        try:
-            if tool.is_read_only(tool_input):
-                return None
-        except Exception:
-            pass
-        guard = ctx.get(CHANGE_GUARD)
+        if looks_only is True:
+            return None
         if guard is None:
             return None
         try:

@@ -35,11 +35,18 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "private key": ("PRIVATE KEY",),
     "Anthropic API key": ("sk-ant-",),
     "OpenAI API key": ("sk-",),
-    "GitHub token": ("gh", "github_pat_"),
+    # The prefixes whole, not "gh": English is full of it ("through", "right"), and the pattern then ran over
+    # most prose and code for nothing.
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "AWS access key id": ("AKIA", "ASIA", "ABIA", "ACCA"),
     "Slack token": ("xox",),
     "Google API key": ("AIza",),
 }
+# Each shape with its hints, walked by plain loops in `redact`: a generator per shape cost more than the substring
+# tests themselves on a result without secrets (every Read).
+_HINTED: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (kind, pattern, _HINTS[kind]) for kind, pattern in _SHAPES
+)
 _MIN_KNOWN_CHARS = 8  # shorter "secrets" would redact ordinary words
 
 
@@ -67,14 +74,17 @@ def redact(text: str, known_values: Iterable[str] = ()) -> Redacted:
     """`text` with every well-known token shape, and every value in `known_values` (the secrets of the
     environment commands were started from), replaced by `[REDACTED <kind>]`."""
     spans: list[tuple[int, int, str]] = []
-    for value in sorted({v for v in known_values if len(v) >= _MIN_KNOWN_CHARS}, key=len, reverse=True):
-        start = text.find(value)
-        while start != -1:
-            spans.append((start, start + len(value), "secret from the environment"))
-            start = text.find(value, start + len(value))
-    for kind, pattern in _SHAPES:
-        if any(hint in text for hint in _HINTS[kind]):
-            spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+    if known_values:  # usually an empty list: no set to build and sort
+        for value in sorted({v for v in known_values if len(v) >= _MIN_KNOWN_CHARS}, key=len, reverse=True):
+            start = text.find(value)
+            while start != -1:
+                spans.append((start, start + len(value), "secret from the environment"))
+                start = text.find(value, start + len(value))
+    for kind, pattern, hints in _HINTED:
+        for hint in hints:
+            if hint in text:
+                spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+                break
     if not spans:
         return Redacted(text, ())
     pieces: list[str] = []

@@ -28,7 +28,7 @@ def require_pinned(path: Path, pinned: str | None, shown: str, workspace: Path, 
     return now
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OpenedCheck:
     """Called with the descriptor of the file a read opened: it must be the one the decision saw (its
     /proc/self/fd entry names the pinned path), or a StateError says what changed and nothing is read.
@@ -40,6 +40,9 @@ class OpenedCheck:
     pinned: str | None
     shown: str
     workspace: Path
+    # Set when a descriptor was seen to be the pinned file: its real path is then known to be `pinned`, and the
+    # reader need not resolve the path again (an open and a readlink) to name its readFileState record.
+    confirmed: bool = False
 
     def __call__(self, fd: int) -> None:
         if self.pinned is None:
@@ -51,6 +54,7 @@ class OpenedCheck:
         now = now.removesuffix(" (deleted)")  # removed since it was opened: still the file that was pinned
         if now != self.pinned:
             raise moved_error(self.path, self.pinned, now, self.shown, self.workspace, "read")
+        self.confirmed = True
 
 
 def moved_error(path: Path, pinned: str, now: str, shown: str, workspace: Path, action: Action) -> StateError:

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from toolgate.core.context import ToolContext
 from toolgate.core.errors import StateError
-from toolgate.core.file_state import FileRecord, state_key
+from toolgate.core.file_state import FileRecord, StateKey, state_key
 from toolgate.core.messages import ContentBlock
 from toolgate.core.paths import display_input_path, display_path
 from toolgate.core.tool import LOOKS_ONLY, DescribeContext, Tool, ToolInput
@@ -79,6 +79,7 @@ class ReadText:
     first_line: int
     lines: Sequence[str]
     total_lines: int
+    numbered: str | None = None  # `lines` as `N<TAB>line`, when the read already made them so
 
 
 class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
@@ -152,12 +153,14 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         if kind == "pdf":
             return ReadMedia(await anyio.to_thread.run_sync(read_pdf, path, shown, tool_input.pages, MAX_TOKENS, check))
 
-        key = state_key(path)  # resolved once for the lookup and the record this call leaves
-        previous = ctx.file_state.get(key)
         # A small file is read now (one open, one fstat): its fstat serves the "unchanged" check below and the
         # record this read leaves, where a separate stat before the read cost a system call on every Read.
         small = _read_small_file(path, check)
         current = small[1] if small is not None else os.stat(path)
+        # Resolved once for the lookup and the record this call leaves. The file read was seen to be the pinned
+        # one (its descriptor's /proc entry named the pin): that is its real path, with no second resolution.
+        key = StateKey(check.pinned) if small is not None and check.confirmed and check.pinned else state_key(path)
+        previous = ctx.file_state.get(key)
         if (
             previous is not None
             and previous.offset == first
@@ -209,7 +212,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
         if first > total:
             return ReadText(shown, "past_end", first, (), total)
 
-        rendered = number_lines(selected, first)
+        rendered = number_lines(selected, first)  # kept in the ReadText: `to_result` need not number them again
         tokens = estimate_tokens(rendered, path.name)
         if tokens > MAX_TOKENS:
             fit = max(1, int(len(selected) * MAX_TOKENS / tokens * 0.9))
@@ -218,7 +221,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
                 f"{MAX_TOKENS:,}-token limit for one read. Read fewer lines (about limit={fit} fits), "
                 "or use Grep to find the part you need."
             )
-        return ReadText(shown, "text", first, selected, total)
+        return ReadText(shown, "text", first, selected, total, rendered)
 
     def to_result(self, data: ReadText | ReadMedia, ctx: ToolContext) -> str | list[ContentBlock]:
         if isinstance(data, ReadMedia):
@@ -235,7 +238,7 @@ class ReadTool(Tool[ReadInput, ReadText | ReadMedia]):
                 f"(The file {data.shown} has not changed since you last read this same range; that earlier "
                 "result is still current. Reading the same range once more returns the full text.)"
             )
-        return number_lines(data.lines, data.first_line)
+        return data.numbered if data.numbered is not None else number_lines(data.lines, data.first_line)
 
 
 def _kind(path: Path, tool_input: ReadInput) -> Literal["text", "image", "pdf", "notebook"]:
