@@ -23,6 +23,9 @@ _DEVICE_PATTERNS = (
 
 def is_device_path(path: Path) -> bool:
     text = str(path)
+    # Every pattern is anchored under /dev/ or /proc/: any other path (every ordinary Read) needs no regex.
+    if not text.startswith(("/dev/", "/proc/")):
+        return False
     return any(p.match(text) for p in _DEVICE_PATTERNS)
 
 
@@ -56,7 +59,6 @@ def missing_message(path: Path, ctx: ToolContext, what: str = "file") -> str:
 
 def stat_regular_file(path: Path, ctx: ToolContext) -> os.stat_result:
     """stat() a path that must be a regular file; every other outcome is a StateError that says what to do."""
-    shown = display_path(path, ctx.workspace)
     if is_device_path(path):
         raise StateError(
             f"{path} is a device or stream, not a file: reading it would block or never end. "
@@ -68,15 +70,14 @@ def stat_regular_file(path: Path, ctx: ToolContext) -> os.stat_result:
         raise StateError(missing_message(path, ctx)) from None
     except PermissionError:
         raise StateError(
-            f"Permission denied: toolgate's user may not access {shown}. Pick another file or ask the user "
-            "to change its permissions."
+            f"Permission denied: toolgate's user may not access {display_path(path, ctx.workspace)}. Pick another "
+            "file or ask the user to change its permissions."
         ) from None
     except OSError as exc:
-        raise StateError(f"{shown} cannot be accessed: {exc.strerror or exc}.") from None
+        raise StateError(f"{display_path(path, ctx.workspace)} cannot be accessed: {exc.strerror or exc}.") from None
+    if stat.S_ISREG(st.st_mode):
+        return st
+    shown = display_path(path, ctx.workspace)  # only for the refusals below: every Read passes here
     if stat.S_ISDIR(st.st_mode):
         raise StateError(f"{shown} is a directory, not a file. Use Glob to list the files in it.")
-    if not stat.S_ISREG(st.st_mode):
-        raise StateError(
-            f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read as text."
-        )
-    return st
+    raise StateError(f"{shown} is not a regular file (it is a device, pipe or socket), so it cannot be read as text.")
