@@ -90,12 +90,6 @@ class ToolContext:
         """Record where each of `paths` really is now (one O_PATH open and a readlink each), replacing any pins."""
         self.pinned = {path: real_path(path) for path in paths}
 
-    def pinned_real_path(self, path: Path) -> str:
-        """The real path the permission decision saw for `path`; for a call the runner did not decide (a tool used
-        directly), its real path now: pinned on the spot."""
-        pin = self.pinned.get(path)
-        return pin if pin is not None else real_path(path)
-
     def commit(self, change: ContextChange) -> None:
         self.changes.append(change)
 

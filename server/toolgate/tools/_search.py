@@ -9,14 +9,14 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from toolgate.core.beneath import NotAFolder, open_folder_beneath
+from toolgate.core.beneath import NotAFolder, parent_beneath
 from toolgate.core.context import ToolContext
 from toolgate.core.credentials import credential_reason, none_among
 from toolgate.core.errors import StateError
-from toolgate.core.paths import display_path, real_path
+from toolgate.core.paths import display_path
 from toolgate.core.permission import ReadGuard
 from toolgate.tools._files import missing_message
-from toolgate.tools._pinned import moved_error, swapped_folder_error, swapped_name_error
+from toolgate.tools._pinned import require_pinned, swapped_folder_error, swapped_name_error
 from toolgate.tools._ripgrep import SearchAt
 
 # ripgrep reaches an opened folder through /proc/self/fd (Linux); O_PATH opens one to pass through, not to read.
@@ -52,15 +52,13 @@ def open_search_root(root: Path, ctx: ToolContext) -> SearchAt:
     A StateError, and nothing searched, when `root` leads elsewhere now, or a folder on the way (or the root
     itself) became a link or a file. Close the result (`Ripgrep.run` does once ripgrep started)."""
     shown = "the workspace" if root == ctx.workspace else display_path(root, ctx.workspace)
-    pinned = ctx.pinned.get(root)
-    now = real_path(root)
-    if pinned is not None and now != pinned:
-        raise moved_error(root, pinned, now, shown, ctx.workspace, "searched")
+    # Where it leads now, refused unless that is where the decision saw it lead.
+    now = require_pinned(root, ctx.pinned.get(root), shown, ctx.workspace, "searched")
     if not _OPENED_ROOTS:
         # Nothing to hand ripgrep an opened folder through: it looks the name up itself, as it always did; the
         # check above still refuses a root that leads elsewhere than its decision saw.
         return SearchAt.by_name(root)
-    target = os.fsencode(pinned if pinned is not None else now)
+    target = os.fsencode(now)
     try:
         fd = _open_real(target)
     except NotAFolder as exc:
@@ -86,8 +84,7 @@ def _open_real(real: bytes) -> int:
     flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
     if real == b"/":
         return os.open(real, flags)
-    *steps, name = real.lstrip(b"/").split(b"/")
-    folder = open_folder_beneath(b"/", steps)
+    folder, name = parent_beneath(b"/", real.lstrip(b"/"))
     try:
         return os.open(name, flags, dir_fd=folder)
     finally:

@@ -20,7 +20,7 @@ from tests.unit.tools.pinning import InsideAsks, SwappingApprover, swap_for_link
 from toolgate.core.permission import PermissionMode
 from toolgate.runtime import Runtime, RuntimeOptions, build_runtime
 from toolgate.testing import run1
-from toolgate.tools import _search
+from toolgate.tools import _pinned, _search
 from toolgate.tools._ripgrep import RIPGREP, RgRun, Ripgrep, SearchAt, find_ripgrep
 
 
@@ -126,14 +126,14 @@ async def test_a_swap_between_the_last_check_and_the_open_is_refused_by_the_walk
     (outside / "sub").mkdir()
     (outside / "sub/more-credentials.txt").write_text("needle SECRET_KEY=abc\n")
     swap = swap_for_link(folder, outside)
-    check = _search.real_path
+    check = _pinned.real_path
 
     def check_then_swap(path: Path) -> str:
         now = check(path)
         swap()
         return now
 
-    monkeypatch.setattr(_search, "real_path", check_then_swap)
+    monkeypatch.setattr(_pinned, "real_path", check_then_swap)  # the check `open_search_root` makes
     result = await run1(rt, "Grep", pattern="needle", path=path, output_mode="content")
     assert result.is_error, result.text()
     assert not _leaked(result.text()) and "more-credentials" not in result.text()
