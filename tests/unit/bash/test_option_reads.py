@@ -63,10 +63,15 @@ REFUSED = [
     ("grep --derefer token .", "follows symbolic links"),
     ("rg --follow token", "follows symbolic links"),
     ("rg -nL token", "follows symbolic links"),
+    # A wildcard can expand to a file named `--output=x` (a differential harness finding: it wrote x).
+    ("git shortlog -sn *", "could become an option"),
+    ("git log -n *", "could become more arguments"),
+    ("git log -S $WORD", "could become more arguments"),
 ]
 STAY_READ_ONLY = [
     "git log -Sfoo", "git log -G'o+' --oneline", "git status -uno", "git shortlog -sn", "git grep -on foo",
-    "git blame -L 1,5 a.txt", "git log -n 5 -p", "hostname -f", "hostname --fqdn", "hostname -I",
+    "git blame -L 1,5 a.txt", "git log -n 5 -p", "git shortlog -sn HEAD", "hostname -f", "hostname --fqdn",
+    "hostname -I",
     "git config --global user.name", "git config --get-regexp alias", "git log --format='%h %s'",
     "sed -n --expr=p a.txt", "sed -nE -e p a.txt", "sed -n -l5 p a.txt", "awk -F: -vx=1 '{print $1, x}' a.txt",
     "awk --field-sep=: '{print $1}' a.txt", "find . -newermt 2024-01-01 -type f",

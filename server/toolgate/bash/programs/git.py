@@ -178,6 +178,14 @@ def _scan(sub: str, args: Sequence[Word], spec: ViewerOptions) -> _Scan:
             if letter in spec.short_values:
                 value = text[position:]
                 if not value and following is not None:
+                    if following.unknown or following.pattern:
+                        # Expanded when it runs, it may become several words: the first is the value, the rest
+                        # options (`git log -n *` with a file named `--output=x` writes x).
+                        out.problem = (
+                            f"git {sub} {option}'s value {following.raw} is expanded when it runs, so it could "
+                            "become more arguments, one an option that writes a file or runs a program"
+                        )
+                        return out
                     value = following.value
                     index += 1
                 if option in spec.reads and value:
@@ -418,7 +426,8 @@ SUBCOMMANDS: dict[str, SubCheck] = {
     "show": _VIEW,
     "diff": _VIEW,
     "whatchanged": _VIEW,
-    "shortlog": _VIEW,
+    # shortlog's own -n is --numbered, a flag: the next word is an argument, not a count as in `git log -n 5`.
+    "shortlog": _viewer(values="SGLOUMCBlX"),
     "diff-tree": _VIEW,
     "diff-files": _VIEW,
     "diff-index": _VIEW,
