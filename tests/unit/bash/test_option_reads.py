@@ -67,6 +67,8 @@ REFUSED = [
     ("git shortlog -sn *", "could become an option"),
     ("git log -n *", "could become more arguments"),
     ("git log -S $WORD", "could become more arguments"),
+    ("sort -k * a.txt", "could become more arguments"),
+    ("sort --key $KEYS a.txt", "could become more arguments"),
 ]
 STAY_READ_ONLY = [
     "git log -Sfoo", "git log -G'o+' --oneline", "git status -uno", "git shortlog -sn", "git grep -on foo",

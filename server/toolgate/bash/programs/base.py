@@ -163,6 +163,9 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
             elif name in spec.long_values and i < len(args):
                 value = args[i]
                 i += 1
+                if _splits_where_it_matters(value, spec):
+                    out.problem = _value_expands(program, name, value)
+                    return out
             _note_files(out, name, value, spec)
             out.options.append((name, value))
             continue
@@ -191,6 +194,9 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                 elif i < len(args):
                     value = args[i]
                     i += 1
+                    if _splits_where_it_matters(value, spec):
+                        out.problem = _value_expands(program, letter, value)
+                        return out
                 else:
                     value = None
                 _note_files(out, letter, value, spec)
@@ -199,6 +205,20 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
             out.options.append((letter, None))
             k += 1
     return out
+
+
+def _splits_where_it_matters(value: Word, spec: Options) -> bool:
+    """An option's separate value that bash expands when it runs may become several words, the first the value and
+    the rest more arguments, one of them an option: only where an option would write or run something (as for an
+    expanded argument, above)."""
+    return bool(spec.forbidden) and (value.unknown or value.pattern)
+
+
+def _value_expands(program: str, option: str, value: Word) -> str:
+    return (
+        f"{program} {option}'s value {value.raw} is expanded when it runs, so it could become more arguments, one "
+        "an option that writes files or runs programs"
+    )
 
 
 def _note_files(out: ReadOptions, name: str, value: Word | None, spec: Options) -> None:
