@@ -116,10 +116,31 @@ def check_xxd(name: str, args: Sequence[Word]) -> Verdict:
     ]
     # xxd reads options only before its first operand: `xxd in -nE` writes to a file named -nE (differential
     # harness finding).
-    parsed = read_options(name, args, replace(options("cglosn", "", known="abCdEeihpruR"), permute=False))
+    parsed = read_options(name, _xxd_words(args), replace(options(_XXD_VALUES, "", known=_XXD_FLAGS), permute=False))
     if parsed.problem is not None:
         return parsed.refusal()
     return _input_and_output(name, parsed.operands)
+
+
+_XXD_FLAGS = "abCdEeihpruR"
+_XXD_VALUES = "cglosn"
+
+
+def _xxd_words(args: Sequence[Word]) -> list[Word]:
+    """xxd knows no bundles: it reads a word by its first letter, so `-Ec` is -E and nothing more (read as -E -c, it
+    took the next word for -c's value and missed that the one after it is the output file: a differential finding).
+    Each flag word before the first operand is cut to its letter."""
+    words = list(args)
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word.unknown or word.pattern or not word.value.startswith("-") or word.value == "-":
+            break  # the first operand (or a word only known when it runs, which read_options refuses)
+        if len(word.value) > 2 and word.value[1] in _XXD_FLAGS:
+            words[index] = replace(word, value=word.value[:2])
+        # `-c 8`: the value is the next word (read_options reads it so too), not the first operand.
+        index += 2 if word.value[1:] in tuple(_XXD_VALUES) else 1
+    return words
 
 
 def _input_and_output(name: str, operands: Sequence[Word]) -> Verdict:
