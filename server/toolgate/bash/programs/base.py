@@ -164,7 +164,7 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                 value = args[i]
                 i += 1
                 if _splits_where_it_matters(value, spec):
-                    out.problem = _value_expands(program, name, value)
+                    out.problem = value_expands(program, name, value)
                     return out
             _note_files(out, name, value, spec)
             out.options.append((name, value))
@@ -195,7 +195,7 @@ def read_options(program: str, args: Sequence[Word], spec: Options) -> ReadOptio
                     value = args[i]
                     i += 1
                     if _splits_where_it_matters(value, spec):
-                        out.problem = _value_expands(program, letter, value)
+                        out.problem = value_expands(program, letter, value)
                         return out
                 else:
                     value = None
@@ -214,7 +214,8 @@ def _splits_where_it_matters(value: Word, spec: Options) -> bool:
     return bool(spec.forbidden) and (value.unknown or value.pattern)
 
 
-def _value_expands(program: str, option: str, value: Word) -> str:
+def value_expands(program: str, option: str, value: Word) -> str:
+    """Why an option's separate value that bash expands when it runs refuses the command."""
     return (
         f"{program} {option}'s value {value.raw} is expanded when it runs, so it could become more arguments, one "
         "an option that writes files or runs programs"

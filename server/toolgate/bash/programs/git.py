@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolgate.bash.parse import Word
-from toolgate.bash.programs.base import Verdict, could_be_option
+from toolgate.bash.programs.base import Verdict, could_be_option, value_expands
 
 _CONFIG_RUNS_PROGRAMS = "and git configuration can name programs to run (pagers, diff drivers, hooks)"
 _ELSEWHERE = (
@@ -178,13 +178,8 @@ def _scan(sub: str, args: Sequence[Word], spec: ViewerOptions) -> _Scan:
             if letter in spec.short_values:
                 value = text[position:]
                 if not value and following is not None:
-                    if following.unknown or following.pattern:
-                        # Expanded when it runs, it may become several words: the first is the value, the rest
-                        # options (`git log -n *` with a file named `--output=x` writes x).
-                        out.problem = (
-                            f"git {sub} {option}'s value {following.raw} is expanded when it runs, so it could "
-                            "become more arguments, one an option that writes a file or runs a program"
-                        )
+                    if following.unknown or following.pattern:  # `git log -n *`, a file named --output=x
+                        out.problem = value_expands(f"git {sub}", option, following)
                         return out
                     value = following.value
                     index += 1
